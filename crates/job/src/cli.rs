@@ -1,0 +1,557 @@
+//! Command line: `flexio [options] [job options] [jobfile...]` with fio's
+//! `getopt_long_only` conventions: `-opt=val`, `--opt=val`, `--opt val`, unique prefixes,
+//! `--name=` starting a job, options before the first `--name` being global.
+
+use crate::error::{suggest, JobError, Origin};
+use crate::jobfile::{RawOpt, RawSection};
+use crate::table;
+
+/// An output format (`--output-format`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Normal,
+    Terse,
+    Json,
+    JsonPlus,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Eta {
+    Auto,
+    Always,
+    Never,
+}
+
+/// Program switches (not job options).
+#[derive(Clone, Debug)]
+pub struct Switches {
+    pub output: Option<String>,
+    pub formats: Vec<Format>,
+    pub parse_only: bool,
+    pub showcmd: bool,
+    pub sections: Vec<String>,
+    pub version: bool,
+    pub help: bool,
+    pub eta: Eta,
+    pub eta_newline_ms: Option<u64>,
+    pub eta_interval_ms: u64,
+    pub status_interval_ms: Option<u64>,
+    pub terse_version: u32,
+    pub readonly: bool,
+    pub max_jobs: Option<u32>,
+    pub warnings_fatal: bool,
+    /// `--cmdhelp[=opt]`: `Some(None)` lists all options.
+    pub cmdhelp: Option<Option<String>>,
+    /// `--enghelp[=engine[,opt]]`.
+    pub enghelp: Option<Option<String>>,
+}
+
+impl Default for Switches {
+    fn default() -> Self {
+        Switches {
+            output: None,
+            formats: vec![Format::Normal],
+            parse_only: false,
+            showcmd: false,
+            sections: Vec::new(),
+            version: false,
+            help: false,
+            eta: Eta::Auto,
+            eta_newline_ms: None,
+            eta_interval_ms: 1000,
+            status_interval_ms: None,
+            terse_version: 3,
+            readonly: false,
+            max_jobs: None,
+            warnings_fatal: false,
+            cmdhelp: None,
+            enghelp: None,
+        }
+    }
+}
+
+/// The parsed command line.
+#[derive(Debug, Default)]
+pub struct Cli {
+    pub switches: Switches,
+    /// The global part (options before the first `--name`) and one section per `--name`.
+    pub sections: Vec<RawSection>,
+    /// Job files in the order given, with their argv index.
+    pub job_files: Vec<(usize, String)>,
+}
+
+/// Argument requirement of a program switch.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Arg {
+    None,
+    Required,
+    Optional,
+}
+
+/// (name, argument, help) of every program switch, for parsing, prefixes and `--help`.
+pub const SWITCHES: &[(&str, Arg, &str)] = &[
+    ("output", Arg::Required, "Write output to file"),
+    (
+        "output-format",
+        Arg::Required,
+        "Output format (terse,json,json+,normal), several comma-separated",
+    ),
+    ("minimal", Arg::None, "Minimal (terse) output"),
+    (
+        "terse-version",
+        Arg::Required,
+        "Set terse version output format (default 3, or 2 or 4 or 5)",
+    ),
+    (
+        "parse-only",
+        Arg::None,
+        "Parse options only, don't start any IO",
+    ),
+    (
+        "showcmd",
+        Arg::None,
+        "Turn a job file into command line options",
+    ),
+    (
+        "section",
+        Arg::Required,
+        "Only run specified section in job file, multiple sections can be specified",
+    ),
+    ("version", Arg::None, "Print version info and exit"),
+    ("help", Arg::None, "Print this page"),
+    (
+        "cmdhelp",
+        Arg::Optional,
+        "Print command help, \"all\" for all of them",
+    ),
+    (
+        "enghelp",
+        Arg::Optional,
+        "Print ioengine help, or list available ioengines",
+    ),
+    (
+        "eta",
+        Arg::Required,
+        "When ETA estimate should be printed (always, never or auto)",
+    ),
+    (
+        "eta-newline",
+        Arg::Required,
+        "Force a new line for every 't' period passed",
+    ),
+    (
+        "eta-interval",
+        Arg::Required,
+        "Force ETA output every 't' period passed (at least 250ms)",
+    ),
+    (
+        "status-interval",
+        Arg::Required,
+        "Force full status dump every 't' period passed",
+    ),
+    (
+        "readonly",
+        Arg::None,
+        "Turn on safety read-only checks, preventing writes",
+    ),
+    (
+        "max-jobs",
+        Arg::Required,
+        "Maximum number of threads/processes to support",
+    ),
+    ("warnings-fatal", Arg::None, "Parser warnings are fatal"),
+];
+
+/// fio switches flexio does not implement.
+const UNSUPPORTED_SWITCHES: &[&str] = &[
+    "debug",
+    "merge-blktrace-only",
+    "bandwidth-log",
+    "cpuclock-test",
+    "crctest",
+    "alloc-size",
+    "server",
+    "daemonize",
+    "client",
+    "remote-config",
+    "idle-prof",
+    "inflate-log",
+    "trigger-file",
+    "trigger-timeout",
+    "trigger",
+    "trigger-remote",
+    "aux-path",
+    "append-terse",
+];
+
+enum Target {
+    Switch(&'static str, Arg),
+    Opt(&'static table::OptDef, &'static str),
+    Unsupported(&'static str),
+}
+
+fn resolve(name: &str, idx: usize, word: &str) -> Result<Target, JobError> {
+    let origin = Origin::Argv { index: idx };
+    // Exact matches first.
+    if let Some((n, a, _)) = SWITCHES.iter().find(|(n, _, _)| *n == name) {
+        return Ok(Target::Switch(n, *a));
+    }
+    if let Some(d) = table::lookup(name) {
+        let canon = if d.name == name {
+            d.name
+        } else {
+            d.aliases
+                .iter()
+                .find(|a| **a == name)
+                .copied()
+                .unwrap_or(d.name)
+        };
+        return Ok(Target::Opt(d, canon));
+    }
+    if let Some(u) = UNSUPPORTED_SWITCHES
+        .iter()
+        .chain(table::UNSUPPORTED.iter())
+        .find(|u| **u == name)
+    {
+        return Ok(Target::Unsupported(u));
+    }
+    // Unique prefixes (getopt_long semantics).
+    let mut hits: Vec<Target> = Vec::new();
+    let mut hit_names: Vec<&str> = Vec::new();
+    if !name.is_empty() {
+        for (n, a, _) in SWITCHES {
+            if n.starts_with(name) {
+                hits.push(Target::Switch(n, *a));
+                hit_names.push(n);
+            }
+        }
+        for d in table::OPTIONS {
+            let mut names = std::iter::once(d.name).chain(d.aliases.iter().copied());
+            if let Some(n) = names.find(|n| n.starts_with(name)) {
+                hits.push(Target::Opt(d, n));
+                hit_names.push(n);
+            }
+        }
+    }
+    match hits.len() {
+        1 => Ok(hits.pop().unwrap()),
+        0 => {
+            let cands = SWITCHES
+                .iter()
+                .map(|s| s.0)
+                .chain(table::all_names())
+                .chain(UNSUPPORTED_SWITCHES.iter().copied());
+            Err(JobError::new(
+                origin,
+                Some(word),
+                format!("unrecognized option '--{name}'"),
+            )
+            .with_suggestion(suggest(name, cands)))
+        }
+        _ => Err(JobError::new(
+            origin,
+            Some(word),
+            format!(
+                "option '--{name}' is ambiguous; possibilities: {}",
+                hit_names
+                    .iter()
+                    .map(|n| format!("'--{n}'"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+        )),
+    }
+}
+
+fn parse_formats(v: &str, idx: usize, word: &str) -> Result<Vec<Format>, JobError> {
+    let mut out = Vec::new();
+    for f in v.split(',') {
+        let fmt = match f {
+            "normal" => Format::Normal,
+            "terse" | "minimal" | "csv" => Format::Terse,
+            "json" => Format::Json,
+            "json+" => Format::JsonPlus,
+            _ => {
+                return Err(JobError::new(
+                    Origin::Argv { index: idx },
+                    Some(word),
+                    format!("unknown output format '{f}' (use normal, terse, json or json+)"),
+                )
+                .with_suggestion(suggest(f, ["normal", "terse", "json", "json+"].into_iter())))
+            }
+        };
+        if !out.contains(&fmt) {
+            out.push(fmt);
+        }
+    }
+    // json+ includes json.
+    if out.contains(&Format::JsonPlus) {
+        out.retain(|f| *f != Format::Json);
+    }
+    Ok(out)
+}
+
+fn time_ms(v: &str, idx: usize, word: &str) -> Result<u64, JobError> {
+    // fio's --eta-newline/--status-interval default unit is milliseconds... for a bare
+    // number it uses seconds; accept suffixes.
+    crate::value::parse_time_us(v, true)
+        .map(|us| us / 1000)
+        .map_err(|e| JobError::new(Origin::Argv { index: idx }, Some(word), e))
+}
+
+/// Parse argv (without the program name).
+pub fn parse_args(args: &[String]) -> Result<Cli, JobError> {
+    let mut cli = Cli::default();
+    let mut formats_set = false;
+    cli.sections.push(RawSection {
+        name: "global".into(),
+        origin: Origin::Argv { index: 0 },
+        global: true,
+        opts: Vec::new(),
+    });
+    let mut i = 0;
+    let mut only_files = false;
+    while i < args.len() {
+        let word = &args[i];
+        let idx = i + 1;
+        i += 1;
+        if only_files || !word.starts_with('-') || word == "-" {
+            cli.job_files.push((idx, word.clone()));
+            continue;
+        }
+        if word == "--" {
+            only_files = true;
+            continue;
+        }
+        let body = word.strip_prefix("--").unwrap_or(&word[1..]);
+        let (name, attached) = match body.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (body, None),
+        };
+        let origin = Origin::Argv { index: idx };
+        match resolve(name, idx, word)? {
+            Target::Unsupported(n) => {
+                return Err(JobError::new(
+                    origin,
+                    Some(word),
+                    format!("'--{n}' is a fio option that is not supported by flexio"),
+                ));
+            }
+            Target::Switch(sw, arg) => {
+                let value = match (arg, attached) {
+                    (Arg::None, Some(_)) => {
+                        return Err(JobError::new(
+                            origin,
+                            Some(word),
+                            format!("option '--{sw}' doesn't allow an argument"),
+                        ))
+                    }
+                    (Arg::None, None) => None,
+                    (Arg::Optional, v) => v,
+                    (Arg::Required, Some(v)) => Some(v),
+                    (Arg::Required, None) => {
+                        if i < args.len() {
+                            i += 1;
+                            Some(args[i - 1].clone())
+                        } else {
+                            return Err(JobError::new(
+                                origin,
+                                Some(word),
+                                format!("option '--{sw}' requires an argument"),
+                            ));
+                        }
+                    }
+                };
+                let v = value.clone().unwrap_or_default();
+                let s = &mut cli.switches;
+                match sw {
+                    "output" => s.output = Some(v),
+                    "output-format" => {
+                        s.formats = parse_formats(&v, idx, word)?;
+                        formats_set = true;
+                    }
+                    "minimal" => {
+                        s.formats = vec![Format::Terse];
+                        formats_set = true;
+                    }
+                    "terse-version" => {
+                        s.terse_version = match v.as_str() {
+                            "2" => 2,
+                            "3" => 3,
+                            "4" => 4,
+                            "5" => 5,
+                            _ => {
+                                return Err(JobError::new(
+                                    origin,
+                                    Some(word),
+                                    "terse version must be 2, 3, 4 or 5",
+                                ))
+                            }
+                        }
+                    }
+                    "parse-only" => s.parse_only = true,
+                    "showcmd" => s.showcmd = true,
+                    "section" => s.sections.push(v),
+                    "version" => s.version = true,
+                    "help" => s.help = true,
+                    "cmdhelp" => s.cmdhelp = Some(value),
+                    "enghelp" => s.enghelp = Some(value),
+                    "eta" => {
+                        s.eta = match v.as_str() {
+                            "auto" => Eta::Auto,
+                            "always" => Eta::Always,
+                            "never" => Eta::Never,
+                            _ => {
+                                return Err(JobError::new(
+                                    origin,
+                                    Some(word),
+                                    "--eta takes always, never or auto",
+                                ))
+                            }
+                        }
+                    }
+                    "eta-newline" => s.eta_newline_ms = Some(time_ms(&v, idx, word)?.max(1)),
+                    "eta-interval" => s.eta_interval_ms = time_ms(&v, idx, word)?.max(250),
+                    "status-interval" => {
+                        let t = time_ms(&v, idx, word)?;
+                        if t == 0 {
+                            return Err(JobError::new(
+                                origin,
+                                Some(word),
+                                "status interval must be positive",
+                            ));
+                        }
+                        s.status_interval_ms = Some(t)
+                    }
+                    "readonly" => s.readonly = true,
+                    "max-jobs" => {
+                        let n: u32 = v.parse().map_err(|_| {
+                            JobError::new(origin.clone(), Some(word), "max-jobs takes a number")
+                        })?;
+                        if n == 0 {
+                            return Err(JobError::new(
+                                origin,
+                                Some(word),
+                                "max-jobs must be at least 1",
+                            ));
+                        }
+                        s.max_jobs = Some(n)
+                    }
+                    "warnings-fatal" => s.warnings_fatal = true,
+                    _ => unreachable!("switch table and handler disagree: {sw}"),
+                }
+            }
+            Target::Opt(def, used_name) => {
+                let value = if def.takes_optional_value() {
+                    attached
+                } else if let Some(v) = attached {
+                    Some(v)
+                } else if i < args.len() {
+                    i += 1;
+                    Some(args[i - 1].clone())
+                } else {
+                    return Err(JobError::new(
+                        origin,
+                        Some(word),
+                        format!("option '--{used_name}' requires an argument"),
+                    ));
+                };
+                if def.name == "name" {
+                    let name = value.clone().unwrap_or_default();
+                    cli.sections.push(RawSection {
+                        global: name.starts_with("global"),
+                        name,
+                        origin: origin.clone(),
+                        opts: Vec::new(),
+                    });
+                }
+                let sec = cli
+                    .sections
+                    .last_mut()
+                    .expect("global section always exists");
+                sec.opts.push(RawOpt {
+                    origin,
+                    key: used_name.to_string(),
+                    value,
+                    substitute: false,
+                });
+            }
+        }
+    }
+    let _ = formats_set;
+    Ok(cli)
+}
+
+/// Help text for `--help`.
+pub fn usage() -> String {
+    let mut s = String::from("flexio [options] [job options] <job file(s)>\n");
+    for (n, a, h) in SWITCHES {
+        let left = match a {
+            Arg::None => format!("--{n}"),
+            Arg::Required => format!("--{n}=x"),
+            Arg::Optional => format!("--{n}[=x]"),
+        };
+        s.push_str(&format!("  {left:<22}{h}\n"));
+    }
+    s.push_str("Job options are written --option=value (see --cmdhelp); --name=x starts a job.\n");
+    s.push_str(
+        "Without a job flexio runs its built-in default benchmark in the current directory.\n",
+    );
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn globals_before_first_name() {
+        let c = parse_args(&args(
+            "-filename=/x -rw=write --time_based --runtime=60 -bs=4k -name=file1 --iodepth=16",
+        ))
+        .unwrap();
+        assert_eq!(c.sections.len(), 2);
+        assert!(c.sections[0].global);
+        assert_eq!(c.sections[0].opts.len(), 5);
+        assert_eq!(c.sections[0].opts[2].value, None);
+        assert_eq!(c.sections[1].name, "file1");
+        assert_eq!(c.sections[1].opts[0].key, "name");
+        assert_eq!(c.sections[1].opts[1].value.as_deref(), Some("16"));
+    }
+
+    #[test]
+    fn space_separated_values_and_job_files() {
+        let c = parse_args(&args("--bs 8k a.fio --output-format json,normal b.fio")).unwrap();
+        assert_eq!(c.sections[0].opts[0].value.as_deref(), Some("8k"));
+        assert_eq!(
+            c.job_files.iter().map(|j| j.1.as_str()).collect::<Vec<_>>(),
+            vec!["a.fio", "b.fio"]
+        );
+        assert_eq!(c.switches.formats, vec![Format::Json, Format::Normal]);
+    }
+
+    #[test]
+    fn prefixes_ambiguity_and_suggestions() {
+        let c = parse_args(&args("--name=x --runti=3")).unwrap();
+        assert_eq!(c.sections[1].opts[1].key, "runtime");
+        let e = parse_args(&args("--iodep=4")).unwrap_err();
+        assert!(e.msg.contains("ambiguous"), "{e}");
+        let e = parse_args(&args("--runtm=3")).unwrap_err();
+        assert_eq!(e.suggestion.as_deref(), Some("runtime"));
+        let e = parse_args(&args("--direct")).unwrap_err();
+        assert!(e.msg.contains("requires an argument"), "{e}");
+        let e = parse_args(&args("--verify=md5")).unwrap_err();
+        assert!(e.msg.contains("not supported by flexio"), "{e}");
+    }
+
+    #[test]
+    fn json_plus_subsumes_json() {
+        let c = parse_args(&args("--output-format=json,json+")).unwrap();
+        assert_eq!(c.switches.formats, vec![Format::JsonPlus]);
+        assert!(parse_args(&args("--output-format=xml")).is_err());
+    }
+}

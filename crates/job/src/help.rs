@@ -1,0 +1,92 @@
+//! `--cmdhelp` and `--enghelp` text, generated from the option table.
+
+use crate::table::{self, Kind, OptDef};
+
+fn kind_line(d: &OptDef) -> &'static str {
+    match d.kind {
+        Kind::Time { .. } => "string with time postfix (opt=10s)",
+        k => k.describe(),
+    }
+}
+
+/// Detailed help for one option, in fio's layout.
+pub fn option_detail(d: &OptDef) -> String {
+    let mut s = format!("{:>20}: {}\n", d.name, d.help);
+    for a in d.aliases {
+        s.push_str(&format!("{:>20}: {}\n", "alias", a));
+    }
+    s.push_str(&format!("{:>20}: {}\n", "type", kind_line(d)));
+    if !d.default.is_empty() {
+        s.push_str(&format!("{:>20}: {}\n", "default", d.default));
+    }
+    if let Kind::Int { min, max } = d.kind {
+        let max = if max == i64::MAX { -1 } else { max };
+        s.push_str(&format!("{:>20}: min={min}, max={max}\n", "range"));
+    }
+    if let Kind::Choice(list) = d.kind {
+        for (i, (n, h)) in list.iter().enumerate() {
+            let label = if i == 0 { "valid values" } else { "" };
+            s.push_str(&format!("{label:>20}: {n:<10} {h}\n"));
+        }
+    }
+    if !d.engines.is_empty() {
+        s.push_str(&format!("{:>20}: {}\n", "ioengines", d.engines.join(", ")));
+    }
+    s
+}
+
+/// `--cmdhelp` without an argument (or `all`): one line per generic option.
+pub fn list_all() -> String {
+    table::OPTIONS
+        .iter()
+        .filter(|d| d.engines.is_empty())
+        .map(|d| format!("{:<24}: {}\n", d.name, d.help))
+        .collect()
+}
+
+/// `--cmdhelp=name`; unknown names show the closest match, as fio does.
+pub fn cmdhelp(name: &str) -> Result<String, String> {
+    if name == "all" {
+        return Ok(list_all());
+    }
+    if let Some(d) = table::lookup(name) {
+        return Ok(option_detail(d) + "\n");
+    }
+    if table::UNSUPPORTED.contains(&name) {
+        return Err(format!(
+            "'{name}' is a fio option that is not supported by flexio"
+        ));
+    }
+    match crate::error::suggest(name, table::all_names()).and_then(|n| table::lookup(&n)) {
+        Some(d) => Ok(format!(
+            "No such command: {name}\n - showing closest match\n{}\n",
+            option_detail(d)
+        )),
+        None => Err(format!("No such command: {name}")),
+    }
+}
+
+/// Options private to one engine.
+pub fn engine_options(engine: &str) -> Vec<&'static OptDef> {
+    table::OPTIONS
+        .iter()
+        .filter(|d| d.engines.contains(&engine))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detail_layout() {
+        let s = cmdhelp("runtime").unwrap();
+        assert!(s.starts_with("             runtime: Stop workload"), "{s}");
+        assert!(s.contains("               alias: timeout\n"));
+        assert!(cmdhelp("fallocate")
+            .unwrap()
+            .contains("        valid values: none       Do not pre-allocate space\n"));
+        assert!(cmdhelp("runtme").unwrap().contains("closest match"));
+        assert!(cmdhelp("verify").is_err());
+    }
+}

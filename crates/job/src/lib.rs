@@ -1,0 +1,24 @@
+//! flexio's job language: fio 3.33's job-file dialect and command line, parsed in three
+//! stages (raw text with origins → typed [`JobOptions`] → a [`JobSet`] with groups).
+//!
+//! This crate is pure: file reading, host facts and engine validation are injected, so the
+//! whole parser can be fuzzed without touching the system.
+
+pub mod bssplit;
+pub mod cli;
+pub mod error;
+pub mod help;
+pub mod jobfile;
+pub mod load;
+pub mod options;
+pub mod pattern;
+pub mod showcmd;
+pub mod subst;
+pub mod table;
+pub mod value;
+
+pub use cli::{parse_args, Cli, Eta, Format, Switches};
+pub use error::{JobError, Origin};
+pub use load::{load, JobDef, JobSet, LoadEnv};
+pub use options::JobOptions;
+pub use subst::Host;

@@ -1,0 +1,361 @@
+//! Stage two: apply raw sections (command line and job files) to typed job options with
+//! fio's inheritance rules, and assign reporting groups.
+
+use crate::cli::Cli;
+use crate::error::{suggest, JobError, Origin};
+use crate::jobfile::{parse_job_file, RawOpt, RawSection, Reader};
+use crate::options::JobOptions;
+use crate::subst::{substitute, Host};
+use crate::table::{self, OptDef};
+use std::path::Path;
+
+/// Options as they will be echoed in JSON `job options` (canonical name, value as given
+/// after substitution; empty for a bare key).
+pub type Echo = Vec<(String, String)>;
+
+/// Options of one scope (the global defaults or a job) plus what is needed to report on them.
+#[derive(Clone, Debug, Default)]
+pub struct Scope {
+    pub opts: JobOptions,
+    pub echo: Echo,
+    /// Engine-private options applied (inherited ones included), to check ownership.
+    engine_opts: Vec<(&'static str, &'static [&'static str], Origin, String)>,
+}
+
+/// One job definition (before `numjobs` cloning).
+#[derive(Clone, Debug)]
+pub struct JobDef {
+    pub opts: JobOptions,
+    /// Options set in the job's own section / after its `--name` (JSON `job options`).
+    pub echo: Echo,
+    pub origin: Origin,
+    /// Reporting group.
+    pub groupid: u32,
+}
+
+/// Everything the command line and job files define.
+#[derive(Clone, Debug, Default)]
+pub struct JobSet {
+    pub jobs: Vec<JobDef>,
+    /// Options set in global scope (JSON `global options`).
+    pub global_echo: Echo,
+    pub warnings: Vec<String>,
+}
+
+/// What the loader needs from the rest of the program.
+pub struct LoadEnv<'a> {
+    pub host: Host<'a>,
+    pub read: Reader<'a>,
+    /// Validates an engine name: `Err(message)` if flexio cannot run it.
+    pub check_engine: &'a dyn Fn(&str) -> Result<(), String>,
+    /// Engine names, for did-you-mean.
+    pub engine_names: &'a [&'a str],
+}
+
+/// Upper bound on threads (fio's FIO_MAX_JOBS default).
+pub const DEFAULT_MAX_JOBS: u32 = 4096;
+
+fn unknown_option(raw: &RawOpt) -> JobError {
+    let text = raw.text();
+    if table::UNSUPPORTED.contains(&raw.key.as_str()) {
+        return JobError::new(
+            raw.origin.clone(),
+            Some(&text),
+            format!(
+                "option '{}' is a fio option that is not supported by flexio",
+                raw.key
+            ),
+        );
+    }
+    JobError::new(
+        raw.origin.clone(),
+        Some(&text),
+        format!("unknown option '{}'", raw.key),
+    )
+    .with_suggestion(suggest(&raw.key, table::all_names()))
+}
+
+fn apply_line(scope: &mut Scope, raw: &RawOpt, env: &LoadEnv) -> Result<(), JobError> {
+    let def: &'static OptDef = table::lookup(&raw.key).ok_or_else(|| unknown_option(raw))?;
+    let text = raw.text();
+    let value = match (&raw.value, raw.substitute) {
+        (Some(v), true) => Some(
+            substitute(v, &env.host)
+                .map_err(|m| JobError::new(raw.origin.clone(), Some(&text), m))?,
+        ),
+        (v, _) => v.clone(),
+    };
+    (def.set)(&mut scope.opts, value.as_deref()).map_err(|m| {
+        let mut e = JobError::new(
+            raw.origin.clone(),
+            Some(&text),
+            format!("bad value for '{}': {m}", def.name),
+        );
+        if def.name == "ioengine" {
+            e = e.with_suggestion(suggest(
+                value.as_deref().unwrap_or(""),
+                env.engine_names.iter().copied(),
+            ));
+        }
+        e
+    })?;
+    if def.name == "ioengine" {
+        let v = value.as_deref().unwrap_or("");
+        (env.check_engine)(v).map_err(|m| {
+            JobError::new(raw.origin.clone(), Some(&text), m).with_suggestion(suggest(
+                v,
+                env.engine_names.iter().copied().filter(|n| *n != v),
+            ))
+        })?;
+    }
+    // Bare keys are echoed with an empty value: JSON omits them (as fio), --showcmd keeps them.
+    scope
+        .echo
+        .push((def.name.to_string(), value.unwrap_or_default()));
+    if !def.engines.is_empty() {
+        scope
+            .engine_opts
+            .push((def.name, def.engines, raw.origin.clone(), text));
+    }
+    Ok(())
+}
+
+/// Apply a section's lines in fio's priority order (kb_base first, filename last).
+fn apply_section(scope: &mut Scope, sec: &RawSection, env: &LoadEnv) -> Result<(), JobError> {
+    let mut lines: Vec<&RawOpt> = sec.opts.iter().collect();
+    lines.sort_by_key(|r| -(table::lookup(&r.key).map(|d| d.prio).unwrap_or(0) as i32));
+    for raw in lines {
+        apply_line(scope, raw, env)?;
+    }
+    Ok(())
+}
+
+fn finish_job(mut scope: Scope, sec: &RawSection) -> Result<JobDef, JobError> {
+    let engine = scope.opts.ioengine.clone();
+    for (name, owners, origin, text) in &scope.engine_opts {
+        if !owners.contains(&engine.as_str()) {
+            return Err(JobError::new(
+                origin.clone(),
+                Some(text),
+                format!(
+                    "option '{name}' belongs to ioengine {}, but job '{}' uses ioengine={engine}",
+                    owners.join("/"),
+                    sec.name
+                ),
+            ));
+        }
+    }
+    if scope.opts.name.is_empty() {
+        scope.opts.name = sec.name.clone();
+    }
+    Ok(JobDef {
+        opts: scope.opts,
+        echo: scope.echo,
+        origin: sec.origin.clone(),
+        groupid: 0,
+    })
+}
+
+/// Load the command line and its job files into a [`JobSet`].
+pub fn load(cli: &Cli, env: &LoadEnv) -> Result<JobSet, JobError> {
+    let mut set = JobSet::default();
+    let mut global = Scope::default();
+    // Jobs defined on the command line come first.
+    for sec in &cli.sections {
+        if sec.global {
+            let before = global.echo.len();
+            apply_section(&mut global, sec, env)?;
+            set.global_echo.extend(global.echo.drain(before..));
+        } else {
+            let mut job = Scope {
+                echo: Vec::new(),
+                ..global.clone()
+            };
+            apply_section(&mut job, sec, env)?;
+            set.jobs.push(finish_job(job, sec)?);
+        }
+    }
+    for (fi, (_, file)) in cli.job_files.iter().enumerate() {
+        let display = if file == "-" {
+            "<stdin>".to_string()
+        } else {
+            file.clone()
+        };
+        let sections = parse_job_file(Path::new(file), &display, env.read, &mut set.warnings)?;
+        if fi > 0 {
+            // Each further job file starts from fresh defaults.
+            global = Scope::default();
+        }
+        let mut first_in_file = true;
+        for sec in &sections {
+            if sec.global {
+                let before = global.echo.len();
+                apply_section(&mut global, sec, env)?;
+                set.global_echo.extend(global.echo.drain(before..));
+                continue;
+            }
+            if !cli.switches.sections.is_empty() && !cli.switches.sections.contains(&sec.name) {
+                continue;
+            }
+            let mut job = Scope {
+                echo: Vec::new(),
+                ..global.clone()
+            };
+            apply_section(&mut job, sec, env)?;
+            let mut def = finish_job(job, sec)?;
+            if fi > 0 && first_in_file {
+                def.opts.stonewall = true;
+            }
+            first_in_file = false;
+            set.jobs.push(def);
+        }
+    }
+    for s in &cli.switches.sections {
+        if !set.jobs.iter().any(|j| &j.opts.name == s) {
+            return Err(JobError::plain(format!(
+                "--section={s}: no job section of that name"
+            )));
+        }
+    }
+    assign_groups(&mut set.jobs);
+    let max = cli.switches.max_jobs.unwrap_or(DEFAULT_MAX_JOBS) as u64;
+    let total: u64 = set.jobs.iter().map(|j| j.opts.numjobs as u64).sum();
+    if total > max {
+        return Err(JobError::plain(format!(
+            "the jobs ask for {total} threads, more than the maximum of {max} (see --max-jobs)"
+        )));
+    }
+    Ok(set)
+}
+
+/// fio's group numbering: a job with `stonewall` or `new_group` starts a new group.
+pub fn assign_groups(jobs: &mut [JobDef]) {
+    let mut gid = 0u32;
+    for (i, j) in jobs.iter_mut().enumerate() {
+        if i > 0 && (j.opts.stonewall || j.opts.new_group) {
+            gid += 1;
+        }
+        j.groupid = gid;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::parse_args;
+    use std::collections::HashMap;
+    use std::path::PathBuf;
+
+    fn run(args: &str, files: &[(&str, &str)]) -> Result<JobSet, JobError> {
+        let map: HashMap<PathBuf, Vec<u8>> = files
+            .iter()
+            .map(|(p, c)| (PathBuf::from(p), c.as_bytes().to_vec()))
+            .collect();
+        let read = move |p: &Path| {
+            map.get(p)
+                .cloned()
+                .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
+        };
+        let env = LoadEnv {
+            host: Host {
+                ncpus: 2,
+                mb_memory: 1024,
+                pagesize: 4096,
+                env: &|_| None,
+            },
+            read: &read,
+            check_engine: &|e| {
+                if ["psync", "sync", "null", "pvsync2"].contains(&e) {
+                    Ok(())
+                } else {
+                    Err(format!("ioengine '{e}' is not supported by flexio"))
+                }
+            },
+            engine_names: &["psync", "sync", "null", "pvsync2"],
+        };
+        let args: Vec<String> = args.split_whitespace().map(str::to_string).collect();
+        load(&parse_args(&args)?, &env)
+    }
+
+    #[test]
+    fn cli_jobs_copy_globals_not_previous_jobs() {
+        let s = run("--bs=8k --name=x --bs=16k --name=y", &[]).unwrap();
+        assert_eq!(s.jobs[0].opts.bs[0], 16384);
+        assert_eq!(s.jobs[1].opts.bs[0], 8192);
+        assert_eq!(s.global_echo, vec![("bs".to_string(), "8k".to_string())]);
+        assert_eq!(s.jobs[0].echo[0], ("name".to_string(), "x".to_string()));
+    }
+
+    #[test]
+    fn job_file_globals_are_cumulative_and_positional() {
+        let f = "[global]\nbs=8k\n[a]\n[global]\nsize=1M\n[b]\nstonewall\n";
+        let s = run("j.fio", &[("j.fio", f)]).unwrap();
+        assert!(s.jobs[0].opts.size.is_none());
+        assert!(s.jobs[1].opts.size.is_some());
+        assert_eq!(s.jobs[1].opts.bs[0], 8192);
+        assert_eq!((s.jobs[0].groupid, s.jobs[1].groupid), (0, 1));
+    }
+
+    #[test]
+    fn later_job_files_start_fresh_and_stonewall() {
+        let s = run(
+            "--bs=8k a.fio b.fio",
+            &[("a.fio", "[a]\n"), ("b.fio", "[b]\n")],
+        )
+        .unwrap();
+        assert_eq!(s.jobs[0].opts.bs[0], 8192);
+        assert_eq!(s.jobs[1].opts.bs[0], 4096);
+        assert_eq!(s.jobs[1].groupid, 1);
+    }
+
+    #[test]
+    fn kb_base_is_applied_before_sizes_in_a_section() {
+        let s = run("j.fio", &[("j.fio", "[a]\nbs=4k\nkb_base=1000\n")]).unwrap();
+        assert_eq!(s.jobs[0].opts.bs[0], 4000);
+        assert_eq!(s.jobs[0].echo[0].0, "kb_base");
+    }
+
+    #[test]
+    fn errors_carry_file_line_text_and_suggestion() {
+        let e = run("j.fio", &[("j.fio", "[a]\nsize=1M\nioengin=psync\n")]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "j.fio:3: 'ioengin=psync': unknown option 'ioengin'; did you mean 'ioengine'?"
+        );
+        let e = run("j.fio", &[("j.fio", "[a]\nrw=RandRead\n")]).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("j.fio:2: 'rw=RandRead': bad value for 'rw'"),
+            "{e}"
+        );
+        let e = run("j.fio", &[("j.fio", "[a]\nioengine=psyc\n")]).unwrap_err();
+        assert_eq!(e.suggestion.as_deref(), Some("psync"));
+        let e = run("j.fio", &[("j.fio", "[a]\nverify=md5\n")]).unwrap_err();
+        assert!(e.msg.contains("not supported by flexio"), "{e}");
+    }
+
+    #[test]
+    fn engine_private_options_need_their_engine() {
+        assert!(run("--name=a --ioengine=pvsync2 --hipri", &[]).is_ok());
+        let e = run("--name=a --hipri", &[]).unwrap_err();
+        assert!(e.msg.contains("belongs to ioengine pvsync2"), "{e}");
+    }
+
+    #[test]
+    fn sections_filter_jobs() {
+        let s = run(
+            "--section=b j.fio",
+            &[("j.fio", "[global]\nbs=8k\n[a]\n[b]\n")],
+        )
+        .unwrap();
+        assert_eq!(s.jobs.len(), 1);
+        assert_eq!(s.jobs[0].opts.name, "b");
+        assert_eq!(s.jobs[0].opts.bs[0], 8192);
+    }
+
+    #[test]
+    fn too_many_jobs() {
+        assert!(run("--name=a --numjobs=5000", &[]).is_err());
+        assert!(run("--max-jobs=2 --name=a --numjobs=3", &[]).is_err());
+    }
+}

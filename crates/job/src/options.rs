@@ -1,0 +1,459 @@
+//! Typed job options: the result of applying option lines to a job (stage two of the
+//! configuration; stage one is raw text, stage three is the resolved plan).
+//!
+//! Defaults are fio 3.33's (`fio --cmdhelp=<opt>`). Times are stored in microseconds.
+
+use crate::value::{KbBase, SizeVal};
+
+/// I/O direction index used for per-direction arrays: read, write, trim.
+pub const DDIR_READ: usize = 0;
+pub const DDIR_WRITE: usize = 1;
+pub const DDIR_TRIM: usize = 2;
+
+/// The `rw` pattern.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RwKind {
+    Read,
+    Write,
+    Trim,
+    RandRead,
+    RandWrite,
+    RandTrim,
+    ReadWrite,
+    RandRw,
+    TrimWrite,
+    RandTrimWrite,
+}
+
+impl RwKind {
+    /// All accepted spellings, with fio's help text (order as in `fio --cmdhelp=rw`).
+    pub const CHOICES: &'static [(&'static str, &'static str)] = &[
+        ("read", "Sequential read"),
+        ("write", "Sequential write"),
+        ("trim", "Sequential trim"),
+        ("randread", "Random read"),
+        ("randwrite", "Random write"),
+        ("randtrim", "Random trim"),
+        ("rw", "Sequential read and write mix"),
+        ("readwrite", "Sequential read and write mix"),
+        ("randrw", "Random read and write mix"),
+        ("trimwrite", "Trim and write mix, trims preceding writes"),
+        (
+            "randtrimwrite",
+            "Randomly trim and write mix, trims preceding writes",
+        ),
+    ];
+
+    pub fn from_name(s: &str) -> Option<RwKind> {
+        Some(match s {
+            "read" => RwKind::Read,
+            "write" => RwKind::Write,
+            "trim" => RwKind::Trim,
+            "randread" => RwKind::RandRead,
+            "randwrite" => RwKind::RandWrite,
+            "randtrim" => RwKind::RandTrim,
+            "rw" | "readwrite" => RwKind::ReadWrite,
+            "randrw" => RwKind::RandRw,
+            "trimwrite" => RwKind::TrimWrite,
+            "randtrimwrite" => RwKind::RandTrimWrite,
+            _ => return None,
+        })
+    }
+
+    /// fio's `ddir_str()` (what the job header prints).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RwKind::Read => "read",
+            RwKind::Write => "write",
+            RwKind::Trim => "trim",
+            RwKind::RandRead => "randread",
+            RwKind::RandWrite => "randwrite",
+            RwKind::RandTrim => "randtrim",
+            RwKind::ReadWrite => "rw",
+            RwKind::RandRw => "randrw",
+            RwKind::TrimWrite => "trimwrite",
+            RwKind::RandTrimWrite => "randtrimwrite",
+        }
+    }
+
+    pub fn is_random(self) -> bool {
+        matches!(
+            self,
+            RwKind::RandRead
+                | RwKind::RandWrite
+                | RwKind::RandTrim
+                | RwKind::RandRw
+                | RwKind::RandTrimWrite
+        )
+    }
+    pub fn reads(self) -> bool {
+        matches!(
+            self,
+            RwKind::Read | RwKind::RandRead | RwKind::ReadWrite | RwKind::RandRw
+        )
+    }
+    pub fn writes(self) -> bool {
+        matches!(
+            self,
+            RwKind::Write
+                | RwKind::RandWrite
+                | RwKind::ReadWrite
+                | RwKind::RandRw
+                | RwKind::TrimWrite
+                | RwKind::RandTrimWrite
+        )
+    }
+    pub fn trims(self) -> bool {
+        matches!(
+            self,
+            RwKind::Trim | RwKind::RandTrim | RwKind::TrimWrite | RwKind::RandTrimWrite
+        )
+    }
+    pub fn is_mixed_rw(self) -> bool {
+        matches!(self, RwKind::ReadWrite | RwKind::RandRw)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sequencer {
+    Sequential,
+    Identical,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SyncMode {
+    None,
+    Sync,
+    Dsync,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fallocate {
+    None,
+    Native,
+    Posix,
+    Keep,
+    Truncate,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FadviseHint {
+    Off,
+    /// `1`: sequential or random advice chosen from the workload.
+    Auto,
+    Sequential,
+    Random,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileService {
+    Random,
+    RoundRobin,
+    Sequential,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unified {
+    None,
+    Mixed,
+    Both,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatType {
+    Stat,
+    Lstat,
+    Statx,
+}
+
+/// Error classes for `continue_on_error` (bit set).
+pub mod err_class {
+    pub const READ: u8 = 1;
+    pub const WRITE: u8 = 2;
+    pub const VERIFY: u8 = 4;
+    pub const IO: u8 = READ | WRITE;
+    pub const ALL: u8 = READ | WRITE | VERIFY;
+}
+
+/// One `bssplit` entry: block size and its share in percent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BsSplit {
+    pub bs: u64,
+    pub perc: u32,
+}
+
+/// All options of one job (or of the global defaults a job is copied from).
+#[derive(Clone, Debug)]
+pub struct JobOptions {
+    // --- job / process control
+    pub name: String,
+    pub description: Option<String>,
+    pub numjobs: u32,
+    pub loops: u32,
+    pub thread: bool,
+    pub stonewall: bool,
+    pub new_group: bool,
+    pub group_reporting: bool,
+    pub exitall: bool,
+    pub exitall_on_error: bool,
+    pub stats: bool,
+    pub kb_base: KbBase,
+    /// 0 = auto (bytes), 8 = bytes, 1 = bits.
+    pub unit_base: u32,
+    pub significant_figures: u32,
+
+    // --- I/O type
+    pub rw: RwKind,
+    /// `:N` postfix of `rw` (0 = none).
+    pub rw_nr: u64,
+    pub rw_sequencer: Sequencer,
+    /// Read share of a mixed workload, percent.
+    pub rwmixread: u32,
+    pub randrepeat: bool,
+    pub randseed: Option<u64>,
+    pub norandommap: bool,
+    pub unified_rw_reporting: Unified,
+    pub direct: bool,
+    pub sync: SyncMode,
+    pub number_ios: u64,
+
+    // --- sizes and offsets
+    pub size: Option<SizeVal>,
+    pub io_size: Option<SizeVal>,
+    pub filesize: Option<(u64, u64)>,
+    pub offset: SizeVal,
+    pub offset_increment: SizeVal,
+    pub offset_align: u64,
+    pub overwrite: bool,
+    pub file_append: bool,
+    pub fill_device: bool,
+
+    // --- block sizes (read, write, trim)
+    pub bs: [u64; 3],
+    pub bsrange: Option<[(u64, u64); 3]>,
+    pub bssplit: Option<[Vec<BsSplit>; 3]>,
+    pub blockalign: Option<[u64; 3]>,
+    pub bs_unaligned: bool,
+    pub bs_is_seq_rand: bool,
+
+    // --- buffers
+    pub zero_buffers: bool,
+    pub refill_buffers: bool,
+    pub scramble_buffers: bool,
+    pub buffer_pattern: Option<Vec<u8>>,
+    pub buffer_compress_percentage: Option<u32>,
+    pub buffer_compress_chunk: u64,
+    pub iomem_align: u64,
+
+    // --- files
+    pub filename: Option<String>,
+    pub directory: Option<String>,
+    pub filename_format: String,
+    pub nrfiles: u32,
+    pub openfiles: Option<u32>,
+    pub file_service: FileService,
+    /// `file_service_type=type:N`: switch files every N I/Os.
+    pub file_service_nr: u64,
+    pub create_serialize: bool,
+    pub create_fsync: bool,
+    pub create_on_open: bool,
+    pub create_only: bool,
+    pub allow_file_create: bool,
+    pub allow_mounted_write: bool,
+    pub pre_read: bool,
+    pub unlink: bool,
+    pub unlink_each_loop: bool,
+    pub fallocate: Fallocate,
+    pub fadvise_hint: FadviseHint,
+    pub invalidate: bool,
+
+    // --- engine and queue
+    pub ioengine: String,
+    pub iodepth: u32,
+    pub iodepth_batch: u32,
+    pub iodepth_batch_complete_min: u32,
+    pub iodepth_batch_complete_max: Option<u32>,
+    pub iodepth_low: Option<u32>,
+
+    // --- time
+    pub runtime_us: u64,
+    pub time_based: bool,
+    pub ramp_time_us: u64,
+    pub startdelay_us: (u64, u64),
+
+    // --- sync
+    pub fsync: u64,
+    pub fdatasync: u64,
+    pub end_fsync: bool,
+    pub fsync_on_close: bool,
+
+    // --- reporting
+    pub percentile_list: Vec<f64>,
+    pub percentile_precision: usize,
+    pub clat_percentiles: bool,
+    pub lat_percentiles: bool,
+    pub slat_percentiles: bool,
+    pub disable_lat: bool,
+    pub disable_clat: bool,
+    pub disable_slat: bool,
+    pub disable_bw: bool,
+    pub gtod_reduce: bool,
+    pub bwavgtime_ms: u64,
+    pub iopsavgtime_ms: u64,
+    pub disk_util: bool,
+
+    // --- errors
+    pub continue_on_error: u8,
+
+    // --- engine-private
+    pub hipri: bool,
+    pub hipri_percentage: u32,
+    pub nowait: bool,
+    pub uncached: u32,
+    pub stat_type: StatType,
+}
+
+/// fio 3.33's default percentile list.
+pub const DEFAULT_PERCENTILES: [f64; 17] = [
+    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
+    99.99,
+];
+
+impl Default for JobOptions {
+    fn default() -> Self {
+        JobOptions {
+            name: String::new(),
+            description: None,
+            numjobs: 1,
+            loops: 1,
+            thread: false,
+            stonewall: false,
+            new_group: false,
+            group_reporting: false,
+            exitall: false,
+            exitall_on_error: false,
+            stats: true,
+            kb_base: KbBase::K1024,
+            unit_base: 0,
+            significant_figures: 4,
+            rw: RwKind::Read,
+            rw_nr: 0,
+            rw_sequencer: Sequencer::Sequential,
+            rwmixread: 50,
+            randrepeat: true,
+            randseed: None,
+            norandommap: false,
+            unified_rw_reporting: Unified::None,
+            direct: false,
+            sync: SyncMode::None,
+            number_ios: 0,
+            size: None,
+            io_size: None,
+            filesize: None,
+            offset: SizeVal::Bytes(0),
+            offset_increment: SizeVal::Bytes(0),
+            offset_align: 0,
+            overwrite: false,
+            file_append: false,
+            fill_device: false,
+            bs: [4096; 3],
+            bsrange: None,
+            bssplit: None,
+            blockalign: None,
+            bs_unaligned: false,
+            bs_is_seq_rand: false,
+            zero_buffers: false,
+            refill_buffers: false,
+            scramble_buffers: true,
+            buffer_pattern: None,
+            buffer_compress_percentage: None,
+            buffer_compress_chunk: 512,
+            iomem_align: 0,
+            filename: None,
+            directory: None,
+            filename_format: "$jobname.$jobnum.$filenum".into(),
+            nrfiles: 1,
+            openfiles: None,
+            file_service: FileService::RoundRobin,
+            file_service_nr: 1,
+            create_serialize: true,
+            create_fsync: true,
+            create_on_open: false,
+            create_only: false,
+            allow_file_create: true,
+            allow_mounted_write: false,
+            pre_read: false,
+            unlink: false,
+            unlink_each_loop: false,
+            fallocate: Fallocate::Native,
+            fadvise_hint: FadviseHint::Auto,
+            invalidate: true,
+            ioengine: "psync".into(),
+            iodepth: 1,
+            iodepth_batch: 1,
+            iodepth_batch_complete_min: 1,
+            iodepth_batch_complete_max: None,
+            iodepth_low: None,
+            runtime_us: 0,
+            time_based: false,
+            ramp_time_us: 0,
+            startdelay_us: (0, 0),
+            fsync: 0,
+            fdatasync: 0,
+            end_fsync: false,
+            fsync_on_close: false,
+            percentile_list: DEFAULT_PERCENTILES.to_vec(),
+            percentile_precision: 2,
+            clat_percentiles: true,
+            lat_percentiles: false,
+            slat_percentiles: false,
+            disable_lat: false,
+            disable_clat: false,
+            disable_slat: false,
+            disable_bw: false,
+            gtod_reduce: false,
+            bwavgtime_ms: 500,
+            iopsavgtime_ms: 500,
+            disk_util: true,
+            continue_on_error: 0,
+            hipri: false,
+            hipri_percentage: 100,
+            nowait: false,
+            uncached: 0,
+            stat_type: StatType::Stat,
+        }
+    }
+}
+
+impl JobOptions {
+    /// Smallest block size over the active directions (fio's `td_min_bs`).
+    pub fn min_bs(&self) -> u64 {
+        (0..3).map(|d| self.min_bs_dir(d)).min().unwrap_or(4096)
+    }
+    /// Largest block size over all directions (fio's `td_max_bs`).
+    pub fn max_bs(&self) -> u64 {
+        (0..3).map(|d| self.max_bs_dir(d)).max().unwrap_or(4096)
+    }
+    pub fn min_bs_dir(&self, d: usize) -> u64 {
+        if let Some(split) = &self.bssplit {
+            if !split[d].is_empty() {
+                return split[d].iter().map(|e| e.bs).min().unwrap_or(self.bs[d]);
+            }
+        }
+        if let Some(r) = &self.bsrange {
+            return r[d].0;
+        }
+        self.bs[d]
+    }
+    pub fn max_bs_dir(&self, d: usize) -> u64 {
+        if let Some(split) = &self.bssplit {
+            if !split[d].is_empty() {
+                return split[d].iter().map(|e| e.bs).max().unwrap_or(self.bs[d]);
+            }
+        }
+        if let Some(r) = &self.bsrange {
+            return r[d].1;
+        }
+        self.bs[d]
+    }
+}

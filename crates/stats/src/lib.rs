@@ -1,0 +1,12 @@
+//! flexio's statistics: what a job measures ([`thread::ThreadStats`]) and what a run
+//! reports ([`report::RunReport`]). Numbers only; formatting lives in `flexio-output`.
+
+pub mod hist;
+pub mod report;
+pub mod stat;
+pub mod thread;
+
+pub use hist::Hist;
+pub use report::{JobResult, ReportParams, RunReport};
+pub use stat::Stat;
+pub use thread::{StatsConfig, ThreadStats};

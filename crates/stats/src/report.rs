@@ -1,0 +1,627 @@
+//! The results model: every number the formatters print, derived from the accumulators
+//! with fio 3.33's formulas (`stat.c`). Formatters only lay these values out.
+//!
+//! Units are in the field names or docs: `_ns`, `_ms`, `_bytes`, `KiB/s`, percent.
+
+use crate::hist::Hist;
+use crate::stat::Stat;
+use crate::thread::{DirStats, ThreadStats, DEPTH_BUCKETS};
+use serde::{Deserialize, Serialize};
+
+/// Unified read/write reporting mode (`unified_rw_reporting`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum Unified {
+    #[default]
+    None,
+    Mixed,
+    Both,
+}
+
+/// Report-relevant job settings (what fio keeps in `thread_stat` besides numbers).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ReportParams {
+    /// 1024 or 1000: unit preference of the output.
+    pub kb_base: u32,
+    /// 0/8 bytes, 1 bits.
+    pub unit_base: u32,
+    /// Significant figures of human-readable numbers.
+    pub sig_figs: u32,
+    /// Requested percentiles (as given).
+    pub percentile_list: Vec<f64>,
+    /// Decimals used to print percentiles.
+    pub percentile_precision: usize,
+    pub clat_percentiles: bool,
+    pub lat_percentiles: bool,
+    pub slat_percentiles: bool,
+    /// Queue depth (fio's `latency_depth`, printed on the `latency` line).
+    pub iodepth: u32,
+    /// Whether continue_on_error is set (adds the errors line and JSON keys).
+    pub continue_on_error: bool,
+    pub unified: Unified,
+    /// Whether the engine records its own latencies only (filecreate/filestat/filedelete):
+    /// no `lat` statistics are shown.
+    pub nostats_engine: bool,
+}
+
+/// What the runner hands over for one job thread.
+#[derive(Clone, Debug)]
+pub struct JobResult {
+    pub name: String,
+    pub groupid: u32,
+    /// Thread id of the worker (fio prints the pid; with threads that is the thread id).
+    pub pid: i32,
+    pub description: Option<String>,
+    /// JSON `job options` echo.
+    pub echo: Vec<(String, String)>,
+    pub group_reporting: bool,
+    /// `stats=0` jobs are left out of the report.
+    pub stats_enabled: bool,
+    pub params: ReportParams,
+    pub stats: ThreadStats,
+}
+
+/// One latency statistic (slat, clat, lat or sync).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct LatSummary {
+    /// Minimum in ns (0 without samples).
+    pub min_ns: u64,
+    /// Maximum in ns.
+    pub max_ns: u64,
+    /// Mean in ns.
+    pub mean_ns: f64,
+    /// Sample standard deviation in ns.
+    pub stddev_ns: f64,
+    /// Number of samples.
+    pub n: u64,
+    /// (percentile, value in ns), ascending; `None` when this statistic's percentiles are
+    /// not enabled or there are no samples.
+    pub percentiles: Option<Vec<(f64, u64)>>,
+    /// Non-empty histogram buckets (representative value ns, count), for json+; `None` as
+    /// for `percentiles`.
+    pub bins: Option<Vec<(u64, u64)>>,
+}
+
+impl LatSummary {
+    fn from(stat: &Stat, hist: &Hist, pct: bool, list: &[f64]) -> Self {
+        let show = pct && stat.samples > 0 && hist.is_enabled();
+        LatSummary {
+            min_ns: stat.min_or_zero(),
+            max_ns: stat.max,
+            mean_ns: stat.mean,
+            stddev_ns: stat.stddev(),
+            n: stat.samples,
+            percentiles: show.then(|| hist.percentiles(list, stat.samples)),
+            bins: show.then(|| hist.bins()),
+        }
+    }
+}
+
+/// Bandwidth or IOPS sample statistics.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct SampleSummary {
+    pub min: u64,
+    pub max: u64,
+    pub mean: f64,
+    pub stddev: f64,
+    pub samples: u64,
+}
+
+impl SampleSummary {
+    fn from(s: &Stat) -> Self {
+        if s.samples == 0 {
+            return SampleSummary::default();
+        }
+        SampleSummary {
+            min: s.min_or_zero(),
+            max: s.max,
+            mean: s.mean,
+            stddev: s.stddev(),
+            samples: s.samples,
+        }
+    }
+}
+
+/// One data direction of a job.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct DirReport {
+    /// Bytes transferred.
+    pub io_bytes: u64,
+    /// Runtime in ms.
+    pub runtime_ms: u64,
+    /// io_bytes * 1000 / runtime_ms (bytes/s, integer).
+    pub bw_bytes: u64,
+    /// 1000 * total_ios / runtime_ms (float, JSON `iops`).
+    pub iops: f64,
+    /// Integer IOPS as the normal output computes it.
+    pub iops_int: u64,
+    /// I/Os issued.
+    pub total_ios: u64,
+    pub short_ios: u64,
+    pub drop_ios: u64,
+    pub slat: LatSummary,
+    pub clat: LatSummary,
+    pub lat: LatSummary,
+    /// Bandwidth samples in KiB/s.
+    pub bw_samples: SampleSummary,
+    /// Share of the group's aggregate bandwidth in percent (normal `per`, JSON `bw_agg`):
+    /// trunc(mean) * 100 / (agg / 1024.0), capped at 100; 0 without samples.
+    pub bw_agg_pct: f64,
+    /// The terse variant: mean * 100 / trunc(agg / 1024).
+    pub bw_agg_pct_terse: f64,
+    /// IOPS samples.
+    pub iops_samples: SampleSummary,
+}
+
+/// fsync/fdatasync statistics.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct SyncReport {
+    pub total_ios: u64,
+    pub lat: LatSummary,
+}
+
+/// One reporting unit: a job, or a whole group with group_reporting.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct JobReport {
+    pub name: String,
+    pub groupid: u32,
+    /// Number of jobs merged into this report.
+    pub members: u32,
+    pub pid: i32,
+    pub description: Option<String>,
+    /// errno of the first error (0 = none) and its text.
+    pub error: i32,
+    pub verror: String,
+    pub echo: Vec<(String, String)>,
+    pub params: ReportParams,
+    /// read, write, trim.
+    pub dirs: [DirReport; 3],
+    /// Unified (mixed) statistics when unified_rw_reporting is mixed or both.
+    pub mixed: Option<DirReport>,
+    pub sync: SyncReport,
+    /// Milliseconds from epoch to end, summed over members (JSON `job_runtime`).
+    pub job_runtime_ms: u64,
+    /// User / system CPU in percent of job_runtime.
+    pub usr_cpu: f64,
+    pub sys_cpu: f64,
+    pub ctx: u64,
+    pub majf: u64,
+    pub minf: u64,
+    /// Percent of I/Os by depth: 1, 2, 4, 8, 16, 32, >=64.
+    pub iodepth_level: [f64; DEPTH_BUCKETS],
+    /// Percent of submit calls by batch size: 0, 4, 8, 16, 32, 64, >=64.
+    pub iodepth_submit: [f64; DEPTH_BUCKETS],
+    pub iodepth_complete: [f64; DEPTH_BUCKETS],
+    /// clat distribution in percent of issued I/Os: below 1 µs (ns buckets), below 1 ms
+    /// (µs buckets), and ms buckets.
+    pub latency_ns: [f64; 10],
+    pub latency_us: [f64; 10],
+    pub latency_ms: [f64; 12],
+    /// Issued read, write, trim and sync I/Os.
+    pub issued: [u64; 4],
+    pub short: [u64; 3],
+    pub dropped: [u64; 3],
+    pub total_err: u64,
+    pub first_error: i32,
+}
+
+/// One data direction of a reporting group.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct GroupDir {
+    /// Aggregate bandwidth: io_bytes * 1000 / max_run (bytes/s).
+    pub agg_bw: u64,
+    /// Slowest and fastest member bandwidth (bytes/s).
+    pub min_bw: u64,
+    pub max_bw: u64,
+    pub io_bytes: u64,
+    pub min_run_ms: u64,
+    pub max_run_ms: u64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct GroupReport {
+    pub id: u32,
+    pub kb_base: u32,
+    pub unit_base: u32,
+    pub sig_figs: u32,
+    pub unified: Unified,
+    pub dirs: [GroupDir; 3],
+    /// Unified aggregate (mixed/both).
+    pub mixed: Option<GroupDir>,
+}
+
+/// Disk utilisation of one block device over the run.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct DiskReport {
+    pub name: String,
+    pub read_ios: u64,
+    pub write_ios: u64,
+    pub read_merges: u64,
+    pub write_merges: u64,
+    pub read_ticks: u64,
+    pub write_ticks: u64,
+    pub in_queue: u64,
+    /// Percent of the run the device was busy.
+    pub util: f64,
+}
+
+/// A whole run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunReport {
+    /// Version string printed in place of fio's.
+    pub version: String,
+    /// Report time, seconds and milliseconds since the epoch, and as ctime() text.
+    pub timestamp: i64,
+    pub timestamp_ms: i64,
+    pub time: String,
+    pub global_options: Vec<(String, String)>,
+    pub jobs: Vec<JobReport>,
+    pub groups: Vec<GroupReport>,
+    pub disks: Vec<DiskReport>,
+    /// Seconds since start (rounded up) and fio's eta (INT_MAX when shorter than 3 s).
+    pub elapsed_s: u64,
+    pub eta_s: i64,
+}
+
+/// fio's `stat_calc_dist`: percent with a floor of 0.1 for non-empty buckets.
+fn dist(map: &[u64; DEPTH_BUCKETS], total: u64) -> [f64; DEPTH_BUCKETS] {
+    let mut out = [0.0; DEPTH_BUCKETS];
+    if total == 0 {
+        return out;
+    }
+    for i in 0..DEPTH_BUCKETS {
+        out[i] = map[i] as f64 / total as f64 * 100.0;
+        if out[i] < 0.1 && map[i] > 0 {
+            out[i] = 0.1;
+        }
+    }
+    out
+}
+
+/// fio's `stat_calc_lat`: percent of issued I/Os with a floor of 0.01.
+fn lat_dist<const N: usize>(src: &[u64; N], total: u64) -> [f64; N] {
+    let mut out = [0.0; N];
+    if total == 0 {
+        return out;
+    }
+    for i in 0..N {
+        out[i] = src[i] as f64 / total as f64 * 100.0;
+        if out[i] < 0.01 && src[i] > 0 {
+            out[i] = 0.01;
+        }
+    }
+    out
+}
+
+fn dir_report(d: &DirStats, p: &ReportParams, agg: u64) -> DirReport {
+    let runtime = d.runtime_ms;
+    let (bw_bytes, iops, iops_int) = if runtime > 0 {
+        (
+            (d.io_bytes as u128 * 1000 / runtime as u128) as u64,
+            1000.0 * d.total_ios as f64 / runtime as f64,
+            (1000u128 * d.total_ios as u128 / runtime as u128) as u64,
+        )
+    } else {
+        (0, 0.0, 0)
+    };
+    let list = &p.percentile_list;
+    let bw_samples = SampleSummary::from(&d.bw);
+    let (bw_agg_pct, bw_agg_pct_terse) = if bw_samples.samples > 0 {
+        let normal = if agg > 1024 {
+            (bw_samples.mean.trunc() * 100.0 / (agg as f64 / 1024.0)).min(100.0)
+        } else {
+            100.0
+        };
+        let terse = if agg / 1024 > 0 {
+            (bw_samples.mean * 100.0 / (agg / 1024) as f64).min(100.0)
+        } else {
+            100.0
+        };
+        (normal, terse)
+    } else {
+        (0.0, 0.0)
+    };
+    DirReport {
+        io_bytes: d.io_bytes,
+        runtime_ms: runtime,
+        bw_bytes,
+        iops,
+        iops_int,
+        total_ios: d.total_ios,
+        short_ios: d.short_ios,
+        drop_ios: d.drop_ios,
+        slat: LatSummary::from(&d.slat, &d.slat_hist, p.slat_percentiles, list),
+        clat: LatSummary::from(&d.clat, &d.clat_hist, p.clat_percentiles, list),
+        lat: LatSummary::from(&d.lat, &d.lat_hist, p.lat_percentiles, list),
+        bw_samples,
+        bw_agg_pct,
+        bw_agg_pct_terse,
+        iops_samples: SampleSummary::from(&d.iops),
+    }
+}
+
+fn group_dir(members: &[&ThreadStats], f: impl Fn(&ThreadStats) -> (u64, u64)) -> GroupDir {
+    let mut g = GroupDir {
+        min_bw: u64::MAX,
+        ..Default::default()
+    };
+    for ts in members {
+        let (bytes, run) = f(ts);
+        if run == 0 {
+            continue;
+        }
+        if g.min_run_ms == 0 || run < g.min_run_ms {
+            g.min_run_ms = run;
+        }
+        g.max_run_ms = g.max_run_ms.max(run);
+        let bw = (bytes as u128 * 1000 / run as u128) as u64;
+        g.min_bw = g.min_bw.min(bw);
+        g.max_bw = g.max_bw.max(bw);
+        g.io_bytes += bytes;
+    }
+    if g.min_bw == u64::MAX {
+        g.min_bw = 0;
+    }
+    if g.max_run_ms > 0 {
+        g.agg_bw = (g.io_bytes as u128 * 1000 / g.max_run_ms as u128) as u64;
+    }
+    g
+}
+
+/// Merge job results into reporting units (group_reporting) in fio's order: consecutive
+/// jobs of the same group that all use group_reporting become one unit.
+pub fn merge_units(results: &[JobResult]) -> Vec<(JobResult, u32)> {
+    let mut units: Vec<(JobResult, u32)> = Vec::new();
+    let mut last: Option<(u32, bool)> = None;
+    for r in results.iter().filter(|r| r.stats_enabled) {
+        let join = matches!(last, Some((g, gr)) if r.group_reporting && gr && g == r.groupid);
+        if join {
+            let (u, n) = units.last_mut().expect("a unit exists when joining");
+            u.stats.merge(&r.stats, false);
+            u.echo = r.echo.clone();
+            *n += 1;
+        } else {
+            let mut first = r.clone();
+            let mut merged = ThreadStats::default();
+            merged.merge(&r.stats, true);
+            first.stats = merged;
+            units.push((first, 1));
+        }
+        last = Some((r.groupid, r.group_reporting));
+    }
+    units
+}
+
+/// Build the report of a run.
+pub fn build(
+    results: &[JobResult],
+    disks: Vec<DiskReport>,
+    global_options: Vec<(String, String)>,
+    version: &str,
+    now: (i64, i64, String),
+    elapsed_s: u64,
+) -> RunReport {
+    let units = merge_units(results);
+    // Groups.
+    let mut gids: Vec<u32> = units.iter().map(|(u, _)| u.groupid).collect();
+    gids.dedup();
+    gids.sort_unstable();
+    gids.dedup();
+    let mut groups = Vec::new();
+    for gid in gids {
+        let members: Vec<&JobResult> = units
+            .iter()
+            .map(|(u, _)| u)
+            .filter(|u| u.groupid == gid)
+            .collect();
+        let stats: Vec<&ThreadStats> = members.iter().map(|m| &m.stats).collect();
+        let first = members[0];
+        let unified = members.iter().fold(Unified::None, |acc, m| {
+            if m.params.unified != Unified::None {
+                m.params.unified
+            } else {
+                acc
+            }
+        });
+        let dirs =
+            [0, 1, 2].map(|d| group_dir(&stats, |ts| (ts.dirs[d].io_bytes, ts.dirs[d].runtime_ms)));
+        let mixed = (unified != Unified::None).then(|| {
+            group_dir(&stats, |ts| {
+                let m = ts.fold_mixed();
+                (m.io_bytes, m.runtime_ms)
+            })
+        });
+        groups.push(GroupReport {
+            id: gid,
+            kb_base: first.params.kb_base,
+            unit_base: first.params.unit_base,
+            sig_figs: first.params.sig_figs,
+            unified,
+            dirs,
+            mixed,
+        });
+    }
+    let mut jobs = Vec::new();
+    for (u, members) in &units {
+        let g = groups
+            .iter()
+            .find(|g| g.id == u.groupid)
+            .expect("group of a unit exists");
+        let ts = &u.stats;
+        let p = &u.params;
+        let dirs = [0, 1, 2].map(|d| dir_report(&ts.dirs[d], p, g.dirs[d].agg_bw));
+        let mixed = (p.unified != Unified::None).then(|| {
+            dir_report(
+                &ts.fold_mixed(),
+                p,
+                g.mixed.as_ref().map(|m| m.agg_bw).unwrap_or(0),
+            )
+        });
+        let issued_rwt = ts.issued_rwt();
+        let runt = ts.total_run_time_ms;
+        let (usr_cpu, sys_cpu) = if runt > 0 {
+            (
+                (ts.usr_time_us / 1000) as f64 * 100.0 / runt as f64,
+                (ts.sys_time_us / 1000) as f64 * 100.0 / runt as f64,
+            )
+        } else {
+            (0.0, 0.0)
+        };
+        let sync_pct = p.clat_percentiles || p.lat_percentiles;
+        jobs.push(JobReport {
+            name: u.name.clone(),
+            groupid: u.groupid,
+            members: *members,
+            pid: u.pid,
+            description: u.description.clone(),
+            error: ts.error,
+            verror: ts.verror.clone(),
+            echo: u.echo.clone(),
+            params: p.clone(),
+            dirs,
+            mixed,
+            sync: SyncReport {
+                total_ios: ts.sync_total,
+                lat: LatSummary::from(&ts.sync, &ts.sync_hist, sync_pct, &p.percentile_list),
+            },
+            job_runtime_ms: runt,
+            usr_cpu,
+            sys_cpu,
+            ctx: ts.ctx,
+            majf: ts.majf,
+            minf: ts.minf,
+            iodepth_level: dist(&ts.depth_map, issued_rwt),
+            iodepth_submit: dist(&ts.submit_map, ts.total_submit),
+            iodepth_complete: dist(&ts.complete_map, ts.total_complete),
+            latency_ns: lat_dist(&ts.lat_n, issued_rwt),
+            latency_us: lat_dist(&ts.lat_u, issued_rwt),
+            latency_ms: lat_dist(&ts.lat_m, issued_rwt),
+            issued: [
+                ts.dirs[0].total_ios,
+                ts.dirs[1].total_ios,
+                ts.dirs[2].total_ios,
+                ts.sync_total,
+            ],
+            short: [
+                ts.dirs[0].short_ios,
+                ts.dirs[1].short_ios,
+                ts.dirs[2].short_ios,
+            ],
+            dropped: [
+                ts.dirs[0].drop_ios,
+                ts.dirs[1].drop_ios,
+                ts.dirs[2].drop_ios,
+            ],
+            total_err: ts.total_err,
+            first_error: ts.first_error,
+        });
+    }
+    let eta_s = if elapsed_s < 3 { i32::MAX as i64 } else { 0 };
+    RunReport {
+        version: version.to_string(),
+        timestamp: now.0,
+        timestamp_ms: now.1,
+        time: now.2,
+        global_options,
+        jobs,
+        groups,
+        disks,
+        elapsed_s,
+        eta_s,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::thread::StatsConfig;
+
+    fn params() -> ReportParams {
+        ReportParams {
+            kb_base: 1024,
+            unit_base: 0,
+            sig_figs: 4,
+            percentile_list: vec![50.0, 99.0],
+            percentile_precision: 2,
+            clat_percentiles: true,
+            lat_percentiles: false,
+            slat_percentiles: false,
+            iodepth: 1,
+            continue_on_error: false,
+            unified: Unified::None,
+            nostats_engine: false,
+        }
+    }
+
+    fn job(name: &str, gid: u32, gr: bool, bytes: u64, run: u64, bw_means: &[u64]) -> JobResult {
+        let mut s = ThreadStats::new(StatsConfig {
+            clat_hist: true,
+            ..Default::default()
+        });
+        s.dirs[0].io_bytes = bytes;
+        s.dirs[0].total_ios = bytes / 4096;
+        s.dirs[0].runtime_ms = run;
+        for b in bw_means {
+            s.dirs[0].bw.add(*b);
+        }
+        s.add_clat(0, 1000);
+        JobResult {
+            name: name.into(),
+            groupid: gid,
+            pid: 1,
+            description: None,
+            echo: vec![],
+            group_reporting: gr,
+            stats_enabled: true,
+            params: params(),
+            stats: s,
+        }
+    }
+
+    #[test]
+    fn bw_agg_uses_fio_truncation() {
+        // Two jobs: agg = (40955904*2)*1000/3001 bytes/s; fio printed bw_agg 50.054184 for
+        // a job whose bw_mean was 13342.4 KiB/s.
+        let mut a = job("a", 0, false, 40955904, 3001, &[13342]);
+        a.stats.dirs[0].bw = Stat::default();
+        for v in [13344u64, 13344, 13336, 13344, 13344] {
+            a.stats.dirs[0].bw.add(v);
+        }
+        let b = job("b", 0, false, 40955904, 3001, &[13340]);
+        let r = build(&[a, b], vec![], vec![], "v", (0, 0, String::new()), 3);
+        assert!(
+            (r.jobs[0].dirs[0].bw_agg_pct - 50.054184).abs() < 1e-6,
+            "{}",
+            r.jobs[0].dirs[0].bw_agg_pct
+        );
+        assert_eq!(r.groups[0].dirs[0].io_bytes, 81911808);
+        assert_eq!(r.groups[0].dirs[0].agg_bw, 27294837);
+    }
+
+    #[test]
+    fn group_reporting_merges_consecutive_members() {
+        let jobs = vec![
+            job("a", 0, true, 4096, 10, &[]),
+            job("a", 0, true, 8192, 20, &[]),
+            job("c", 1, true, 4096, 5, &[]),
+        ];
+        let r = build(&jobs, vec![], vec![], "v", (0, 0, String::new()), 1);
+        assert_eq!(r.jobs.len(), 2);
+        assert_eq!(r.jobs[0].members, 2);
+        assert_eq!(r.jobs[0].dirs[0].io_bytes, 12288);
+        assert_eq!(r.jobs[0].dirs[0].runtime_ms, 20);
+        assert_eq!(r.groups.len(), 2);
+        assert_eq!(r.eta_s, i32::MAX as i64);
+    }
+
+    #[test]
+    fn distributions_have_fio_floors() {
+        let mut m = [0u64; 7];
+        m[0] = 1;
+        m[2] = 9999;
+        let d = dist(&m, 10000);
+        assert_eq!(d[0], 0.1);
+        assert!((d[2] - 99.99).abs() < 1e-9);
+        let l = lat_dist(&[1u64, 0, 0, 0, 0, 0, 0, 0, 0, 0], 100_000);
+        assert_eq!(l[0], 0.01);
+    }
+}

@@ -1,0 +1,158 @@
+//! Running min/max/mean/variance (fio's `struct io_stat` with Welford's update) and fio's
+//! two merge rules.
+
+/// Running statistic of unsigned samples (latencies in ns, bandwidth in KiB/s, IOPS).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stat {
+    pub min: u64,
+    pub max: u64,
+    pub samples: u64,
+    pub mean: f64,
+    /// Sum of squared deviations (Welford's S).
+    pub s: f64,
+}
+
+impl Default for Stat {
+    fn default() -> Self {
+        Stat {
+            min: u64::MAX,
+            max: 0,
+            samples: 0,
+            mean: 0.0,
+            s: 0.0,
+        }
+    }
+}
+
+impl Stat {
+    /// Add one sample (fio's `add_stat_sample`).
+    #[inline]
+    pub fn add(&mut self, v: u64) {
+        if v > self.max {
+            self.max = v;
+        }
+        if v < self.min {
+            self.min = v;
+        }
+        let x = v as f64;
+        let delta = x - self.mean;
+        if delta != 0.0 {
+            self.mean += delta / (self.samples as f64 + 1.0);
+            self.s += delta * (x - self.mean);
+        }
+        self.samples += 1;
+    }
+
+    /// Minimum, or 0 without samples (as fio reports it).
+    pub fn min_or_zero(&self) -> u64 {
+        if self.samples == 0 {
+            0
+        } else {
+            self.min
+        }
+    }
+
+    /// Sample standard deviation: sqrt(S / (n - 1)), 0 for n < 2.
+    pub fn stddev(&self) -> f64 {
+        if self.samples > 1 {
+            (self.s / (self.samples as f64 - 1.0)).sqrt()
+        } else {
+            0.0
+        }
+    }
+
+    /// Merge another statistic as if all its samples had been added here (parallel
+    /// variance; fio's `sum_stat` for latencies).
+    pub fn merge(&mut self, o: &Stat) {
+        if o.samples == 0 {
+            return;
+        }
+        if self.samples == 0 {
+            *self = *o;
+            return;
+        }
+        self.min = self.min.min(o.min);
+        self.max = self.max.max(o.max);
+        let n1 = self.samples as f64;
+        let n2 = o.samples as f64;
+        let delta = o.mean - self.mean;
+        let mean = (o.mean * n2 + self.mean * n1) / (n1 + n2);
+        let s = o.s + self.s + delta * delta * (n1 * n2) / (n1 + n2);
+        self.samples += o.samples;
+        self.mean = mean;
+        self.s = s;
+    }
+
+    /// fio's "pure sum" merge used for bandwidth and IOPS samples under group_reporting:
+    /// min, max, mean, S and sample counts are each added, so a group's bw min/avg/max is
+    /// the sum of its members' values.
+    pub fn sum(&mut self, o: &Stat, first: bool) {
+        if first {
+            *self = *o;
+            if o.samples == 0 {
+                self.min = 0;
+            }
+            return;
+        }
+        let omin = if o.samples == 0 { 0 } else { o.min };
+        if self.min == u64::MAX {
+            self.min = 0;
+        }
+        self.min += omin;
+        self.max += o.max;
+        self.mean += o.mean;
+        self.s += o.s;
+        self.samples += o.samples;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_set() {
+        let mut s = Stat::default();
+        for v in [2u64, 4, 4, 4, 5, 5, 7, 9] {
+            s.add(v);
+        }
+        assert_eq!(s.min, 2);
+        assert_eq!(s.max, 9);
+        assert!((s.mean - 5.0).abs() < 1e-12);
+        // Sample stdev of this set: sqrt(32/7).
+        assert!((s.stddev() - (32.0f64 / 7.0).sqrt()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn merge_equals_sequential() {
+        let a_vals = [10u64, 20, 30, 1000];
+        let b_vals = [5u64, 7, 9000, 11, 12];
+        let (mut a, mut b, mut all) = (Stat::default(), Stat::default(), Stat::default());
+        a_vals.iter().for_each(|v| a.add(*v));
+        b_vals.iter().for_each(|v| b.add(*v));
+        a_vals.iter().chain(b_vals.iter()).for_each(|v| all.add(*v));
+        a.merge(&b);
+        assert_eq!(a.samples, all.samples);
+        assert_eq!((a.min, a.max), (all.min, all.max));
+        assert!((a.mean - all.mean).abs() < 1e-9);
+        assert!((a.stddev() - all.stddev()).abs() < 1e-9);
+        let mut e = Stat::default();
+        e.merge(&Stat::default());
+        assert_eq!(e.samples, 0);
+        assert_eq!(e.min_or_zero(), 0);
+    }
+
+    #[test]
+    fn pure_sum() {
+        let mut a = Stat::default();
+        a.add(100);
+        a.add(200);
+        let mut b = Stat::default();
+        b.add(10);
+        let mut g = Stat::default();
+        g.sum(&a, true);
+        g.sum(&b, false);
+        assert_eq!((g.min, g.max, g.samples), (110, 210, 3));
+        assert!((g.mean - 160.0).abs() < 1e-12);
+    }
+}

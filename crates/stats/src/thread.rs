@@ -1,0 +1,362 @@
+//! Per-thread accumulators: everything a job records while it runs. Numbers only; the
+//! report module derives what is printed.
+//!
+//! Recording methods are `#[inline]` and allocation-free: they are on the I/O hot path.
+
+use crate::hist::Hist;
+use crate::stat::Stat;
+
+/// Which optional measurements a job records.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StatsConfig {
+    pub clat_hist: bool,
+    pub lat_hist: bool,
+    pub slat_hist: bool,
+}
+
+/// Statistics of one data direction.
+#[derive(Clone, Debug, Default)]
+pub struct DirStats {
+    /// Bytes transferred (completed).
+    pub io_bytes: u64,
+    /// I/Os issued (fio's `total_io_u`).
+    pub total_ios: u64,
+    /// Short transfers that were requeued for their remainder.
+    pub short_ios: u64,
+    /// I/Os dropped (not issued because the job ended).
+    pub drop_ios: u64,
+    pub slat: Stat,
+    pub clat: Stat,
+    pub lat: Stat,
+    pub slat_hist: Hist,
+    pub clat_hist: Hist,
+    pub lat_hist: Hist,
+    /// Bandwidth samples (KiB/s), one per `bwavgtime` interval with progress.
+    pub bw: Stat,
+    /// IOPS samples, one per `iopsavgtime` interval with progress.
+    pub iops: Stat,
+    /// Runtime of the direction in ms: per loop, the elapsed microseconds rounded up to
+    /// whole milliseconds (fio's `update_runtime`).
+    pub runtime_ms: u64,
+}
+
+/// Number of IO depth / submit / complete buckets.
+pub const DEPTH_BUCKETS: usize = 7;
+
+/// Everything one job thread (or, after merging, one reporting unit) measured.
+#[derive(Clone, Debug, Default)]
+pub struct ThreadStats {
+    pub dirs: [DirStats; 3],
+    /// fsync/fdatasync latencies.
+    pub sync: Stat,
+    pub sync_hist: Hist,
+    pub sync_total: u64,
+    /// Milliseconds from the job's epoch (after ramp) to its end (fio's total_run_time).
+    pub total_run_time_ms: u64,
+    pub usr_time_us: u64,
+    pub sys_time_us: u64,
+    pub ctx: u64,
+    pub majf: u64,
+    pub minf: u64,
+    /// I/Os by queue depth at submission: 1, 2-3, 4-7, 8-15, 16-31, 32-63, >=64.
+    pub depth_map: [u64; DEPTH_BUCKETS],
+    /// Submit calls by number of I/Os submitted: 0, 1-4, 5-8, 9-16, 17-32, 33-64, >64.
+    pub submit_map: [u64; DEPTH_BUCKETS],
+    pub complete_map: [u64; DEPTH_BUCKETS],
+    pub total_submit: u64,
+    pub total_complete: u64,
+    /// clat distribution buckets: <1 µs (in ns), <1 ms (in µs), and ms.
+    pub lat_n: [u64; 10],
+    pub lat_u: [u64; 10],
+    pub lat_m: [u64; 12],
+    /// Error state: errno of the first fatal error (0 = none) and its description.
+    pub error: i32,
+    pub verror: String,
+    /// Non-fatal errors counted under continue_on_error.
+    pub total_err: u64,
+    pub first_error: i32,
+}
+
+#[inline]
+fn depth_bucket(d: u64) -> usize {
+    match d {
+        0..=1 => 0,
+        2..=3 => 1,
+        4..=7 => 2,
+        8..=15 => 3,
+        16..=31 => 4,
+        32..=63 => 5,
+        _ => 6,
+    }
+}
+
+#[inline]
+fn batch_bucket(n: u64) -> usize {
+    match n {
+        0 => 0,
+        1..=4 => 1,
+        5..=8 => 2,
+        9..=16 => 3,
+        17..=32 => 4,
+        33..=64 => 5,
+        _ => 6,
+    }
+}
+
+/// fio's latency bucket for a value in its unit (ns below 1 µs, µs below 1 ms, ms above).
+#[inline]
+fn lat_bucket(v: u64) -> usize {
+    match v {
+        0..=1 => 0,
+        2..=3 => 1,
+        4..=9 => 2,
+        10..=19 => 3,
+        20..=49 => 4,
+        50..=99 => 5,
+        100..=249 => 6,
+        250..=499 => 7,
+        500..=749 => 8,
+        750..=999 => 9,
+        1000..=1999 => 10,
+        _ => 11,
+    }
+}
+
+impl ThreadStats {
+    pub fn new(cfg: StatsConfig) -> Self {
+        let mut t = ThreadStats::default();
+        for d in &mut t.dirs {
+            if cfg.clat_hist {
+                d.clat_hist = Hist::enabled();
+            }
+            if cfg.lat_hist {
+                d.lat_hist = Hist::enabled();
+            }
+            if cfg.slat_hist {
+                d.slat_hist = Hist::enabled();
+            }
+        }
+        if cfg.clat_hist || cfg.lat_hist {
+            t.sync_hist = Hist::enabled();
+        }
+        t
+    }
+
+    #[inline]
+    pub fn add_slat(&mut self, ddir: usize, ns: u64) {
+        let d = &mut self.dirs[ddir];
+        d.slat.add(ns);
+        d.slat_hist.add(ns);
+    }
+
+    /// Completion latency; also feeds the `lat (nsec/usec/msec)` distribution.
+    #[inline]
+    pub fn add_clat(&mut self, ddir: usize, ns: u64) {
+        let d = &mut self.dirs[ddir];
+        d.clat.add(ns);
+        d.clat_hist.add(ns);
+        self.mark_latency(ns);
+    }
+
+    #[inline]
+    pub fn add_lat(&mut self, ddir: usize, ns: u64) {
+        let d = &mut self.dirs[ddir];
+        d.lat.add(ns);
+        d.lat_hist.add(ns);
+    }
+
+    #[inline]
+    pub fn add_sync(&mut self, ns: u64) {
+        self.sync.add(ns);
+        self.sync_hist.add(ns);
+    }
+
+    #[inline]
+    pub fn mark_latency(&mut self, ns: u64) {
+        if ns < 1000 {
+            self.lat_n[lat_bucket(ns).min(9)] += 1;
+        } else if ns < 1_000_000 {
+            self.lat_u[lat_bucket(ns / 1000).min(9)] += 1;
+        } else {
+            self.lat_m[lat_bucket(ns / 1_000_000)] += 1;
+        }
+    }
+
+    /// `nr` I/Os were queued while `depth` were in flight (after adding them).
+    #[inline]
+    pub fn mark_depth(&mut self, depth: u64, nr: u64) {
+        self.depth_map[depth_bucket(depth)] += nr;
+    }
+
+    #[inline]
+    pub fn mark_submit(&mut self, nr: u64) {
+        self.submit_map[batch_bucket(nr)] += 1;
+        self.total_submit += 1;
+    }
+
+    #[inline]
+    pub fn mark_complete(&mut self, nr: u64) {
+        self.complete_map[batch_bucket(nr)] += 1;
+        self.total_complete += 1;
+    }
+
+    /// Record the first fatal error (later ones are ignored, as in fio).
+    pub fn set_error(&mut self, errno: i32, what: String) {
+        if self.error == 0 {
+            self.error = errno;
+            self.verror = what;
+        }
+    }
+
+    /// Count a non-fatal error (continue_on_error).
+    pub fn count_error(&mut self, errno: i32) {
+        if self.total_err == 0 {
+            self.first_error = errno;
+        }
+        self.total_err += 1;
+    }
+
+    /// Sum of issued read, write and trim I/Os.
+    pub fn issued_rwt(&self) -> u64 {
+        self.dirs.iter().map(|d| d.total_ios).sum()
+    }
+
+    /// Merge another member of a reporting group (fio's `sum_thread_stats`).
+    pub fn merge(&mut self, o: &ThreadStats, first: bool) {
+        for (d, s) in self.dirs.iter_mut().zip(o.dirs.iter()) {
+            d.io_bytes += s.io_bytes;
+            d.total_ios += s.total_ios;
+            d.short_ios += s.short_ios;
+            d.drop_ios += s.drop_ios;
+            d.slat.merge(&s.slat);
+            d.clat.merge(&s.clat);
+            d.lat.merge(&s.lat);
+            d.slat_hist.merge(&s.slat_hist);
+            d.clat_hist.merge(&s.clat_hist);
+            d.lat_hist.merge(&s.lat_hist);
+            d.bw.sum(&s.bw, first);
+            d.iops.sum(&s.iops, first);
+            d.runtime_ms = d.runtime_ms.max(s.runtime_ms);
+        }
+        self.sync.merge(&o.sync);
+        self.sync_hist.merge(&o.sync_hist);
+        self.sync_total += o.sync_total;
+        self.total_run_time_ms += o.total_run_time_ms;
+        self.usr_time_us += o.usr_time_us;
+        self.sys_time_us += o.sys_time_us;
+        self.ctx += o.ctx;
+        self.majf += o.majf;
+        self.minf += o.minf;
+        for i in 0..DEPTH_BUCKETS {
+            self.depth_map[i] += o.depth_map[i];
+            self.submit_map[i] += o.submit_map[i];
+            self.complete_map[i] += o.complete_map[i];
+        }
+        self.total_submit += o.total_submit;
+        self.total_complete += o.total_complete;
+        for i in 0..10 {
+            self.lat_n[i] += o.lat_n[i];
+            self.lat_u[i] += o.lat_u[i];
+        }
+        for i in 0..12 {
+            self.lat_m[i] += o.lat_m[i];
+        }
+        if self.error == 0 && o.error != 0 {
+            self.error = o.error;
+            self.verror = o.verror.clone();
+        }
+        if self.total_err == 0 {
+            self.first_error = o.first_error;
+        }
+        self.total_err += o.total_err;
+    }
+
+    /// Fold write and trim into read (unified_rw_reporting=mixed).
+    pub fn fold_mixed(&self) -> DirStats {
+        let mut m = self.dirs[0].clone();
+        for s in &self.dirs[1..] {
+            m.io_bytes += s.io_bytes;
+            m.total_ios += s.total_ios;
+            m.short_ios += s.short_ios;
+            m.drop_ios += s.drop_ios;
+            m.slat.merge(&s.slat);
+            m.clat.merge(&s.clat);
+            m.lat.merge(&s.lat);
+            m.slat_hist.merge(&s.slat_hist);
+            m.clat_hist.merge(&s.clat_hist);
+            m.lat_hist.merge(&s.lat_hist);
+            m.bw.sum(&s.bw, false);
+            m.iops.sum(&s.iops, false);
+            m.runtime_ms = m.runtime_ms.max(s.runtime_ms);
+        }
+        m
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn latency_buckets_match_fio_boundaries() {
+        let mut t = ThreadStats::default();
+        for ns in [
+            1,
+            750,
+            999,
+            1000,
+            2000,
+            99_999,
+            1_000_000,
+            1_999_999,
+            2_000_000_000,
+            60_000_000_000,
+        ] {
+            t.mark_latency(ns);
+        }
+        assert_eq!(t.lat_n[0], 1); // 1 ns -> "2="
+        assert_eq!(t.lat_n[9], 2); // 750, 999 -> "1000="
+        assert_eq!(t.lat_u[0], 1); // 1000 ns = 1 us -> "2="
+        assert_eq!(t.lat_u[1], 1); // 2 us -> "4="
+        assert_eq!(t.lat_u[5], 1); // 99.999 us -> "100="
+        assert_eq!(t.lat_m[0], 2); // 1 ms, 1.999 ms -> "2="
+        assert_eq!(t.lat_m[11], 2); // 2 s, 60 s -> ">=2000="
+    }
+
+    #[test]
+    fn depth_and_batch_buckets() {
+        let mut t = ThreadStats::default();
+        t.mark_depth(1, 1);
+        t.mark_depth(4, 1);
+        t.mark_depth(64, 3);
+        t.mark_submit(1);
+        t.mark_submit(65);
+        assert_eq!(t.depth_map, [1, 0, 1, 0, 0, 0, 3]);
+        assert_eq!(t.submit_map, [0, 1, 0, 0, 0, 0, 1]);
+        assert_eq!(t.total_submit, 2);
+    }
+
+    #[test]
+    fn merge_sums_counts_and_keeps_max_runtime() {
+        let cfg = StatsConfig {
+            clat_hist: true,
+            ..Default::default()
+        };
+        let mut a = ThreadStats::new(cfg);
+        let mut b = ThreadStats::new(cfg);
+        a.dirs[0].io_bytes = 10;
+        a.dirs[0].runtime_ms = 5;
+        a.add_clat(0, 100);
+        b.dirs[0].io_bytes = 20;
+        b.dirs[0].runtime_ms = 9;
+        b.add_clat(0, 300);
+        let mut g = ThreadStats::default();
+        g.merge(&a, true);
+        g.merge(&b, false);
+        assert_eq!(g.dirs[0].io_bytes, 30);
+        assert_eq!(g.dirs[0].runtime_ms, 9);
+        assert_eq!(g.dirs[0].clat.samples, 2);
+        assert_eq!(g.dirs[0].clat_hist.total(), 2);
+        assert!((g.dirs[0].clat.mean - 200.0).abs() < 1e-9);
+    }
+}
