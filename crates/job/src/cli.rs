@@ -82,7 +82,7 @@ pub struct Cli {
 
 /// Argument requirement of a program switch.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Arg {
+pub enum Arg {
     None,
     Required,
     Optional,

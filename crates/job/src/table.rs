@@ -165,8 +165,6 @@ macro_rules! time_row {
     };
 }
 
-const YES_NO: &[(&str, &str)] = &[("0", "off"), ("1", "on")];
-
 const ENGINE_NAMES_HELP: &[(&str, &str)] = &[];
 
 /// Every option flexio understands, in `--cmdhelp` order.

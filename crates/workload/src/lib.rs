@@ -1,1 +1,11 @@
+//! flexio's workload generators: pure, deterministic functions of the job options and a
+//! seed. They decide which file, direction, offset and length come next and what a write
+//! buffer holds; they never touch the system.
 
+pub mod bitmap;
+pub mod fill;
+pub mod gen;
+pub mod rng;
+
+pub use gen::{BsPolicy, FileSelect, Generator, NextIo, Region, Spec};
+pub use rng::Taus88;

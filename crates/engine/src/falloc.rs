@@ -1,0 +1,43 @@
+//! `falloc`: fallocate(2) as the I/O. Reads allocate keeping the size, writes allocate
+//! (extending), trims punch holes.
+
+use crate::{Caps, Engine, IoReq, Op, Queued};
+use rustix::fd::BorrowedFd;
+use rustix::fs::FallocateFlags;
+
+pub struct Falloc;
+
+impl Engine for Falloc {
+    fn name(&self) -> &'static str {
+        "falloc"
+    }
+    fn caps(&self) -> Caps {
+        Caps {
+            syncio: true,
+            trim: true,
+            ..Caps::default()
+        }
+    }
+    fn queue(&mut self, io: &IoReq) -> Queued {
+        // SAFETY: the core keeps the descriptor open while the request is outstanding.
+        let fd = unsafe { BorrowedFd::borrow_raw(io.fd) };
+        let len = io.len as u64;
+        let r = match io.op {
+            Op::Read => rustix::fs::fallocate(fd, FallocateFlags::KEEP_SIZE, io.offset, len),
+            Op::Write => rustix::fs::fallocate(fd, FallocateFlags::empty(), io.offset, len),
+            Op::Trim => rustix::fs::fallocate(
+                fd,
+                FallocateFlags::KEEP_SIZE | FallocateFlags::PUNCH_HOLE,
+                io.offset,
+                len,
+            ),
+            Op::Sync => rustix::fs::fsync(fd),
+            Op::Datasync => rustix::fs::fdatasync(fd),
+        };
+        Queued::Completed(match (r, io.op) {
+            (Ok(()), Op::Sync | Op::Datasync) => 0,
+            (Ok(()), _) => io.len as i64,
+            (Err(e), _) => -(e.raw_os_error() as i64),
+        })
+    }
+}

@@ -1,0 +1,120 @@
+//! `mmap`: each file is mapped whole; reads copy out of the mapping, writes copy into it,
+//! and sync requests msync(2) it.
+
+use crate::{Caps, Engine, EngineConfig, FileInfo, IoReq, Op, Queued};
+use rustix::mm::{MapFlags, MsyncFlags, ProtFlags};
+use std::io;
+
+struct Mapping {
+    ptr: *mut u8,
+    len: usize,
+}
+
+pub struct Mmap {
+    maps: Vec<Option<Mapping>>,
+    advise: bool,
+}
+
+// SAFETY: the mappings are private to the job thread that owns the engine.
+unsafe impl Send for Mmap {}
+
+impl Mmap {
+    pub fn new(cfg: &EngineConfig) -> Self {
+        Mmap {
+            maps: Vec::new(),
+            advise: cfg.advise,
+        }
+    }
+
+    fn unmap(&mut self, file: usize) {
+        if let Some(Some(m)) = self.maps.get_mut(file).map(Option::take) {
+            // SAFETY: ptr/len describe a mapping created by open_file and not yet unmapped.
+            let _ = unsafe { rustix::mm::munmap(m.ptr.cast(), m.len) };
+        }
+    }
+}
+
+impl Drop for Mmap {
+    fn drop(&mut self) {
+        for i in 0..self.maps.len() {
+            self.unmap(i);
+        }
+    }
+}
+
+impl Engine for Mmap {
+    fn name(&self) -> &'static str {
+        "mmap"
+    }
+    fn caps(&self) -> Caps {
+        Caps {
+            syncio: true,
+            no_extend: true,
+            ..Caps::default()
+        }
+    }
+    fn open_file(&mut self, file: u32, f: &FileInfo) -> io::Result<()> {
+        let i = file as usize;
+        if self.maps.len() <= i {
+            self.maps.resize_with(i + 1, || None);
+        }
+        self.unmap(i);
+        if f.size == 0 {
+            return Ok(());
+        }
+        let len = usize::try_from(f.size).map_err(|_| io::Error::from_raw_os_error(libc::EFBIG))?;
+        let prot = if f.writable {
+            ProtFlags::READ | ProtFlags::WRITE
+        } else {
+            ProtFlags::READ
+        };
+        // SAFETY: the descriptor is open (the core just opened it); we map `len` bytes of it
+        // shared, and keep the mapping until close_file/drop.
+        let fd = unsafe { rustix::fd::BorrowedFd::borrow_raw(f.fd) };
+        // SAFETY: a fresh mapping at a kernel-chosen address aliases no Rust memory.
+        let p =
+            unsafe { rustix::mm::mmap(std::ptr::null_mut(), len, prot, MapFlags::SHARED, fd, 0) }
+                .map_err(|e| io::Error::from_raw_os_error(e.raw_os_error()))?;
+        if self.advise {
+            let adv = if f.random {
+                rustix::mm::Advice::Random
+            } else {
+                rustix::mm::Advice::Sequential
+            };
+            // SAFETY: advising on our own mapping has no memory-safety effect.
+            let _ = unsafe { rustix::mm::madvise(p, len, adv) };
+        }
+        self.maps[i] = Some(Mapping { ptr: p.cast(), len });
+        Ok(())
+    }
+    fn close_file(&mut self, file: u32) -> io::Result<()> {
+        self.unmap(file as usize);
+        Ok(())
+    }
+    fn queue(&mut self, io: &IoReq) -> Queued {
+        let Some(Some(m)) = self.maps.get(io.file as usize) else {
+            return Queued::Completed(-(libc::EINVAL as i64));
+        };
+        if matches!(io.op, Op::Sync | Op::Datasync) {
+            // SAFETY: msync on our own live mapping.
+            let r = unsafe { rustix::mm::msync(m.ptr.cast(), m.len, MsyncFlags::SYNC) };
+            return Queued::Completed(r.map(|_| 0).unwrap_or_else(|e| -(e.raw_os_error() as i64)));
+        }
+        let off = io.offset as usize;
+        if io.offset > usize::MAX as u64 || off >= m.len {
+            return Queued::Completed(-(libc::EINVAL as i64));
+        }
+        let n = io.len.min(m.len - off);
+        match io.op {
+            // SAFETY: [off, off+n) lies inside the live mapping; the request buffer holds
+            // at least n bytes owned by the core for the duration of this call; the two
+            // regions cannot overlap (one is file-backed mapping, one heap).
+            Op::Read => unsafe { std::ptr::copy_nonoverlapping(m.ptr.add(off), io.buf, n) },
+            // SAFETY: as above, in the other direction; the mapping is writable for
+            // writable files (the core opens files for writing when the job writes).
+            Op::Write => unsafe { std::ptr::copy_nonoverlapping(io.buf, m.ptr.add(off), n) },
+            _ => return Queued::Completed(-(libc::EINVAL as i64)),
+        }
+        Queued::Completed(n as i64)
+    }
+}

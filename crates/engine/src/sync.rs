@@ -1,0 +1,365 @@
+//! The synchronous system-call engines: sync, psync, pvsync, pvsync2 and vsync.
+
+use crate::{from_rustix, Caps, Completion, Engine, EngineConfig, FileInfo, IoReq, Op, Queued};
+use rustix::fd::BorrowedFd;
+use rustix::io::{IoSlice, IoSliceMut, ReadWriteFlags};
+use std::io;
+
+const SYNC_CAPS: Caps = Caps {
+    syncio: true,
+    diskless: false,
+    no_extend: false,
+    file_op: false,
+    has_commit: false,
+    trim: false,
+    no_fd: false,
+};
+
+/// Borrow the request's descriptor.
+#[inline]
+fn fd(io: &IoReq) -> BorrowedFd<'_> {
+    // SAFETY: the core keeps the file open while any request on it is outstanding, and a
+    // request's descriptor is the file's open descriptor.
+    unsafe { BorrowedFd::borrow_raw(io.fd) }
+}
+
+/// The request's buffer as a slice.
+#[inline]
+fn buf(io: &IoReq) -> &mut [u8] {
+    // SAFETY: the core guarantees `buf` points to `len` bytes it owns, valid and not
+    // otherwise referenced until this request completes (it completes inside queue here).
+    unsafe { std::slice::from_raw_parts_mut(io.buf, io.len) }
+}
+
+/// fsync / fdatasync through the request's descriptor.
+#[inline]
+fn do_sync(io: &IoReq) -> i64 {
+    let r = match io.op {
+        Op::Sync => rustix::fs::fsync(fd(io)),
+        _ => rustix::fs::fdatasync(fd(io)),
+    };
+    match r {
+        Ok(()) => 0,
+        Err(e) => -(e.raw_os_error() as i64),
+    }
+}
+
+fn einval() -> i64 {
+    -(libc::EINVAL as i64)
+}
+
+/// `psync`: pread(2)/pwrite(2).
+pub struct Psync;
+
+impl Engine for Psync {
+    fn name(&self) -> &'static str {
+        "psync"
+    }
+    fn caps(&self) -> Caps {
+        SYNC_CAPS
+    }
+    #[inline]
+    fn queue(&mut self, io: &IoReq) -> Queued {
+        Queued::Completed(match io.op {
+            Op::Read => from_rustix(rustix::io::pread(fd(io), buf(io), io.offset)),
+            Op::Write => from_rustix(rustix::io::pwrite(fd(io), buf(io), io.offset)),
+            Op::Sync | Op::Datasync => do_sync(io),
+            Op::Trim => einval(),
+        })
+    }
+}
+
+/// `sync`: lseek(2) (only when the position differs) then read(2)/write(2).
+pub struct SyncRw {
+    /// Current file position per file index (u64::MAX = unknown).
+    pos: Vec<u64>,
+}
+
+impl SyncRw {
+    pub fn new() -> Self {
+        SyncRw { pos: Vec::new() }
+    }
+}
+
+impl Default for SyncRw {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Engine for SyncRw {
+    fn name(&self) -> &'static str {
+        "sync"
+    }
+    fn caps(&self) -> Caps {
+        SYNC_CAPS
+    }
+    fn open_file(&mut self, file: u32, _f: &FileInfo) -> io::Result<()> {
+        let i = file as usize;
+        if self.pos.len() <= i {
+            self.pos.resize(i + 1, u64::MAX);
+        }
+        self.pos[i] = 0;
+        Ok(())
+    }
+    fn close_file(&mut self, file: u32) -> io::Result<()> {
+        if let Some(p) = self.pos.get_mut(file as usize) {
+            *p = u64::MAX;
+        }
+        Ok(())
+    }
+    #[inline]
+    fn queue(&mut self, io: &IoReq) -> Queued {
+        if matches!(io.op, Op::Sync | Op::Datasync) {
+            return Queued::Completed(do_sync(io));
+        }
+        let i = io.file as usize;
+        let known = self.pos.get(i).copied().unwrap_or(u64::MAX);
+        if known != io.offset {
+            if let Err(e) = rustix::fs::seek(fd(io), rustix::fs::SeekFrom::Start(io.offset)) {
+                return Queued::Completed(-(e.raw_os_error() as i64));
+            }
+        }
+        let r = match io.op {
+            Op::Read => from_rustix(rustix::io::read(fd(io), buf(io))),
+            Op::Write => from_rustix(rustix::io::write(fd(io), buf(io))),
+            _ => einval(),
+        };
+        if let Some(p) = self.pos.get_mut(i) {
+            *p = if r >= 0 {
+                io.offset + r as u64
+            } else {
+                u64::MAX
+            };
+        }
+        Queued::Completed(r)
+    }
+}
+
+/// `pvsync`: preadv(2)/pwritev(2) with one vector.
+pub struct Pvsync;
+
+impl Engine for Pvsync {
+    fn name(&self) -> &'static str {
+        "pvsync"
+    }
+    fn caps(&self) -> Caps {
+        SYNC_CAPS
+    }
+    #[inline]
+    fn queue(&mut self, io: &IoReq) -> Queued {
+        Queued::Completed(match io.op {
+            Op::Read => from_rustix(rustix::io::preadv(
+                fd(io),
+                &mut [IoSliceMut::new(buf(io))],
+                io.offset,
+            )),
+            Op::Write => from_rustix(rustix::io::pwritev(
+                fd(io),
+                &[IoSlice::new(buf(io))],
+                io.offset,
+            )),
+            Op::Sync | Op::Datasync => do_sync(io),
+            Op::Trim => einval(),
+        })
+    }
+}
+
+/// `RWF_UNCACHED` (called RWF_DONTCACHE by the kernel since 6.14).
+const RWF_UNCACHED: u32 = 0x80;
+
+/// `pvsync2`: preadv2(2)/pwritev2(2) with RWF_HIPRI / RWF_NOWAIT / RWF_UNCACHED.
+pub struct Pvsync2 {
+    base: ReadWriteFlags,
+    hipri_pct: u32,
+    rng: u32,
+}
+
+impl Pvsync2 {
+    pub fn new(cfg: &EngineConfig) -> Self {
+        let mut base = ReadWriteFlags::empty();
+        if cfg.nowait {
+            base |= ReadWriteFlags::NOWAIT;
+        }
+        if cfg.uncached {
+            base |= ReadWriteFlags::from_bits_retain(RWF_UNCACHED);
+        }
+        Pvsync2 {
+            base,
+            hipri_pct: if cfg.hipri { cfg.hipri_percentage } else { 0 },
+            rng: cfg.seed | 1,
+        }
+    }
+
+    #[inline]
+    fn flags(&mut self) -> ReadWriteFlags {
+        if self.hipri_pct == 0 {
+            return self.base;
+        }
+        if self.hipri_pct >= 100 {
+            return self.base | ReadWriteFlags::HIPRI;
+        }
+        // xorshift32 for the per-I/O coin.
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 17;
+        self.rng ^= self.rng << 5;
+        if self.rng % 100 < self.hipri_pct {
+            self.base | ReadWriteFlags::HIPRI
+        } else {
+            self.base
+        }
+    }
+}
+
+impl Engine for Pvsync2 {
+    fn name(&self) -> &'static str {
+        "pvsync2"
+    }
+    fn caps(&self) -> Caps {
+        SYNC_CAPS
+    }
+    #[inline]
+    fn queue(&mut self, io: &IoReq) -> Queued {
+        let flags = self.flags();
+        Queued::Completed(match io.op {
+            Op::Read => from_rustix(rustix::io::preadv2(
+                fd(io),
+                &mut [IoSliceMut::new(buf(io))],
+                io.offset,
+                flags,
+            )),
+            Op::Write => from_rustix(rustix::io::pwritev2(
+                fd(io),
+                &[IoSlice::new(buf(io))],
+                io.offset,
+                flags,
+            )),
+            Op::Sync | Op::Datasync => do_sync(io),
+            Op::Trim => einval(),
+        })
+    }
+}
+
+/// `vsync`: contiguous requests of one file and direction are gathered (up to the queue
+/// depth) and moved with one lseek(2) + readv(2)/writev(2) at commit.
+pub struct Vsync {
+    pending: Vec<IoReq>,
+    done: Vec<Completion>,
+    max: usize,
+}
+
+impl Vsync {
+    pub fn new(depth: usize) -> Self {
+        let d = depth.max(1);
+        Vsync {
+            pending: Vec::with_capacity(d),
+            done: Vec::with_capacity(d),
+            max: d,
+        }
+    }
+
+    fn appendable(&self, io: &IoReq) -> bool {
+        match self.pending.last() {
+            None => true,
+            Some(last) => {
+                last.file == io.file
+                    && last.op == io.op
+                    && matches!(io.op, Op::Read | Op::Write)
+                    && last.offset + last.len as u64 == io.offset
+                    && self.pending.len() < self.max
+            }
+        }
+    }
+}
+
+impl Engine for Vsync {
+    fn name(&self) -> &'static str {
+        "vsync"
+    }
+    fn caps(&self) -> Caps {
+        Caps {
+            syncio: true,
+            has_commit: true,
+            ..SYNC_CAPS
+        }
+    }
+    fn queue(&mut self, io: &IoReq) -> Queued {
+        if matches!(io.op, Op::Sync | Op::Datasync) {
+            if !self.pending.is_empty() {
+                return Queued::Busy;
+            }
+            return Queued::Completed(do_sync(io));
+        }
+        if io.op == Op::Trim {
+            return Queued::Completed(einval());
+        }
+        if !self.done.is_empty() || !self.appendable(io) {
+            return Queued::Busy;
+        }
+        self.pending.push(*io);
+        Queued::Queued
+    }
+    fn commit(&mut self) -> io::Result<usize> {
+        if self.pending.is_empty() {
+            return Ok(0);
+        }
+        let first = self.pending[0];
+        let n = self.pending.len();
+        let res = match rustix::fs::seek(fd(&first), rustix::fs::SeekFrom::Start(first.offset)) {
+            Err(e) => -(e.raw_os_error() as i64),
+            Ok(_) => {
+                // At most the queue depth of vectors, kept on the stack for small depths.
+                const STACK: usize = 64;
+                if n <= STACK {
+                    if first.op == Op::Read {
+                        let mut v: [IoSliceMut; STACK] =
+                            std::array::from_fn(|_| IoSliceMut::new(&mut []));
+                        for (slot, r) in v.iter_mut().zip(&self.pending) {
+                            *slot = IoSliceMut::new(buf(r));
+                        }
+                        from_rustix(rustix::io::readv(fd(&first), &mut v[..n]))
+                    } else {
+                        let mut v: [IoSlice; STACK] = std::array::from_fn(|_| IoSlice::new(&[]));
+                        for (slot, r) in v.iter_mut().zip(&self.pending) {
+                            *slot = IoSlice::new(buf(r));
+                        }
+                        from_rustix(rustix::io::writev(fd(&first), &v[..n]))
+                    }
+                } else if first.op == Op::Read {
+                    let mut v: Vec<IoSliceMut> = self
+                        .pending
+                        .iter()
+                        .map(|r| IoSliceMut::new(buf(r)))
+                        .collect();
+                    from_rustix(rustix::io::readv(fd(&first), &mut v))
+                } else {
+                    let v: Vec<IoSlice> =
+                        self.pending.iter().map(|r| IoSlice::new(buf(r))).collect();
+                    from_rustix(rustix::io::writev(fd(&first), &v))
+                }
+            }
+        };
+        // Hand back each request's share of the transfer (short transfers end early).
+        let mut left = if res >= 0 { res as u64 } else { 0 };
+        for r in &self.pending {
+            let got = if res < 0 {
+                res
+            } else {
+                let g = left.min(r.len as u64);
+                left -= g;
+                g as i64
+            };
+            self.done.push(Completion {
+                idx: r.idx,
+                res: got,
+            });
+        }
+        self.pending.clear();
+        Ok(n)
+    }
+    fn reap(&mut self, _min: usize, max: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
+        let n = self.done.len().min(max.max(1));
+        out.extend(self.done.drain(..n));
+        Ok(n)
+    }
+}

@@ -1,0 +1,362 @@
+//! fio's JSON printer (`json.c`) and the JSON / JSON+ report (`stat.c:
+//! show_thread_status_json`, `add_ddir_status_json`).
+//!
+//! Layout: two spaces per level, `"key" : value`, one member per line, integers as `%lld`,
+//! floats as `%f` (six decimals). Keys appear in fio 3.33's order.
+
+use flexio_stats::report::{DirReport, JobReport, LatSummary, RunReport, SyncReport, Unified};
+
+/// A JSON value in insertion order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum J {
+    Int(i128),
+    Float(f64),
+    Str(String),
+    Obj(Vec<(String, J)>),
+    Arr(Vec<J>),
+}
+
+/// Object builder.
+#[derive(Default)]
+pub struct Obj(Vec<(String, J)>);
+
+impl Obj {
+    pub fn new() -> Self {
+        Obj(Vec::new())
+    }
+    pub fn int(mut self, k: &str, v: impl Into<i128>) -> Self {
+        self.0.push((k.to_string(), J::Int(v.into())));
+        self
+    }
+    pub fn float(mut self, k: &str, v: f64) -> Self {
+        self.0.push((k.to_string(), J::Float(v)));
+        self
+    }
+    pub fn str(mut self, k: &str, v: &str) -> Self {
+        self.0.push((k.to_string(), J::Str(v.to_string())));
+        self
+    }
+    pub fn obj(mut self, k: &str, v: Obj) -> Self {
+        self.0.push((k.to_string(), J::Obj(v.0)));
+        self
+    }
+    pub fn arr(mut self, k: &str, v: Vec<J>) -> Self {
+        self.0.push((k.to_string(), J::Arr(v)));
+        self
+    }
+    pub fn push(&mut self, k: &str, v: J) {
+        self.0.push((k.to_string(), v));
+    }
+    pub fn into_j(self) -> J {
+        J::Obj(self.0)
+    }
+}
+
+fn escape(s: &str, out: &mut String) {
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            // fio escapes only the two above; control characters are escaped here as well
+            // so that the output stays valid JSON whatever a job name contains.
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+}
+
+fn indent(level: usize, out: &mut String) {
+    for _ in 0..level {
+        out.push_str("  ");
+    }
+}
+
+/// C's `%f` for a finite value; non-finite values are printed as 0 to keep JSON valid.
+pub fn fmt_f(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v:.6}")
+    } else {
+        "0.000000".into()
+    }
+}
+
+fn print_value(v: &J, level: usize, out: &mut String) {
+    match v {
+        J::Int(i) => out.push_str(&i.to_string()),
+        J::Float(f) => out.push_str(&fmt_f(*f)),
+        J::Str(s) => {
+            out.push('"');
+            escape(s, out);
+            out.push('"');
+        }
+        J::Obj(pairs) => {
+            out.push('{');
+            for (i, (k, v)) in pairs.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push('\n');
+                indent(level + 1, out);
+                out.push('"');
+                escape(k, out);
+                out.push_str("\" : ");
+                print_value(v, level + 1, out);
+            }
+            out.push('\n');
+            indent(level, out);
+            out.push('}');
+        }
+        J::Arr(items) => {
+            out.push('[');
+            for (i, v) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push('\n');
+                indent(level + 1, out);
+                print_value(v, level + 1, out);
+            }
+            out.push('\n');
+            indent(level, out);
+            out.push(']');
+        }
+    }
+}
+
+/// Print a value as fio's printer does, followed by a newline.
+pub fn print(v: &J) -> String {
+    let mut out = String::new();
+    print_value(v, 0, &mut out);
+    out.push('\n');
+    out
+}
+
+fn lat_obj(l: &LatSummary, plus: bool) -> Obj {
+    let mut o = Obj::new()
+        .int("min", l.min_ns)
+        .int("max", l.max_ns)
+        .float("mean", l.mean_ns)
+        .float("stddev", l.stddev_ns)
+        .int("N", l.n);
+    if let Some(p) = &l.percentiles {
+        let mut po = Obj::new();
+        for (pct, v) in p {
+            po = po.int(&fmt_f(*pct), *v);
+        }
+        o = o.obj("percentile", po);
+        if plus {
+            if let Some(bins) = &l.bins {
+                let mut bo = Obj::new();
+                for (v, n) in bins {
+                    bo = bo.int(&v.to_string(), *n);
+                }
+                o = o.obj("bins", bo);
+            }
+        }
+    }
+    o
+}
+
+fn dir_obj(d: &DirReport, plus: bool) -> Obj {
+    Obj::new()
+        .int("io_bytes", d.io_bytes)
+        .int("io_kbytes", d.io_bytes >> 10)
+        .int("bw_bytes", d.bw_bytes)
+        .int("bw", d.bw_bytes / 1024)
+        .float("iops", d.iops)
+        .int("runtime", d.runtime_ms)
+        .int("total_ios", d.total_ios)
+        .int("short_ios", d.short_ios)
+        .int("drop_ios", d.drop_ios)
+        .obj("slat_ns", lat_obj(&d.slat, plus))
+        .obj("clat_ns", lat_obj(&d.clat, plus))
+        .obj("lat_ns", lat_obj(&d.lat, plus))
+        .int("bw_min", d.bw_samples.min)
+        .int("bw_max", d.bw_samples.max)
+        .float("bw_agg", d.bw_agg_pct)
+        .float("bw_mean", d.bw_samples.mean)
+        .float("bw_dev", d.bw_samples.stddev)
+        .int("bw_samples", d.bw_samples.samples)
+        .int("iops_min", d.iops_samples.min)
+        .int("iops_max", d.iops_samples.max)
+        .float("iops_mean", d.iops_samples.mean)
+        .float("iops_stddev", d.iops_samples.stddev)
+        .int("iops_samples", d.iops_samples.samples)
+}
+
+fn sync_obj(s: &SyncReport, plus: bool) -> Obj {
+    Obj::new()
+        .int("total_ios", s.total_ios)
+        .obj("lat_ns", lat_obj(&s.lat, plus))
+}
+
+fn keyed(keys: &[&str], vals: &[f64]) -> Obj {
+    let mut o = Obj::new();
+    for (k, v) in keys.iter().zip(vals) {
+        o = o.float(k, *v);
+    }
+    o
+}
+
+/// Options echo: pairs with an empty value are omitted, as fio does.
+pub fn options_obj(echo: &[(String, String)]) -> Obj {
+    let mut o = Obj::new();
+    for (k, v) in echo.iter().filter(|(_, v)| !v.is_empty()) {
+        o = o.str(k, v);
+    }
+    o
+}
+
+/// One job object.
+pub fn job_obj(j: &JobReport, r: &RunReport, plus: bool) -> Obj {
+    let mut o = Obj::new()
+        .str("jobname", &j.name)
+        .int("groupid", j.groupid)
+        .int("error", j.error);
+    o = o.int("eta", r.eta_s).int("elapsed", r.elapsed_s);
+    if j.echo.iter().any(|(_, v)| !v.is_empty()) {
+        o = o.obj("job options", options_obj(&j.echo));
+    }
+    match (j.params.unified, &j.mixed) {
+        (Unified::Mixed, Some(m)) => {
+            o = o.obj("mixed", dir_obj(m, plus));
+        }
+        _ => {
+            o = o
+                .obj("read", dir_obj(&j.dirs[0], plus))
+                .obj("write", dir_obj(&j.dirs[1], plus))
+                .obj("trim", dir_obj(&j.dirs[2], plus))
+                .obj("sync", sync_obj(&j.sync, plus));
+            if let (Unified::Both, Some(m)) = (j.params.unified, &j.mixed) {
+                o = o.obj("mixed", dir_obj(m, plus));
+            }
+        }
+    }
+    o = o
+        .int("job_runtime", j.job_runtime_ms)
+        .float("usr_cpu", j.usr_cpu)
+        .float("sys_cpu", j.sys_cpu)
+        .int("ctx", j.ctx)
+        .int("majf", j.majf)
+        .int("minf", j.minf)
+        .obj(
+            "iodepth_level",
+            keyed(&["1", "2", "4", "8", "16", "32", ">=64"], &j.iodepth_level),
+        )
+        .obj(
+            "iodepth_submit",
+            keyed(
+                &["0", "4", "8", "16", "32", "64", ">=64"],
+                &j.iodepth_submit,
+            ),
+        )
+        .obj(
+            "iodepth_complete",
+            keyed(
+                &["0", "4", "8", "16", "32", "64", ">=64"],
+                &j.iodepth_complete,
+            ),
+        )
+        .obj(
+            "latency_ns",
+            keyed(
+                &[
+                    "2", "4", "10", "20", "50", "100", "250", "500", "750", "1000",
+                ],
+                &j.latency_ns,
+            ),
+        )
+        .obj(
+            "latency_us",
+            keyed(
+                &[
+                    "2", "4", "10", "20", "50", "100", "250", "500", "750", "1000",
+                ],
+                &j.latency_us,
+            ),
+        )
+        .obj(
+            "latency_ms",
+            keyed(
+                &[
+                    "2", "4", "10", "20", "50", "100", "250", "500", "750", "1000", "2000",
+                    ">=2000",
+                ],
+                &j.latency_ms,
+            ),
+        );
+    if j.params.continue_on_error {
+        o = o
+            .int("total_err", j.total_err)
+            .int("first_error", j.first_error);
+    }
+    o = o
+        .int("latency_depth", j.params.iodepth)
+        .int("latency_target", 0)
+        .float("latency_percentile", 100.0)
+        .int("latency_window", 0);
+    if let Some(d) = &j.description {
+        o = o.str("desc", d);
+    }
+    o
+}
+
+/// The whole JSON (or JSON+) document. After fio's keys comes a `flexio` object (fio's
+/// readers ignore it) naming the program that produced the document.
+pub fn report(r: &RunReport, plus: bool, flexio_version: &str) -> String {
+    let mut root = Obj::new()
+        .str("fio version", &r.version)
+        .int("timestamp", r.timestamp)
+        .int("timestamp_ms", r.timestamp_ms)
+        .str("time", &r.time);
+    if r.global_options.iter().any(|(_, v)| !v.is_empty()) {
+        root = root.obj("global options", options_obj(&r.global_options));
+    }
+    let jobs: Vec<J> = r
+        .jobs
+        .iter()
+        .map(|j| job_obj(j, r, plus).into_j())
+        .collect();
+    root = root.arr("jobs", jobs);
+    if !r.disks.is_empty() {
+        let disks: Vec<J> = r
+            .disks
+            .iter()
+            .map(|d| {
+                Obj::new()
+                    .str("name", &d.name)
+                    .int("read_ios", d.read_ios)
+                    .int("write_ios", d.write_ios)
+                    .int("read_merges", d.read_merges)
+                    .int("write_merges", d.write_merges)
+                    .int("read_ticks", d.read_ticks)
+                    .int("write_ticks", d.write_ticks)
+                    .int("in_queue", d.in_queue)
+                    .float("util", d.util)
+                    .into_j()
+            })
+            .collect();
+        root = root.arr("disk_util", disks);
+    }
+    root = root.obj("flexio", Obj::new().str("version", flexio_version));
+    print(&root.into_j())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn printer_layout() {
+        let v = Obj::new()
+            .str("a", "x\"y")
+            .int("b", -3)
+            .float("c", 1.5)
+            .obj("d", Obj::new())
+            .arr("e", vec![J::Int(1), Obj::new().int("f", 2).into_j()])
+            .into_j();
+        let s = print(&v);
+        let expect = "{\n  \"a\" : \"x\\\"y\",\n  \"b\" : -3,\n  \"c\" : 1.500000,\n  \"d\" : {\n  },\n  \"e\" : [\n    1,\n    {\n      \"f\" : 2\n    }\n  ]\n}\n";
+        assert_eq!(s, expect);
+    }
+}

@@ -1,0 +1,537 @@
+//! fio 3.33's normal (human) output, line for line (`stat.c: show_thread_status_normal`,
+//! `show_ddir_status`, `show_group_stats`, `show_disk_util`).
+
+use crate::num2str::{num2str, Unit};
+use flexio_stats::report::{
+    DirReport, DiskReport, GroupDir, GroupReport, JobReport, LatSummary, RunReport, Unified,
+};
+use std::fmt::Write;
+
+const DIR_NAMES: [&str; 3] = ["read", "write", "trim"];
+
+fn i2p(kb_base: u32) -> bool {
+    kb_base.is_power_of_two()
+}
+
+fn rate_unit(unit_base: u32) -> Unit {
+    if unit_base == 1 {
+        Unit::BitPerSec
+    } else {
+        Unit::BytePerSec
+    }
+}
+
+/// The job header printed when a job is defined:
+/// `name: (g=0): rw=read, bs=(R) 4096B-4096B, (W) ..., ioengine=psync, iodepth=1`.
+#[allow(clippy::too_many_arguments)]
+pub fn job_header(
+    name: &str,
+    groupid: u32,
+    rw: &str,
+    bs: [(u64, u64); 3],
+    bs_is_seq_rand: bool,
+    ioengine: &str,
+    iodepth: u32,
+    kb_base: u32,
+    sig_figs: u32,
+) -> String {
+    let p = i2p(kb_base);
+    let n = |v: u64| num2str(v, sig_figs as usize, 1, p, Unit::Byte);
+    let bs_part = if bs_is_seq_rand {
+        format!(
+            "bs=(R) {}-{}, (W) {}-{}, bs_is_seq_rand, ",
+            n(bs[0].0),
+            n(bs[0].1),
+            n(bs[1].0),
+            n(bs[1].1)
+        )
+    } else {
+        format!(
+            "bs=(R) {}-{}, (W) {}-{}, (T) {}-{}, ",
+            n(bs[0].0),
+            n(bs[0].1),
+            n(bs[1].0),
+            n(bs[1].1),
+            n(bs[2].0),
+            n(bs[2].1)
+        )
+    };
+    format!("{name}: (g={groupid}): rw={rw}, {bs_part}ioengine={ioengine}, iodepth={iodepth}\n")
+}
+
+/// Latency line with fio's unit switch (nsec → usec → msec).
+fn display_lat(out: &mut String, name: &str, l: &LatSummary) {
+    let (mut min, mut max, mut mean, mut dev) = (l.min_ns, l.max_ns, l.mean_ns, l.stddev_ns);
+    let base = if min > 2_000_000 && max > 99_999_999 && dev > 1_000_000.0 {
+        min /= 1_000_000;
+        max /= 1_000_000;
+        mean /= 1_000_000.0;
+        dev /= 1_000_000.0;
+        "(msec)"
+    } else if min > 2000 && max > 99_999 && dev > 1000.0 {
+        min /= 1000;
+        max /= 1000;
+        mean /= 1000.0;
+        dev /= 1000.0;
+        "(usec)"
+    } else {
+        "(nsec)"
+    };
+    let _ = writeln!(
+        out,
+        "    {name} {base}: min={}, max={}, avg={mean:5.2}, stdev={dev:5.2}",
+        num2str(min, 6, 1, false, Unit::None),
+        num2str(max, 6, 1, false, Unit::None)
+    );
+}
+
+/// A percentile block (`show_clat_percentiles`).
+pub fn percentiles_block(out: &mut String, pre: &str, vals: &[(f64, u64)], precision: usize) {
+    if vals.is_empty() {
+        return;
+    }
+    let minv = vals.iter().map(|v| v.1).min().unwrap_or(0);
+    let maxv = vals.iter().map(|v| v.1).max().unwrap_or(0);
+    let (scale, divisor, unit) = if minv > 2_000_000 && maxv > 99_999_999 {
+        (2, 1_000_000u64, "msec")
+    } else if minv > 2000 && maxv > 99_999 {
+        (1, 1000, "usec")
+    } else {
+        (0, 1, "nsec")
+    };
+    let _ = writeln!(out, "    {pre} percentiles ({unit}):");
+    let q = maxv / divisor;
+    let width = if q == 0 {
+        5
+    } else {
+        ((q as f64).log10() + 1.0) as usize
+    }
+    .max(5);
+    let per_line = (80 - 7) / (precision + 10 + width);
+    let per_line = per_line.max(1);
+    for (j, (p, v)) in vals.iter().enumerate() {
+        if j % per_line == 0 {
+            out.push_str("     |");
+        }
+        let mut v = *v;
+        for _ in 0..scale {
+            v = v.div_ceil(1000);
+        }
+        let last = j == vals.len() - 1;
+        let _ = write!(
+            out,
+            " {:w$.prec$}th=[{:vw$}]{}",
+            p,
+            v,
+            if last { '\n' } else { ',' },
+            w = precision + 3,
+            prec = precision,
+            vw = width
+        );
+        if last {
+            break;
+        }
+        if j % per_line == per_line - 1 {
+            out.push('\n');
+        }
+    }
+}
+
+fn show_ddir(
+    out: &mut String,
+    j: &JobReport,
+    g: &GroupReport,
+    label: &str,
+    d: &DirReport,
+    write_suffix: bool,
+) {
+    let p = i2p(g.kb_base);
+    let sf = j.params.sig_figs as usize;
+    let unit = rate_unit(j.params.unit_base);
+    let bw = d.bw_bytes;
+    let _ = writeln!(
+        out,
+        "  {label}: IOPS={}, BW={} ({})({}/{}msec){}",
+        num2str(d.iops_int, sf, 1, false, Unit::None),
+        num2str(bw, sf, 1, p, unit),
+        num2str(bw, sf, 1, !p, unit),
+        num2str(d.io_bytes, sf, 1, p, Unit::Byte),
+        d.runtime_ms,
+        if write_suffix { "; 0 zone resets" } else { "" }
+    );
+    if d.slat.n > 0 {
+        display_lat(out, "slat", &d.slat);
+    }
+    if d.clat.n > 0 {
+        display_lat(out, "clat", &d.clat);
+    }
+    if d.lat.n > 0 && !j.params.nostats_engine {
+        display_lat(out, " lat", &d.lat);
+    }
+    let prec = j.params.percentile_precision;
+    if let Some(v) = &d.slat.percentiles {
+        percentiles_block(out, "slat", v, prec);
+    }
+    if let Some(v) = &d.clat.percentiles {
+        percentiles_block(out, "clat", v, prec);
+    }
+    if let Some(v) = &d.lat.percentiles {
+        percentiles_block(out, "lat", v, prec);
+    }
+    let b = &d.bw_samples;
+    if b.samples > 0 {
+        let kb = g.kb_base as f64;
+        let (mut min, mut max, mut mean, mut dev) = (b.min as f64, b.max as f64, b.mean, b.stddev);
+        let mut label = if g.unit_base == 1 {
+            "Kibit"
+        } else if g.kb_base == 1000 {
+            "kB"
+        } else {
+            "KiB"
+        };
+        if mean > kb * kb {
+            min /= kb;
+            max /= kb;
+            mean /= kb;
+            dev /= kb;
+            label = if g.unit_base == 1 {
+                "Mibit"
+            } else if g.kb_base == 1000 {
+                "MB"
+            } else {
+                "MiB"
+            };
+        }
+        let _ = writeln!(
+            out,
+            "   bw ({label:>5}/s): min={:5}, max={:5}, per={:3.2}%, avg={mean:5.2}, stdev={dev:5.2}, samples={}",
+            min as u64, max as u64, d.bw_agg_pct, b.samples
+        );
+    }
+    let i = &d.iops_samples;
+    if i.samples > 0 {
+        let _ = writeln!(
+            out,
+            "   iops        : min={:5}, max={:5}, avg={:5.2}, stdev={:5.2}, samples={}",
+            i.min, i.max, i.mean, i.stddev, i.samples
+        );
+    }
+}
+
+fn show_lat_dist(out: &mut String, vals: &[f64], ranges: &[&str], msg: &str) {
+    let mut new_line = true;
+    let mut line = 0;
+    let mut shown = false;
+    for (v, r) in vals.iter().zip(ranges) {
+        if *v <= 0.0 {
+            continue;
+        }
+        shown = true;
+        if new_line {
+            if line > 0 {
+                out.push('\n');
+            }
+            let _ = write!(out, "  lat ({msg})   : ");
+            new_line = false;
+            line = 0;
+        }
+        if line > 0 {
+            out.push_str(", ");
+        }
+        let _ = write!(out, "{r}{v:3.2}%");
+        line += 1;
+        if line == 5 {
+            new_line = true;
+        }
+    }
+    if shown {
+        out.push('\n');
+    }
+}
+
+const LAT_RANGES: [&str; 12] = [
+    "2=", "4=", "10=", "20=", "50=", "100=", "250=", "500=", "750=", "1000=", "2000=", ">=2000=",
+];
+
+fn dist_line(label: &str, keys: [&str; 7], v: &[f64; 7]) -> String {
+    let parts: Vec<String> = keys
+        .iter()
+        .zip(v)
+        .map(|(k, x)| format!("{k}={x:3.1}%"))
+        .collect();
+    format!("{label}{}\n", parts.join(", "))
+}
+
+/// errno → text, as strerror() prints it.
+pub fn strerror(e: i32) -> String {
+    if e == 0 {
+        return "Success".into();
+    }
+    let s = std::io::Error::from_raw_os_error(e).to_string();
+    // Rust appends " (os error N)".
+    match s.rfind(" (os error") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}
+
+fn show_job(out: &mut String, j: &JobReport, g: &GroupReport, time: &str) {
+    let io: u64 = j.dirs.iter().map(|d| d.io_bytes).sum();
+    let issued: u64 = j.issued[..3].iter().sum();
+    if io == 0 && issued == 0 {
+        return;
+    }
+    if j.error == 0 {
+        let _ = writeln!(
+            out,
+            "{}: (groupid={}, jobs={}): err= 0: pid={}: {time}",
+            j.name, j.groupid, j.members, j.pid
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "{}: (groupid={}, jobs={}): err={:2} ({}): pid={}: {time}",
+            j.name, j.groupid, j.members, j.error, j.verror, j.pid
+        );
+    }
+    if let Some(d) = &j.description {
+        let _ = writeln!(out, "  Description  : [{d}]");
+    }
+    match (j.params.unified, &j.mixed) {
+        (Unified::Mixed, Some(m)) => {
+            if m.runtime_ms > 0 && m.io_bytes > 0 {
+                show_ddir(out, j, g, "mixed", m, false);
+            }
+        }
+        _ => {
+            for (i, d) in j.dirs.iter().enumerate() {
+                if d.io_bytes > 0 && d.runtime_ms > 0 {
+                    show_ddir(out, j, g, DIR_NAMES[i], d, i != 0);
+                }
+            }
+            if let (Unified::Both, Some(m)) = (j.params.unified, &j.mixed) {
+                if m.runtime_ms > 0 {
+                    show_ddir(out, j, g, "mixed", m, false);
+                }
+            }
+        }
+    }
+    if !j.params.nostats_engine {
+        show_lat_dist(out, &j.latency_ns, &LAT_RANGES[..10], "nsec");
+        show_lat_dist(out, &j.latency_us, &LAT_RANGES[..10], "usec");
+        show_lat_dist(out, &j.latency_ms, &LAT_RANGES, "msec");
+    }
+    if j.sync.lat.n > 0 {
+        out.push_str("  fsync/fdatasync/sync_file_range:\n");
+        display_lat(out, "sync", &j.sync.lat);
+        if let Some(v) = &j.sync.lat.percentiles {
+            percentiles_block(out, "sync", v, j.params.percentile_precision);
+        }
+    }
+    let _ = writeln!(
+        out,
+        "  cpu          : usr={:3.2}%, sys={:3.2}%, ctx={}, majf={}, minf={}",
+        j.usr_cpu, j.sys_cpu, j.ctx, j.majf, j.minf
+    );
+    out.push_str(&dist_line(
+        "  IO depths    : ",
+        ["1", "2", "4", "8", "16", "32", ">=64"],
+        &j.iodepth_level,
+    ));
+    out.push_str(&dist_line(
+        "     submit    : ",
+        ["0", "4", "8", "16", "32", "64", ">=64"],
+        &j.iodepth_submit,
+    ));
+    out.push_str(&dist_line(
+        "     complete  : ",
+        ["0", "4", "8", "16", "32", "64", ">=64"],
+        &j.iodepth_complete,
+    ));
+    let _ = writeln!(
+        out,
+        "     issued rwts: total={},{},{},{} short={},{},{},0 dropped={},{},{},0",
+        j.issued[0],
+        j.issued[1],
+        j.issued[2],
+        j.issued[3],
+        j.short[0],
+        j.short[1],
+        j.short[2],
+        j.dropped[0],
+        j.dropped[1],
+        j.dropped[2]
+    );
+    if j.params.continue_on_error {
+        let _ = writeln!(
+            out,
+            "     errors    : total={}, first_error={}/<{}>",
+            j.total_err,
+            j.first_error,
+            strerror(j.first_error)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "     latency   : target=0, window=0, percentile=100.00%, depth={}",
+        j.params.iodepth
+    );
+}
+
+fn group_line(out: &mut String, label: &str, g: &GroupReport, d: &GroupDir) {
+    let p = i2p(g.kb_base);
+    let sf = g.sig_figs as usize;
+    let u = rate_unit(g.unit_base);
+    let _ = writeln!(
+        out,
+        "{label}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec",
+        num2str(d.agg_bw, sf, 1, p, u),
+        num2str(d.agg_bw, sf, 1, !p, u),
+        num2str(d.min_bw, sf, 1, p, u),
+        num2str(d.max_bw, sf, 1, p, u),
+        num2str(d.min_bw, sf, 1, !p, u),
+        num2str(d.max_bw, sf, 1, !p, u),
+        num2str(d.io_bytes, sf, 1, p, Unit::Byte),
+        num2str(d.io_bytes, sf, 1, !p, Unit::Byte),
+        d.min_run_ms,
+        d.max_run_ms
+    );
+}
+
+fn show_group(out: &mut String, g: &GroupReport) {
+    let _ = writeln!(out, "\nRun status group {} (all jobs):", g.id);
+    if g.unified == Unified::Mixed {
+        if let Some(m) = &g.mixed {
+            if m.max_run_ms > 0 {
+                group_line(out, "  MIXED", g, m);
+            }
+        }
+        return;
+    }
+    for (i, d) in g.dirs.iter().enumerate() {
+        if d.max_run_ms > 0 {
+            group_line(out, ["   READ", "  WRITE", "   TRIM"][i], g, d);
+        }
+    }
+    if g.unified == Unified::Both {
+        if let Some(m) = &g.mixed {
+            if m.max_run_ms > 0 {
+                group_line(out, "  MIXED", g, m);
+            }
+        }
+    }
+}
+
+/// The disk block.
+pub fn disk_block(out: &mut String, disks: &[DiskReport]) {
+    if disks.is_empty() {
+        return;
+    }
+    out.push_str("\nDisk stats (read/write):\n");
+    for d in disks {
+        let _ = writeln!(
+            out,
+            "  {}: ios={}/{}, merge={}/{}, ticks={}/{}, in_queue={}, util={:3.2}%",
+            d.name,
+            d.read_ios,
+            d.write_ios,
+            d.read_merges,
+            d.write_merges,
+            d.read_ticks,
+            d.write_ticks,
+            d.in_queue,
+            d.util
+        );
+    }
+}
+
+/// The final report in normal format.
+pub fn report(r: &RunReport) -> String {
+    let mut out = String::from("\n");
+    for j in &r.jobs {
+        let g = r
+            .groups
+            .iter()
+            .find(|g| g.id == j.groupid)
+            .expect("every job has a group");
+        show_job(&mut out, j, g, &r.time);
+    }
+    for g in &r.groups {
+        show_group(&mut out, g);
+    }
+    disk_block(&mut out, &r.disks);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_layout() {
+        let h = job_header(
+            "sq-read",
+            0,
+            "read",
+            [(8 << 20, 8 << 20); 3],
+            false,
+            "psync",
+            1,
+            1024,
+            4,
+        );
+        assert_eq!(
+            h,
+            "sq-read: (g=0): rw=read, bs=(R) 8192KiB-8192KiB, (W) 8192KiB-8192KiB, (T) 8192KiB-8192KiB, ioengine=psync, iodepth=1\n"
+        );
+    }
+
+    #[test]
+    fn percentile_block_layout_matches_fio() {
+        // Values captured from fio 3.33 (clat percentiles (nsec) of a sync write job).
+        let list = [
+            1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9,
+            99.95, 99.99,
+        ];
+        let vals = [
+            1848u64, 1944, 1992, 2064, 2096, 2160, 2192, 2256, 2320, 2448, 2768, 4576, 18304,
+            28032, 83456, 88576, 111104,
+        ];
+        let v: Vec<(f64, u64)> = list.iter().copied().zip(vals.iter().copied()).collect();
+        let mut out = String::new();
+        percentiles_block(&mut out, "clat", &v, 2);
+        let expect = "    clat percentiles (nsec):
+     |  1.00th=[  1848],  5.00th=[  1944], 10.00th=[  1992], 20.00th=[  2064],
+     | 30.00th=[  2096], 40.00th=[  2160], 50.00th=[  2192], 60.00th=[  2256],
+     | 70.00th=[  2320], 80.00th=[  2448], 90.00th=[  2768], 95.00th=[  4576],
+     | 99.00th=[ 18304], 99.50th=[ 28032], 99.90th=[ 83456], 99.95th=[ 88576],
+     | 99.99th=[111104]
+";
+        assert_eq!(out, expect);
+    }
+
+    #[test]
+    fn usec_percentiles_round_up() {
+        let vals = [(50.0, 1_581_056u64), (99.0, 22_937_600)];
+        let mut out = String::new();
+        percentiles_block(&mut out, "clat", &vals, 2);
+        assert_eq!(
+            out,
+            "    clat percentiles (usec):\n     | 50.00th=[ 1582], 99.00th=[22938]\n"
+        );
+    }
+
+    #[test]
+    fn latency_distribution_lines() {
+        let mut out = String::new();
+        let v = [0.0, 0.0, 0.0, 0.0, 0.51, 20.88, 75.96, 1.79, 0.71, 0.07];
+        show_lat_dist(&mut out, &v, &LAT_RANGES[..10], "usec");
+        assert_eq!(out, "  lat (usec)   : 50=0.51%, 100=20.88%, 250=75.96%, 500=1.79%, 750=0.71%\n  lat (usec)   : 1000=0.07%\n");
+    }
+
+    #[test]
+    fn strerror_text() {
+        assert_eq!(strerror(22), "Invalid argument");
+        assert_eq!(strerror(0), "Success");
+    }
+}

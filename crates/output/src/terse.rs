@@ -1,0 +1,161 @@
+//! fio's terse (minimal) output, versions 3, 4 and 5 (`show_thread_status_terse_all`):
+//! one `;`-separated line per reporting unit; latencies in µs, bandwidth in KiB/s.
+
+use crate::json::fmt_f;
+use flexio_stats::report::{DirReport, DiskReport, JobReport, LatSummary, RunReport, Unified};
+use std::fmt::Write;
+
+/// Percentile slots printed per direction (fio's FIO_IO_U_LIST_MAX_LEN).
+const PCT_SLOTS: usize = 20;
+
+fn lat4(out: &mut String, l: &LatSummary) {
+    if l.n > 0 {
+        let _ = write!(
+            out,
+            ";{};{};{};{}",
+            l.min_ns / 1000,
+            l.max_ns / 1000,
+            fmt_f(l.mean_ns / 1000.0),
+            fmt_f(l.stddev_ns / 1000.0)
+        );
+    } else {
+        out.push_str(";0;0;0.000000;0.000000");
+    }
+}
+
+fn ddir(out: &mut String, j: &JobReport, d: &DirReport, ver: u32) {
+    let (bw, iops) = if d.runtime_ms > 0 {
+        (d.bw_bytes / 1024, d.iops_int)
+    } else {
+        (0, 0)
+    };
+    let _ = write!(
+        out,
+        ";{};{};{};{}",
+        d.io_bytes >> 10,
+        bw,
+        iops,
+        d.runtime_ms
+    );
+    lat4(out, &d.slat);
+    lat4(out, &d.clat);
+    let pct = if j.params.lat_percentiles {
+        &d.lat.percentiles
+    } else {
+        &d.clat.percentiles
+    };
+    let vals: &[(f64, u64)] = pct.as_deref().unwrap_or(&[]);
+    for i in 0..PCT_SLOTS {
+        match vals.get(i) {
+            Some((p, v)) => {
+                let _ = write!(out, ";{}%={}", fmt_f(*p), v / 1000);
+            }
+            None => out.push_str(";0%=0"),
+        }
+    }
+    lat4(out, &d.lat);
+    let b = &d.bw_samples;
+    if b.samples > 0 {
+        let _ = write!(
+            out,
+            ";{};{};{}%;{};{}",
+            b.min,
+            b.max,
+            fmt_f(d.bw_agg_pct_terse),
+            fmt_f(b.mean),
+            fmt_f(b.stddev)
+        );
+    } else {
+        out.push_str(";0;0;0.000000%;0.000000;0.000000");
+    }
+    if ver == 5 {
+        let _ = write!(out, ";{}", b.samples);
+        let i = &d.iops_samples;
+        if i.samples > 0 {
+            let _ = write!(
+                out,
+                ";{};{};{};{};{}",
+                i.min,
+                i.max,
+                fmt_f(i.mean),
+                fmt_f(i.stddev),
+                i.samples
+            );
+        } else {
+            out.push_str(";0;0;0.000000;0.000000;0");
+        }
+    }
+}
+
+fn disks(out: &mut String, ds: &[DiskReport]) {
+    for d in ds {
+        let _ = write!(
+            out,
+            ";{};{};{};{};{};{};{};{};{:3.2}%",
+            d.name,
+            d.read_ios,
+            d.write_ios,
+            d.read_merges,
+            d.write_merges,
+            d.read_ticks,
+            d.write_ticks,
+            d.in_queue,
+            d.util
+        );
+    }
+}
+
+/// One terse line.
+pub fn job_line(j: &JobReport, r: &RunReport, ver: u32) -> String {
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "{ver};{};{};{};{}",
+        r.version, j.name, j.groupid, j.error
+    );
+    let mixed = j.params.unified == Unified::Mixed;
+    match (&j.mixed, mixed) {
+        (Some(m), true) => ddir(&mut out, j, m, ver),
+        _ => {
+            ddir(&mut out, j, &j.dirs[0], ver);
+            ddir(&mut out, j, &j.dirs[1], ver);
+            if ver >= 4 {
+                ddir(&mut out, j, &j.dirs[2], ver);
+            }
+            if let (Unified::Both, Some(m)) = (j.params.unified, &j.mixed) {
+                ddir(&mut out, j, m, ver);
+            }
+        }
+    }
+    let _ = write!(
+        out,
+        ";{}%;{}%;{};{};{}",
+        fmt_f(j.usr_cpu),
+        fmt_f(j.sys_cpu),
+        j.ctx,
+        j.majf,
+        j.minf
+    );
+    for v in &j.iodepth_level {
+        let _ = write!(out, ";{v:3.1}%");
+    }
+    // The first µs bucket also counts everything below 1 µs.
+    let mut us = j.latency_us;
+    us[0] += j.latency_ns.iter().sum::<f64>();
+    for v in us.iter().chain(j.latency_ms.iter()) {
+        let _ = write!(out, ";{v:3.2}%");
+    }
+    disks(&mut out, &r.disks);
+    if j.params.continue_on_error {
+        let _ = write!(out, ";{};{}", j.total_err, j.first_error);
+    }
+    if let Some(d) = &j.description {
+        let _ = write!(out, ";{d}");
+    }
+    out.push('\n');
+    out
+}
+
+pub fn report(r: &RunReport, ver: u32) -> String {
+    r.jobs.iter().map(|j| job_line(j, r, ver)).collect()
+}

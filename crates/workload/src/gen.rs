@@ -1,0 +1,504 @@
+//! The I/O sequence of one job thread: which file, direction, offset and length comes
+//! next. Pure and deterministic for a given seed.
+
+use crate::bitmap::BlockMap;
+use crate::rng::Taus88;
+
+/// Data direction index: read, write, trim.
+pub type Ddir = usize;
+
+/// Block size policy of one direction.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BsPolicy {
+    Fixed(u64),
+    /// Uniform in `[min, max]`, a multiple of `min` unless unaligned.
+    Range {
+        min: u64,
+        max: u64,
+        unaligned: bool,
+    },
+    /// (size, percent) pairs; a total below 100 % leaves the rest to the last size.
+    Split(Vec<(u64, u32)>),
+}
+
+impl BsPolicy {
+    pub fn min(&self) -> u64 {
+        match self {
+            BsPolicy::Fixed(b) => *b,
+            BsPolicy::Range { min, .. } => *min,
+            BsPolicy::Split(v) => v.iter().map(|e| e.0).min().unwrap_or(4096),
+        }
+    }
+    pub fn max(&self) -> u64 {
+        match self {
+            BsPolicy::Fixed(b) => *b,
+            BsPolicy::Range { max, .. } => *max,
+            BsPolicy::Split(v) => v.iter().map(|e| e.0).max().unwrap_or(4096),
+        }
+    }
+}
+
+/// How the next file is chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileSelect {
+    RoundRobin,
+    Random,
+    Sequential,
+}
+
+/// The region of one file the job works on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Region {
+    /// First byte (the `offset` option, plus `offset_increment` for clones).
+    pub start: u64,
+    /// Length of the region in bytes.
+    pub len: u64,
+}
+
+/// Everything that determines a job's I/O sequence.
+#[derive(Clone, Debug)]
+pub struct Spec {
+    /// Which directions the job does (read, write, trim).
+    pub dirs: [bool; 3],
+    /// Random (true) or sequential offsets.
+    pub random: bool,
+    /// Read share in percent for read/write mixes.
+    pub rwmixread: u32,
+    /// `rw=...:N`.
+    pub rw_nr: u64,
+    /// With `:N` on random I/O: repeat the same offset (identical) instead of continuing
+    /// sequentially.
+    pub identical: bool,
+    pub bs: [BsPolicy; 3],
+    /// Random offsets are multiples of this (blockalign, default the smallest block size).
+    pub align: u64,
+    pub random_map: bool,
+    pub files: Vec<Region>,
+    pub select: FileSelect,
+    /// Switch file every this many I/Os.
+    pub select_nr: u64,
+    /// Wrap around at the end of a region (time_based, or io_size beyond size) instead of
+    /// ending the file.
+    pub wrap: bool,
+    pub seed: u64,
+}
+
+/// One I/O to issue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NextIo {
+    pub file: usize,
+    pub ddir: Ddir,
+    pub offset: u64,
+    pub len: u64,
+}
+
+struct FileState {
+    region: Region,
+    /// Next sequential position per direction (relative to the region start).
+    pos: [u64; 3],
+    map: Option<BlockMap>,
+    nblocks: u64,
+    done: bool,
+    /// I/Os left in the current `:N` run and where it continues.
+    run_left: u64,
+    run_pos: u64,
+}
+
+/// Stateful generator for one job thread.
+pub struct Generator {
+    spec: Spec,
+    files: Vec<FileState>,
+    off_rng: Taus88,
+    bs_rng: Taus88,
+    mix_rng: Taus88,
+    file_rng: Taus88,
+    cur_file: usize,
+    file_ios: u64,
+    files_done: usize,
+}
+
+impl Generator {
+    pub fn new(spec: Spec) -> Self {
+        let s = spec.seed;
+        let mk = |k: u64| Taus88::new((s ^ k.wrapping_mul(0x9e37_79b9)) as u32 ^ (s >> 32) as u32);
+        let files = spec
+            .files
+            .iter()
+            .map(|r| {
+                let nblocks = if spec.align > 0 {
+                    r.len / spec.align
+                } else {
+                    0
+                };
+                FileState {
+                    region: *r,
+                    pos: [0; 3],
+                    map: (spec.random && spec.random_map && nblocks > 0)
+                        .then(|| BlockMap::new(nblocks)),
+                    nblocks,
+                    done: r.len == 0,
+                    run_left: 0,
+                    run_pos: 0,
+                }
+            })
+            .collect::<Vec<_>>();
+        let files_done = files.iter().filter(|f| f.done).count();
+        Generator {
+            off_rng: mk(1),
+            bs_rng: mk(2),
+            mix_rng: mk(3),
+            file_rng: mk(4),
+            cur_file: 0,
+            file_ios: 0,
+            files_done,
+            files,
+            spec,
+        }
+    }
+
+    /// Start a new loop: sequential positions back to the start, random maps cleared.
+    pub fn reset(&mut self) {
+        for f in &mut self.files {
+            f.pos = [0; 3];
+            if let Some(m) = &mut f.map {
+                m.clear();
+            }
+            f.done = f.region.len == 0;
+            f.run_left = 0;
+        }
+        self.files_done = self.files.iter().filter(|f| f.done).count();
+        self.cur_file = 0;
+        self.file_ios = 0;
+    }
+
+    /// Choose the direction of the next I/O.
+    #[inline]
+    pub fn next_ddir(&mut self) -> Ddir {
+        let d = self.spec.dirs;
+        match (d[0], d[1], d[2]) {
+            (true, true, _) => {
+                if self.mix_rng.between(1, 100) <= self.spec.rwmixread as u64 {
+                    0
+                } else {
+                    1
+                }
+            }
+            (true, false, _) => 0,
+            (false, true, true) => {
+                // trimwrite: alternate trim then write.
+                if self.mix_rng.below(2) == 0 {
+                    2
+                } else {
+                    1
+                }
+            }
+            (false, true, false) => 1,
+            _ => 2,
+        }
+    }
+
+    #[inline]
+    fn pick_len(&mut self, ddir: Ddir) -> u64 {
+        match &self.spec.bs[ddir] {
+            BsPolicy::Fixed(b) => *b,
+            BsPolicy::Range {
+                min,
+                max,
+                unaligned,
+            } => {
+                let v = self.bs_rng.between(*min, *max);
+                if *unaligned {
+                    v
+                } else {
+                    (v / min * min).max(*min)
+                }
+            }
+            BsPolicy::Split(list) => {
+                let r = self.bs_rng.between(1, 100);
+                let mut acc = 0u64;
+                for (bs, p) in list {
+                    acc += *p as u64;
+                    if r <= acc {
+                        return *bs;
+                    }
+                }
+                list.last().map(|e| e.0).unwrap_or(4096)
+            }
+        }
+    }
+
+    fn pick_file(&mut self) -> Option<usize> {
+        let n = self.files.len();
+        if self.files_done >= n {
+            return None;
+        }
+        let switch = self.file_ios >= self.spec.select_nr || self.files[self.cur_file].done;
+        if switch {
+            self.file_ios = 0;
+            match self.spec.select {
+                FileSelect::RoundRobin | FileSelect::Sequential => {
+                    if self.spec.select == FileSelect::Sequential && !self.files[self.cur_file].done
+                    {
+                        // Sequential service stays on a file until it is done.
+                    } else {
+                        for _ in 0..n {
+                            self.cur_file = (self.cur_file + 1) % n;
+                            if !self.files[self.cur_file].done {
+                                break;
+                            }
+                        }
+                    }
+                }
+                FileSelect::Random => {
+                    for _ in 0..64 {
+                        let f = self.file_rng.below(n as u64) as usize;
+                        if !self.files[f].done {
+                            self.cur_file = f;
+                            break;
+                        }
+                    }
+                    if self.files[self.cur_file].done {
+                        self.cur_file = (0..n).find(|i| !self.files[*i].done)?;
+                    }
+                }
+            }
+        }
+        self.file_ios += 1;
+        Some(self.cur_file)
+    }
+
+    fn mark_done(&mut self, fi: usize) {
+        if !self.files[fi].done {
+            self.files[fi].done = true;
+            self.files_done += 1;
+        }
+    }
+
+    /// The next I/O of direction `ddir`, or `None` when every file is done.
+    pub fn next(&mut self, ddir: Ddir) -> Option<NextIo> {
+        for _ in 0..(self.files.len() * 2 + 2) {
+            let fi = self.pick_file()?;
+            let len = self.pick_len(ddir);
+            let got = if self.spec.random {
+                self.next_random(fi, ddir, len)
+            } else {
+                self.next_seq(fi, ddir, len)
+            };
+            if let Some((off, l)) = got {
+                let f = &self.files[fi];
+                return Some(NextIo {
+                    file: fi,
+                    ddir,
+                    offset: f.region.start + off,
+                    len: l,
+                });
+            }
+        }
+        None
+    }
+
+    fn fit(&self, fi: usize, off: u64, len: u64, ddir: Ddir) -> Option<u64> {
+        let end = self.files[fi].region.len;
+        if off >= end {
+            return None;
+        }
+        if off + len <= end {
+            return Some(len);
+        }
+        // Shorten to what fits, in multiples of the direction's smallest block size.
+        let min = self.spec.bs[ddir].min();
+        let l = (end - off) / min * min;
+        (l > 0).then_some(l)
+    }
+
+    fn next_seq(&mut self, fi: usize, ddir: Ddir, len: u64) -> Option<(u64, u64)> {
+        let mut off = self.files[fi].pos[ddir];
+        let l = match self.fit(fi, off, len, ddir) {
+            Some(l) => l,
+            None if self.spec.wrap => {
+                off = 0;
+                self.fit(fi, 0, len, ddir)?
+            }
+            None => {
+                self.mark_done(fi);
+                return None;
+            }
+        };
+        self.files[fi].pos[ddir] = off + l + self.spec.rw_nr;
+        Some((off, l))
+    }
+
+    fn next_random(&mut self, fi: usize, ddir: Ddir, len: u64) -> Option<(u64, u64)> {
+        let align = self.spec.align.max(1);
+        // rw=randread:N: continue (or repeat) the current run for N-1 more I/Os.
+        if self.spec.rw_nr > 1 && self.files[fi].run_left > 0 {
+            self.files[fi].run_left -= 1;
+            let off = self.files[fi].run_pos;
+            if let Some(l) = self.fit(fi, off, len, ddir) {
+                if !self.spec.identical {
+                    self.files[fi].run_pos = off + l;
+                }
+                return Some((off, l));
+            }
+        }
+        let nblocks = self.files[fi].nblocks;
+        if nblocks == 0 {
+            self.mark_done(fi);
+            return None;
+        }
+        let mut b = self.off_rng.below(nblocks);
+        if let Some(map) = &mut self.files[fi].map {
+            if map.full() {
+                if self.spec.wrap {
+                    map.clear();
+                } else {
+                    self.mark_done(fi);
+                    return None;
+                }
+            }
+            if !map.is_free(b) {
+                b = map.next_free(b)?;
+            }
+            // Mark every block the I/O covers.
+            let blocks = len.div_ceil(align).max(1);
+            for k in b..(b + blocks).min(nblocks) {
+                map.set(k);
+            }
+        }
+        let off = b * align;
+        let l = self.fit(fi, off, len, ddir)?;
+        if self.spec.rw_nr > 1 {
+            self.files[fi].run_left = self.spec.rw_nr - 1;
+            self.files[fi].run_pos = if self.spec.identical { off } else { off + l };
+        }
+        Some((off, l))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(random: bool, size: u64) -> Spec {
+        Spec {
+            dirs: [true, false, false],
+            random,
+            rwmixread: 50,
+            rw_nr: 0,
+            identical: false,
+            bs: [
+                BsPolicy::Fixed(4096),
+                BsPolicy::Fixed(4096),
+                BsPolicy::Fixed(4096),
+            ],
+            align: 4096,
+            random_map: true,
+            files: vec![Region {
+                start: 0,
+                len: size,
+            }],
+            select: FileSelect::RoundRobin,
+            select_nr: 1,
+            wrap: false,
+            seed: 42,
+        }
+    }
+
+    #[test]
+    fn sequential_covers_the_region_in_order_then_ends() {
+        let mut g = Generator::new(spec(false, 16384));
+        let offs: Vec<u64> = std::iter::from_fn(|| g.next(0)).map(|n| n.offset).collect();
+        assert_eq!(offs, vec![0, 4096, 8192, 12288]);
+    }
+
+    #[test]
+    fn random_map_covers_every_block_once() {
+        let n = 1000u64;
+        let mut g = Generator::new(spec(true, n * 4096));
+        let mut seen = vec![false; n as usize];
+        for _ in 0..n {
+            let io = g.next(0).expect("blocks left");
+            let b = (io.offset / 4096) as usize;
+            assert!(!seen[b], "block {b} repeated");
+            seen[b] = true;
+        }
+        assert!(seen.iter().all(|s| *s));
+        assert!(g.next(0).is_none());
+    }
+
+    #[test]
+    fn same_seed_same_sequence() {
+        let a: Vec<NextIo> = {
+            let mut g = Generator::new(spec(true, 1 << 20));
+            (0..50).filter_map(|_| g.next(0)).collect()
+        };
+        let b: Vec<NextIo> = {
+            let mut g = Generator::new(spec(true, 1 << 20));
+            (0..50).filter_map(|_| g.next(0)).collect()
+        };
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn mix_ratio_and_split_shares() {
+        let mut s = spec(true, 1 << 30);
+        s.dirs = [true, true, false];
+        s.rwmixread = 70;
+        s.random_map = false;
+        s.bs[0] = BsPolicy::Split(vec![(4096, 25), (65536, 75)]);
+        let mut g = Generator::new(s);
+        let mut reads = 0;
+        let mut big = 0;
+        let n = 20000;
+        for _ in 0..n {
+            let d = g.next_ddir();
+            if d == 0 {
+                reads += 1;
+                if g.next(0).unwrap().len == 65536 {
+                    big += 1;
+                }
+            }
+        }
+        let rf = reads as f64 / n as f64;
+        assert!((rf - 0.7).abs() < 0.02, "read share {rf}");
+        let bf = big as f64 / reads as f64;
+        assert!((bf - 0.75).abs() < 0.02, "64k share {bf}");
+    }
+
+    #[test]
+    fn round_robin_over_files_and_holes() {
+        let mut s = spec(false, 8192);
+        s.files = vec![
+            Region {
+                start: 0,
+                len: 8192,
+            },
+            Region {
+                start: 100,
+                len: 8192,
+            },
+        ];
+        let mut g = Generator::new(s.clone());
+        let v: Vec<(usize, u64)> = std::iter::from_fn(|| g.next(0))
+            .map(|n| (n.file, n.offset))
+            .collect();
+        assert_eq!(v, vec![(0, 0), (1, 100), (0, 4096), (1, 4196)]);
+        s.rw_nr = 4096;
+        s.files = vec![Region {
+            start: 0,
+            len: 32768,
+        }];
+        let mut g = Generator::new(s);
+        let v: Vec<u64> = std::iter::from_fn(|| g.next(0)).map(|n| n.offset).collect();
+        assert_eq!(v, vec![0, 8192, 16384, 24576]);
+    }
+
+    #[test]
+    fn wrap_continues_forever() {
+        let mut s = spec(false, 8192);
+        s.wrap = true;
+        let mut g = Generator::new(s);
+        let v: Vec<u64> = (0..5).map(|_| g.next(0).unwrap().offset).collect();
+        assert_eq!(v, vec![0, 4096, 0, 4096, 0]);
+    }
+}

@@ -1,0 +1,478 @@
+//! One invocation of flexio: parse, plan, lay out, run the groups, report.
+
+use crate::clock::Clock;
+use crate::out::Notes;
+use crate::plan::{self, ThreadPlan};
+use crate::progress::Progress;
+use crate::worker::{self, RunCtx};
+use crate::{defaults, diskstats, files, status};
+use flexio_job::{cli, help, load, Eta, Format, Host, JobSet, LoadEnv};
+use flexio_output::{json, normal, terse};
+use flexio_stats::report::{self, JobResult};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::Duration;
+
+pub const VERSION: &str = concat!("flexio-", env!("CARGO_PKG_VERSION"));
+/// The fio release whose formats flexio reproduces; machine-readable outputs carry it
+/// where fio puts its version.
+pub const FIO_COMPAT: &str = "fio-3.33";
+
+/// Exit status for a run interrupted by a signal (fio's).
+const EXIT_SIGNAL: i32 = 128;
+
+fn host_env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+fn read_file(p: &Path) -> std::io::Result<Vec<u8>> {
+    if p == Path::new("-") {
+        let mut v = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut v)?;
+        return Ok(v);
+    }
+    std::fs::read(p)
+}
+
+fn host() -> Host<'static> {
+    let si = rustix::system::sysinfo();
+    let mem = si.totalram as u64 * si.mem_unit.max(1) as u64;
+    Host {
+        ncpus: flexio_engine::sys::cpus_configured(),
+        mb_memory: mem >> 20,
+        pagesize: rustix::param::page_size() as u64,
+        env: &host_env,
+    }
+}
+
+fn engine_names() -> Vec<&'static str> {
+    flexio_engine::ENGINES
+        .iter()
+        .map(|e| e.name)
+        .chain(flexio_engine::FIO_ONLY_ENGINES.iter().copied())
+        .collect()
+}
+
+fn load_env<'a>(h: Host<'a>, names: &'a [&'a str]) -> LoadEnv<'a> {
+    LoadEnv {
+        host: h,
+        read: &read_file,
+        check_engine: &flexio_engine::check_engine,
+        engine_names: names,
+    }
+}
+
+fn enghelp(arg: Option<&str>) -> Result<String, String> {
+    match arg {
+        None | Some("") => {
+            let mut s = String::from("Available IO engines:\n");
+            for e in flexio_engine::ENGINES {
+                s.push_str(&format!("\t{}\n", e.name));
+            }
+            Ok(s)
+        }
+        Some(a) => {
+            let (eng, opt) = match a.split_once(',') {
+                Some((e, o)) => (e, Some(o)),
+                None => (a, None),
+            };
+            flexio_engine::check_engine(eng)?;
+            let opts = help::engine_options(eng);
+            if let Some(o) = opt {
+                return opts
+                    .iter()
+                    .find(|d| d.name == o)
+                    .map(|d| help::option_detail(d))
+                    .ok_or_else(|| format!("ioengine {eng} has no option '{o}'"));
+            }
+            if opts.is_empty() {
+                return Ok(format!("IO engine {eng} has no options\n"));
+            }
+            Ok(opts
+                .iter()
+                .map(|d| format!("{:<24}: {}\n", d.name, d.help))
+                .collect())
+        }
+    }
+}
+
+/// What the run prints, and where.
+struct Sink {
+    formats: Vec<Format>,
+    terse_version: u32,
+    file: Option<PathBuf>,
+    /// Report text collected for --output.
+    buf: String,
+}
+
+impl Sink {
+    fn normal(&self) -> bool {
+        self.formats.contains(&Format::Normal)
+    }
+    /// Normal-format preamble lines (job headers, version, Starting, layout).
+    fn preamble(&mut self, s: &str) {
+        if !self.normal() {
+            return;
+        }
+        if self.file.is_some() {
+            self.buf.push_str(s);
+        } else {
+            let mut o = std::io::stdout().lock();
+            let _ = o.write_all(s.as_bytes());
+            let _ = o.flush();
+        }
+    }
+}
+
+/// Entry point; returns the exit status.
+pub fn run(args: Vec<String>) -> i32 {
+    let cli = match cli::parse_args(&args) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("flexio: {e}");
+            return 1;
+        }
+    };
+    let sw = &cli.switches;
+    if sw.version {
+        println!("{VERSION} ({FIO_COMPAT} compatible)");
+        return 0;
+    }
+    if sw.help {
+        print!("{VERSION}\n{}", cli::usage());
+        return 0;
+    }
+    if let Some(arg) = &sw.cmdhelp {
+        return match arg.as_deref() {
+            None | Some("") | Some("all") => {
+                print!("{}", help::list_all());
+                0
+            }
+            Some(name) => match help::cmdhelp(name) {
+                Ok(s) => {
+                    print!("{s}");
+                    0
+                }
+                Err(e) => {
+                    eprintln!("flexio: {e}");
+                    1
+                }
+            },
+        };
+    }
+    if let Some(arg) = &sw.enghelp {
+        return match enghelp(arg.as_deref()) {
+            Ok(s) => {
+                print!("{s}");
+                0
+            }
+            Err(e) => {
+                eprintln!("flexio: {e}");
+                1
+            }
+        };
+    }
+    let no_jobs = cli.job_files.is_empty() && cli.sections.iter().all(|s| s.global);
+    let default_mode = no_jobs;
+    let names = engine_names();
+    let set = if default_mode {
+        match defaults::load(&cli, load_env(host(), &names)) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("flexio: {e}");
+                return 1;
+            }
+        }
+    } else {
+        match load::load(&cli, &load_env(host(), &names)) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("flexio: {e}");
+                return 1;
+            }
+        }
+    };
+    for w in &set.warnings {
+        eprintln!("flexio: warning: {w}");
+    }
+    if sw.warnings_fatal && !set.warnings.is_empty() {
+        eprintln!("flexio: warnings are fatal (--warnings-fatal)");
+        return 1;
+    }
+    if sw.showcmd {
+        print!("{}", flexio_job::showcmd::showcmd(&set));
+        return 0;
+    }
+    let plans = match plan::plan(&set, sw.readonly) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("flexio: {e}");
+            return 1;
+        }
+    };
+    if sw.parse_only {
+        return 0;
+    }
+    let code = execute(&cli, &set, plans, default_mode);
+    if default_mode {
+        defaults::cleanup();
+    }
+    code
+}
+
+fn execute(cli: &cli::Cli, set: &JobSet, plans: Vec<ThreadPlan>, default_mode: bool) -> i32 {
+    let sw = &cli.switches;
+    let mut sink = Sink {
+        formats: sw.formats.clone(),
+        terse_version: sw.terse_version,
+        file: sw.output.as_ref().map(PathBuf::from),
+        buf: String::new(),
+    };
+    if sink.terse_version == 2 && sink.formats.contains(&Format::Terse) {
+        eprintln!("flexio: terse version 2 is not supported by flexio (use 3, 4 or 5)");
+        return 1;
+    }
+    let stdout_normal_only = sink.file.is_none() && sink.formats == [Format::Normal];
+    let notes = Notes {
+        info_to_stdout: stdout_normal_only,
+    };
+    // Job headers, once per job definition (not per clone), as fio prints them at parse time.
+    if sink.normal() {
+        let mut pre = String::new();
+        for j in &set.jobs {
+            let o = &j.opts;
+            let bs = [0, 1, 2].map(|d| (o.min_bs_dir(d), o.max_bs_dir(d)));
+            pre.push_str(&normal::job_header(
+                &o.name,
+                j.groupid,
+                o.rw.as_str(),
+                bs,
+                o.bs_is_seq_rand,
+                &o.ioengine,
+                o.iodepth,
+                o.kb_base.value() as u32,
+                o.significant_figures,
+            ));
+            if o.numjobs > 1 {
+                pre.push_str("...\n");
+            }
+        }
+        pre.push_str(VERSION);
+        pre.push('\n');
+        let nthreads = plans.iter().filter(|p| p.opts.thread).count();
+        let nprocs = plans.len() - nthreads;
+        let plural = |n: usize, one: &str, many: &str| {
+            if n == 1 {
+                format!("{n} {one}")
+            } else {
+                format!("{n} {many}")
+            }
+        };
+        let starting = match (nthreads, nprocs) {
+            (0, p) => plural(p, "process", "processes"),
+            (t, 0) => plural(t, "thread", "threads"),
+            (t, p) => format!(
+                "{} and {}",
+                plural(t, "thread", "threads"),
+                plural(p, "process", "processes")
+            ),
+        };
+        pre.push_str(&format!("Starting {starting}\n"));
+        sink.preamble(&pre);
+    }
+    let clock = Clock::new();
+    let genesis = clock.now();
+    // ---- file layout, serialized in the main thread (create_serialize)
+    let mut setup_failed = vec![false; plans.len()];
+    for (i, t) in plans.iter().enumerate() {
+        let which = files::files_to_lay_out(t);
+        if which.is_empty() {
+            continue;
+        }
+        sink.preamble(&format!("{}\n", files::layout_message(t, &which)));
+        if let Err(e) = files::lay_out(t, &which, sw.readonly) {
+            eprintln!("flexio: {}: file layout failed: {e}", t.name);
+            eprintln!(
+                "fio: pid=0, err={}/file:filesetup, func=layout, error={e}",
+                e.raw_os_error().unwrap_or(libc::EIO)
+            );
+            setup_failed[i] = true;
+        }
+    }
+    for t in &plans {
+        if t.depth_note {
+            notes.info("note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1");
+        }
+        if t.opts.time_based && t.opts.runtime_us == 0 {
+            notes.warn("fio: time_based requires a runtime/timeout setting");
+        }
+    }
+    // ---- disks under the files
+    let paths: Vec<PathBuf> = plans
+        .iter()
+        .filter(|t| !t.caps.diskless && t.opts.disk_util)
+        .flat_map(|t| t.files.iter().map(|f| f.path.clone()))
+        .collect();
+    let mut disks = diskstats::watch(&paths);
+    diskstats::restart(&mut disks);
+    let disk_start = clock.now();
+    // ---- signals
+    let terminate = Arc::new(AtomicBool::new(false));
+    let signalled = crate::signals::install(terminate.clone());
+    // ---- status line
+    let progress: Arc<Vec<Progress>> =
+        Arc::new(plans.iter().map(|_| Progress::default()).collect());
+    let status_done = Arc::new(AtomicBool::new(false));
+    let show_eta = match sw.eta {
+        Eta::Always => true,
+        Eta::Never => false,
+        Eta::Auto => std::io::stderr().is_terminal(),
+    };
+    let status_thread = show_eta.then(|| {
+        status::spawn(
+            plans.clone(),
+            progress.clone(),
+            status_done.clone(),
+            Duration::from_millis(sw.eta_interval_ms),
+            sw.eta_newline_ms.map(Duration::from_millis),
+        )
+    });
+    // ---- run the stonewall segments in order
+    let mut results: Vec<Option<JobResult>> = vec![None; plans.len()];
+    let nseg = plans
+        .iter()
+        .map(|p| p.segment)
+        .max()
+        .map(|m| m + 1)
+        .unwrap_or(0);
+    for seg in 0..nseg {
+        if terminate.load(Ordering::Relaxed) {
+            break;
+        }
+        let group_stop = Arc::new(AtomicBool::new(false));
+        let ctx = RunCtx {
+            terminate: group_stop.clone(),
+            clock,
+            notes,
+        };
+        let members: Vec<usize> = (0..plans.len())
+            .filter(|i| plans[*i].segment == seg && !setup_failed[*i])
+            .collect();
+        let (tx, rx) = mpsc::channel::<(usize, JobResult)>();
+        std::thread::scope(|s| {
+            for &i in &members {
+                let tx = tx.clone();
+                let plan = &plans[i];
+                let ctx = &ctx;
+                let pr = &progress[i];
+                let name = format!("flexio-{}", plan.thread_number);
+                std::thread::Builder::new()
+                    .name(name)
+                    .spawn_scoped(s, move || {
+                        let r = worker::run_thread(plan, ctx, pr);
+                        let _ = tx.send((i, r));
+                    })
+                    .expect("spawning a job thread");
+            }
+            drop(tx);
+            let mut left = members.len();
+            while left > 0 {
+                match rx.recv_timeout(Duration::from_millis(50)) {
+                    Ok((i, r)) => {
+                        left -= 1;
+                        if r.stats.error != 0 {
+                            notes.info(&format!(
+                                "fio: pid={}, err={}/{}",
+                                r.pid, r.stats.error, r.stats.verror
+                            ));
+                            if plans[i].opts.exitall_on_error {
+                                group_stop.store(true, Ordering::Relaxed);
+                            }
+                        }
+                        if plans[i].opts.exitall {
+                            group_stop.store(true, Ordering::Relaxed);
+                        }
+                        results[i] = Some(r);
+                    }
+                    Err(mpsc::RecvTimeoutError::Timeout) => {
+                        if terminate.load(Ordering::Relaxed) {
+                            group_stop.store(true, Ordering::Relaxed);
+                        }
+                    }
+                    Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                }
+            }
+        });
+    }
+    status_done.store(true, Ordering::Relaxed);
+    if let Some(h) = status_thread {
+        let _ = h.join();
+    }
+    let interrupted = signalled.any();
+    if interrupted {
+        notes.info(&format!(
+            "fio: terminating on signal {}",
+            signalled.number()
+        ));
+    }
+    // ---- report
+    let now = clock.now();
+    let disk_reports = diskstats::finish(&disks, (now - disk_start) / 1_000_000);
+    let wall = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let secs = wall.as_secs() as i64;
+    let elapsed_s = (now - genesis).div_ceil(1_000_000_000);
+    let done: Vec<JobResult> = results.iter().flatten().cloned().collect();
+    let rep = report::build(
+        &done,
+        disk_reports,
+        set.global_echo.clone(),
+        FIO_COMPAT,
+        (
+            secs,
+            wall.as_millis() as i64,
+            flexio_engine::sys::ctime(secs),
+        ),
+        elapsed_s,
+    );
+    // fio prints terse, then JSON, then normal.
+    let mut text = String::new();
+    if sink.formats.contains(&Format::Terse) {
+        text.push_str(&terse::report(&rep, sink.terse_version));
+    }
+    if sink.formats.contains(&Format::JsonPlus) {
+        text.push_str(&json::report(&rep, true, VERSION));
+    } else if sink.formats.contains(&Format::Json) {
+        text.push_str(&json::report(&rep, false, VERSION));
+    }
+    if sink.normal() {
+        text.push_str(&normal::report(&rep));
+    }
+    if default_mode {
+        text.push_str(&defaults::summary(&rep));
+    }
+    match &sink.file {
+        Some(p) => {
+            sink.buf.push_str(&text);
+            if let Err(e) = crate::out::write_atomic(p, sink.buf.as_bytes()) {
+                eprintln!("flexio: cannot write output file '{}': {e}", p.display());
+                return 1;
+            }
+        }
+        None => {
+            let mut o = std::io::stdout().lock();
+            let _ = o.write_all(text.as_bytes());
+            let _ = o.flush();
+        }
+    }
+    if interrupted {
+        return EXIT_SIGNAL;
+    }
+    let failed = done.iter().filter(|r| r.stats.error != 0).count()
+        + setup_failed.iter().filter(|f| **f).count();
+    // fio returns the count modulo 256; flexio caps it so that failures never read as success.
+    failed.min(255) as i32
+}

@@ -1,0 +1,223 @@
+//! File setup: layout (fio's `extend_file` rules and messages), opening, cache invalidation
+//! and pre-reading.
+
+use crate::plan::ThreadPlan;
+use flexio_job::options::{Fallocate, JobOptions};
+use flexio_workload::fill::{fill, Fill};
+use flexio_workload::Taus88;
+use rustix::fs::{FallocateFlags, Mode, OFlags};
+use std::io;
+use std::os::fd::{AsFd, OwnedFd};
+use std::path::Path;
+
+/// How a job's write buffers are filled.
+pub fn fill_mode(o: &JobOptions) -> Fill {
+    if let Some(p) = &o.buffer_pattern {
+        return Fill::Pattern(p.clone());
+    }
+    if o.zero_buffers {
+        return Fill::Zero;
+    }
+    match o.buffer_compress_percentage {
+        Some(100) => Fill::Zero,
+        Some(p) if p > 0 => Fill::Compress {
+            pct: p,
+            chunk: o.buffer_compress_chunk,
+        },
+        _ => Fill::Random,
+    }
+}
+
+fn ioerr(e: rustix::io::Errno) -> io::Error {
+    io::Error::from_raw_os_error(e.raw_os_error())
+}
+
+fn create_parent(path: &Path) -> io::Result<()> {
+    if let Some(parent) = path.parent() {
+        if !parent.as_os_str().is_empty() && !parent.exists() {
+            std::fs::create_dir_all(parent)?;
+            // fio creates missing directories with mode 0700.
+            use std::os::unix::fs::PermissionsExt;
+            let _ = std::fs::set_permissions(parent, std::fs::Permissions::from_mode(0o700));
+        }
+    }
+    Ok(())
+}
+
+/// Whether a thread's files need laying out, and the files that do.
+pub fn files_to_lay_out(t: &ThreadPlan) -> Vec<usize> {
+    if t.caps.diskless || t.opts.create_on_open {
+        return Vec::new();
+    }
+    t.files
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| {
+            std::fs::metadata(&f.path)
+                .map(|m| m.len() < f.need)
+                .unwrap_or(true)
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// fio's layout message for a thread: `name: Laying out IO file (1 file / 80MiB)`.
+pub fn layout_message(t: &ThreadPlan, which: &[usize]) -> String {
+    let total: u64 = which.iter().map(|i| t.files[*i].need).sum();
+    if which.len() == 1 {
+        format!(
+            "{}: Laying out IO file ({} file / {}MiB)",
+            t.name,
+            which.len(),
+            total >> 20
+        )
+    } else {
+        format!(
+            "{}: Laying out IO files ({} files / total {}MiB)",
+            t.name,
+            which.len(),
+            total >> 20
+        )
+    }
+}
+
+/// Lay out the given files of a thread.
+pub fn lay_out(t: &ThreadPlan, which: &[usize], readonly: bool) -> io::Result<()> {
+    let o = &t.opts;
+    if readonly {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            "files would have to be created, but --readonly is set",
+        ));
+    }
+    if !o.allow_file_create {
+        let missing: Vec<_> = which
+            .iter()
+            .map(|i| &t.files[*i].path)
+            .filter(|p| !p.exists())
+            .collect();
+        if let Some(p) = missing.first() {
+            return Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("'{}' does not exist and allow_file_create=0", p.display()),
+            ));
+        }
+    }
+    // Read jobs (and overwrite, and engines that cannot extend files) need real data.
+    let write_data = o.rw.reads() || o.overwrite || t.caps.no_extend || t.caps.file_op;
+    let fillm = fill_mode(o);
+    let mut rng = Taus88::new(t.spec.seed as u32 ^ 0x5a5a);
+    let mut chunk = vec![0u8; 1 << 20];
+    fill(&mut chunk, &fillm, &mut rng);
+    for &i in which {
+        let f = &t.files[i];
+        create_parent(&f.path)?;
+        if write_data {
+            let fd = rustix::fs::open(
+                &f.path,
+                OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC | OFlags::CLOEXEC,
+                Mode::from_raw_mode(0o644),
+            )
+            .map_err(ioerr)?;
+            rustix::fs::ftruncate(&fd, f.need).map_err(ioerr)?;
+            let mut off = 0u64;
+            while off < f.need {
+                let n = ((f.need - off) as usize).min(chunk.len());
+                let w = rustix::io::pwrite(&fd, &chunk[..n], off).map_err(ioerr)?;
+                if w == 0 {
+                    return Err(io::Error::new(
+                        io::ErrorKind::WriteZero,
+                        "layout write made no progress",
+                    ));
+                }
+                off += w as u64;
+            }
+            if o.create_fsync {
+                rustix::fs::fsync(&fd).map_err(ioerr)?;
+            }
+        } else {
+            let _ = std::fs::remove_file(&f.path);
+            let fd = rustix::fs::open(
+                &f.path,
+                OFlags::WRONLY | OFlags::CREATE | OFlags::CLOEXEC,
+                Mode::from_raw_mode(0o644),
+            )
+            .map_err(ioerr)?;
+            allocate(&fd, o.fallocate, f.need)?;
+            if o.create_fsync {
+                rustix::fs::fsync(&fd).map_err(ioerr)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn allocate(fd: &OwnedFd, mode: Fallocate, size: u64) -> io::Result<()> {
+    match mode {
+        Fallocate::None => Ok(()),
+        Fallocate::Truncate => rustix::fs::ftruncate(fd, size).map_err(ioerr),
+        Fallocate::Keep => match rustix::fs::fallocate(fd, FallocateFlags::KEEP_SIZE, 0, size) {
+            Ok(()) => Ok(()),
+            Err(e) if e == rustix::io::Errno::OPNOTSUPP => Ok(()),
+            Err(e) => Err(ioerr(e)),
+        },
+        Fallocate::Native | Fallocate::Posix => {
+            match rustix::fs::fallocate(fd, FallocateFlags::empty(), 0, size) {
+                Ok(()) => Ok(()),
+                // native falls back to no allocation where the file system cannot preallocate.
+                Err(e) if e == rustix::io::Errno::OPNOTSUPP && mode == Fallocate::Native => Ok(()),
+                Err(e) if e == rustix::io::Errno::OPNOTSUPP => {
+                    rustix::fs::ftruncate(fd, size).map_err(ioerr)
+                }
+                Err(e) => Err(ioerr(e)),
+            }
+        }
+    }
+}
+
+/// Open flags for a job's files.
+pub fn open_flags(o: &JobOptions, writes: bool) -> OFlags {
+    let mut f = OFlags::CLOEXEC;
+    f |= if writes { OFlags::RDWR } else { OFlags::RDONLY };
+    if writes && o.allow_file_create {
+        f |= OFlags::CREATE;
+    }
+    if o.direct {
+        f |= OFlags::DIRECT;
+    }
+    match o.sync {
+        flexio_job::options::SyncMode::Sync => f |= OFlags::SYNC,
+        flexio_job::options::SyncMode::Dsync => f |= OFlags::DSYNC,
+        flexio_job::options::SyncMode::None => {}
+    }
+    f
+}
+
+/// Open one file of a thread.
+pub fn open(path: &Path, flags: OFlags) -> io::Result<OwnedFd> {
+    if flags.contains(OFlags::CREATE) {
+        create_parent(path)?;
+    }
+    rustix::fs::open(path, flags, Mode::from_raw_mode(0o644)).map_err(ioerr)
+}
+
+/// Drop the page cache of a file range (fio's `invalidate`).
+pub fn invalidate(fd: impl AsFd, start: u64, len: u64) -> io::Result<()> {
+    let len = std::num::NonZeroU64::new(len);
+    rustix::fs::fadvise(fd, start, len, rustix::fs::Advice::DontNeed).map_err(ioerr)
+}
+
+/// Read a file range into the page cache (`pre_read`).
+pub fn pre_read(fd: impl AsFd, start: u64, len: u64) -> io::Result<()> {
+    let mut buf = vec![0u8; 1 << 20];
+    let mut off = start;
+    while off < start + len {
+        let n = ((start + len - off) as usize).min(buf.len());
+        let r = rustix::io::pread(&fd, &mut buf[..n], off).map_err(ioerr)?;
+        if r == 0 {
+            break;
+        }
+        off += r as u64;
+    }
+    Ok(())
+}

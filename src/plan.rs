@@ -1,0 +1,429 @@
+//! Stage three of the configuration: turn job definitions into one plan per job thread
+//! (numjobs clones), with resolved files, sizes, regions and the workload spec.
+//!
+//! This is where fio's size rules live (`filesetup.c`): total size from `size`, from
+//! `filesize`, or from the existing files; per-file share; `offset`/`offset_increment`
+//! regions; `io_size` as the per-loop budget.
+
+use flexio_engine::Caps;
+use flexio_job::options::{FileService, JobOptions, RwKind, Sequencer};
+use flexio_job::value::{split_colon_escaped, SizeVal};
+use flexio_job::{JobDef, JobSet, Origin};
+use flexio_workload::{BsPolicy, FileSelect, Region, Spec};
+use std::path::{Path, PathBuf};
+
+/// A file a thread uses.
+#[derive(Clone, Debug)]
+pub struct FilePlan {
+    pub path: PathBuf,
+    /// Size the file must have for this thread (region end).
+    pub need: u64,
+    pub region: Region,
+}
+
+/// Everything one job thread needs to run.
+#[derive(Clone, Debug)]
+pub struct ThreadPlan {
+    pub name: String,
+    pub groupid: u32,
+    /// 1-based thread number over the whole run.
+    pub thread_number: u32,
+    /// Clone index within its job (0 for the original).
+    pub subjob: u32,
+    /// Index of the job definition.
+    pub job_index: usize,
+    /// Stonewall segment: threads of one segment run together.
+    pub segment: usize,
+    pub opts: JobOptions,
+    pub echo: Vec<(String, String)>,
+    pub caps: Caps,
+    pub files: Vec<FilePlan>,
+    /// Bytes to transfer per loop (u64::MAX when time based).
+    pub io_budget: u64,
+    /// Effective queue depth.
+    pub depth: u32,
+    pub spec: Spec,
+    /// Print fio's "queue depth will be capped at 1" note.
+    pub depth_note: bool,
+}
+
+/// A plan error: what is wrong and, where known, which job definition.
+#[derive(Debug)]
+pub struct PlanError {
+    pub job: String,
+    pub origin: Origin,
+    pub msg: String,
+}
+
+impl std::fmt::Display for PlanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: job '{}': {}", self.origin, self.job, self.msg)
+    }
+}
+
+fn err(def: &JobDef, msg: impl Into<String>) -> PlanError {
+    PlanError {
+        job: def.opts.name.clone(),
+        origin: def.origin.clone(),
+        msg: msg.into(),
+    }
+}
+
+/// Expand `filename_format` for one file.
+pub fn format_name(fmt: &str, jobname: &str, jobnum: u32, filenum: u32) -> String {
+    fmt.replace("$jobname", jobname)
+        .replace("$jobnum", &jobnum.to_string())
+        .replace("$filenum", &filenum.to_string())
+        .replace("$clientuid", "0")
+}
+
+/// Current size of a regular file (None if missing).
+fn existing_size(p: &Path) -> Option<u64> {
+    std::fs::metadata(p)
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+}
+
+fn bs_policy(o: &JobOptions, d: usize) -> BsPolicy {
+    if let Some(split) = &o.bssplit {
+        if !split[d].is_empty() {
+            return BsPolicy::Split(split[d].iter().map(|e| (e.bs, e.perc)).collect());
+        }
+    }
+    if let Some(r) = &o.bsrange {
+        if r[d].0 != r[d].1 {
+            return BsPolicy::Range {
+                min: r[d].0,
+                max: r[d].1,
+                unaligned: o.bs_unaligned,
+            };
+        }
+        return BsPolicy::Fixed(r[d].0);
+    }
+    BsPolicy::Fixed(o.bs[d])
+}
+
+/// Directions a job performs.
+pub fn job_dirs(rw: RwKind) -> [bool; 3] {
+    [rw.reads(), rw.writes(), rw.trims()]
+}
+
+/// Build the per-thread plans. `readonly` refuses every writing job.
+pub fn plan(set: &JobSet, readonly: bool) -> Result<Vec<ThreadPlan>, PlanError> {
+    let mut out = Vec::new();
+    let mut thread_number = 0u32;
+    let mut segment = 0usize;
+    for (ji, def) in set.jobs.iter().enumerate() {
+        let o = &def.opts;
+        if ji > 0 && o.stonewall {
+            segment += 1;
+        }
+        let caps = flexio_engine::caps_of(&o.ioengine, o.iodepth)
+            .ok_or_else(|| err(def, format!("unknown ioengine '{}'", o.ioengine)))?;
+        validate(def, &caps, readonly)?;
+        for sub in 0..o.numjobs {
+            thread_number += 1;
+            let t = plan_thread(def, ji, sub, thread_number, segment, caps)?;
+            out.push(t);
+        }
+    }
+    Ok(out)
+}
+
+fn validate(def: &JobDef, caps: &Caps, readonly: bool) -> Result<(), PlanError> {
+    let o = &def.opts;
+    let rw = o.rw;
+    if rw.trims() && !caps.trim {
+        return Err(err(
+            def,
+            format!(
+                "rw={} needs trim support, which ioengine {} does not have in flexio",
+                rw.as_str(),
+                o.ioengine
+            ),
+        ));
+    }
+    if readonly
+        && (rw.writes() || rw.trims() || o.ioengine == "filecreate" || o.ioengine == "filedelete")
+    {
+        return Err(err(def, "the job writes, but --readonly is set"));
+    }
+    if o.ioengine == "ftruncate" && rw.reads() {
+        return Err(err(
+            def,
+            "ioengine ftruncate only does writes (use rw=write or rw=randwrite)",
+        ));
+    }
+    if o.filename.as_deref() == Some("-") {
+        return Err(err(
+            def,
+            "filename=- (stdin/stdout) is not supported by flexio",
+        ));
+    }
+    if o.fill_device {
+        return Err(err(def, "fill_device is not supported by flexio yet"));
+    }
+    if o.time_based && o.runtime_us == 0 {
+        // fio warns and ignores time_based; flexio does the same, loudly.
+    }
+    if o.min_bs() == 0 {
+        return Err(err(def, "block size must be at least 1"));
+    }
+    if o.direct && o.iomem_align != 0 && o.iomem_align < 512 {
+        return Err(err(def, "iomem_align below 512 cannot work with direct=1"));
+    }
+    Ok(())
+}
+
+fn plan_thread(
+    def: &JobDef,
+    ji: usize,
+    sub: u32,
+    thread_number: u32,
+    segment: usize,
+    caps: Caps,
+) -> Result<ThreadPlan, PlanError> {
+    let o = &def.opts;
+    let name = o.name.clone();
+    // ---- file names
+    let dirs: Vec<String> = o
+        .directory
+        .as_deref()
+        .map(split_colon_escaped)
+        .unwrap_or_default();
+    if let Some(d) = dirs.iter().find(|d| !Path::new(d).is_dir()) {
+        return Err(err(def, format!("directory '{d}' is not a directory")));
+    }
+    let in_dir = |n: &str, filenum: u32| -> PathBuf {
+        let p = PathBuf::from(n);
+        if p.is_absolute() || dirs.is_empty() {
+            p
+        } else {
+            let d = &dirs[(sub as usize + filenum as usize) % dirs.len()];
+            Path::new(d).join(p)
+        }
+    };
+    let names: Vec<PathBuf> = match &o.filename {
+        Some(list) => {
+            let v = split_colon_escaped(list);
+            if v.is_empty() {
+                return Err(err(def, "filename is empty"));
+            }
+            v.iter()
+                .enumerate()
+                .map(|(i, n)| in_dir(n, i as u32))
+                .collect()
+        }
+        None => (0..o.nrfiles)
+            .map(|i| in_dir(&format_name(&o.filename_format, &name, sub, i), i))
+            .collect(),
+    };
+    for n in &names {
+        if let Ok(m) = std::fs::metadata(n) {
+            if !m.is_file() {
+                let what = if m.is_dir() {
+                    "a directory"
+                } else {
+                    "a device or special file"
+                };
+                return Err(err(
+                    def,
+                    format!("'{}' is {what}; flexio runs on regular files only (block devices are not supported by flexio yet)", n.display()),
+                ));
+            }
+        }
+    }
+    let nfiles = names.len() as u64;
+    let min_bs = o.min_bs();
+    // ---- sizes
+    let existing: Vec<Option<u64>> = names.iter().map(|p| existing_size(p)).collect();
+    let per_file: Vec<u64> =
+        match (o.size, o.filesize) {
+            (_, Some((lo, hi))) => {
+                // Deterministic per file: spread over the range by file number.
+                (0..nfiles)
+                    .map(|i| {
+                        if hi > lo {
+                            lo + ((hi - lo) / nfiles.max(1)) * i / min_bs * min_bs
+                        } else {
+                            lo
+                        }
+                    })
+                    .collect()
+            }
+            (Some(SizeVal::Bytes(total)), None) => vec![total / nfiles; nfiles as usize],
+            (Some(SizeVal::Percent(p)), None) => {
+                let mut v = Vec::new();
+                for (n, e) in names.iter().zip(&existing) {
+                    match e {
+                        Some(s) => v.push(SizeVal::Percent(p).resolve(*s)),
+                        None => {
+                            return Err(err(
+                                def,
+                                format!(
+                                    "size={p}% needs an existing file, and '{}' does not exist",
+                                    n.display()
+                                ),
+                            ))
+                        }
+                    }
+                }
+                v
+            }
+            (None, None) => {
+                if caps.file_op && o.ioengine == "filecreate" {
+                    vec![o.bs[0]; nfiles as usize]
+                } else {
+                    let mut v = Vec::new();
+                    for (n, e) in names.iter().zip(&existing) {
+                        match e {
+                            Some(s) if *s > 0 => v.push(*s),
+                            _ => return Err(err(
+                                def,
+                                format!(
+                                    "you need to specify size= ('{}' does not exist or is empty)",
+                                    n.display()
+                                ),
+                            )),
+                        }
+                    }
+                    v
+                }
+            }
+        };
+    let total: u64 = per_file.iter().sum();
+    if total < min_bs && !caps.file_op {
+        return Err(err(
+            def,
+            format!("size too small, must not be less than minimum block size: {total} < {min_bs}"),
+        ));
+    }
+    // ---- regions
+    let mut files = Vec::new();
+    for (i, path) in names.iter().enumerate() {
+        let share = per_file[i];
+        let full = existing[i].unwrap_or(0).max(share);
+        let mut start = o.offset.resolve(full);
+        if let SizeVal::Percent(_) = o.offset {
+            let align = if o.offset_align > 0 {
+                o.offset_align
+            } else {
+                min_bs
+            };
+            start = start / align * align;
+        }
+        start += o.offset_increment.resolve(full) * sub as u64;
+        let len = match o.size {
+            Some(SizeVal::Percent(_)) | None if existing[i].is_some() && o.filesize.is_none() => {
+                share.min(existing[i].unwrap_or(0).saturating_sub(start))
+            }
+            _ => share,
+        };
+        if len == 0 && !caps.file_op {
+            return Err(err(
+                def,
+                format!(
+                    "offset {start} leaves nothing to do in '{}'",
+                    path.display()
+                ),
+            ));
+        }
+        files.push(FilePlan {
+            path: path.clone(),
+            need: start + len,
+            region: Region { start, len },
+        });
+    }
+    // ---- budget and depth
+    let region_total: u64 = files.iter().map(|f| f.region.len).sum();
+    let io_size = o
+        .io_size
+        .map(|v| v.resolve(region_total))
+        .unwrap_or(region_total);
+    let time_based = o.time_based && o.runtime_us > 0;
+    let io_budget = if time_based { u64::MAX } else { io_size };
+    let depth_note = caps.syncio && o.iodepth > 1 && !caps.has_commit;
+    let depth = if caps.syncio && !caps.has_commit {
+        1
+    } else {
+        o.iodepth
+    };
+    let dirs_on = job_dirs(o.rw);
+    let align = o
+        .blockalign
+        .map(|b| {
+            (0..3)
+                .filter(|d| dirs_on[*d])
+                .map(|d| b[d])
+                .min()
+                .unwrap_or(min_bs)
+        })
+        .unwrap_or_else(|| {
+            (0..3)
+                .filter(|d| dirs_on[*d])
+                .map(|d| o.min_bs_dir(d))
+                .min()
+                .unwrap_or(min_bs)
+        });
+    let seed = o
+        .randseed
+        .unwrap_or(if o.randrepeat { 0x89 } else { entropy() });
+    let spec = Spec {
+        dirs: dirs_on,
+        random: o.rw.is_random(),
+        rwmixread: o.rwmixread,
+        rw_nr: o.rw_nr,
+        identical: o.rw_sequencer == Sequencer::Identical,
+        bs: [bs_policy(o, 0), bs_policy(o, 1), bs_policy(o, 2)],
+        align,
+        random_map: !o.norandommap && o.blockalign.is_none(),
+        files: files.iter().map(|f| f.region).collect(),
+        select: match o.file_service {
+            FileService::RoundRobin => FileSelect::RoundRobin,
+            FileService::Random => FileSelect::Random,
+            FileService::Sequential => FileSelect::Sequential,
+        },
+        select_nr: o.file_service_nr,
+        wrap: time_based || io_size > region_total,
+        seed: seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ thread_number as u64,
+    };
+    Ok(ThreadPlan {
+        name,
+        groupid: def.groupid,
+        thread_number,
+        subjob: sub,
+        job_index: ji,
+        segment,
+        opts: o.clone(),
+        echo: def.echo.clone(),
+        caps,
+        files,
+        io_budget,
+        depth,
+        spec,
+        depth_note,
+    })
+}
+
+fn entropy() -> u64 {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(1);
+    t ^ (std::process::id() as u64) << 32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert_eq!(
+            format_name("$jobname.$jobnum.$filenum", "job1", 0, 0),
+            "job1.0.0"
+        );
+        assert_eq!(format_name("x-$filenum", "j", 2, 7), "x-7");
+    }
+}

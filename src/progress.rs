@@ -1,0 +1,51 @@
+//! Per-thread progress published for the status line (relaxed atomics, written by the job
+//! thread at most every 100 ms, read by the status thread once per interval).
+
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering};
+
+/// fio's run-state letters for the status line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum RunState {
+    NotStarted = b'P',
+    Initialized = b'I',
+    Ramp = b'/',
+    ReadSeq = b'R',
+    ReadRand = b'r',
+    WriteSeq = b'W',
+    WriteRand = b'w',
+    MixedSeq = b'M',
+    MixedRand = b'm',
+    TrimSeq = b'D',
+    TrimRand = b'd',
+    Finishing = b'f',
+    Exited = b'_',
+}
+
+#[repr(align(64))]
+pub struct Progress {
+    pub bytes: [AtomicU64; 3],
+    pub ios: [AtomicU64; 3],
+    pub state: AtomicU8,
+    pub files: AtomicU32,
+}
+
+impl Default for Progress {
+    fn default() -> Self {
+        Progress {
+            bytes: Default::default(),
+            ios: Default::default(),
+            state: AtomicU8::new(RunState::NotStarted as u8),
+            files: AtomicU32::new(0),
+        }
+    }
+}
+
+impl Progress {
+    pub fn set_state(&self, s: RunState) {
+        self.state.store(s as u8, Ordering::Relaxed);
+    }
+    pub fn state_char(&self) -> char {
+        self.state.load(Ordering::Relaxed) as char
+    }
+}

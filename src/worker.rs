@@ -1,0 +1,1064 @@
+//! The job thread: opens files, drives the engine through fio's `do_io` loop and records
+//! statistics.
+//!
+//! Hot-path invariants (per I/O): no allocation (request slots, buffers and the completion
+//! vector are sized once), no locking (statistics are thread-local; progress for the status
+//! line is published with relaxed atomic stores at most every 100 ms), no formatting.
+//! The loop is generic over the engine, so each engine gets its own compiled loop.
+
+use crate::clock::Clock;
+use crate::files;
+use crate::plan::ThreadPlan;
+use crate::progress::{Progress, RunState};
+use flexio_engine::buffer::IoBuffers;
+use flexio_engine::{
+    Caps, Completion, Engine, EngineConfig, EngineVisitor, FileInfo, IoReq, Op, Queued, StatKind,
+};
+use flexio_job::options::{err_class, FadviseHint, StatType, Unified};
+use flexio_stats::report::{self, ReportParams};
+use flexio_stats::{JobResult, StatsConfig, ThreadStats};
+use flexio_workload::fill::{fill, scramble, Fill};
+use flexio_workload::{Generator, Taus88};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// What every job thread shares with the main thread.
+pub struct RunCtx {
+    /// Set on SIGINT/SIGTERM or exitall: stop as soon as possible.
+    pub terminate: Arc<AtomicBool>,
+    pub clock: Clock,
+    /// Where notes ("fio: io_u error ...") go.
+    pub notes: crate::out::Notes,
+}
+
+/// Per-request state.
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    op: u8,
+    ddir: u8,
+    file: u32,
+    offset: u64,
+    len: u64,
+    done: u64,
+    start_ns: u64,
+    issue_ns: u64,
+}
+
+const OP_SYNC: u8 = 3;
+const OP_DSYNC: u8 = 4;
+
+fn op_of(code: u8) -> Op {
+    match code {
+        0 => Op::Read,
+        1 => Op::Write,
+        2 => Op::Trim,
+        OP_SYNC => Op::Sync,
+        _ => Op::Datasync,
+    }
+}
+
+/// Why do_io stopped.
+#[derive(PartialEq, Eq, Clone, Copy)]
+enum End {
+    /// The loop's work is done.
+    Done,
+    /// Runtime over, terminated, number_ios reached, or error: no further loops.
+    Stop,
+}
+
+/// Runs one thread plan with a concrete engine.
+pub struct Runner<'a> {
+    pub plan: &'a ThreadPlan,
+    pub ctx: &'a RunCtx,
+    pub progress: &'a Progress,
+}
+
+impl EngineVisitor for Runner<'_> {
+    type Out = ThreadStats;
+    fn visit<E: Engine>(self, engine: E) -> ThreadStats {
+        let mut w = Worker::new(engine, self.plan, self.ctx, self.progress);
+        w.run();
+        w.stats
+    }
+}
+
+/// Build the engine configuration of a plan.
+pub fn engine_config(p: &ThreadPlan) -> EngineConfig {
+    let o = &p.opts;
+    EngineConfig {
+        iodepth: p.depth,
+        hipri: o.hipri,
+        hipri_percentage: o.hipri_percentage,
+        nowait: o.nowait,
+        uncached: o.uncached != 0,
+        stat_type: match o.stat_type {
+            StatType::Stat => StatKind::Stat,
+            StatType::Lstat => StatKind::Lstat,
+            StatType::Statx => StatKind::Statx,
+        },
+        advise: o.fadvise_hint != FadviseHint::Off,
+        seed: p.spec.seed as u32,
+    }
+}
+
+/// Report parameters of a plan.
+pub fn report_params(p: &ThreadPlan) -> ReportParams {
+    let o = &p.opts;
+    // fio ends the percentile list at its first 0.
+    let mut list: Vec<f64> = o
+        .percentile_list
+        .iter()
+        .copied()
+        .take_while(|v| *v != 0.0)
+        .collect();
+    list.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    ReportParams {
+        kb_base: o.kb_base.value() as u32,
+        unit_base: o.unit_base,
+        sig_figs: o.significant_figures,
+        percentile_list: list,
+        percentile_precision: o.percentile_precision,
+        clat_percentiles: o.clat_percentiles && !o.disable_clat,
+        lat_percentiles: o.lat_percentiles && !o.disable_lat,
+        slat_percentiles: o.slat_percentiles && !o.disable_slat,
+        iodepth: o.iodepth,
+        continue_on_error: o.continue_on_error != 0,
+        unified: match o.unified_rw_reporting {
+            Unified::None => report::Unified::None,
+            Unified::Mixed => report::Unified::Mixed,
+            Unified::Both => report::Unified::Both,
+        },
+        nostats_engine: p.caps.file_op,
+    }
+}
+
+/// Run a whole thread plan and package its result.
+pub fn run_thread(plan: &ThreadPlan, ctx: &RunCtx, progress: &Progress) -> JobResult {
+    let cfg = engine_config(plan);
+    let stats = match flexio_engine::with_engine(
+        &plan.opts.ioengine,
+        &cfg,
+        Runner {
+            plan,
+            ctx,
+            progress,
+        },
+    ) {
+        Ok(s) => s,
+        Err(m) => {
+            let mut s = ThreadStats::default();
+            s.set_error(libc::EINVAL, m);
+            s
+        }
+    };
+    progress.set_state(RunState::Exited);
+    JobResult {
+        name: plan.name.clone(),
+        groupid: plan.groupid,
+        pid: rustix::thread::gettid().as_raw_nonzero().get(),
+        description: plan.opts.description.clone(),
+        echo: plan.echo.clone(),
+        group_reporting: plan.opts.group_reporting,
+        stats_enabled: plan.opts.stats,
+        params: report_params(plan),
+        stats,
+    }
+}
+
+struct Worker<'a, E: Engine> {
+    e: E,
+    caps: Caps,
+    p: &'a ThreadPlan,
+    ctx: &'a RunCtx,
+    progress: &'a Progress,
+    clock: Clock,
+    stats: ThreadStats,
+    cfg: StatsConfig,
+    gen: Generator,
+    bufs: IoBuffers,
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    /// Slots queued since the last commit.
+    uncommitted: Vec<u32>,
+    comps: Vec<Completion>,
+    inflight: u32,
+    fds: Vec<Option<OwnedFd>>,
+    raw_fds: Vec<i32>,
+    /// File-op engines: which files had their operation in this loop.
+    op_done: Vec<bool>,
+    fill: Fill,
+    fill_rng: Taus88,
+    refill: bool,
+    scramble: bool,
+    need_lat: bool,
+    need_clat: bool,
+    need_slat: bool,
+    accounting: bool,
+    epoch_ns: u64,
+    ramp_end_ns: u64,
+    runtime_end_ns: u64,
+    /// Per-direction elapsed µs over loops (fio's update_runtime).
+    elapsed_us: [u64; 3],
+    /// Completed bytes / I/Os per direction since accounting started.
+    bytes: [u64; 3],
+    ios: [u64; 3],
+    bw_last_ns: u64,
+    bw_last: [u64; 3],
+    iops_last_ns: u64,
+    iops_last: [u64; 3],
+    next_check_ns: u64,
+    next_publish_ns: u64,
+    /// Earliest of the periodic deadlines (sample check, publish, ramp end).
+    next_event_ns: u64,
+    /// Set when ramp ends inside a loop: that loop's runtime counts from here.
+    loop_reset_start: Option<u64>,
+    writes_since_sync: u64,
+    last_write_file: u32,
+    issued_total: u64,
+    usage_start: flexio_engine::sys::Usage,
+    stop: bool,
+    first_direct_error_noted: bool,
+}
+
+impl<'a, E: Engine> Worker<'a, E> {
+    fn new(e: E, p: &'a ThreadPlan, ctx: &'a RunCtx, progress: &'a Progress) -> Self {
+        let o = &p.opts;
+        let depth = p.depth.max(1) as usize;
+        let cfg = StatsConfig {
+            clat_hist: !o.disable_clat && o.clat_percentiles,
+            lat_hist: o.lat_percentiles && !o.disable_lat,
+            slat_hist: o.slat_percentiles && !o.disable_slat,
+        };
+        let align = (o.iomem_align as usize).max(rustix::param::page_size());
+        let slot_size = o.max_bs().max(1) as usize;
+        let bufs = match IoBuffers::new(depth, slot_size, align) {
+            Ok(b) => b,
+            Err(_) => IoBuffers::new(1, 4096, 4096).expect("a 4 KiB buffer can be allocated"),
+        };
+        let caps = e.caps();
+        let nfiles = p.files.len();
+        let writes = o.rw.writes();
+        Worker {
+            caps,
+            p,
+            ctx,
+            progress,
+            clock: ctx.clock,
+            stats: ThreadStats::new(cfg),
+            cfg,
+            gen: Generator::new(p.spec.clone()),
+            bufs,
+            slots: vec![Slot::default(); depth],
+            free: (0..depth as u32).rev().collect(),
+            uncommitted: Vec::with_capacity(depth),
+            comps: Vec::with_capacity(depth),
+            inflight: 0,
+            fds: (0..nfiles).map(|_| None).collect(),
+            raw_fds: vec![-1; nfiles],
+            op_done: vec![false; nfiles],
+            fill: files::fill_mode(o),
+            fill_rng: Taus88::new(p.spec.seed as u32 ^ 0xf111),
+            refill: writes && o.refill_buffers,
+            scramble: writes && o.scramble_buffers && !o.zero_buffers && o.buffer_pattern.is_none(),
+            need_lat: !o.disable_lat && !caps.file_op,
+            need_clat: !o.disable_clat,
+            need_slat: !o.disable_slat,
+            accounting: true,
+            epoch_ns: 0,
+            ramp_end_ns: 0,
+            runtime_end_ns: u64::MAX,
+            elapsed_us: [0; 3],
+            bytes: [0; 3],
+            ios: [0; 3],
+            bw_last_ns: 0,
+            bw_last: [0; 3],
+            iops_last_ns: 0,
+            iops_last: [0; 3],
+            next_check_ns: 0,
+            next_publish_ns: 0,
+            next_event_ns: 0,
+            loop_reset_start: None,
+            writes_since_sync: 0,
+            last_write_file: 0,
+            issued_total: 0,
+            usage_start: Default::default(),
+            stop: false,
+            first_direct_error_noted: false,
+            e,
+        }
+    }
+
+    fn terminated(&self) -> bool {
+        self.ctx.terminate.load(Ordering::Relaxed)
+    }
+
+    fn fail(&mut self, errno: i32, func: &str) {
+        let text = crate::out::strerror(errno);
+        self.stats
+            .set_error(errno, format!("file:flexio, func={func}, error={text}"));
+        self.stop = true;
+    }
+
+    /// Sleep in small steps so termination is noticed.
+    fn sleep_us(&self, us: u64) {
+        let end = self.clock.now() + us * 1000;
+        while !self.terminated() {
+            let now = self.clock.now();
+            if now >= end {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_nanos((end - now).min(50_000_000)));
+        }
+    }
+
+    fn open_files(&mut self) -> Result<(), (i32, String)> {
+        if self.caps.no_fd || self.caps.diskless {
+            return Ok(());
+        }
+        let o = &self.p.opts;
+        let writes = o.rw.writes() || o.rw.trims();
+        let flags = files::open_flags(o, writes);
+        for (i, f) in self.p.files.iter().enumerate() {
+            let fd = files::open(&f.path, flags).map_err(|e| {
+                let errno = e.raw_os_error().unwrap_or(libc::EIO);
+                (errno, format!("open '{}': {e}", f.path.display()))
+            })?;
+            if o.pre_read {
+                // Pre-read through a buffered descriptor (O_DIRECT would bypass the cache).
+                if let Ok(b) = files::open(
+                    &f.path,
+                    files::open_flags(&flexio_job::JobOptions::default(), false),
+                ) {
+                    let _ = files::pre_read(&b, f.region.start, f.region.len);
+                }
+            } else if o.invalidate {
+                if let Err(e) = files::invalidate(&fd, f.region.start, f.region.len) {
+                    self.ctx.notes.warn(&format!(
+                        "fio: cache invalidation of {} failed: {e}",
+                        f.path.display()
+                    ));
+                }
+            }
+            if o.fadvise_hint != FadviseHint::Off && !o.pre_read {
+                let adv = match o.fadvise_hint {
+                    FadviseHint::Random => rustix::fs::Advice::Random,
+                    FadviseHint::Sequential => rustix::fs::Advice::Sequential,
+                    _ if o.rw.is_random() => rustix::fs::Advice::Random,
+                    _ => rustix::fs::Advice::Sequential,
+                };
+                let _ = rustix::fs::fadvise(
+                    &fd,
+                    f.region.start,
+                    std::num::NonZeroU64::new(f.region.len),
+                    adv,
+                );
+            }
+            let info = FileInfo {
+                path: &f.path,
+                fd: fd.as_raw_fd(),
+                size: f.region.start + f.region.len,
+                writable: writes,
+                random: o.rw.is_random(),
+            };
+            self.e.open_file(i as u32, &info).map_err(|e| {
+                (
+                    e.raw_os_error().unwrap_or(libc::EIO),
+                    format!(
+                        "ioengine {} open of '{}': {e}",
+                        o.ioengine,
+                        f.path.display()
+                    ),
+                )
+            })?;
+            self.raw_fds[i] = fd.as_raw_fd();
+            self.fds[i] = Some(fd);
+        }
+        self.progress
+            .files
+            .store(self.p.files.len() as u32, Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn close_files(&mut self) {
+        let o = &self.p.opts;
+        for i in 0..self.fds.len() {
+            if let Some(fd) = self.fds[i].take() {
+                let _ = self.e.close_file(i as u32);
+                if o.fsync_on_close && o.rw.writes() {
+                    let _ = rustix::fs::fsync(&fd);
+                }
+                drop(fd);
+                self.raw_fds[i] = -1;
+            }
+        }
+        self.progress.files.store(0, Ordering::Relaxed);
+    }
+
+    fn run(&mut self) {
+        let o = &self.p.opts;
+        let (d0, d1) = o.startdelay_us;
+        if d1 > 0 {
+            let d = if d1 > d0 {
+                d0 + Taus88::new(self.p.spec.seed as u32).below(d1 - d0 + 1)
+            } else {
+                d0
+            };
+            self.progress.set_state(RunState::NotStarted);
+            self.sleep_us(d);
+        }
+        if self.terminated() {
+            return;
+        }
+        self.progress.set_state(RunState::Initialized);
+        if let Err(e) = self.e.init() {
+            let errno = e.raw_os_error().unwrap_or(libc::EIO);
+            let extra = if self.p.depth > 1 {
+                " Perhaps try reducing io depth?"
+            } else {
+                ""
+            };
+            self.ctx.notes.err(&format!(
+                "fio: io engine {} init failed.{extra}",
+                o.ioengine
+            ));
+            self.fail(errno, "io engine init");
+            return;
+        }
+        if let Err((errno, what)) = self.open_files() {
+            self.ctx.notes.err(&format!("fio: {what}"));
+            self.fail(errno, "open file");
+            self.close_files();
+            return;
+        }
+        if o.create_only {
+            self.close_files();
+            return;
+        }
+        let now = self.clock.now();
+        self.start_epoch(now);
+        if o.ramp_time_us > 0 {
+            self.accounting = false;
+            self.ramp_end_ns = now + o.ramp_time_us * 1000;
+            self.runtime_end_ns = u64::MAX;
+            self.next_event_ns = self.next_event();
+            self.progress.set_state(RunState::Ramp);
+        }
+        let time_based = o.time_based && o.runtime_us > 0;
+        let loops = if time_based { u32::MAX } else { o.loops };
+        for l in 0..loops {
+            let loop_start = self.clock.now();
+            self.progress.set_state(self.running_state());
+            let end = self.do_io();
+            self.end_of_loop(loop_start);
+            if end == End::Stop || self.stop || self.terminated() {
+                break;
+            }
+            if l + 1 < loops {
+                self.gen.reset();
+                self.op_done.iter_mut().for_each(|d| *d = false);
+                if o.unlink_each_loop {
+                    self.unlink_files();
+                }
+            }
+        }
+        let now = self.clock.now();
+        self.stats.total_run_time_ms = (now.saturating_sub(self.epoch_ns)) / 1_000_000;
+        if let Ok(u) = flexio_engine::sys::thread_usage() {
+            let d = u.delta(&self.usage_start);
+            self.stats.usr_time_us = d.utime_us;
+            self.stats.sys_time_us = d.stime_us;
+            self.stats.ctx = d.ctx;
+            self.stats.majf = d.majflt;
+            self.stats.minf = d.minflt;
+        }
+        self.progress.set_state(RunState::Finishing);
+        self.close_files();
+        if o.unlink || o.unlink_each_loop {
+            self.unlink_files();
+        }
+        self.publish();
+    }
+
+    fn unlink_files(&self) {
+        if self.caps.diskless && !self.caps.file_op {
+            return;
+        }
+        for f in &self.p.files {
+            let _ = std::fs::remove_file(&f.path);
+        }
+    }
+
+    fn running_state(&self) -> RunState {
+        let rw = self.p.opts.rw;
+        match (rw.reads(), rw.writes(), rw.trims(), rw.is_random()) {
+            (true, true, _, false) => RunState::MixedSeq,
+            (true, true, _, true) => RunState::MixedRand,
+            (true, false, _, false) => RunState::ReadSeq,
+            (true, false, _, true) => RunState::ReadRand,
+            (false, true, false, false) => RunState::WriteSeq,
+            (false, true, false, true) => RunState::WriteRand,
+            (_, _, true, false) => RunState::TrimSeq,
+            _ => RunState::TrimRand,
+        }
+    }
+
+    fn start_epoch(&mut self, now: u64) {
+        self.epoch_ns = now;
+        self.runtime_end_ns = if self.p.opts.runtime_us > 0 {
+            now + self.p.opts.runtime_us * 1000
+        } else {
+            u64::MAX
+        };
+        self.bw_last_ns = now;
+        self.iops_last_ns = now;
+        self.bw_last = [0; 3];
+        self.iops_last = [0; 3];
+        self.next_check_ns = now + self.check_interval_ns();
+        self.next_publish_ns = now;
+        self.next_event_ns = now;
+        if let Ok(u) = flexio_engine::sys::thread_usage() {
+            self.usage_start = u;
+        }
+    }
+
+    fn check_interval_ns(&self) -> u64 {
+        let o = &self.p.opts;
+        // Sample slightly early, as fio's helper thread does (1 ms slack).
+        (o.bwavgtime_ms.min(o.iopsavgtime_ms).saturating_sub(1)).max(1) * 1_000_000
+    }
+
+    /// End of ramp_time: discard everything measured so far and restart the clock.
+    fn end_ramp(&mut self, now: u64) {
+        self.stats = ThreadStats::new(self.cfg);
+        self.bytes = [0; 3];
+        self.ios = [0; 3];
+        self.elapsed_us = [0; 3];
+        self.issued_total = 0;
+        self.accounting = true;
+        self.ramp_end_ns = 0;
+        self.start_epoch(now);
+        self.loop_reset_start = Some(now);
+        self.progress.set_state(self.running_state());
+    }
+
+    fn end_of_loop(&mut self, loop_start: u64) {
+        let start = self
+            .loop_reset_start
+            .take()
+            .unwrap_or(loop_start)
+            .max(loop_start);
+        if !self.accounting {
+            return;
+        }
+        let now = self.clock.now();
+        let el_us = now.saturating_sub(start) / 1000;
+        let dirs = crate::plan::job_dirs(self.p.opts.rw);
+        for d in 0..3 {
+            if dirs[d] && self.stats.dirs[d].io_bytes > 0 {
+                let before = self.elapsed_us[d].div_ceil(1000);
+                self.elapsed_us[d] += el_us;
+                let after = self.elapsed_us[d].div_ceil(1000);
+                self.stats.dirs[d].runtime_ms = self.stats.dirs[d].runtime_ms
+                    - before.min(self.stats.dirs[d].runtime_ms)
+                    + after;
+            }
+        }
+    }
+
+    fn publish(&mut self) {
+        for d in 0..3 {
+            self.progress.bytes[d].store(self.bytes[d], Ordering::Relaxed);
+            self.progress.ios[d].store(self.ios[d], Ordering::Relaxed);
+        }
+    }
+
+    /// Periodic work: ramp end, bandwidth/IOPS samples, progress.
+    #[inline]
+    fn periodic(&mut self, now: u64) {
+        if now >= self.next_event_ns {
+            self.periodic_slow(now);
+        }
+    }
+
+    fn next_event(&self) -> u64 {
+        let ramp = if self.ramp_end_ns != 0 {
+            self.ramp_end_ns
+        } else {
+            u64::MAX
+        };
+        self.next_check_ns.min(self.next_publish_ns).min(ramp)
+    }
+
+    #[cold]
+    fn periodic_slow(&mut self, now: u64) {
+        self.periodic_work(now);
+        self.next_event_ns = self.next_event();
+    }
+
+    fn periodic_work(&mut self, now: u64) {
+        if self.ramp_end_ns != 0 && now >= self.ramp_end_ns {
+            self.end_ramp(now);
+        }
+        if now >= self.next_publish_ns {
+            self.publish();
+            self.next_publish_ns = now + 100_000_000;
+        }
+        if now < self.next_check_ns || !self.accounting {
+            return;
+        }
+        let o = &self.p.opts;
+        let slack = 1_000_000;
+        if !o.disable_bw
+            && !self.caps.file_op
+            && now + slack >= self.bw_last_ns + o.bwavgtime_ms * 1_000_000
+        {
+            let spent = (now - self.bw_last_ns) / 1_000_000;
+            if spent > 0 {
+                for d in 0..3 {
+                    let delta = self.bytes[d] - self.bw_last[d];
+                    if delta > 0 {
+                        self.stats.dirs[d].bw.add(delta * 1000 / spent / 1024);
+                    }
+                    self.bw_last[d] = self.bytes[d];
+                }
+                self.bw_last_ns = now;
+            }
+        }
+        if !o.disable_bw
+            && !self.caps.file_op
+            && now + slack >= self.iops_last_ns + o.iopsavgtime_ms * 1_000_000
+        {
+            let spent = (now - self.iops_last_ns) / 1_000_000;
+            if spent > 0 {
+                for d in 0..3 {
+                    let delta = self.ios[d] - self.iops_last[d];
+                    if delta > 0 {
+                        self.stats.dirs[d].iops.add(delta * 1000 / spent);
+                    }
+                    self.iops_last[d] = self.ios[d];
+                }
+                self.iops_last_ns = now;
+            }
+        }
+        self.next_check_ns = now + self.check_interval_ns();
+    }
+
+    #[inline]
+    fn should_stop(&self, now: u64) -> bool {
+        self.stop || now >= self.runtime_end_ns || self.terminated()
+    }
+
+    /// Pick the next request into `slot`; `None` when the loop's work is done.
+    #[inline]
+    fn prepare(&mut self, slot: u32) -> Option<u8> {
+        let o = &self.p.opts;
+        let fsync_every = if o.fsync > 0 { o.fsync } else { o.fdatasync };
+        if fsync_every > 0 && self.writes_since_sync >= fsync_every && !self.p.caps.diskless {
+            self.writes_since_sync = 0;
+            let file = self.last_write_file;
+            let s = &mut self.slots[slot as usize];
+            *s = Slot {
+                op: if o.fsync > 0 { OP_SYNC } else { OP_DSYNC },
+                ddir: OP_SYNC,
+                file,
+                ..Slot::default()
+            };
+            return Some(s.op);
+        }
+        let ddir = self.gen.next_ddir();
+        let n = self.gen.next(ddir)?;
+        if ddir == 1 {
+            self.writes_since_sync += 1;
+            self.last_write_file = n.file as u32;
+        }
+        let s = &mut self.slots[slot as usize];
+        *s = Slot {
+            op: ddir as u8,
+            ddir: ddir as u8,
+            file: n.file as u32,
+            offset: n.offset,
+            len: n.len,
+            ..Slot::default()
+        };
+        if ddir == 1 {
+            let buf = &mut self.bufs.slot_mut(slot as usize)[..n.len as usize];
+            if self.refill {
+                fill(buf, &self.fill, &mut self.fill_rng);
+            } else if self.scramble {
+                scramble(buf, n.offset, self.issued_total);
+            }
+        }
+        Some(ddir as u8)
+    }
+
+    fn request(&self, slot: u32) -> IoReq {
+        let s = &self.slots[slot as usize];
+        IoReq {
+            idx: slot,
+            op: op_of(s.op),
+            file: s.file,
+            fd: self.raw_fds.get(s.file as usize).copied().unwrap_or(-1),
+            offset: s.offset + s.done,
+            // Past the bytes already moved by a short transfer (pointer arithmetic only).
+            buf: self.bufs.ptr(slot as usize).wrapping_add(s.done as usize),
+            len: (s.len - s.done) as usize,
+        }
+    }
+
+    /// File-op engines: the measured operation happens at a file's first use per loop.
+    fn file_op(&mut self, slot: u32) -> bool {
+        let file = self.slots[slot as usize].file as usize;
+        if self.op_done[file] {
+            return true;
+        }
+        self.op_done[file] = true;
+        let path = &self.p.files[file].path;
+        let t0 = self.clock.now();
+        let r = self.e.file_op(path);
+        let t1 = self.clock.now();
+        match r {
+            Ok(()) => {
+                if self.accounting {
+                    let d = &mut self.stats.dirs[self.slots[slot as usize].ddir as usize];
+                    d.clat.add(t1 - t0);
+                    d.clat_hist.add(t1 - t0);
+                }
+                true
+            }
+            Err(e) => {
+                let errno = e.raw_os_error().unwrap_or(libc::EIO);
+                self.ctx.notes.err(&format!(
+                    "fio: {} of {} failed: {e}",
+                    self.e.name(),
+                    path.display()
+                ));
+                self.fail(errno, "file operation");
+                false
+            }
+        }
+    }
+
+    /// Submit a prepared request; returns the time after submission.
+    #[inline]
+    fn submit(&mut self, slot: u32, mut now: u64) -> u64 {
+        if self.caps.file_op && !self.file_op(slot) {
+            self.free.push(slot);
+            return self.clock.now();
+        }
+        let s = self.slots[slot as usize];
+        let is_sync = s.op >= OP_SYNC;
+        if self.need_lat {
+            now = self.clock.now();
+        }
+        self.slots[slot as usize].start_ns = now;
+        loop {
+            let req = self.request(slot);
+            let issue = if self.caps.syncio && (self.need_clat || is_sync) {
+                self.clock.now()
+            } else {
+                now
+            };
+            self.slots[slot as usize].issue_ns = issue;
+            let r = self.e.queue(&req);
+            match r {
+                Queued::Completed(res) => {
+                    let t = self.clock.now();
+                    if !self.caps.has_commit {
+                        self.stats.mark_submit(1);
+                        self.stats.mark_complete(1);
+                    }
+                    self.count_issue(s.ddir, is_sync);
+                    let depth = self.inflight as u64 + 1;
+                    self.stats.mark_depth(depth, 1);
+                    self.complete(slot, res, t);
+                    return t;
+                }
+                Queued::Queued => {
+                    self.count_issue(s.ddir, is_sync);
+                    self.inflight += 1;
+                    self.uncommitted.push(slot);
+                    if !self.caps.has_commit {
+                        self.stats.mark_submit(1);
+                        let t = self.clock.now();
+                        self.slots[slot as usize].issue_ns = t;
+                        if self.need_slat && self.accounting && !is_sync {
+                            self.stats.add_slat(
+                                s.ddir as usize,
+                                t.saturating_sub(self.slots[slot as usize].start_ns),
+                            );
+                        }
+                    }
+                    if self.uncommitted.len() as u32
+                        >= self.p.opts.iodepth_batch.max(1).min(self.p.depth)
+                    {
+                        self.commit();
+                    }
+                    return now;
+                }
+                Queued::Busy => {
+                    if self.inflight == 0 && self.uncommitted.is_empty() {
+                        self.fail(libc::EBUSY, "io_u queue");
+                        self.free.push(slot);
+                        return now;
+                    }
+                    self.commit();
+                    self.reap(1);
+                    if self.stop {
+                        self.free.push(slot);
+                        return now;
+                    }
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn count_issue(&mut self, ddir: u8, is_sync: bool) {
+        if is_sync {
+            self.stats.sync_total += 1;
+        } else {
+            self.stats.dirs[ddir as usize].total_ios += 1;
+            self.issued_total += 1;
+        }
+    }
+
+    fn commit(&mut self) {
+        if self.uncommitted.is_empty() {
+            return;
+        }
+        let cur_depth = (self.slots.len() - self.free.len()) as u64;
+        self.stats
+            .mark_depth(cur_depth, self.uncommitted.len() as u64);
+        let r = self.e.commit();
+        let t = self.clock.now();
+        match r {
+            Ok(n) => {
+                if self.caps.has_commit {
+                    self.stats.mark_submit(n as u64);
+                    for i in 0..self.uncommitted.len() {
+                        let slot = self.uncommitted[i] as usize;
+                        self.slots[slot].issue_ns = t;
+                        let s = self.slots[slot];
+                        if self.need_slat && self.accounting && s.op < OP_SYNC {
+                            self.stats
+                                .add_slat(s.ddir as usize, t.saturating_sub(s.start_ns));
+                        }
+                    }
+                }
+            }
+            Err(e) => {
+                let errno = e.raw_os_error().unwrap_or(libc::EIO);
+                self.fail(errno, "io commit");
+            }
+        }
+        self.uncommitted.clear();
+    }
+
+    /// Reap at least `min` completions.
+    fn reap(&mut self, min: usize) {
+        if self.inflight == 0 {
+            return;
+        }
+        let max = self
+            .p
+            .opts
+            .iodepth_batch_complete_max
+            .map(|m| m as usize)
+            .unwrap_or(self.slots.len())
+            .max(min)
+            .max(1);
+        self.comps.clear();
+        let r = self
+            .e
+            .reap(min.min(self.inflight as usize), max, &mut self.comps);
+        let t = self.clock.now();
+        match r {
+            Ok(n) => {
+                self.stats.mark_complete(n as u64);
+                for i in 0..self.comps.len() {
+                    let c = self.comps[i];
+                    self.inflight -= 1;
+                    self.complete(c.idx, c.res, t);
+                }
+            }
+            Err(e) => {
+                let errno = e.raw_os_error().unwrap_or(libc::EIO);
+                self.fail(errno, "io getevents");
+                self.inflight = 0;
+            }
+        }
+        self.periodic(t);
+    }
+
+    /// Account a finished request (or requeue its remainder after a short transfer).
+    #[inline]
+    fn complete(&mut self, slot: u32, res: i64, t: u64) {
+        let s = self.slots[slot as usize];
+        if s.op >= OP_SYNC {
+            if res < 0 {
+                self.io_error(slot, (-res) as i32);
+            } else if self.accounting && self.need_clat {
+                self.stats.add_sync(t.saturating_sub(s.issue_ns));
+            }
+            self.free.push(slot);
+            return;
+        }
+        let want = s.len - s.done;
+        if res < 0 || (res == 0 && want > 0) {
+            let errno = if res < 0 { (-res) as i32 } else { libc::EIO };
+            if !self.io_error(slot, errno) {
+                self.free.push(slot);
+                return;
+            }
+            // Non-fatal (continue_on_error): the I/O counts as done.
+        } else if (res as u64) < want {
+            // Short transfer: requeue the remainder.
+            self.slots[slot as usize].done += res as u64;
+            if self.accounting {
+                self.stats.dirs[s.ddir as usize].short_ios += 1;
+            }
+            let now = self.clock.now();
+            self.resubmit(slot, now);
+            return;
+        }
+        let d = s.ddir as usize;
+        if self.accounting {
+            self.bytes[d] += s.len;
+            self.ios[d] += 1;
+            self.stats.dirs[d].io_bytes += s.len;
+            if self.need_clat && !self.caps.file_op {
+                self.stats.add_clat(d, t.saturating_sub(s.issue_ns));
+            }
+            if self.need_lat {
+                self.stats.add_lat(d, t.saturating_sub(s.start_ns));
+            }
+        }
+        self.free.push(slot);
+    }
+
+    /// Re-issue the rest of a short request (same slot, start time kept).
+    fn resubmit(&mut self, slot: u32, _now: u64) {
+        let req = self.request(slot);
+        self.slots[slot as usize].issue_ns = self.clock.now();
+        match self.e.queue(&req) {
+            Queued::Completed(res) => {
+                let t = self.clock.now();
+                self.complete(slot, res, t);
+            }
+            Queued::Queued => {
+                self.inflight += 1;
+                self.uncommitted.push(slot);
+                self.commit();
+            }
+            Queued::Busy => {
+                self.fail(libc::EBUSY, "io_u requeue");
+                self.free.push(slot);
+            }
+        }
+    }
+
+    /// Handle an I/O error; returns true if it is non-fatal (continue_on_error).
+    fn io_error(&mut self, slot: u32, errno: i32) -> bool {
+        let s = self.slots[slot as usize];
+        let o = &self.p.opts;
+        let class = match s.ddir {
+            0 => err_class::READ,
+            _ => err_class::WRITE,
+        };
+        let ignorable = errno == libc::EIO || errno == libc::EILSEQ;
+        if o.continue_on_error & class != 0 && ignorable {
+            self.stats.count_error(errno);
+            return true;
+        }
+        let path = self
+            .p
+            .files
+            .get(s.file as usize)
+            .map(|f| f.path.display().to_string())
+            .unwrap_or_default();
+        let text = crate::out::strerror(errno);
+        if errno == libc::EINVAL
+            && o.direct
+            && !self.first_direct_error_noted
+            && self.issued_total <= 1
+        {
+            self.first_direct_error_noted = true;
+            self.ctx.notes.info(
+                "fio: first direct IO errored. File system may not support direct IO, or iomem_align= is bad, or invalid block size. Try setting direct=0.",
+            );
+        }
+        self.ctx.notes.err(&format!(
+            "fio: io_u error on file {path}: {text}: {} offset={}, buflen={}",
+            op_of(s.op).name(),
+            s.offset + s.done,
+            s.len - s.done
+        ));
+        self.fail(errno, "io_u error");
+        false
+    }
+
+    /// fio's do_io for one loop.
+    fn do_io(&mut self) -> End {
+        let budget = self.p.io_budget;
+        let number_ios = self.p.opts.number_ios;
+        let mut issued: u64 = 0;
+        let mut now = self.clock.now();
+        let mut end = End::Done;
+        loop {
+            self.periodic(now);
+            if self.should_stop(now) {
+                end = End::Stop;
+                break;
+            }
+            if issued >= budget {
+                break;
+            }
+            if number_ios > 0 && self.issued_total >= number_ios {
+                end = End::Stop;
+                break;
+            }
+            let Some(slot) = self.free.pop() else {
+                // Queue full: commit what is pending and wait for completions.
+                self.commit();
+                let min = (self.p.opts.iodepth_batch_complete_min as usize).max(1);
+                self.reap(min);
+                now = self.clock.now();
+                continue;
+            };
+            let Some(op) = self.prepare(slot) else {
+                self.free.push(slot);
+                break;
+            };
+            if op < OP_SYNC {
+                issued += self.slots[slot as usize].len;
+            }
+            now = self.submit(slot, now);
+            if self.p.opts.iodepth_low.is_some() && self.free.is_empty() {
+                // Drain down to the low-water mark before refilling.
+                let low = self.p.opts.iodepth_low.unwrap_or(0) as usize;
+                while self.slots.len() - self.free.len() > low && self.inflight > 0 && !self.stop {
+                    self.commit();
+                    self.reap(1);
+                }
+                now = self.clock.now();
+            }
+        }
+        // Drain what is in flight.
+        self.commit();
+        while self.inflight > 0 {
+            let n = self.inflight as usize;
+            self.reap(n);
+            if self.stop && self.inflight > 0 && self.comps.is_empty() {
+                break;
+            }
+        }
+        if self.p.opts.end_fsync && self.p.opts.rw.writes() && !self.p.caps.diskless {
+            for fd in self.fds.iter().flatten() {
+                let _ = rustix::fs::fsync(fd);
+            }
+        }
+        self.periodic(self.clock.now());
+        end
+    }
+}
