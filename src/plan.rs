@@ -28,10 +28,6 @@ pub struct ThreadPlan {
     pub groupid: u32,
     /// 1-based thread number over the whole run.
     pub thread_number: u32,
-    /// Clone index within its job (0 for the original).
-    pub subjob: u32,
-    /// Index of the job definition.
-    pub job_index: usize,
     /// Stonewall segment: threads of one segment run together.
     pub segment: usize,
     pub opts: JobOptions,
@@ -124,7 +120,7 @@ pub fn plan(set: &JobSet, readonly: bool) -> Result<Vec<ThreadPlan>, PlanError> 
         validate(def, &caps, readonly)?;
         for sub in 0..o.numjobs {
             thread_number += 1;
-            let t = plan_thread(def, ji, sub, thread_number, segment, caps)?;
+            let t = plan_thread(def, sub, thread_number, segment, caps)?;
             out.push(t);
         }
     }
@@ -178,7 +174,6 @@ fn validate(def: &JobDef, caps: &Caps, readonly: bool) -> Result<(), PlanError> 
 
 fn plan_thread(
     def: &JobDef,
-    ji: usize,
     sub: u32,
     thread_number: u32,
     segment: usize,
@@ -238,31 +233,51 @@ fn plan_thread(
     let min_bs = o.min_bs();
     // ---- sizes
     let existing: Vec<Option<u64>> = names.iter().map(|p| existing_size(p)).collect();
-    let per_file: Vec<u64> =
-        match (o.size, o.filesize) {
-            (_, Some((lo, hi))) => {
-                // Deterministic per file: spread over the range by file number.
-                (0..nfiles)
-                    .map(|i| {
-                        if hi > lo {
-                            lo + ((hi - lo) / nfiles.max(1)) * i / min_bs * min_bs
-                        } else {
-                            lo
-                        }
-                    })
-                    .collect()
+    let per_file: Vec<u64> = match (o.size, o.filesize) {
+        (_, Some((lo, hi))) => {
+            // Deterministic per file: spread over the range by file number.
+            (0..nfiles)
+                .map(|i| {
+                    if hi > lo {
+                        lo + ((hi - lo) / nfiles.max(1)) * i / min_bs * min_bs
+                    } else {
+                        lo
+                    }
+                })
+                .collect()
+        }
+        (Some(SizeVal::Bytes(total)), None) => vec![total / nfiles; nfiles as usize],
+        (Some(SizeVal::Percent(p)), None) => {
+            let mut v = Vec::new();
+            for (n, e) in names.iter().zip(&existing) {
+                match e {
+                    Some(s) => v.push(SizeVal::Percent(p).resolve(*s)),
+                    None => {
+                        return Err(err(
+                            def,
+                            format!(
+                                "size={p}% needs an existing file, and '{}' does not exist",
+                                n.display()
+                            ),
+                        ))
+                    }
+                }
             }
-            (Some(SizeVal::Bytes(total)), None) => vec![total / nfiles; nfiles as usize],
-            (Some(SizeVal::Percent(p)), None) => {
+            v
+        }
+        (None, None) => {
+            if caps.file_op && o.ioengine == "filecreate" {
+                vec![o.bs[0]; nfiles as usize]
+            } else {
                 let mut v = Vec::new();
                 for (n, e) in names.iter().zip(&existing) {
                     match e {
-                        Some(s) => v.push(SizeVal::Percent(p).resolve(*s)),
-                        None => {
+                        Some(s) if *s > 0 => v.push(*s),
+                        _ => {
                             return Err(err(
                                 def,
                                 format!(
-                                    "size={p}% needs an existing file, and '{}' does not exist",
+                                    "you need to specify size= ('{}' does not exist or is empty)",
                                     n.display()
                                 ),
                             ))
@@ -271,27 +286,8 @@ fn plan_thread(
                 }
                 v
             }
-            (None, None) => {
-                if caps.file_op && o.ioengine == "filecreate" {
-                    vec![o.bs[0]; nfiles as usize]
-                } else {
-                    let mut v = Vec::new();
-                    for (n, e) in names.iter().zip(&existing) {
-                        match e {
-                            Some(s) if *s > 0 => v.push(*s),
-                            _ => return Err(err(
-                                def,
-                                format!(
-                                    "you need to specify size= ('{}' does not exist or is empty)",
-                                    n.display()
-                                ),
-                            )),
-                        }
-                    }
-                    v
-                }
-            }
-        };
+        }
+    };
     let total: u64 = per_file.iter().sum();
     if total < min_bs && !caps.file_op {
         return Err(err(
@@ -392,8 +388,6 @@ fn plan_thread(
         name,
         groupid: def.groupid,
         thread_number,
-        subjob: sub,
-        job_index: ji,
         segment,
         opts: o.clone(),
         echo: def.echo.clone(),

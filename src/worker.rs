@@ -293,10 +293,17 @@ impl<'a, E: Engine> Worker<'a, E> {
         self.ctx.terminate.load(Ordering::Relaxed)
     }
 
+    /// Record a fatal error, named like fio's `file:<source>:<line>, func=..., error=...`
+    /// with flexio's own source location of the failing step.
+    #[track_caller]
     fn fail(&mut self, errno: i32, func: &str) {
         let text = crate::out::strerror(errno);
-        self.stats
-            .set_error(errno, format!("file:flexio, func={func}, error={text}"));
+        let at = std::panic::Location::caller();
+        let file = at.file().rsplit('/').next().unwrap_or("worker.rs");
+        self.stats.set_error(
+            errno,
+            format!("file:{file}:{}, func={func}, error={text}", at.line()),
+        );
         self.stop = true;
     }
 
@@ -836,6 +843,10 @@ impl<'a, E: Engine> Worker<'a, E> {
             Ok(n) => {
                 if self.caps.has_commit {
                     self.stats.mark_submit(n as u64);
+                }
+                // Engines that complete synchronously keep the issue time taken before queue()
+                // and have no submission latency (fio's FIO_SYNCIO).
+                if self.caps.has_commit && !self.caps.syncio {
                     for i in 0..self.uncommitted.len() {
                         let slot = self.uncommitted[i] as usize;
                         self.slots[slot].issue_ns = t;

@@ -120,10 +120,13 @@ fn apply_line(scope: &mut Scope, raw: &RawOpt, env: &LoadEnv) -> Result<(), JobE
     Ok(())
 }
 
-/// Apply a section's lines in fio's priority order (kb_base first, filename last).
+/// Apply a section's lines. Job-file sections go in fio's priority order (kb_base first,
+/// filename last); the command line is applied in argv order, as fio does.
 fn apply_section(scope: &mut Scope, sec: &RawSection, env: &LoadEnv) -> Result<(), JobError> {
     let mut lines: Vec<&RawOpt> = sec.opts.iter().collect();
-    lines.sort_by_key(|r| -(table::lookup(&r.key).map(|d| d.prio).unwrap_or(0) as i32));
+    if !matches!(sec.origin, Origin::Argv { .. }) {
+        lines.sort_by_key(|r| -(table::lookup(&r.key).map(|d| d.prio).unwrap_or(0) as i32));
+    }
     for raw in lines {
         apply_line(scope, raw, env)?;
     }
@@ -313,6 +316,18 @@ mod tests {
         let s = run("j.fio", &[("j.fio", "[a]\nbs=4k\nkb_base=1000\n")]).unwrap();
         assert_eq!(s.jobs[0].opts.bs[0], 4000);
         assert_eq!(s.jobs[0].echo[0].0, "kb_base");
+    }
+
+    #[test]
+    fn command_line_keeps_argv_order() {
+        let s = run(
+            "--name=a --bs=4k --kb_base=1000 --filename=x --size=1M",
+            &[],
+        )
+        .unwrap();
+        assert_eq!(s.jobs[0].opts.bs[0], 4096);
+        let keys: Vec<&str> = s.jobs[0].echo.iter().map(|e| e.0.as_str()).collect();
+        assert_eq!(keys, vec!["name", "bs", "kb_base", "filename", "size"]);
     }
 
     #[test]

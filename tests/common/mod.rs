@@ -1,0 +1,289 @@
+//! Shared helpers for the black-box tests: run flexio (and fio, the oracle), and compare
+//! output structure the way scripts that read fio's output would see it.
+#![allow(dead_code)]
+
+use regex::Regex;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn flexio_bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_flexio"))
+}
+
+/// The fio binary, if installed. With FLEXIO_REQUIRE_FIO=1 (set by .ci/run) a missing fio is
+/// a failure, so CI can never skip the oracle comparisons silently.
+pub fn fio_bin() -> Option<PathBuf> {
+    let found = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join("fio"))
+            .find(|p| p.is_file())
+    });
+    if found.is_none() {
+        if std::env::var("FLEXIO_REQUIRE_FIO").as_deref() == Ok("1") {
+            panic!("fio is required (FLEXIO_REQUIRE_FIO=1) but not installed");
+        }
+        eprintln!("SKIP: fio is not installed; oracle comparison skipped");
+    }
+    found
+}
+
+pub struct Run {
+    pub stdout: String,
+    pub stderr: String,
+    pub code: i32,
+}
+
+pub fn run_in(bin: &Path, args: &[&str], dir: &Path) -> Run {
+    let out: Output = Command::new(bin)
+        .args(args)
+        .current_dir(dir)
+        .env("TZ", "UTC")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", bin.display()));
+    Run {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: out.status.code().unwrap_or(-1),
+    }
+}
+
+pub fn flexio(args: &[&str], dir: &Path) -> Run {
+    run_in(&flexio_bin(), args, dir)
+}
+
+/// Replace `@D@` in arguments with a directory.
+pub fn subst(args: &[&str], dir: &Path) -> Vec<String> {
+    args.iter()
+        .map(|a| a.replace("@D@", &dir.display().to_string()))
+        .collect()
+}
+
+/// Oracle comparisons run one at a time: whether a run lasts longer than fio's 500 ms
+/// sampling interval (and so prints bw/iops sample lines) must not depend on what other
+/// tests do to the two CPUs at the same moment.
+pub static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Run the same arguments through fio and flexio, each in its own fresh directory.
+pub fn both(args: &[&str]) -> Option<(Run, Run)> {
+    let fio = fio_bin()?;
+    let _guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let d1 = tempfile::tempdir().unwrap();
+    let d2 = tempfile::tempdir().unwrap();
+    let a1 = subst(args, d1.path());
+    let a2 = subst(args, d2.path());
+    let r1 = run_in(
+        &fio,
+        &a1.iter().map(String::as_str).collect::<Vec<_>>(),
+        d1.path(),
+    );
+    let r2 = flexio(
+        &a2.iter().map(String::as_str).collect::<Vec<_>>(),
+        d2.path(),
+    );
+    Some((r1, r2))
+}
+
+/// The shape of a normal-output line: numbers, units, dates and pids abstracted; lines
+/// whose count depends on the data (percentile rows, latency buckets) become one token.
+pub fn line_shape(l: &str) -> Option<String> {
+    thread_local! {
+        static RES: Vec<(Regex, &'static str)> = vec![
+            (Regex::new(r"pid=\d+").unwrap(), "pid=N"),
+            // The failing source location (fio: io_u.c:1876; flexio: its own file:line).
+            (Regex::new(r"file:[\w.]+:\d+").unwrap(), "file:SRC"),
+            (Regex::new(r"\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4}").unwrap(), "DATE"),
+            (Regex::new(r"\((nsec|usec|msec)\)").unwrap(), "(U)"),
+            (Regex::new(r"\(\s*(KiB|MiB|kB|MB)/s\)").unwrap(), "(U/s)"),
+            (Regex::new(r"\d+(\.\d+)?(Ki|Mi|Gi|Ti|Pi|k|M|G|T|P)?(B/s|B|bit/s)?").unwrap(), "N"),
+            (Regex::new(r"=\s+N").unwrap(), "=N"),
+            (Regex::new(r"\[\s+").unwrap(), "["),
+        ];
+    }
+    if Regex::new(r"^(fio|flexio)-[\d.]+$").unwrap().is_match(l) {
+        return Some("VERSION".into());
+    }
+    // Notes are advisory and engine-specific (fio prints a depth note for vsync that does
+    // not apply); they are compared by dedicated tests, not by shape.
+    if l.starts_with("note: ") {
+        return None;
+    }
+    if Regex::new(r"^\s+\|").unwrap().is_match(l) {
+        return Some("PCT_ROW".into());
+    }
+    if Regex::new(r"^  lat \((nsec|usec|msec)\)\s+:")
+        .unwrap()
+        .is_match(l)
+    {
+        return Some("LAT_DIST".into());
+    }
+    Some(RES.with(|res| {
+        let mut s = l.to_string();
+        for (re, rep) in res {
+            s = re.replace_all(&s, *rep).into_owned();
+        }
+        s
+    }))
+}
+
+pub fn shapes(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for l in text.lines() {
+        let Some(s) = line_shape(l) else { continue };
+        if (s == "PCT_ROW" || s == "LAT_DIST") && out.last() == Some(&s) {
+            continue;
+        }
+        out.push(s);
+    }
+    out
+}
+
+/// Assert two normal outputs have the same line structure.
+pub fn assert_same_shape(fio: &str, flexio: &str, what: &str) {
+    let a = shapes(fio);
+    let b = shapes(flexio);
+    if a != b {
+        let mut msg = format!("{what}: normal output structure differs\n--- fio\n");
+        for l in &a {
+            msg.push_str(&format!("  {l}\n"));
+        }
+        msg.push_str("--- flexio\n");
+        for l in &b {
+            msg.push_str(&format!("  {l}\n"));
+        }
+        msg.push_str(&format!(
+            "--- raw fio output\n{fio}\n--- raw flexio output\n{flexio}\n"
+        ));
+        panic!("{msg}");
+    }
+}
+
+/// Parse the JSON document of an output (fio may print notes before it).
+pub fn json_of(text: &str) -> serde_json::Value {
+    let i = text
+        .find('{')
+        .unwrap_or_else(|| panic!("no JSON in output:\n{text}"));
+    serde_json::from_str(&text[i..]).unwrap_or_else(|e| panic!("invalid JSON ({e}):\n{text}"))
+}
+
+fn kind(v: &serde_json::Value) -> &'static str {
+    use serde_json::Value::*;
+    match v {
+        Null => "null",
+        Bool(_) => "bool",
+        Number(n) if n.is_f64() => "float",
+        Number(_) => "int",
+        String(_) => "string",
+        Array(_) => "array",
+        Object(_) => "object",
+    }
+}
+
+/// Differences in keys (order included) and value types between two JSON documents.
+/// Keys of `percentile` and `bins` objects are data, not structure; flexio's own `flexio`
+/// section is allowed in addition.
+pub fn json_shape_diffs(
+    a: &serde_json::Value,
+    b: &serde_json::Value,
+    path: &str,
+    out: &mut Vec<String>,
+) {
+    use serde_json::Value;
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let data_keys = path.ends_with("/percentile") || path.ends_with("/bins");
+            if !data_keys {
+                let kx: Vec<&String> = x.keys().collect();
+                let ky: Vec<&String> = y
+                    .keys()
+                    .filter(|k| !(path.is_empty() && k.as_str() == "flexio"))
+                    .collect();
+                if kx != ky {
+                    out.push(format!("{path}: keys {kx:?} vs {ky:?}"));
+                }
+            }
+            for (k, v) in x {
+                if let Some(w) = y.get(k) {
+                    json_shape_diffs(v, w, &format!("{path}/{k}"), out);
+                }
+            }
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            if x.len() != y.len() {
+                out.push(format!("{path}: {} vs {} elements", x.len(), y.len()));
+            }
+            for (i, (v, w)) in x.iter().zip(y).enumerate() {
+                json_shape_diffs(v, w, &format!("{path}[{i}]"), out);
+            }
+        }
+        _ => {
+            if kind(a) != kind(b) {
+                out.push(format!("{path}: {} {a} vs {} {b}", kind(a), kind(b)));
+            }
+        }
+    }
+}
+
+pub fn assert_same_json_shape(fio: &str, flexio: &str, what: &str) {
+    let a = json_of(fio);
+    let b = json_of(flexio);
+    let mut d = Vec::new();
+    json_shape_diffs(&a, &b, "", &mut d);
+    assert!(
+        d.is_empty(),
+        "{what}: JSON structure differs:\n{}",
+        d.join("\n")
+    );
+}
+
+/// Kind of a terse field.
+pub fn terse_kind(f: &str) -> &'static str {
+    let pats: [(&str, &str); 6] = [
+        (r"^-?\d+$", "int"),
+        (r"^-?\d+\.\d{6}$", "float"),
+        (r"^\d+\.\d%$", "pct1"),
+        (r"^\d+\.\d\d%$", "pct2"),
+        (r"^\d+\.\d{6}%$", "pct6"),
+        (r"^(\d+\.\d{6}%=\d+|0%=0)$", "pctval"),
+    ];
+    for (p, k) in pats {
+        if Regex::new(p).unwrap().is_match(f) {
+            return k;
+        }
+    }
+    "string"
+}
+
+pub fn terse_lines(text: &str) -> Vec<Vec<String>> {
+    text.lines()
+        .filter(|l| Regex::new(r"^\d;").unwrap().is_match(l))
+        .map(|l| l.split(';').map(str::to_string).collect())
+        .collect()
+}
+
+pub fn assert_same_terse_shape(fio: &str, flexio: &str, what: &str) {
+    let a = terse_lines(fio);
+    let b = terse_lines(flexio);
+    assert_eq!(
+        a.len(),
+        b.len(),
+        "{what}: terse line count\n{fio}\n{flexio}"
+    );
+    for (la, lb) in a.iter().zip(&b) {
+        assert_eq!(
+            la.len(),
+            lb.len(),
+            "{what}: terse field count\n{fio}\n{flexio}"
+        );
+        for (i, (x, y)) in la.iter().zip(lb).enumerate() {
+            if i == 1 {
+                continue; // version string
+            }
+            assert_eq!(
+                terse_kind(x),
+                terse_kind(y),
+                "{what}: terse field {} differs: {x:?} vs {y:?}",
+                i + 1
+            );
+        }
+    }
+}

@@ -1,0 +1,317 @@
+//! The same jobs through fio 3.33 and flexio: the output must have the same structure
+//! (normal: line shapes; JSON/JSON+: keys in order and value types; terse: fields and
+//! their kinds). Numbers differ, layouts must not.
+
+mod common;
+use common::*;
+
+/// Split a `--output-format=normal,json+,terse` output into (normal, json, terse) parts.
+fn split(out: &str) -> (String, String, String) {
+    let mut normal = String::new();
+    let mut json = String::new();
+    let mut terse = String::new();
+    let mut in_json = false;
+    for l in out.lines() {
+        if l == "{" {
+            in_json = true;
+        }
+        if in_json {
+            json.push_str(l);
+            json.push('\n');
+            if l == "}" {
+                in_json = false;
+            }
+        } else if regex::Regex::new(r"^[345];").unwrap().is_match(l) {
+            terse.push_str(l);
+            terse.push('\n');
+        } else {
+            normal.push_str(l);
+            normal.push('\n');
+        }
+    }
+    (normal, json, terse)
+}
+
+/// Run a case through both tools and compare every format.
+fn compare(what: &str, args: &[&str]) {
+    let mut a: Vec<&str> = args.to_vec();
+    a.push("--output-format=normal,json+,terse");
+    let Some((f, x)) = both(&a) else { return };
+    assert_eq!(
+        f.code, x.code,
+        "{what}: exit codes differ\nfio: {}\nflexio: {}",
+        f.stderr, x.stderr
+    );
+    let (fn_, fj, ft) = split(&f.stdout);
+    let (xn, xj, xt) = split(&x.stdout);
+    // The terse block precedes the JSON, which precedes the normal report.
+    let order = |s: &str| {
+        (
+            s.find("\n3;").or(s.find("3;")),
+            s.find("\n{\n"),
+            s.rfind("Run status group"),
+        )
+    };
+    let (t1, j1, n1) = order(&x.stdout);
+    assert!(
+        t1 < j1 && j1 < n1,
+        "{what}: formats not in fio's order (terse, json, normal):\n{}",
+        x.stdout
+    );
+    let _ = order(&f.stdout);
+    assert_same_shape(&fn_, &xn, what);
+    assert_same_json_shape(&fj, &xj, what);
+    assert_same_terse_shape(&ft, &xt, what);
+}
+
+#[test]
+fn sequential_read_8m_invalidate() {
+    compare(
+        "sq-read",
+        &[
+            "--name=sq-read",
+            "--rw=read",
+            "--size=256M",
+            "--direct=0",
+            "--bs=8M",
+            "--invalidate=1",
+            "--filename=@D@/F",
+        ],
+    );
+}
+
+#[test]
+fn psync_time_based_numjobs_group_reporting() {
+    compare(
+        "file1",
+        &[
+            "--filename=@D@/F",
+            "--rw=write",
+            "--time_based",
+            "--runtime=5",
+            "--bs=4k",
+            "--size=1M",
+            "--numjobs=4",
+            "--fallocate=none",
+            "--group_reporting",
+            "--name=file1",
+            "--ioengine=psync",
+        ],
+    );
+}
+
+#[test]
+fn job_file_with_global_section() {
+    let Some(fio) = fio_bin() else { return };
+    let _guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let text = "[global]\nioengine=sync\nsize=80M\nrw=write\ndirectory=${D}\nthread=1\n\n[write-4k]\nbs=4k\n";
+    let mut outs = Vec::new();
+    for bin in [fio, flexio_bin()] {
+        let d = tempfile::tempdir().unwrap();
+        let jf = d.path().join("job.fio");
+        std::fs::write(&jf, text).unwrap();
+        let out = std::process::Command::new(&bin)
+            .arg(&jf)
+            .arg("--output-format=normal,json+,terse")
+            .env("D", d.path())
+            .current_dir(d.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        outs.push(String::from_utf8_lossy(&out.stdout).into_owned());
+    }
+    let (fn_, fj, ft) = split(&outs[0]);
+    let (xn, xj, xt) = split(&outs[1]);
+    assert!(xn.contains("Starting 1 thread"), "{xn}");
+    assert_same_shape(&fn_, &xn, "job file");
+    assert_same_json_shape(&fj, &xj, "job file");
+    assert_same_terse_shape(&ft, &xt, "job file");
+    let j = json_of(&xj);
+    assert_eq!(j["global options"]["thread"], "1");
+    assert_eq!(j["jobs"][0]["job options"]["bs"], "4k");
+}
+
+#[test]
+fn randrw_mix_and_bssplit() {
+    compare(
+        "randrw",
+        &[
+            "--name=mix",
+            "--filename=@D@/f",
+            "--size=64M",
+            "--rw=randrw",
+            "--rwmixread=70",
+            "--bssplit=4k/50:16k/30:64k/20",
+            "--runtime=2",
+            "--time_based",
+        ],
+    );
+}
+
+#[test]
+fn two_groups_with_stonewall() {
+    compare(
+        "stonewall",
+        &[
+            "--size=16M",
+            "--filename=@D@/f",
+            "--name=a",
+            "--rw=read",
+            "--name=b",
+            "--rw=write",
+            "--stonewall",
+        ],
+    );
+}
+
+#[test]
+fn numjobs_without_group_reporting() {
+    compare(
+        "numjobs",
+        &[
+            "--name=nj",
+            "--directory=@D@",
+            "--size=8M",
+            "--numjobs=4",
+            "--rw=randread",
+        ],
+    );
+}
+
+#[test]
+fn description_and_continue_on_error_keys() {
+    compare(
+        "desc",
+        &[
+            "--name=d",
+            "--filename=@D@/f",
+            "--size=4M",
+            "--description=hello world",
+            "--continue_on_error=all",
+        ],
+    );
+}
+
+#[test]
+fn fsync_statistics_block() {
+    compare(
+        "fsync",
+        &[
+            "--name=s",
+            "--filename=@D@/f",
+            "--size=4M",
+            "--rw=write",
+            "--fsync=16",
+        ],
+    );
+}
+
+#[test]
+fn direct_io_error_report_and_exit_code() {
+    // O_DIRECT with a 1000-byte block fails with EINVAL on the first write.
+    let Some((f, x)) = both(&[
+        "--name=e",
+        "--filename=@D@/f",
+        "--size=1M",
+        "--bs=1000",
+        "--direct=1",
+        "--rw=write",
+    ]) else {
+        return;
+    };
+    assert_eq!(f.code, 1);
+    assert_eq!(x.code, 1);
+    assert_same_shape(&f.stdout, &x.stdout, "direct error");
+    assert!(
+        x.stdout.contains("fio: first direct IO errored."),
+        "{}",
+        x.stdout
+    );
+    assert!(
+        x.stderr.contains("fio: io_u error on file "),
+        "{}",
+        x.stderr
+    );
+    assert!(
+        x.stderr
+            .contains(": Invalid argument: write offset=0, buflen=1000"),
+        "{}",
+        x.stderr
+    );
+}
+
+fn engine_case(engine: &str, extra: &[&str]) {
+    let mut args = vec!["--name=e", "--filename=@D@/f", "--size=16M"];
+    let eng = format!("--ioengine={engine}");
+    args.push(&eng);
+    args.extend_from_slice(extra);
+    compare(engine, &args);
+}
+
+#[test]
+fn engine_sync() {
+    engine_case("sync", &["--rw=randrw"]);
+}
+#[test]
+fn engine_psync() {
+    engine_case("psync", &["--rw=randrw"]);
+}
+#[test]
+fn engine_vsync() {
+    engine_case("vsync", &["--rw=rw", "--iodepth=4"]);
+}
+#[test]
+fn engine_pvsync() {
+    engine_case("pvsync", &["--rw=randrw"]);
+}
+#[test]
+fn engine_pvsync2() {
+    engine_case("pvsync2", &["--rw=randrw", "--hipri"]);
+}
+#[test]
+fn engine_mmap() {
+    engine_case("mmap", &["--rw=randrw"]);
+}
+#[test]
+fn engine_null() {
+    engine_case("null", &["--rw=randrw", "--iodepth=8"]);
+}
+#[test]
+fn engine_ftruncate() {
+    engine_case("ftruncate", &["--rw=write"]);
+}
+#[test]
+fn engine_falloc() {
+    engine_case("falloc", &["--rw=randrw"]);
+}
+
+fn file_engine_case(engine: &str) {
+    let eng = format!("--ioengine={engine}");
+    compare(
+        engine,
+        &[
+            "--name=e",
+            &eng,
+            "--directory=@D@",
+            "--nrfiles=50",
+            "--filesize=4k",
+        ],
+    );
+}
+
+#[test]
+fn engine_filecreate() {
+    file_engine_case("filecreate");
+}
+#[test]
+fn engine_filestat() {
+    file_engine_case("filestat");
+}
+#[test]
+fn engine_filedelete() {
+    file_engine_case("filedelete");
+}
