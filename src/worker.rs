@@ -166,6 +166,34 @@ pub fn run_thread(plan: &ThreadPlan, ctx: &RunCtx, progress: &Progress) -> JobRe
     }
 }
 
+/// If a sampling interval has passed (with fio's 1 ms slack), call `add(dir, delta, spent_ms)`
+/// for every direction whose counter moved, and start the next interval.
+#[inline]
+fn sample_due(
+    now: u64,
+    interval_ms: u64,
+    last_ns: &mut u64,
+    last: &mut [u64; 3],
+    cur: &[u64; 3],
+    mut add: impl FnMut(usize, u64, u64),
+) {
+    if now + 1_000_000 < *last_ns + interval_ms * 1_000_000 {
+        return;
+    }
+    let spent = (now - *last_ns) / 1_000_000;
+    if spent == 0 {
+        return;
+    }
+    for d in 0..3 {
+        let delta = cur[d] - last[d];
+        if delta > 0 {
+            add(d, delta, spent);
+        }
+        last[d] = cur[d];
+    }
+    *last_ns = now;
+}
+
 struct Worker<'a, E: Engine> {
     e: E,
     caps: Caps,
@@ -561,8 +589,8 @@ impl<'a, E: Engine> Worker<'a, E> {
         let now = self.clock.now();
         let el_us = now.saturating_sub(start) / 1000;
         let dirs = crate::plan::job_dirs(self.p.opts.rw);
-        for d in 0..3 {
-            if dirs[d] && self.stats.dirs[d].io_bytes > 0 {
+        for (d, on) in dirs.into_iter().enumerate() {
+            if on && self.stats.dirs[d].io_bytes > 0 {
                 let before = self.elapsed_us[d].div_ceil(1000);
                 self.elapsed_us[d] += el_us;
                 let after = self.elapsed_us[d].div_ceil(1000);
@@ -615,38 +643,27 @@ impl<'a, E: Engine> Worker<'a, E> {
             return;
         }
         let o = &self.p.opts;
-        let slack = 1_000_000;
-        if !o.disable_bw
-            && !self.caps.file_op
-            && now + slack >= self.bw_last_ns + o.bwavgtime_ms * 1_000_000
-        {
-            let spent = (now - self.bw_last_ns) / 1_000_000;
-            if spent > 0 {
-                for d in 0..3 {
-                    let delta = self.bytes[d] - self.bw_last[d];
-                    if delta > 0 {
-                        self.stats.dirs[d].bw.add(delta * 1000 / spent / 1024);
-                    }
-                    self.bw_last[d] = self.bytes[d];
-                }
-                self.bw_last_ns = now;
-            }
-        }
-        if !o.disable_bw
-            && !self.caps.file_op
-            && now + slack >= self.iops_last_ns + o.iopsavgtime_ms * 1_000_000
-        {
-            let spent = (now - self.iops_last_ns) / 1_000_000;
-            if spent > 0 {
-                for d in 0..3 {
-                    let delta = self.ios[d] - self.iops_last[d];
-                    if delta > 0 {
-                        self.stats.dirs[d].iops.add(delta * 1000 / spent);
-                    }
-                    self.iops_last[d] = self.ios[d];
-                }
-                self.iops_last_ns = now;
-            }
+        if !o.disable_bw && !self.caps.file_op {
+            let (bw_ms, iops_ms) = (o.bwavgtime_ms, o.iopsavgtime_ms);
+            let dirs = &mut self.stats.dirs;
+            // bw in KiB/s and IOPS over the time since the previous sample, for every
+            // direction that made progress (fio's calc_log_samples).
+            sample_due(
+                now,
+                bw_ms,
+                &mut self.bw_last_ns,
+                &mut self.bw_last,
+                &self.bytes,
+                |d, delta, spent| dirs[d].bw.add(delta * 1000 / spent / 1024),
+            );
+            sample_due(
+                now,
+                iops_ms,
+                &mut self.iops_last_ns,
+                &mut self.iops_last,
+                &self.ios,
+                |d, delta, spent| dirs[d].iops.add(delta * 1000 / spent),
+            );
         }
         self.next_check_ns = now + self.check_interval_ns();
     }

@@ -11,6 +11,7 @@ fn split(out: &str) -> (String, String, String) {
     let mut json = String::new();
     let mut terse = String::new();
     let mut in_json = false;
+    let terse_re = regex::Regex::new(r"^[345];").unwrap();
     for l in out.lines() {
         if l == "{" {
             in_json = true;
@@ -21,7 +22,7 @@ fn split(out: &str) -> (String, String, String) {
             if l == "}" {
                 in_json = false;
             }
-        } else if regex::Regex::new(r"^[345];").unwrap().is_match(l) {
+        } else if terse_re.is_match(l) {
             terse.push_str(l);
             terse.push('\n');
         } else {

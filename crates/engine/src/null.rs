@@ -63,7 +63,7 @@ impl Engine for Null {
             return Ok(0);
         }
         let n = self.events.len();
-        out.extend(self.events.drain(..));
+        out.append(&mut self.events);
         Ok(n)
     }
 }

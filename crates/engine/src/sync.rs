@@ -23,12 +23,22 @@ fn fd(io: &IoReq) -> BorrowedFd<'_> {
     unsafe { BorrowedFd::borrow_raw(io.fd) }
 }
 
-/// The request's buffer as a slice.
+/// The request's buffer as a mutable slice (for reads). The slice does not borrow from
+/// `io` but from the buffer it points to, which the core owns and does not touch until the
+/// request completes (inside `queue` for these engines).
 #[inline]
+#[allow(clippy::mut_from_ref)]
 fn buf(io: &IoReq) -> &mut [u8] {
     // SAFETY: the core guarantees `buf` points to `len` bytes it owns, valid and not
-    // otherwise referenced until this request completes (it completes inside queue here).
+    // otherwise referenced until this request completes.
     unsafe { std::slice::from_raw_parts_mut(io.buf, io.len) }
+}
+
+/// The request's buffer as a shared slice (for writes).
+#[inline]
+fn wbuf(io: &IoReq) -> &[u8] {
+    // SAFETY: as for `buf`; only read here.
+    unsafe { std::slice::from_raw_parts(io.buf, io.len) }
 }
 
 /// fsync / fdatasync through the request's descriptor.
@@ -62,7 +72,7 @@ impl Engine for Psync {
     fn queue(&mut self, io: &IoReq) -> Queued {
         Queued::Completed(match io.op {
             Op::Read => from_rustix(rustix::io::pread(fd(io), buf(io), io.offset)),
-            Op::Write => from_rustix(rustix::io::pwrite(fd(io), buf(io), io.offset)),
+            Op::Write => from_rustix(rustix::io::pwrite(fd(io), wbuf(io), io.offset)),
             Op::Sync | Op::Datasync => do_sync(io),
             Op::Trim => einval(),
         })
@@ -122,7 +132,7 @@ impl Engine for SyncRw {
         }
         let r = match io.op {
             Op::Read => from_rustix(rustix::io::read(fd(io), buf(io))),
-            Op::Write => from_rustix(rustix::io::write(fd(io), buf(io))),
+            Op::Write => from_rustix(rustix::io::write(fd(io), wbuf(io))),
             _ => einval(),
         };
         if let Some(p) = self.pos.get_mut(i) {
@@ -156,7 +166,7 @@ impl Engine for Pvsync {
             )),
             Op::Write => from_rustix(rustix::io::pwritev(
                 fd(io),
-                &[IoSlice::new(buf(io))],
+                &[IoSlice::new(wbuf(io))],
                 io.offset,
             )),
             Op::Sync | Op::Datasync => do_sync(io),
@@ -230,7 +240,7 @@ impl Engine for Pvsync2 {
             )),
             Op::Write => from_rustix(rustix::io::pwritev2(
                 fd(io),
-                &[IoSlice::new(buf(io))],
+                &[IoSlice::new(wbuf(io))],
                 io.offset,
                 flags,
             )),
@@ -321,7 +331,7 @@ impl Engine for Vsync {
                     } else {
                         let mut v: [IoSlice; STACK] = std::array::from_fn(|_| IoSlice::new(&[]));
                         for (slot, r) in v.iter_mut().zip(&self.pending) {
-                            *slot = IoSlice::new(buf(r));
+                            *slot = IoSlice::new(wbuf(r));
                         }
                         from_rustix(rustix::io::writev(fd(&first), &v[..n]))
                     }
@@ -334,7 +344,7 @@ impl Engine for Vsync {
                     from_rustix(rustix::io::readv(fd(&first), &mut v))
                 } else {
                     let v: Vec<IoSlice> =
-                        self.pending.iter().map(|r| IoSlice::new(buf(r))).collect();
+                        self.pending.iter().map(|r| IoSlice::new(wbuf(r))).collect();
                     from_rustix(rustix::io::writev(fd(&first), &v))
                 }
             }

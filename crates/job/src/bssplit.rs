@@ -52,8 +52,7 @@ fn parse_one(s: &str, kb: KbBase) -> Result<Vec<BsSplit>, String> {
             "'{s}': percentages add up to {sum}%, more than 100%"
         ));
     }
-    if missing > 0 {
-        let each = (100 - sum) / missing;
+    if let Some(each) = (100 - sum).checked_div(missing) {
         for e in out.iter_mut().filter(|e| e.perc == u32::MAX) {
             e.perc = each;
         }

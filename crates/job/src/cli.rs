@@ -302,7 +302,6 @@ fn time_ms(v: &str, idx: usize, word: &str) -> Result<u64, JobError> {
 /// Parse argv (without the program name).
 pub fn parse_args(args: &[String]) -> Result<Cli, JobError> {
     let mut cli = Cli::default();
-    let mut formats_set = false;
     cli.sections.push(RawSection {
         name: "global".into(),
         origin: Origin::Argv { index: 0 },
@@ -368,11 +367,9 @@ pub fn parse_args(args: &[String]) -> Result<Cli, JobError> {
                     "output" => s.output = Some(v),
                     "output-format" => {
                         s.formats = parse_formats(&v, idx, word)?;
-                        formats_set = true;
                     }
                     "minimal" => {
                         s.formats = vec![Format::Terse];
-                        formats_set = true;
                     }
                     "terse-version" => {
                         s.terse_version = match v.as_str() {
@@ -474,11 +471,11 @@ pub fn parse_args(args: &[String]) -> Result<Cli, JobError> {
                     key: used_name.to_string(),
                     value,
                     substitute: false,
+                    raw: word.clone(),
                 });
             }
         }
     }
-    let _ = formats_set;
     Ok(cli)
 }
 

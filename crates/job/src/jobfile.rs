@@ -13,14 +13,13 @@ pub struct RawOpt {
     pub value: Option<String>,
     /// Whether `${VAR}`/keyword substitution applies (job files yes, argv no).
     pub substitute: bool,
+    /// The text as written (the stripped job-file line, or the argv word).
+    pub raw: String,
 }
 
 impl RawOpt {
     pub fn text(&self) -> String {
-        match &self.value {
-            Some(v) => format!("{}={}", self.key, v),
-            None => self.key.clone(),
-        }
+        self.raw.clone()
     }
 }
 
@@ -221,6 +220,7 @@ fn parse_lines(
             key,
             value,
             substitute: true,
+            raw: line.to_string(),
         });
     }
     Ok(())

@@ -125,11 +125,7 @@ impl Generator {
             .files
             .iter()
             .map(|r| {
-                let nblocks = if spec.align > 0 {
-                    r.len / spec.align
-                } else {
-                    0
-                };
+                let nblocks = r.len.checked_div(spec.align).unwrap_or(0);
                 FileState {
                     region: *r,
                     pos: [0; 3],
