@@ -111,6 +111,16 @@ impl Sink {
     fn normal(&self) -> bool {
         self.formats.contains(&Format::Normal)
     }
+    /// Report text: collected for --output, else written to stdout now.
+    fn emit(&mut self, text: &str) {
+        if self.file.is_some() {
+            self.buf.push_str(text);
+        } else {
+            let mut o = std::io::stdout().lock();
+            let _ = o.write_all(text.as_bytes());
+            let _ = o.flush();
+        }
+    }
     /// Normal-format preamble lines (job headers, version, Starting, layout).
     fn preamble(&mut self, s: &str) {
         if !self.normal() {
@@ -284,9 +294,19 @@ fn execute(cli: &cli::Cli, set: &JobSet, plans: Vec<ThreadPlan>, default_mode: b
     }
     let clock = Clock::new();
     let genesis = clock.now();
+    let reporter = Reporter {
+        formats: sink.formats.clone(),
+        terse_version: sink.terse_version,
+        global_echo: set.global_echo.clone(),
+        clock,
+        genesis,
+    };
     // ---- file layout, serialized in the main thread (create_serialize)
     let mut setup_failed = vec![false; plans.len()];
     for (i, t) in plans.iter().enumerate() {
+        if !t.opts.create_serialize {
+            continue; // laid out by the job thread itself
+        }
         let which = files::files_to_lay_out(t);
         if which.is_empty() {
             continue;
@@ -340,6 +360,9 @@ fn execute(cli: &cli::Cli, set: &JobSet, plans: Vec<ThreadPlan>, default_mode: b
         )
     });
     // ---- run the stonewall segments in order
+    let snapshot_req = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let status_every = sw.status_interval_ms.map(|ms| ms * 1_000_000);
+    let mut next_status = status_every.map(|iv| clock.now() + iv);
     let mut results: Vec<Option<JobResult>> = vec![None; plans.len()];
     let nseg = plans
         .iter()
@@ -356,6 +379,8 @@ fn execute(cli: &cli::Cli, set: &JobSet, plans: Vec<ThreadPlan>, default_mode: b
             terminate: group_stop.clone(),
             clock,
             notes,
+            readonly: sw.readonly,
+            snapshot_req: snapshot_req.clone(),
         };
         let members: Vec<usize> = (0..plans.len())
             .filter(|i| plans[*i].segment == seg && !setup_failed[*i])
@@ -379,7 +404,7 @@ fn execute(cli: &cli::Cli, set: &JobSet, plans: Vec<ThreadPlan>, default_mode: b
             drop(tx);
             let mut left = members.len();
             while left > 0 {
-                match rx.recv_timeout(Duration::from_millis(50)) {
+                match rx.recv_timeout(Duration::from_millis(20)) {
                     Ok((i, r)) => {
                         left -= 1;
                         if r.stats.error != 0 {
@@ -403,6 +428,15 @@ fn execute(cli: &cli::Cli, set: &JobSet, plans: Vec<ThreadPlan>, default_mode: b
                     }
                     Err(mpsc::RecvTimeoutError::Disconnected) => break,
                 }
+                if let (Some(at), Some(iv)) = (next_status, status_every) {
+                    if clock.now() >= at {
+                        let snap = gather_snapshots(&plans, &progress, &results, &snapshot_req);
+                        let rep = reporter.report(&snap, Vec::new());
+                        let text = reporter.render(&rep, false);
+                        sink.emit(&text);
+                        next_status = Some(at + iv);
+                    }
+                }
             }
         });
     }
@@ -420,52 +454,17 @@ fn execute(cli: &cli::Cli, set: &JobSet, plans: Vec<ThreadPlan>, default_mode: b
     // ---- report
     let now = clock.now();
     let disk_reports = diskstats::finish(&disks, (now - disk_start) / 1_000_000);
-    let wall = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    let secs = wall.as_secs() as i64;
-    let elapsed_s = (now - genesis).div_ceil(1_000_000_000);
     let done: Vec<JobResult> = results.iter().flatten().cloned().collect();
-    let rep = report::build(
-        &done,
-        disk_reports,
-        set.global_echo.clone(),
-        FIO_COMPAT,
-        (
-            secs,
-            wall.as_millis() as i64,
-            flexio_engine::sys::ctime(secs),
-        ),
-        elapsed_s,
-    );
-    // fio prints terse, then JSON, then normal.
-    let mut text = String::new();
-    if sink.formats.contains(&Format::Terse) {
-        text.push_str(&terse::report(&rep, sink.terse_version));
-    }
-    if sink.formats.contains(&Format::JsonPlus) {
-        text.push_str(&json::report(&rep, true, VERSION));
-    } else if sink.formats.contains(&Format::Json) {
-        text.push_str(&json::report(&rep, false, VERSION));
-    }
-    if sink.normal() {
-        text.push_str(&normal::report(&rep));
-    }
+    let rep = reporter.report(&done, disk_reports);
+    let mut text = reporter.render(&rep, true);
     if default_mode {
         text.push_str(&defaults::summary(&rep));
     }
-    match &sink.file {
-        Some(p) => {
-            sink.buf.push_str(&text);
-            if let Err(e) = crate::out::write_atomic(p, sink.buf.as_bytes()) {
-                eprintln!("flexio: cannot write output file '{}': {e}", p.display());
-                return 1;
-            }
-        }
-        None => {
-            let mut o = std::io::stdout().lock();
-            let _ = o.write_all(text.as_bytes());
-            let _ = o.flush();
+    sink.emit(&text);
+    if let Some(p) = &sink.file {
+        if let Err(e) = crate::out::write_atomic(p, sink.buf.as_bytes()) {
+            eprintln!("flexio: cannot write output file '{}': {e}", p.display());
+            return 1;
         }
     }
     if interrupted {
@@ -475,4 +474,96 @@ fn execute(cli: &cli::Cli, set: &JobSet, plans: Vec<ThreadPlan>, default_mode: b
         + setup_failed.iter().filter(|f| **f).count();
     // fio returns the count modulo 256; flexio caps it so that failures never read as success.
     failed.min(255) as i32
+}
+
+/// Ask every running job for its statistics so far and collect them with those of the
+/// jobs that have finished (a job busy in one long I/O answers late: its previous copy, if
+/// any, is used).
+fn gather_snapshots(
+    plans: &[ThreadPlan],
+    progress: &[Progress],
+    results: &[Option<JobResult>],
+    req: &std::sync::atomic::AtomicU64,
+) -> Vec<JobResult> {
+    let gen = req.fetch_add(1, Ordering::AcqRel) + 1;
+    let deadline = std::time::Instant::now() + Duration::from_millis(300);
+    let running = |i: usize| {
+        results[i].is_none()
+            && progress[i].tid.load(Ordering::Relaxed) != 0
+            && progress[i].state_char() != '_'
+    };
+    while std::time::Instant::now() < deadline {
+        if (0..plans.len())
+            .filter(|i| running(*i))
+            .all(|i| progress[i].snap_gen.load(Ordering::Acquire) >= gen)
+        {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let mut out = Vec::new();
+    for (i, p) in plans.iter().enumerate() {
+        if let Some(r) = &results[i] {
+            out.push(r.clone());
+        } else if let Some(stats) = progress[i].snapshot.lock().ok().and_then(|s| s.clone()) {
+            out.push(worker::result_of(
+                p,
+                progress[i].tid.load(Ordering::Relaxed),
+                stats,
+            ));
+        }
+    }
+    out
+}
+
+/// Builds and renders reports (final ones and --status-interval ones).
+struct Reporter {
+    formats: Vec<Format>,
+    terse_version: u32,
+    global_echo: Vec<(String, String)>,
+    clock: Clock,
+    genesis: u64,
+}
+
+impl Reporter {
+    fn report(
+        &self,
+        results: &[JobResult],
+        disks: Vec<flexio_stats::report::DiskReport>,
+    ) -> report::RunReport {
+        let wall = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        let secs = wall.as_secs() as i64;
+        let elapsed_s = (self.clock.now() - self.genesis).div_ceil(1_000_000_000);
+        report::build(
+            results,
+            disks,
+            self.global_echo.clone(),
+            FIO_COMPAT,
+            (
+                secs,
+                wall.as_millis() as i64,
+                flexio_engine::sys::ctime(secs),
+            ),
+            elapsed_s,
+        )
+    }
+
+    /// fio prints terse, then JSON, then normal.
+    fn render(&self, rep: &report::RunReport, _final: bool) -> String {
+        let mut text = String::new();
+        if self.formats.contains(&Format::Terse) {
+            text.push_str(&terse::report(rep, self.terse_version));
+        }
+        if self.formats.contains(&Format::JsonPlus) {
+            text.push_str(&json::report(rep, true, VERSION));
+        } else if self.formats.contains(&Format::Json) {
+            text.push_str(&json::report(rep, false, VERSION));
+        }
+        if self.formats.contains(&Format::Normal) {
+            text.push_str(&normal::report(rep));
+        }
+        text
+    }
 }

@@ -300,7 +300,12 @@ fn plan_thread(
     for (i, path) in names.iter().enumerate() {
         let share = per_file[i];
         let full = existing[i].unwrap_or(0).max(share);
-        let mut start = o.offset.resolve(full);
+        // file_append: I/O starts at the file's current end.
+        let mut start = if o.file_append {
+            existing[i].unwrap_or(0)
+        } else {
+            o.offset.resolve(full)
+        };
         if let SizeVal::Percent(_) = o.offset {
             let align = if o.offset_align > 0 {
                 o.offset_align
@@ -311,7 +316,9 @@ fn plan_thread(
         }
         start += o.offset_increment.resolve(full) * sub as u64;
         let len = match o.size {
-            Some(SizeVal::Percent(_)) | None if existing[i].is_some() && o.filesize.is_none() => {
+            Some(SizeVal::Percent(_)) | None
+                if existing[i].is_some() && o.filesize.is_none() && !o.file_append =>
+            {
                 share.min(existing[i].unwrap_or(0).saturating_sub(start))
             }
             _ => share,
@@ -372,6 +379,7 @@ fn plan_thread(
         rw_nr: o.rw_nr,
         identical: o.rw_sequencer == Sequencer::Identical,
         bs: [bs_policy(o, 0), bs_policy(o, 1), bs_policy(o, 2)],
+        bs_by_pattern: o.bs_is_seq_rand,
         align,
         random_map: !o.norandommap && o.blockalign.is_none(),
         files: files.iter().map(|f| f.region).collect(),

@@ -1,7 +1,9 @@
 //! Per-thread progress published for the status line (relaxed atomics, written by the job
 //! thread at most every 100 ms, read by the status thread once per interval).
 
+use flexio_stats::ThreadStats;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering};
+use std::sync::Mutex;
 
 /// fio's run-state letters for the status line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,6 +30,12 @@ pub struct Progress {
     pub ios: [AtomicU64; 3],
     pub state: AtomicU8,
     pub files: AtomicU32,
+    /// Thread id of the job thread (0 until it starts).
+    pub tid: std::sync::atomic::AtomicI32,
+    /// Last snapshot generation this thread answered (see RunCtx::snapshot_req).
+    pub snap_gen: AtomicU64,
+    /// The statistics so far, copied on request (status reports); locked only then.
+    pub snapshot: Mutex<Option<ThreadStats>>,
 }
 
 impl Default for Progress {
@@ -37,6 +45,9 @@ impl Default for Progress {
             ios: Default::default(),
             state: AtomicU8::new(RunState::NotStarted as u8),
             files: AtomicU32::new(0),
+            tid: std::sync::atomic::AtomicI32::new(0),
+            snap_gen: AtomicU64::new(0),
+            snapshot: Mutex::new(None),
         }
     }
 }

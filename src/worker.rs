@@ -30,6 +30,11 @@ pub struct RunCtx {
     pub clock: Clock,
     /// Where notes ("fio: io_u error ...") go.
     pub notes: crate::out::Notes,
+    /// --readonly: no layout writes either.
+    pub readonly: bool,
+    /// Raised by the main thread to ask every job for a copy of its statistics so far
+    /// (--status-interval); answered at the next periodic check.
+    pub snapshot_req: Arc<std::sync::atomic::AtomicU64>,
 }
 
 /// Per-request state.
@@ -133,8 +138,25 @@ pub fn report_params(p: &ThreadPlan) -> ReportParams {
     }
 }
 
+/// Package a thread's statistics as a job result.
+pub fn result_of(plan: &ThreadPlan, pid: i32, stats: ThreadStats) -> JobResult {
+    JobResult {
+        name: plan.name.clone(),
+        groupid: plan.groupid,
+        pid,
+        description: plan.opts.description.clone(),
+        echo: plan.echo.clone(),
+        group_reporting: plan.opts.group_reporting,
+        stats_enabled: plan.opts.stats,
+        params: report_params(plan),
+        stats,
+    }
+}
+
 /// Run a whole thread plan and package its result.
 pub fn run_thread(plan: &ThreadPlan, ctx: &RunCtx, progress: &Progress) -> JobResult {
+    let tid = rustix::thread::gettid().as_raw_nonzero().get();
+    progress.tid.store(tid, Ordering::Relaxed);
     let cfg = engine_config(plan);
     let stats = match flexio_engine::with_engine(
         &plan.opts.ioengine,
@@ -153,17 +175,7 @@ pub fn run_thread(plan: &ThreadPlan, ctx: &RunCtx, progress: &Progress) -> JobRe
         }
     };
     progress.set_state(RunState::Exited);
-    JobResult {
-        name: plan.name.clone(),
-        groupid: plan.groupid,
-        pid: rustix::thread::gettid().as_raw_nonzero().get(),
-        description: plan.opts.description.clone(),
-        echo: plan.echo.clone(),
-        group_reporting: plan.opts.group_reporting,
-        stats_enabled: plan.opts.stats,
-        params: report_params(plan),
-        stats,
-    }
+    result_of(plan, tid, stats)
 }
 
 /// If a sampling interval has passed (with fio's 1 ms slack), call `add(dir, delta, spent_ms)`
@@ -213,6 +225,10 @@ struct Worker<'a, E: Engine> {
     inflight: u32,
     fds: Vec<Option<OwnedFd>>,
     raw_fds: Vec<i32>,
+    open_count: u32,
+    /// Requests in flight per file (a file with I/O in flight is never closed).
+    file_inflight: Vec<u32>,
+    close_cursor: usize,
     /// File-op engines: which files had their operation in this loop.
     op_done: Vec<bool>,
     fill: Fill,
@@ -241,6 +257,8 @@ struct Worker<'a, E: Engine> {
     next_event_ns: u64,
     /// Set when ramp ends inside a loop: that loop's runtime counts from here.
     loop_reset_start: Option<u64>,
+    /// Start of the current loop.
+    loop_start_ns: u64,
     writes_since_sync: u64,
     last_write_file: u32,
     issued_total: u64,
@@ -284,6 +302,9 @@ impl<'a, E: Engine> Worker<'a, E> {
             inflight: 0,
             fds: (0..nfiles).map(|_| None).collect(),
             raw_fds: vec![-1; nfiles],
+            open_count: 0,
+            file_inflight: vec![0; nfiles],
+            close_cursor: 0,
             op_done: vec![false; nfiles],
             fill: files::fill_mode(o),
             fill_rng: Taus88::new(p.spec.seed as u32 ^ 0xf111),
@@ -307,6 +328,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             next_publish_ns: 0,
             next_event_ns: 0,
             loop_reset_start: None,
+            loop_start_ns: 0,
             writes_since_sync: 0,
             last_write_file: 0,
             issued_total: 0,
@@ -347,87 +369,141 @@ impl<'a, E: Engine> Worker<'a, E> {
         }
     }
 
-    fn open_files(&mut self) -> Result<(), (i32, String)> {
-        if self.caps.no_fd || self.caps.diskless {
-            return Ok(());
-        }
+    /// Whether files are opened on demand (openfiles below the number of files).
+    fn on_demand(&self) -> bool {
+        self.p
+            .opts
+            .openfiles
+            .is_some_and(|n| (n as usize) < self.p.files.len())
+    }
+
+    /// Open file `i`: descriptor, cache invalidation or pre-read, fadvise, engine hook.
+    fn open_one(&mut self, i: usize) -> Result<(), (i32, String)> {
         let o = &self.p.opts;
+        let f = &self.p.files[i];
         let writes = o.rw.writes() || o.rw.trims();
-        let flags = files::open_flags(o, writes);
-        for (i, f) in self.p.files.iter().enumerate() {
-            let fd = files::open(&f.path, flags).map_err(|e| {
-                let errno = e.raw_os_error().unwrap_or(libc::EIO);
-                (errno, format!("open '{}': {e}", f.path.display()))
-            })?;
-            if o.pre_read {
-                // Pre-read through a buffered descriptor (O_DIRECT would bypass the cache).
-                if let Ok(b) = files::open(
-                    &f.path,
-                    files::open_flags(&flexio_job::JobOptions::default(), false),
-                ) {
-                    let _ = files::pre_read(&b, f.region.start, f.region.len);
-                }
-            } else if o.invalidate {
-                if let Err(e) = files::invalidate(&fd, f.region.start, f.region.len) {
-                    self.ctx.notes.warn(&format!(
-                        "fio: cache invalidation of {} failed: {e}",
-                        f.path.display()
-                    ));
-                }
+        let fd = files::open(&f.path, files::open_flags(o, writes)).map_err(|e| {
+            let errno = e.raw_os_error().unwrap_or(libc::EIO);
+            (errno, format!("open '{}': {e}", f.path.display()))
+        })?;
+        if o.pre_read {
+            // Pre-read through a buffered descriptor (O_DIRECT would bypass the cache).
+            let buffered = files::open_flags(&flexio_job::JobOptions::default(), false);
+            if let Ok(b) = files::open(&f.path, buffered) {
+                let _ = files::pre_read(&b, f.region.start, f.region.len);
             }
-            if o.fadvise_hint != FadviseHint::Off && !o.pre_read {
-                let adv = match o.fadvise_hint {
-                    FadviseHint::Random => rustix::fs::Advice::Random,
-                    FadviseHint::Sequential => rustix::fs::Advice::Sequential,
-                    _ if o.rw.is_random() => rustix::fs::Advice::Random,
-                    _ => rustix::fs::Advice::Sequential,
-                };
-                let _ = rustix::fs::fadvise(
-                    &fd,
-                    f.region.start,
-                    std::num::NonZeroU64::new(f.region.len),
-                    adv,
-                );
+        } else if o.invalidate {
+            if let Err(e) = files::invalidate(&fd, f.region.start, f.region.len) {
+                self.ctx.notes.warn(&format!(
+                    "fio: cache invalidation of {} failed: {e}",
+                    f.path.display()
+                ));
             }
-            let info = FileInfo {
-                path: &f.path,
-                fd: fd.as_raw_fd(),
-                size: f.region.start + f.region.len,
-                writable: writes,
-                random: o.rw.is_random(),
-            };
-            self.e.open_file(i as u32, &info).map_err(|e| {
-                (
-                    e.raw_os_error().unwrap_or(libc::EIO),
-                    format!(
-                        "ioengine {} open of '{}': {e}",
-                        o.ioengine,
-                        f.path.display()
-                    ),
-                )
-            })?;
-            self.raw_fds[i] = fd.as_raw_fd();
-            self.fds[i] = Some(fd);
         }
+        if o.fadvise_hint != FadviseHint::Off && !o.pre_read {
+            let adv = match o.fadvise_hint {
+                FadviseHint::Random => rustix::fs::Advice::Random,
+                FadviseHint::Sequential => rustix::fs::Advice::Sequential,
+                _ if o.rw.is_random() => rustix::fs::Advice::Random,
+                _ => rustix::fs::Advice::Sequential,
+            };
+            let _ = rustix::fs::fadvise(
+                &fd,
+                f.region.start,
+                std::num::NonZeroU64::new(f.region.len),
+                adv,
+            );
+        }
+        let info = FileInfo {
+            path: &f.path,
+            fd: fd.as_raw_fd(),
+            size: f.region.start + f.region.len,
+            writable: writes,
+            random: o.rw.is_random(),
+        };
+        self.e.open_file(i as u32, &info).map_err(|e| {
+            (
+                e.raw_os_error().unwrap_or(libc::EIO),
+                format!(
+                    "ioengine {} open of '{}': {e}",
+                    o.ioengine,
+                    f.path.display()
+                ),
+            )
+        })?;
+        self.raw_fds[i] = fd.as_raw_fd();
+        self.fds[i] = Some(fd);
+        self.open_count += 1;
         self.progress
             .files
-            .store(self.p.files.len() as u32, Ordering::Relaxed);
+            .store(self.open_count, Ordering::Relaxed);
         Ok(())
     }
 
-    fn close_files(&mut self) {
-        let o = &self.p.opts;
-        for i in 0..self.fds.len() {
-            if let Some(fd) = self.fds[i].take() {
-                let _ = self.e.close_file(i as u32);
-                if o.fsync_on_close && o.rw.writes() {
-                    let _ = rustix::fs::fsync(&fd);
+    fn close_one(&mut self, i: usize) {
+        if let Some(fd) = self.fds[i].take() {
+            let _ = self.e.close_file(i as u32);
+            let o = &self.p.opts;
+            if o.fsync_on_close && o.rw.writes() {
+                let _ = rustix::fs::fsync(&fd);
+            }
+            drop(fd);
+            self.raw_fds[i] = -1;
+            self.open_count -= 1;
+            self.progress
+                .files
+                .store(self.open_count, Ordering::Relaxed);
+        }
+    }
+
+    fn open_files(&mut self) -> Result<(), (i32, String)> {
+        if self.caps.no_fd || self.caps.diskless || self.on_demand() {
+            return Ok(());
+        }
+        for i in 0..self.p.files.len() {
+            self.open_one(i)?;
+        }
+        Ok(())
+    }
+
+    /// With `openfiles` below the number of files: make sure file `i` is open, closing the
+    /// longest-open idle file when the limit is reached (waiting for its I/O if needed).
+    fn ensure_open(&mut self, i: usize) -> bool {
+        if self.fds[i].is_some() || self.caps.no_fd || self.caps.diskless {
+            return true;
+        }
+        let limit = self.p.opts.openfiles.unwrap_or(u32::MAX);
+        while self.open_count >= limit {
+            let n = self.fds.len();
+            let victim = (0..n)
+                .map(|k| (self.close_cursor + k) % n)
+                .find(|k| self.fds[*k].is_some() && self.file_inflight[*k] == 0);
+            match victim {
+                Some(v) => {
+                    self.close_cursor = (v + 1) % n;
+                    self.close_one(v);
                 }
-                drop(fd);
-                self.raw_fds[i] = -1;
+                None if self.inflight > 0 => {
+                    self.commit();
+                    self.reap(1);
+                }
+                None => break,
             }
         }
-        self.progress.files.store(0, Ordering::Relaxed);
+        match self.open_one(i) {
+            Ok(()) => true,
+            Err((errno, what)) => {
+                self.ctx.notes.err(&format!("fio: {what}"));
+                self.fail(errno, "open file");
+                false
+            }
+        }
+    }
+
+    fn close_files(&mut self) {
+        for i in 0..self.fds.len() {
+            self.close_one(i);
+        }
     }
 
     fn run(&mut self) {
@@ -460,6 +536,20 @@ impl<'a, E: Engine> Worker<'a, E> {
             self.fail(errno, "io engine init");
             return;
         }
+        if !o.create_serialize {
+            // create_serialize=0: every job lays out its own files, in parallel.
+            let which = files::files_to_lay_out(self.p);
+            if !which.is_empty() {
+                self.ctx.notes.info(&files::layout_message(self.p, &which));
+                if let Err(e) = files::lay_out(self.p, &which, self.ctx.readonly) {
+                    self.ctx
+                        .notes
+                        .err(&format!("flexio: {}: file layout failed: {e}", self.p.name));
+                    self.fail(e.raw_os_error().unwrap_or(libc::EIO), "file layout");
+                    return;
+                }
+            }
+        }
         if let Err((errno, what)) = self.open_files() {
             self.ctx.notes.err(&format!("fio: {what}"));
             self.fail(errno, "open file");
@@ -483,6 +573,7 @@ impl<'a, E: Engine> Worker<'a, E> {
         let loops = if time_based { u32::MAX } else { o.loops };
         for l in 0..loops {
             let loop_start = self.clock.now();
+            self.loop_start_ns = loop_start;
             self.progress.set_state(self.running_state());
             let end = self.do_io();
             self.end_of_loop(loop_start);
@@ -601,6 +692,36 @@ impl<'a, E: Engine> Worker<'a, E> {
         }
     }
 
+    /// The statistics as they would be reported if the job ended now.
+    fn snapshot(&self, now: u64) -> ThreadStats {
+        let mut s = self.stats.clone();
+        if self.accounting {
+            let start = self
+                .loop_reset_start
+                .unwrap_or(self.loop_start_ns)
+                .max(self.loop_start_ns);
+            let el_us = now.saturating_sub(start) / 1000;
+            for d in 0..3 {
+                if s.dirs[d].io_bytes > 0 {
+                    let before = self.elapsed_us[d].div_ceil(1000);
+                    let after = (self.elapsed_us[d] + el_us).div_ceil(1000);
+                    s.dirs[d].runtime_ms =
+                        s.dirs[d].runtime_ms - before.min(s.dirs[d].runtime_ms) + after;
+                }
+            }
+        }
+        s.total_run_time_ms = now.saturating_sub(self.epoch_ns) / 1_000_000;
+        if let Ok(u) = flexio_engine::sys::thread_usage() {
+            let d = u.delta(&self.usage_start);
+            s.usr_time_us = d.utime_us;
+            s.sys_time_us = d.stime_us;
+            s.ctx = d.ctx;
+            s.majf = d.majflt;
+            s.minf = d.minflt;
+        }
+        s
+    }
+
     fn publish(&mut self) {
         for d in 0..3 {
             self.progress.bytes[d].store(self.bytes[d], Ordering::Relaxed);
@@ -638,6 +759,14 @@ impl<'a, E: Engine> Worker<'a, E> {
         if now >= self.next_publish_ns {
             self.publish();
             self.next_publish_ns = now + 100_000_000;
+            let req = self.ctx.snapshot_req.load(Ordering::Acquire);
+            if req != self.progress.snap_gen.load(Ordering::Relaxed) {
+                let snap = self.snapshot(now);
+                if let Ok(mut slot) = self.progress.snapshot.lock() {
+                    *slot = Some(snap);
+                }
+                self.progress.snap_gen.store(req, Ordering::Release);
+            }
         }
         if now < self.next_check_ns || !self.accounting {
             return;
@@ -771,6 +900,10 @@ impl<'a, E: Engine> Worker<'a, E> {
             return self.clock.now();
         }
         let s = self.slots[slot as usize];
+        if !self.ensure_open(s.file as usize) {
+            self.free.push(slot);
+            return self.clock.now();
+        }
         let is_sync = s.op >= OP_SYNC;
         if self.need_lat {
             now = self.clock.now();
@@ -801,6 +934,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                 Queued::Queued => {
                     self.count_issue(s.ddir, is_sync);
                     self.inflight += 1;
+                    self.file_inflight[self.slots[slot as usize].file as usize] += 1;
                     self.uncommitted.push(slot);
                     if !self.caps.has_commit {
                         self.stats.mark_submit(1);
@@ -907,6 +1041,8 @@ impl<'a, E: Engine> Worker<'a, E> {
                 for i in 0..self.comps.len() {
                     let c = self.comps[i];
                     self.inflight -= 1;
+                    let f = self.slots[c.idx as usize].file as usize;
+                    self.file_inflight[f] = self.file_inflight[f].saturating_sub(1);
                     self.complete(c.idx, c.res, t);
                 }
             }
@@ -976,6 +1112,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             }
             Queued::Queued => {
                 self.inflight += 1;
+                self.file_inflight[self.slots[slot as usize].file as usize] += 1;
                 self.uncommitted.push(slot);
                 self.commit();
             }

@@ -468,3 +468,43 @@ fn no_panic_on_hostile_inputs() {
     assert_eq!(r.code, 1);
     assert!(!r.stderr.contains("panicked"));
 }
+
+#[test]
+fn file_append_writes_after_the_end() {
+    let d = tmp();
+    std::fs::write(d.path().join("f"), vec![7u8; 1 << 20]).unwrap();
+    let r = flexio(
+        &[
+            "--name=a",
+            "--filename=f",
+            "--rw=write",
+            "--size=1M",
+            "--file_append=1",
+        ],
+        d.path(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        std::fs::metadata(d.path().join("f")).unwrap().len(),
+        2 << 20
+    );
+}
+
+#[test]
+fn bs_is_seq_rand_uses_write_size_for_random_io() {
+    let d = tmp();
+    let r = flexio(
+        &[
+            "--name=b",
+            "--ioengine=null",
+            "--size=1M",
+            "--rw=randread",
+            "--bs=8k,16k",
+            "--bs_is_seq_rand=1",
+            "--output-format=json",
+        ],
+        d.path(),
+    );
+    let v = json_of(&r.stdout);
+    assert_eq!(v["jobs"][0]["read"]["total_ios"], 64, "{}", r.stdout);
+}

@@ -316,3 +316,106 @@ fn engine_filestat() {
 fn engine_filedelete() {
     file_engine_case("filedelete");
 }
+
+#[test]
+fn status_interval_dumps() {
+    let Some((f, x)) = both(&[
+        "--name=s",
+        "--ioengine=null",
+        "--size=64M",
+        "--time_based",
+        "--runtime=3",
+        "--status-interval=1",
+    ]) else {
+        return;
+    };
+    assert_same_shape(&f.stdout, &x.stdout, "status-interval");
+    assert!(
+        x.stdout.matches("s: (groupid=0").count() >= 3,
+        "{}",
+        x.stdout
+    );
+}
+
+/// Deterministic amounts must equal fio's exactly.
+fn same_amounts(what: &str, args: &[&str]) {
+    let mut a = args.to_vec();
+    a.push("--output-format=json");
+    let Some((f, x)) = both(&a) else { return };
+    assert_eq!(f.code, 0, "{what}: fio failed: {}", f.stderr);
+    assert_eq!(x.code, 0, "{what}: flexio failed: {}", x.stderr);
+    let (jf, jx) = (json_of(&f.stdout), json_of(&x.stdout));
+    for d in ["read", "write", "trim"] {
+        let fb = jf["jobs"][0][d]["io_bytes"].as_u64().unwrap();
+        let xb = jx["jobs"][0][d]["io_bytes"].as_u64().unwrap();
+        if d == "read" || d == "write" {
+            let (fs, xs) = (&jf["jobs"][0], &jx["jobs"][0]);
+            let tot = |j: &serde_json::Value| {
+                j["read"]["io_bytes"].as_u64().unwrap() + j["write"]["io_bytes"].as_u64().unwrap()
+            };
+            assert_eq!(tot(fs), tot(xs), "{what}: total bytes differ");
+        } else {
+            assert_eq!(fb, xb, "{what}: {d} bytes differ");
+        }
+    }
+}
+
+#[test]
+fn openfiles_and_uneven_file_sizes_move_the_same_bytes() {
+    same_amounts(
+        "openfiles",
+        &[
+            "--name=o",
+            "--directory=@D@",
+            "--nrfiles=20",
+            "--openfiles=3",
+            "--size=8M",
+            "--rw=randrw",
+            "--file_service_type=random",
+        ],
+    );
+}
+
+#[test]
+fn create_serialize_off_and_sequential_service() {
+    same_amounts(
+        "create_serialize=0",
+        &[
+            "--name=c",
+            "--directory=@D@",
+            "--nrfiles=4",
+            "--size=4M",
+            "--rw=write",
+            "--create_serialize=0",
+            "--file_service_type=sequential",
+        ],
+    );
+}
+
+#[test]
+fn offsets_increments_and_io_size() {
+    same_amounts(
+        "offset",
+        &[
+            "--name=o",
+            "--filename=@D@/f",
+            "--size=4M",
+            "--offset=1M",
+            "--io_size=12M",
+            "--rw=read",
+        ],
+    );
+    same_amounts(
+        "number_ios",
+        &[
+            "--name=n",
+            "--ioengine=null",
+            "--size=4M",
+            "--number_ios=100",
+        ],
+    );
+    same_amounts(
+        "holes",
+        &["--name=h", "--ioengine=null", "--size=4M", "--rw=read:4k"],
+    );
+}

@@ -70,6 +70,9 @@ pub struct Spec {
     /// sequentially.
     pub identical: bool,
     pub bs: [BsPolicy; 3],
+    /// `bs_is_seq_rand`: the read block-size setting applies to sequential I/O and the write
+    /// setting to random I/O, whatever the direction.
+    pub bs_by_pattern: bool,
     /// Random offsets are multiples of this (blockalign, default the smallest block size).
     pub align: u64,
     pub random_map: bool,
@@ -195,7 +198,12 @@ impl Generator {
 
     #[inline]
     fn pick_len(&mut self, ddir: Ddir) -> u64 {
-        match &self.spec.bs[ddir] {
+        let slot = if self.spec.bs_by_pattern {
+            usize::from(self.spec.random)
+        } else {
+            ddir
+        };
+        match &self.spec.bs[slot] {
             BsPolicy::Fixed(b) => *b,
             BsPolicy::Range {
                 min,
@@ -309,6 +317,10 @@ impl Generator {
 
     fn next_seq(&mut self, fi: usize, ddir: Ddir, len: u64) -> Option<(u64, u64)> {
         let mut off = self.files[fi].pos[ddir];
+        // Holed sequential I/O (rw=read:N) that steps past the end starts over, as in fio.
+        if self.spec.rw_nr > 0 && off >= self.files[fi].region.len {
+            off = 0;
+        }
         let l = match self.fit(fi, off, len, ddir) {
             Some(l) => l,
             None if self.spec.wrap => {
@@ -387,6 +399,7 @@ mod tests {
                 BsPolicy::Fixed(4096),
                 BsPolicy::Fixed(4096),
             ],
+            bs_by_pattern: false,
             align: 4096,
             random_map: true,
             files: vec![Region {
@@ -485,8 +498,24 @@ mod tests {
             len: 32768,
         }];
         let mut g = Generator::new(s);
-        let v: Vec<u64> = std::iter::from_fn(|| g.next(0)).map(|n| n.offset).collect();
-        assert_eq!(v, vec![0, 8192, 16384, 24576]);
+        let v: Vec<u64> = (0..6).map(|_| g.next(0).unwrap().offset).collect();
+        assert_eq!(v, vec![0, 8192, 16384, 24576, 0, 8192]);
+    }
+
+    #[test]
+    fn bs_is_seq_rand_picks_by_pattern() {
+        let mut s = spec(true, 1 << 20);
+        s.bs = [
+            BsPolicy::Fixed(8192),
+            BsPolicy::Fixed(16384),
+            BsPolicy::Fixed(4096),
+        ];
+        s.bs_by_pattern = true;
+        let mut g = Generator::new(s.clone());
+        assert_eq!(g.next(0).unwrap().len, 16384);
+        s.random = false;
+        let mut g = Generator::new(s);
+        assert_eq!(g.next(0).unwrap().len, 8192);
     }
 
     #[test]
