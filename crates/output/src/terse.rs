@@ -44,10 +44,19 @@ fn ddir(out: &mut String, j: &JobReport, d: &DirReport, ver: u32) {
     } else {
         &d.clat.percentiles
     };
+    // With percentiles enabled fio prints every listed percentile, with value 0 for a
+    // direction without samples; the remaining slots are "0%=0".
+    let enabled = j.params.lat_percentiles || j.params.clat_percentiles;
+    let list: &[f64] = if enabled {
+        &j.params.percentile_list
+    } else {
+        &[]
+    };
     let vals: &[(f64, u64)] = pct.as_deref().unwrap_or(&[]);
     for i in 0..PCT_SLOTS {
-        match vals.get(i) {
-            Some((p, v)) => {
+        match list.get(i) {
+            Some(p) => {
+                let v = vals.get(i).map(|x| x.1).unwrap_or(0);
                 let _ = write!(out, ";{}%={}", fmt_f(*p), v / 1000);
             }
             None => out.push_str(";0%=0"),

@@ -1,0 +1,489 @@
+//! Byte-level layout: fio's own numbers (from its JSON+ output) rendered by flexio's
+//! formatters must give fio's normal, JSON and terse text exactly. This pins the formatters
+//! (number formatting, unit switching, widths, line breaking, key order, float printing) to
+//! fio 3.33 without depending on measured values.
+
+mod common;
+use common::*;
+use flexio_stats::report::*;
+use serde_json::Value;
+
+fn u(v: &Value) -> u64 {
+    v.as_u64()
+        .unwrap_or_else(|| panic!("not an unsigned integer: {v}"))
+}
+fn f(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+fn lat(v: &Value) -> LatSummary {
+    let pct = v.get("percentile").map(|p| {
+        p.as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, x)| (k.parse::<f64>().unwrap(), u(x)))
+            .collect::<Vec<_>>()
+    });
+    let bins = v.get("bins").map(|b| {
+        b.as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, x)| (k.parse::<u64>().unwrap(), u(x)))
+            .collect::<Vec<_>>()
+    });
+    LatSummary {
+        min_ns: u(&v["min"]),
+        max_ns: u(&v["max"]),
+        mean_ns: f(&v["mean"]),
+        stddev_ns: f(&v["stddev"]),
+        n: u(&v["N"]),
+        percentiles: pct,
+        bins,
+    }
+}
+
+fn samples(v: &Value, pre: &str, dev: &str) -> SampleSummary {
+    SampleSummary {
+        min: u(&v[format!("{pre}_min")]),
+        max: u(&v[format!("{pre}_max")]),
+        mean: f(&v[format!("{pre}_mean")]),
+        stddev: f(&v[format!("{pre}_{dev}")]),
+        samples: u(&v[format!("{pre}_samples")]),
+    }
+}
+
+fn dir(v: &Value, agg: u64) -> DirReport {
+    let runtime = u(&v["runtime"]);
+    let total = u(&v["total_ios"]);
+    let bw_samples = samples(v, "bw", "dev");
+    let terse = if bw_samples.samples > 0 && agg / 1024 > 0 {
+        (bw_samples.mean * 100.0 / (agg / 1024) as f64).min(100.0)
+    } else if bw_samples.samples > 0 {
+        100.0
+    } else {
+        0.0
+    };
+    DirReport {
+        io_bytes: u(&v["io_bytes"]),
+        runtime_ms: runtime,
+        bw_bytes: u(&v["bw_bytes"]),
+        iops: f(&v["iops"]),
+        iops_int: (1000 * total).checked_div(runtime).unwrap_or(0),
+        total_ios: total,
+        short_ios: u(&v["short_ios"]),
+        drop_ios: u(&v["drop_ios"]),
+        slat: lat(&v["slat_ns"]),
+        clat: lat(&v["clat_ns"]),
+        lat: lat(&v["lat_ns"]),
+        bw_agg_pct: f(&v["bw_agg"]),
+        bw_agg_pct_terse: terse,
+        bw_samples,
+        iops_samples: samples(v, "iops", "stddev"),
+    }
+}
+
+fn arr<const N: usize>(v: &Value) -> [f64; N] {
+    let o = v.as_object().unwrap();
+    let mut out = [0.0; N];
+    for (i, x) in o.values().enumerate() {
+        out[i] = f(x);
+    }
+    out
+}
+
+/// Rebuild flexio's report model from fio's JSON+ (plus the pids, which only the normal
+/// output shows).
+fn report_from_fio(j: &Value, pids: &[(i32, u32)]) -> RunReport {
+    let jobs_v = j["jobs"].as_array().unwrap();
+    // Groups from the jobs.
+    let mut groups: Vec<GroupReport> = Vec::new();
+    for jv in jobs_v {
+        let gid = u(&jv["groupid"]) as u32;
+        if groups.iter().any(|g| g.id == gid) {
+            continue;
+        }
+        let members: Vec<&Value> = jobs_v
+            .iter()
+            .filter(|x| u(&x["groupid"]) as u32 == gid)
+            .collect();
+        let dirs = ["read", "write", "trim"].map(|d| {
+            let mut g = GroupDir {
+                min_bw: u64::MAX,
+                ..Default::default()
+            };
+            for m in &members {
+                let run = u(&m[d]["runtime"]);
+                if run == 0 {
+                    continue;
+                }
+                let bytes = u(&m[d]["io_bytes"]);
+                g.min_run_ms = if g.min_run_ms == 0 {
+                    run
+                } else {
+                    g.min_run_ms.min(run)
+                };
+                g.max_run_ms = g.max_run_ms.max(run);
+                let bw = bytes * 1000 / run;
+                g.min_bw = g.min_bw.min(bw);
+                g.max_bw = g.max_bw.max(bw);
+                g.io_bytes += bytes;
+            }
+            if g.min_bw == u64::MAX {
+                g.min_bw = 0;
+            }
+            g.agg_bw = (g.io_bytes * 1000).checked_div(g.max_run_ms).unwrap_or(0);
+            g
+        });
+        groups.push(GroupReport {
+            id: gid,
+            kb_base: 1024,
+            unit_base: 0,
+            sig_figs: 4,
+            unified: Unified::None,
+            dirs,
+            mixed: None,
+        });
+    }
+    let mut jobs = Vec::new();
+    for (k, jv) in jobs_v.iter().enumerate() {
+        let gid = u(&jv["groupid"]) as u32;
+        let g = groups.iter().find(|g| g.id == gid).unwrap();
+        let dirs =
+            [("read", 0), ("write", 1), ("trim", 2)].map(|(d, i)| dir(&jv[d], g.dirs[i].agg_bw));
+        let has_pct = |key: &str| {
+            ["read", "write", "trim"]
+                .iter()
+                .any(|d| jv[d][key].get("percentile").is_some())
+        };
+        let list: Vec<f64> = ["read", "write", "trim"]
+            .iter()
+            .find_map(|d| {
+                ["clat_ns", "lat_ns", "slat_ns"]
+                    .iter()
+                    .find_map(|k| jv[d][k].get("percentile"))
+            })
+            .map(|p| {
+                p.as_object()
+                    .unwrap()
+                    .keys()
+                    .map(|k| k.parse().unwrap())
+                    .collect()
+            })
+            .unwrap_or_default();
+        // Printing precision: the most decimals any percentile needs (fio keeps it from the
+        // option text; the JSON keys carry the values).
+        let precision = list
+            .iter()
+            .map(|p| {
+                let s = format!("{p}");
+                s.find('.').map(|i| s.len() - i - 1).unwrap_or(0)
+            })
+            .max()
+            .unwrap_or(2)
+            .max(2);
+        let echo: Vec<(String, String)> = jv
+            .get("job options")
+            .map(|o| {
+                o.as_object()
+                    .unwrap()
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_string()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let nostats = dirs.iter().any(|d| d.clat.n > 0 && d.lat.n == 0);
+        let issued_sync = u(&jv["sync"]["total_ios"]);
+        jobs.push(JobReport {
+            name: jv["jobname"].as_str().unwrap().to_string(),
+            groupid: gid,
+            members: pids.get(k).map(|p| p.1).unwrap_or(1),
+            pid: pids.get(k).map(|p| p.0).unwrap_or(0),
+            description: jv.get("desc").map(|d| d.as_str().unwrap().to_string()),
+            error: u(&jv["error"]) as i32,
+            verror: String::new(),
+            echo,
+            params: ReportParams {
+                kb_base: 1024,
+                unit_base: 0,
+                sig_figs: 4,
+                percentile_list: list,
+                percentile_precision: precision,
+                clat_percentiles: has_pct("clat_ns"),
+                lat_percentiles: has_pct("lat_ns"),
+                slat_percentiles: has_pct("slat_ns"),
+                iodepth: u(&jv["latency_depth"]) as u32,
+                continue_on_error: jv.get("total_err").is_some(),
+                unified: Unified::None,
+                nostats_engine: nostats,
+            },
+            issued: [
+                dirs[0].total_ios,
+                dirs[1].total_ios,
+                dirs[2].total_ios,
+                issued_sync,
+            ],
+            short: [dirs[0].short_ios, dirs[1].short_ios, dirs[2].short_ios],
+            dropped: [dirs[0].drop_ios, dirs[1].drop_ios, dirs[2].drop_ios],
+            dirs,
+            mixed: None,
+            sync: SyncReport {
+                total_ios: issued_sync,
+                lat: lat(&jv["sync"]["lat_ns"]),
+            },
+            job_runtime_ms: u(&jv["job_runtime"]),
+            usr_cpu: f(&jv["usr_cpu"]),
+            sys_cpu: f(&jv["sys_cpu"]),
+            ctx: u(&jv["ctx"]),
+            majf: u(&jv["majf"]),
+            minf: u(&jv["minf"]),
+            iodepth_level: arr(&jv["iodepth_level"]),
+            iodepth_submit: arr(&jv["iodepth_submit"]),
+            iodepth_complete: arr(&jv["iodepth_complete"]),
+            latency_ns: arr(&jv["latency_ns"]),
+            latency_us: arr(&jv["latency_us"]),
+            latency_ms: arr(&jv["latency_ms"]),
+            total_err: jv.get("total_err").map(u).unwrap_or(0),
+            first_error: jv.get("first_error").map(|v| u(v) as i32).unwrap_or(0),
+        });
+    }
+    let disks = j
+        .get("disk_util")
+        .map(|d| {
+            d.as_array()
+                .unwrap()
+                .iter()
+                .map(|x| DiskReport {
+                    name: x["name"].as_str().unwrap().to_string(),
+                    read_ios: u(&x["read_ios"]),
+                    write_ios: u(&x["write_ios"]),
+                    read_merges: u(&x["read_merges"]),
+                    write_merges: u(&x["write_merges"]),
+                    read_ticks: u(&x["read_ticks"]),
+                    write_ticks: u(&x["write_ticks"]),
+                    in_queue: u(&x["in_queue"]),
+                    util: f(&x["util"]),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let global_options: Vec<(String, String)> = j
+        .get("global options")
+        .map(|o| {
+            o.as_object()
+                .unwrap()
+                .iter()
+                .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_string()))
+                .collect()
+        })
+        .unwrap_or_default();
+    RunReport {
+        version: j["fio version"].as_str().unwrap().to_string(),
+        timestamp: j["timestamp"].as_i64().unwrap(),
+        timestamp_ms: j["timestamp_ms"].as_i64().unwrap(),
+        time: j["time"].as_str().unwrap().to_string(),
+        global_options,
+        jobs,
+        groups,
+        disks,
+        elapsed_s: u(&jobs_v[0]["elapsed"]),
+        eta_s: jobs_v[0]["eta"].as_i64().unwrap(),
+    }
+}
+
+/// Run fio once, re-render its numbers with flexio's formatters, compare every format.
+fn check(what: &str, args: &[&str]) {
+    let Some(fio) = fio_bin() else { return };
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().display().to_string();
+    let args: Vec<String> = args.iter().map(|a| a.replace("@D@", &dir)).collect();
+    let run = |fmt: &str| {
+        let out = std::process::Command::new(&fio)
+            .args(&args)
+            .arg(fmt)
+            .current_dir(d.path())
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    // One run gives the JSON+ and the normal text of the same numbers.
+    let both = run("--output-format=json+,normal,terse");
+    let terse_text: String = both
+        .lines()
+        .filter(|l| l.starts_with("3;"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let start = both.find("{\n").unwrap();
+    let end = both.find("\n}\n").unwrap() + 3;
+    let json_text = &both[start..end];
+    let normal_text = &both[end..];
+    let j: Value = serde_json::from_str(json_text).unwrap();
+    let pids: Vec<(i32, u32)> =
+        regex::Regex::new(r"\(groupid=\d+, jobs=(\d+)\): err=[ \d]+(?: \([^)]*\))?: pid=(\d+):")
+            .unwrap()
+            .captures_iter(normal_text)
+            .map(|c| (c[2].parse().unwrap(), c[1].parse().unwrap()))
+            .collect();
+    let rep = report_from_fio(&j, &pids);
+
+    // JSON+: identical text apart from flexio's trailing section.
+    let ours = flexio_output::json::report(&rep, true, "flexio-test");
+    let ours = ours.replace(
+        ",\n  \"flexio\" : {\n    \"version\" : \"flexio-test\"\n  }\n}\n",
+        "\n}\n",
+    );
+    assert_eq!(ours, json_text, "{what}: JSON+ layout differs");
+
+    // Normal report: from the blank line before the first job block to the end.
+    // After the JSON document, fio's normal report starts with its blank line.
+    let fio_report = normal_text;
+    let ours = flexio_output::normal::report(&rep);
+    let fio_lines: Vec<&str> = fio_report.lines().collect();
+    let our_lines: Vec<&str> = ours.lines().collect();
+    for (i, (a, b)) in fio_lines.iter().zip(&our_lines).enumerate() {
+        assert_eq!(
+            b,
+            a,
+            "{what}: normal line {} differs\nfio:\n{fio_report}\nflexio:\n{ours}",
+            i + 1
+        );
+    }
+    assert_eq!(
+        our_lines.len(),
+        fio_lines.len(),
+        "{what}: normal line count\nfio:\n{fio_report}\nflexio:\n{ours}"
+    );
+
+    // Terse v3: every field equal; values that fio derives from full-precision doubles
+    // and the JSON only carries to six decimals may differ in the last printed digit.
+    let ours = flexio_output::terse::report(&rep, 3);
+    for (la, lb) in terse_text.lines().zip(ours.lines()) {
+        let (fa, fb): (Vec<&str>, Vec<&str>) = (la.split(';').collect(), lb.split(';').collect());
+        assert_eq!(fa.len(), fb.len(), "{what}: terse field count\n{la}\n{lb}");
+        for (i, (a, b)) in fa.iter().zip(&fb).enumerate() {
+            if a == b {
+                continue;
+            }
+            let num = |s: &str| s.trim_end_matches('%').parse::<f64>().ok();
+            match (num(a), num(b)) {
+                (Some(x), Some(y))
+                    if a.contains('.') && (x - y).abs() <= 1.5e-6 * x.abs().max(1.0) => {}
+                _ => panic!(
+                    "{what}: terse field {} differs: fio {a:?}, flexio {b:?}\n{la}\n{lb}",
+                    i + 1
+                ),
+            }
+        }
+    }
+    assert_eq!(
+        terse_text.lines().count(),
+        ours.lines().count(),
+        "{what}: terse lines"
+    );
+}
+
+#[test]
+fn psync_read_single_job() {
+    check(
+        "read",
+        &["--name=r", "--filename=@D@/f", "--size=32M", "--bs=64k"],
+    );
+}
+
+#[test]
+fn random_mix_time_based_with_samples() {
+    check(
+        "randrw",
+        &[
+            "--name=m",
+            "--filename=@D@/f",
+            "--size=32M",
+            "--rw=randrw",
+            "--rwmixread=70",
+            "--time_based",
+            "--runtime=2",
+        ],
+    );
+}
+
+#[test]
+fn several_jobs_and_groups() {
+    check(
+        "groups",
+        &[
+            "--size=8M",
+            "--ioengine=null",
+            "--name=a",
+            "--rw=randread",
+            "--numjobs=2",
+            "--name=b",
+            "--rw=write",
+            "--bs=64k",
+            "--stonewall",
+            "--name=c",
+            "--new_group",
+            "--description=third job",
+        ],
+    );
+}
+
+#[test]
+fn group_reporting_with_slat_and_lat_percentiles() {
+    check(
+        "gr",
+        &[
+            "--ioengine=null",
+            "--iodepth=8",
+            "--size=64M",
+            "--numjobs=3",
+            "--group_reporting",
+            "--lat_percentiles=1",
+            "--slat_percentiles=1",
+            "--name=g",
+            "--time_based",
+            "--runtime=1",
+        ],
+    );
+}
+
+#[test]
+fn fsync_block_and_continue_on_error() {
+    check(
+        "fsync",
+        &[
+            "--name=s",
+            "--filename=@D@/f",
+            "--size=4M",
+            "--rw=write",
+            "--fsync=8",
+            "--continue_on_error=all",
+        ],
+    );
+}
+
+#[test]
+fn file_create_engine_has_only_clat() {
+    check(
+        "filecreate",
+        &[
+            "--name=c",
+            "--ioengine=filecreate",
+            "--directory=@D@",
+            "--nrfiles=200",
+            "--filesize=4k",
+        ],
+    );
+}
+
+#[test]
+fn custom_percentile_list_precision() {
+    check(
+        "plist",
+        &[
+            "--name=p",
+            "--ioengine=null",
+            "--size=16M",
+            "--percentile_list=50:99.9999:25.5",
+        ],
+    );
+}
