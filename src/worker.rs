@@ -457,7 +457,14 @@ impl<'a, E: Engine> Worker<'a, E> {
     }
 
     fn open_files(&mut self) -> Result<(), (i32, String)> {
-        if self.caps.no_fd || self.caps.diskless || self.on_demand() {
+        if self.caps.no_fd || self.caps.diskless {
+            // fio counts a diskless job's files as open in the status line.
+            self.progress
+                .files
+                .store(self.p.files.len() as u32, Ordering::Relaxed);
+            return Ok(());
+        }
+        if self.on_demand() {
             return Ok(());
         }
         for i in 0..self.p.files.len() {
@@ -504,6 +511,7 @@ impl<'a, E: Engine> Worker<'a, E> {
         for i in 0..self.fds.len() {
             self.close_one(i);
         }
+        self.progress.files.store(0, Ordering::Relaxed);
     }
 
     fn run(&mut self) {
