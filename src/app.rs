@@ -313,11 +313,14 @@ fn execute(cli: &cli::Cli, set: &JobSet, plans: Vec<ThreadPlan>, default_mode: b
         }
         sink.preamble(&format!("{}\n", files::layout_message(t, &which)));
         if let Err(e) = files::lay_out(t, &which, sw.readonly) {
-            eprintln!("flexio: {}: file layout failed: {e}", t.name);
-            eprintln!(
-                "fio: pid=0, err={}/file:filesetup, func=layout, error={e}",
-                e.raw_os_error().unwrap_or(libc::EIO)
-            );
+            let errno = e.raw_os_error().unwrap_or(libc::EIO);
+            let text = if e.raw_os_error().is_some() {
+                crate::out::strerror(errno)
+            } else {
+                e.to_string()
+            };
+            eprintln!("flexio: {}: file layout failed: {text}", t.name);
+            eprintln!("fio: pid=0, err={errno}/file:files.rs, func=layout, error={text}");
             setup_failed[i] = true;
         }
     }
@@ -335,6 +338,19 @@ fn execute(cli: &cli::Cli, set: &JobSet, plans: Vec<ThreadPlan>, default_mode: b
         .filter(|t| !t.caps.diskless && t.opts.disk_util)
         .flat_map(|t| t.files.iter().map(|f| f.path.clone()))
         .collect();
+    let prio_paths: Vec<PathBuf> = plans
+        .iter()
+        .filter(|t| {
+            t.opts.prio.is_some()
+                || t.opts.prioclass.is_some()
+                || t.opts.cmdprio_percentage.iter().any(|p| *p > 0)
+        })
+        .filter(|t| !t.caps.diskless)
+        .flat_map(|t| t.files.iter().map(|f| f.path.clone()))
+        .collect();
+    for n in diskstats::priority_notes(&prio_paths) {
+        notes.warn(&n);
+    }
     let mut disks = diskstats::watch(&paths);
     diskstats::restart(&mut disks);
     let disk_start = clock.now();

@@ -27,8 +27,10 @@ fn read_stat(p: &Path) -> Option<[u64; 11]> {
     Some(out)
 }
 
-/// The sysfs directory of the whole disk holding `path` (partitions map to their disk).
+/// The sysfs directory of the whole disk holding `path` (partitions map to their disk);
+/// for a block device, the device itself.
 fn device_dir(path: &Path) -> Option<PathBuf> {
+    use std::os::unix::fs::FileTypeExt;
     let probe = if path.exists() {
         path.to_path_buf()
     } else {
@@ -39,24 +41,43 @@ fn device_dir(path: &Path) -> Option<PathBuf> {
     } else {
         probe
     };
-    let dev = std::fs::metadata(&probe).ok()?.dev();
+    let meta = std::fs::metadata(&probe).ok()?;
+    let dev = if meta.file_type().is_block_device() {
+        meta.rdev()
+    } else {
+        meta.dev()
+    };
     let (maj, min) = (rustix::fs::major(dev), rustix::fs::minor(dev));
     if maj == 0 {
         return None; // tmpfs, overlay and other anonymous devices
     }
-    let link = PathBuf::from(format!("/sys/dev/block/{maj}:{min}"));
-    let dir = std::fs::canonicalize(&link).ok()?;
+    let dir = std::fs::canonicalize(format!("/sys/dev/block/{maj}:{min}")).ok()?;
     if dir.join("partition").exists() {
         return dir.parent().map(Path::to_path_buf);
     }
     Some(dir)
 }
 
-/// Devices under these paths, in first-seen order.
+/// The file behind a loop device (from sysfs), if `dir` is one.
+fn loop_backing(dir: &Path) -> Option<PathBuf> {
+    let f = std::fs::read_to_string(dir.join("loop/backing_file")).ok()?;
+    let f = f.trim().trim_end_matches(" (deleted)");
+    (!f.is_empty()).then(|| PathBuf::from(f))
+}
+
+/// Devices under these paths, in first-seen order; for a loop device also the disk that
+/// holds its backing file (the device "under" it).
 pub fn watch(paths: &[PathBuf]) -> Vec<Disk> {
     let mut out: Vec<Disk> = Vec::new();
-    for p in paths {
-        let Some(dir) = device_dir(p) else { continue };
+    let mut todo: Vec<PathBuf> = paths.to_vec();
+    let mut i = 0;
+    while i < todo.len() && i < 256 {
+        let p = todo[i].clone();
+        i += 1;
+        let Some(dir) = device_dir(&p) else { continue };
+        if let Some(backing) = loop_backing(&dir) {
+            todo.push(backing);
+        }
         let name = dir
             .file_name()
             .map(|n| n.to_string_lossy().to_string())
@@ -110,4 +131,49 @@ pub fn finish(disks: &[Disk], elapsed_ms: u64) -> Vec<DiskReport> {
             })
         })
         .collect()
+}
+
+/// The active I/O scheduler of the disk under `path`, as (device name, scheduler).
+pub fn scheduler_of(path: &Path) -> Option<(String, String)> {
+    let dir = device_dir(path)?;
+    let name = dir.file_name()?.to_string_lossy().into_owned();
+    let s = std::fs::read_to_string(dir.join("queue/scheduler")).ok()?;
+    let active = s
+        .split_whitespace()
+        .find(|w| w.starts_with('['))?
+        .trim_matches(|c| c == '[' || c == ']')
+        .to_string();
+    Some((name, active))
+}
+
+/// Notes for jobs that set I/O priorities where nothing honours them (once per device).
+pub fn priority_notes(paths: &[PathBuf]) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    let mut notes = Vec::new();
+    for p in paths {
+        match scheduler_of(p) {
+            Some((dev, sched)) => {
+                if seen.contains(&dev) {
+                    continue;
+                }
+                seen.push(dev.clone());
+                if !matches!(sched.as_str(), "bfq" | "mq-deadline") {
+                    notes.push(format!(
+                        "flexio: note: I/O priorities are ignored on {dev}: its scheduler '{sched}' does not honour them (bfq and mq-deadline do)"
+                    ));
+                }
+            }
+            None => {
+                let key = p.display().to_string();
+                if !seen.contains(&key) {
+                    seen.push(key);
+                    notes.push(format!(
+                        "flexio: note: I/O priorities have no effect on {}: it is not on a block device",
+                        p.display()
+                    ));
+                }
+            }
+        }
+    }
+    notes
 }

@@ -52,6 +52,8 @@ pub fn files_to_lay_out(t: &ThreadPlan) -> Vec<usize> {
     t.files
         .iter()
         .enumerate()
+        // Block devices are used as they are: never created, extended or truncated.
+        .filter(|(_, f)| f.block.is_none())
         .filter(|(_, f)| {
             std::fs::metadata(&f.path)
                 .map(|m| m.len() < f.need)

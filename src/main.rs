@@ -2,6 +2,7 @@
 //! See ARCHITECTURE.md for the map of the code.
 
 mod app;
+mod blockdev;
 mod clock;
 mod defaults;
 mod diskstats;

@@ -19,6 +19,8 @@ pub struct FilePlan {
     /// Size the file must have for this thread (region end).
     pub need: u64,
     pub region: Region,
+    /// Set when the target is a block device (never laid out, never truncated).
+    pub block: Option<crate::blockdev::BlockInfo>,
 }
 
 /// Everything one job thread needs to run.
@@ -214,25 +216,42 @@ fn plan_thread(
             .map(|i| in_dir(&format_name(&o.filename_format, &name, sub, i), i))
             .collect(),
     };
+    let mut blocks: Vec<Option<crate::blockdev::BlockInfo>> = Vec::new();
     for n in &names {
-        if let Ok(m) = std::fs::metadata(n) {
-            if !m.is_file() {
-                let what = if m.is_dir() {
-                    "a directory"
-                } else {
-                    "a device or special file"
-                };
-                return Err(err(
-                    def,
-                    format!("'{}' is {what}; flexio runs on regular files only (block devices are not supported by flexio yet)", n.display()),
-                ));
+        let b = crate::blockdev::probe(n).map_err(|e| {
+            err(
+                def,
+                format!("cannot open block device '{}': {e}", n.display()),
+            )
+        })?;
+        if b.is_none() {
+            if let Ok(m) = std::fs::metadata(n) {
+                if !m.is_file() {
+                    let what = if m.is_dir() {
+                        "a directory"
+                    } else {
+                        "a character device or special file"
+                    };
+                    return Err(err(
+                        def,
+                        format!(
+                            "'{}' is {what}; flexio runs on regular files and block devices",
+                            n.display()
+                        ),
+                    ));
+                }
             }
         }
+        blocks.push(b);
     }
     let nfiles = names.len() as u64;
     let min_bs = o.min_bs();
     // ---- sizes
-    let existing: Vec<Option<u64>> = names.iter().map(|p| existing_size(p)).collect();
+    let existing: Vec<Option<u64>> = names
+        .iter()
+        .zip(&blocks)
+        .map(|(p, b)| b.as_ref().map(|b| b.size).or_else(|| existing_size(p)))
+        .collect();
     let per_file: Vec<u64> = match (o.size, o.filesize) {
         (_, Some((lo, hi))) => {
             // Deterministic per file: spread over the range by file number.
@@ -332,10 +351,14 @@ fn plan_thread(
                 ),
             ));
         }
+        if let Some(b) = &blocks[i] {
+            check_block(def, path, b, start, len)?;
+        }
         files.push(FilePlan {
             path: path.clone(),
             need: start + len,
             region: Region { start, len },
+            block: blocks[i].clone(),
         });
     }
     // ---- budget and depth
@@ -406,6 +429,70 @@ fn plan_thread(
         spec,
         depth_note,
     })
+}
+
+/// Checks for a block-device target: the region fits, O_DIRECT I/O is aligned to the
+/// logical block size, and nothing else uses a device the job would write to.
+fn check_block(
+    def: &JobDef,
+    path: &Path,
+    b: &crate::blockdev::BlockInfo,
+    start: u64,
+    len: u64,
+) -> Result<(), PlanError> {
+    let o = &def.opts;
+    if start + len > b.size {
+        return Err(err(
+            def,
+            format!(
+                "'{}' has {} bytes; offset {start} + size {len} goes beyond its end",
+                path.display(),
+                b.size
+            ),
+        ));
+    }
+    if o.direct {
+        let lbs = b.lbs as u64;
+        let mut sizes: Vec<u64> = (0..3)
+            .flat_map(|d| [o.min_bs_dir(d), o.max_bs_dir(d)])
+            .collect();
+        if let Some(split) = &o.bssplit {
+            sizes.extend(split.iter().flatten().map(|e| e.bs));
+        }
+        if let Some(bad) = sizes.into_iter().find(|s| s % lbs != 0) {
+            return Err(err(
+                def,
+                format!("block size {bad} is not a multiple of the logical block size {lbs} of {} (required by direct=1)", b.name),
+            ));
+        }
+        if start % lbs != 0 {
+            return Err(err(
+                def,
+                format!("offset {start} is not a multiple of the logical block size {lbs} of {} (required by direct=1)", b.name),
+            ));
+        }
+        if let Some(ba) = o.blockalign {
+            if let Some(bad) = ba.iter().find(|a| *a % lbs != 0) {
+                return Err(err(
+                    def,
+                    format!(
+                        "blockalign {bad} is not a multiple of the logical block size {lbs} of {}",
+                        b.name
+                    ),
+                ));
+            }
+        }
+    }
+    let writes = o.rw.writes() || o.rw.trims();
+    if writes && !o.allow_mounted_write {
+        if let Some(why) = crate::blockdev::in_use(path) {
+            return Err(err(
+                def,
+                format!("refusing to write to {}: {why}; set allow_mounted_write=1 if you really mean it", path.display()),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn entropy() -> u64 {

@@ -48,6 +48,8 @@ struct Slot {
     done: u64,
     start_ns: u64,
     issue_ns: u64,
+    /// I/O priority of the request (0 = the thread's).
+    prio: u16,
 }
 
 const OP_SYNC: u8 = 3;
@@ -93,6 +95,14 @@ pub fn engine_config(p: &ThreadPlan) -> EngineConfig {
     let o = &p.opts;
     EngineConfig {
         iodepth: p.depth,
+        nfiles: p.files.len() as u32,
+        fixedbufs: o.fixedbufs,
+        registerfiles: o.registerfiles,
+        sqthread_poll: o.sqthread_poll,
+        sqthread_poll_cpu: o.sqthread_poll_cpu,
+        nonvectored: o.nonvectored,
+        force_async: o.force_async,
+        userspace_reap: o.userspace_reap,
         hipri: o.hipri,
         hipri_percentage: o.hipri_percentage,
         nowait: o.nowait,
@@ -153,10 +163,72 @@ pub fn result_of(plan: &ThreadPlan, pid: i32, stats: ThreadStats) -> JobResult {
     }
 }
 
+/// Apply CPU placement, nice value and I/O priority to the calling (job) thread.
+fn place_thread(plan: &ThreadPlan) -> Result<(), (i32, String)> {
+    let o = &plan.opts;
+    if let Some(cpus) = &o.cpus_allowed {
+        let mut set = rustix::thread::CpuSet::new();
+        if o.cpus_split {
+            // One CPU per thread, round robin over the set.
+            set.set(cpus[(plan.thread_number as usize - 1) % cpus.len()]);
+        } else {
+            for c in cpus {
+                set.set(*c);
+            }
+        }
+        rustix::thread::sched_setaffinity(None, &set).map_err(|e| {
+            (
+                e.raw_os_error(),
+                format!("cannot set CPU affinity to {cpus:?}: {e}"),
+            )
+        })?;
+    }
+    if o.nice != 0 {
+        rustix::process::setpriority_process(None, o.nice)
+            .map_err(|e| (e.raw_os_error(), format!("cannot set nice {}: {e}", o.nice)))?;
+    }
+    if o.prio.is_some() || o.prioclass.is_some() {
+        let (class, level) = (o.prioclass.unwrap_or(2), o.prio.unwrap_or(4));
+        flexio_engine::sys::ioprio_set_self(class, level).map_err(|e| {
+            let hint = if e.raw_os_error() == Some(libc::EPERM) {
+                " (the real-time class needs CAP_SYS_ADMIN)"
+            } else {
+                ""
+            };
+            (
+                e.raw_os_error().unwrap_or(libc::EINVAL),
+                format!("cannot set I/O priority class {class} level {level}: {e}{hint}"),
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// The I/O priority value requests carry by default (the thread's; 0 when not set).
+pub fn default_ioprio(o: &flexio_job::JobOptions) -> u16 {
+    match (o.prioclass, o.prio) {
+        (None, None) => 0,
+        (c, l) => ((c.unwrap_or(2) << 13) | l.unwrap_or(4)) as u16,
+    }
+}
+
 /// Run a whole thread plan and package its result.
 pub fn run_thread(plan: &ThreadPlan, ctx: &RunCtx, progress: &Progress) -> JobResult {
     let tid = rustix::thread::gettid().as_raw_nonzero().get();
     progress.tid.store(tid, Ordering::Relaxed);
+    if let Err((errno, what)) = place_thread(plan) {
+        ctx.notes.err(&format!("fio: {}: {what}", plan.name));
+        let mut s = ThreadStats::default();
+        s.set_error(
+            errno,
+            format!(
+                "file:worker.rs, func=thread placement, error={}",
+                crate::out::strerror(errno)
+            ),
+        );
+        progress.set_state(RunState::Exited);
+        return result_of(plan, tid, s);
+    }
     let cfg = engine_config(plan);
     let stats = match flexio_engine::with_engine(
         &plan.opts.ioengine,
@@ -261,6 +333,13 @@ struct Worker<'a, E: Engine> {
     loop_start_ns: u64,
     writes_since_sync: u64,
     last_write_file: u32,
+    /// Priority of requests without a command priority.
+    default_prio: u16,
+    cmdprio_pct: [u32; 2],
+    cmdprio_value: [u16; 2],
+    prio_rng: Taus88,
+    /// Keep per-priority latency statistics (the job varies priorities per request).
+    track_prio: bool,
     issued_total: u64,
     usage_start: flexio_engine::sys::Usage,
     stop: bool,
@@ -312,7 +391,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             scramble: writes && o.scramble_buffers && !o.zero_buffers && o.buffer_pattern.is_none(),
             need_lat: !o.disable_lat && !caps.file_op,
             need_clat: !o.disable_clat,
-            need_slat: !o.disable_slat,
+            need_slat: !o.disable_slat && !caps.no_slat,
             accounting: true,
             epoch_ns: 0,
             ramp_end_ns: 0,
@@ -331,6 +410,11 @@ impl<'a, E: Engine> Worker<'a, E> {
             loop_start_ns: 0,
             writes_since_sync: 0,
             last_write_file: 0,
+            default_prio: default_ioprio(o),
+            cmdprio_pct: o.cmdprio_percentage,
+            cmdprio_value: [0, 1].map(|d| ((o.cmdprio_class[d] << 13) | o.cmdprio[d]) as u16),
+            prio_rng: Taus88::new(p.spec.seed as u32 ^ 0x9710),
+            track_prio: o.cmdprio_percentage.iter().any(|x| *x > 0),
             issued_total: 0,
             usage_start: Default::default(),
             stop: false,
@@ -530,15 +614,16 @@ impl<'a, E: Engine> Worker<'a, E> {
             return;
         }
         self.progress.set_state(RunState::Initialized);
-        if let Err(e) = self.e.init() {
+        if let Err(e) = self.e.init().and_then(|_| self.e.post_init(&self.bufs)) {
             let errno = e.raw_os_error().unwrap_or(libc::EIO);
-            let extra = if self.p.depth > 1 {
+            let extra = if self.p.depth > 1 && errno == libc::ENOMEM {
                 " Perhaps try reducing io depth?"
             } else {
                 ""
             };
+            // One clear line: which engine, and why.
             self.ctx.notes.err(&format!(
-                "fio: io engine {} init failed.{extra}",
+                "fio: io engine {} init failed: {e}.{extra}",
                 o.ioengine
             ));
             self.fail(errno, "io engine init");
@@ -618,7 +703,7 @@ impl<'a, E: Engine> Worker<'a, E> {
         if self.caps.diskless && !self.caps.file_op {
             return;
         }
-        for f in &self.p.files {
+        for f in self.p.files.iter().filter(|f| f.block.is_none()) {
             let _ = std::fs::remove_file(&f.path);
         }
     }
@@ -833,6 +918,16 @@ impl<'a, E: Engine> Worker<'a, E> {
             self.writes_since_sync += 1;
             self.last_write_file = n.file as u32;
         }
+        // Per-request priority (cmdprio): that share of requests gets the command priority,
+        // the others the thread's.
+        let prio = if ddir < 2
+            && self.cmdprio_pct[ddir] > 0
+            && self.prio_rng.between(1, 100) <= self.cmdprio_pct[ddir] as u64
+        {
+            self.cmdprio_value[ddir]
+        } else {
+            self.default_prio
+        };
         let s = &mut self.slots[slot as usize];
         *s = Slot {
             op: ddir as u8,
@@ -840,6 +935,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             file: n.file as u32,
             offset: n.offset,
             len: n.len,
+            prio,
             ..Slot::default()
         };
         if ddir == 1 {
@@ -864,6 +960,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             // Past the bytes already moved by a short transfer (pointer arithmetic only).
             buf: self.bufs.ptr(slot as usize).wrapping_add(s.done as usize),
             len: (s.len - s.done) as usize,
+            ioprio: s.prio,
         }
     }
 
@@ -1035,7 +1132,9 @@ impl<'a, E: Engine> Worker<'a, E> {
             .opts
             .iodepth_batch_complete_max
             .map(|m| m as usize)
-            .unwrap_or(self.slots.len())
+            // fio: the maximum defaults to the minimum, so completions are taken a few at a
+            // time and the queue stays full.
+            .unwrap_or(self.p.opts.iodepth_batch_complete_min as usize)
             .max(min)
             .max(1);
         self.comps.clear();
@@ -1105,6 +1204,15 @@ impl<'a, E: Engine> Worker<'a, E> {
             if self.need_lat {
                 self.stats.add_lat(d, t.saturating_sub(s.start_ns));
             }
+            if self.track_prio {
+                let v = if self.p.opts.lat_percentiles {
+                    t.saturating_sub(s.start_ns)
+                } else {
+                    t.saturating_sub(s.issue_ns)
+                };
+                let hist = self.p.opts.clat_percentiles || self.p.opts.lat_percentiles;
+                self.stats.dirs[d].add_prio(s.prio, v, hist);
+            }
         }
         self.free.push(slot);
     }
@@ -1160,6 +1268,14 @@ impl<'a, E: Engine> Worker<'a, E> {
             self.ctx.notes.info(
                 "fio: first direct IO errored. File system may not support direct IO, or iomem_align= is bad, or invalid block size. Try setting direct=0.",
             );
+        }
+        if self.stats.error != 0 {
+            // Only the first fatal error is reported; the requests still in flight when the
+            // job stops fail the same way.
+            return false;
+        }
+        if errno == libc::EOPNOTSUPP && o.hipri {
+            self.ctx.notes.info("flexio: hipri asks for polled completions, which this file or device does not support (it needs a block device with poll queues, e.g. nvme poll_queues)");
         }
         self.ctx.notes.err(&format!(
             "fio: io_u error on file {path}: {text}: {} offset={}, buflen={}",

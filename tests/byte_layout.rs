@@ -79,6 +79,29 @@ fn dir(v: &Value, agg: u64) -> DirReport {
         bw_agg_pct_terse: terse,
         bw_samples,
         iops_samples: samples(v, "iops", "stddev"),
+        prios: v
+            .get("prios")
+            .map(|a| {
+                let list: Vec<LatSummary> = a
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|p| lat(p.get("clat_ns").or(p.get("lat_ns")).unwrap()))
+                    .collect();
+                let total: u64 = list.iter().map(|l| l.n).sum();
+                a.as_array()
+                    .unwrap()
+                    .iter()
+                    .zip(list)
+                    .map(|(p, l)| PrioReport {
+                        class: u(&p["prioclass"]) as u16,
+                        level: u(&p["prio"]) as u16,
+                        pct_of_ios: l.n as f64 * 100.0 / total as f64,
+                        lat: l,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
     }
 }
 
@@ -484,6 +507,25 @@ fn custom_percentile_list_precision() {
             "--ioengine=null",
             "--size=16M",
             "--percentile_list=50:99.9999:25.5",
+        ],
+    );
+}
+
+#[test]
+fn per_priority_statistics() {
+    check(
+        "cmdprio",
+        &[
+            "--name=p",
+            "--ioengine=libaio",
+            "--iodepth=8",
+            "--filename=@D@/f",
+            "--size=16M",
+            "--rw=randread",
+            "--direct=1",
+            "--cmdprio_percentage=30",
+            "--cmdprio_class=1",
+            "--cmdprio=3",
         ],
     );
 }

@@ -18,10 +18,13 @@ pub mod buffer;
 pub mod falloc;
 pub mod fileops;
 pub mod ftruncate;
+pub mod libaio;
 pub mod mmap;
 pub mod null;
+pub mod posixaio;
 pub mod sync;
 pub mod sys;
+pub mod uring;
 
 use std::io;
 use std::os::fd::RawFd;
@@ -71,6 +74,8 @@ pub struct IoReq {
     /// Data buffer, `len` bytes, valid and unmoved until the request completes.
     pub buf: *mut u8,
     pub len: usize,
+    /// I/O priority for this request (ioprio value: class << 13 | level; 0 = none).
+    pub ioprio: u16,
 }
 
 // SAFETY: an IoReq is plain data; the buffer it points to is owned by the job thread that
@@ -112,6 +117,9 @@ pub struct Caps {
     pub trim: bool,
     /// The core opens no descriptors for this engine.
     pub no_fd: bool,
+    /// Submission is not a measurable step (io_uring with a kernel polling thread):
+    /// no slat is recorded.
+    pub no_slat: bool,
 }
 
 /// What an engine is told about a file when the core opens it.
@@ -129,6 +137,22 @@ pub struct FileInfo<'a> {
 #[derive(Clone, Debug, Default)]
 pub struct EngineConfig {
     pub iodepth: u32,
+    /// Number of files of the job (for registered-file tables).
+    pub nfiles: u32,
+    /// io_uring: register the I/O buffers and use READ_FIXED/WRITE_FIXED.
+    pub fixedbufs: bool,
+    /// io_uring: register the files and address them by index.
+    pub registerfiles: bool,
+    /// io_uring: kernel submission-queue polling thread.
+    pub sqthread_poll: bool,
+    /// io_uring: CPU of the polling thread.
+    pub sqthread_poll_cpu: Option<u32>,
+    /// io_uring: -1 auto, 0 vectored (READV/WRITEV), 1 non-vectored (READ/WRITE).
+    pub nonvectored: i32,
+    /// io_uring: set IOSQE_ASYNC on every N-th request (0 = never).
+    pub force_async: u32,
+    /// libaio: reap completions from the user-space ring without a system call.
+    pub userspace_reap: bool,
     pub hipri: bool,
     pub hipri_percentage: u32,
     pub nowait: bool,
@@ -155,6 +179,11 @@ pub trait Engine {
     fn caps(&self) -> Caps;
     /// Per-job setup in the job thread. Errors are reported as "init failed".
     fn init(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+    /// Called once the I/O buffers exist (fio's post_init): engines that register memory
+    /// with the kernel do it here.
+    fn post_init(&mut self, _bufs: &buffer::IoBuffers) -> io::Result<()> {
         Ok(())
     }
     /// Called after the core opened a file.
@@ -243,14 +272,23 @@ pub static ENGINES: &[EngineInfo] = &[
         name: "falloc",
         help: "fallocate(2): read = keep size, write = allocate, trim = punch hole",
     },
+    EngineInfo {
+        name: "io_uring",
+        help: "Linux io_uring submission/completion rings",
+    },
+    EngineInfo {
+        name: "libaio",
+        help: "Linux native asynchronous I/O (io_submit/io_getevents)",
+    },
+    EngineInfo {
+        name: "posixaio",
+        help: "POSIX asynchronous I/O (aio_read/aio_write)",
+    },
 ];
 
 /// fio engines flexio does not implement (they get a clear error, not "unknown").
 pub static FIO_ONLY_ENGINES: &[&str] = &[
-    "io_uring",
     "io_uring_cmd",
-    "libaio",
-    "posixaio",
     "cpuio",
     "net",
     "netsplice",
@@ -312,6 +350,9 @@ pub fn with_engine<V: EngineVisitor>(
         "filestat" => v.visit(fileops::FileOp::new(fileops::Kind::Stat, cfg.stat_type)),
         "filedelete" => v.visit(fileops::FileOp::new(fileops::Kind::Delete, cfg.stat_type)),
         "falloc" => v.visit(falloc::Falloc),
+        "io_uring" => v.visit(uring::Uring::new(cfg)),
+        "libaio" => v.visit(libaio::Libaio::new(cfg)),
+        "posixaio" => v.visit(posixaio::Posixaio::new(cfg)),
         _ => return Err(format!("unknown ioengine '{name}'")),
     })
 }

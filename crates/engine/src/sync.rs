@@ -13,6 +13,7 @@ const SYNC_CAPS: Caps = Caps {
     has_commit: false,
     trim: false,
     no_fd: false,
+    no_slat: false,
 };
 
 /// Borrow the request's descriptor.

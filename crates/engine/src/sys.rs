@@ -83,6 +83,36 @@ pub fn ctime(secs: i64) -> String {
     )
 }
 
+const IOPRIO_WHO_PROCESS: libc::c_long = 1;
+
+/// ioprio_set(IOPRIO_WHO_PROCESS, 0 = the calling thread, class << 13 | level).
+pub fn ioprio_set_self(class: u32, level: u32) -> io::Result<()> {
+    let value = ((class as libc::c_long) << 13) | level as libc::c_long;
+    // SAFETY: a plain system call with integer arguments.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_ioprio_set,
+            IOPRIO_WHO_PROCESS,
+            0 as libc::c_long,
+            value,
+        )
+    };
+    if r != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// The calling thread's I/O priority as (class, level).
+pub fn ioprio_get_self() -> io::Result<(u32, u32)> {
+    // SAFETY: a plain system call with integer arguments.
+    let r = unsafe { libc::syscall(libc::SYS_ioprio_get, IOPRIO_WHO_PROCESS, 0 as libc::c_long) };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(((r >> 13) as u32, (r & 0x1fff) as u32))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,6 +6,7 @@
 
 pub mod bssplit;
 pub mod cli;
+pub mod cpus;
 pub mod error;
 pub mod help;
 pub mod jobfile;

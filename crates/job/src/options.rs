@@ -311,6 +311,30 @@ pub struct JobOptions {
     pub nowait: bool,
     pub uncached: u32,
     pub stat_type: StatType,
+    pub fixedbufs: bool,
+    pub registerfiles: bool,
+    pub sqthread_poll: bool,
+    pub sqthread_poll_cpu: Option<u32>,
+    /// -1 auto, 0 vectored, 1 non-vectored.
+    pub nonvectored: i32,
+    pub force_async: u32,
+    pub userspace_reap: bool,
+
+    // --- priorities and placement
+    /// I/O priority level 0-7 (ioprio_set), with `prioclass`.
+    pub prio: Option<u32>,
+    /// I/O priority class: 0 none, 1 real-time, 2 best-effort, 3 idle.
+    pub prioclass: Option<u32>,
+    pub nice: i32,
+    /// CPUs the job may run on (cpus_allowed / cpumask).
+    pub cpus_allowed: Option<Vec<usize>>,
+    /// cpus_allowed_policy=split: each thread gets one CPU of the set.
+    pub cpus_split: bool,
+    /// Per-request priority for io_uring/libaio (read, write): percentage of requests,
+    /// their class and level.
+    pub cmdprio_percentage: [u32; 2],
+    pub cmdprio_class: [u32; 2],
+    pub cmdprio: [u32; 2],
 }
 
 /// fio 3.33's default percentile list.
@@ -421,6 +445,21 @@ impl Default for JobOptions {
             nowait: false,
             uncached: 0,
             stat_type: StatType::Stat,
+            fixedbufs: false,
+            registerfiles: false,
+            sqthread_poll: false,
+            sqthread_poll_cpu: None,
+            nonvectored: -1,
+            force_async: 0,
+            userspace_reap: false,
+            prio: None,
+            prioclass: None,
+            nice: 0,
+            cpus_allowed: None,
+            cpus_split: false,
+            cmdprio_percentage: [0; 2],
+            cmdprio_class: [1; 2],
+            cmdprio: [0; 2],
         }
     }
 }

@@ -1322,7 +1322,7 @@ pub static OPTIONS: &[OptDef] = &[
     // ------------------------------------------------------------------ engine-private
     erow!(
         "hipri",
-        ["pvsync2"],
+        ["pvsync2", "io_uring"],
         Kind::Flag,
         "0",
         "Set RWF_HIPRI for pwritev2/preadv2",
@@ -1344,7 +1344,7 @@ pub static OPTIONS: &[OptDef] = &[
     ),
     erow!(
         "uncached",
-        ["pvsync2"],
+        ["pvsync2", "io_uring"],
         Kind::Int { min: 0, max: 1 },
         "0",
         "Use RWF_UNCACHED for buffered read/writes",
@@ -1355,7 +1355,7 @@ pub static OPTIONS: &[OptDef] = &[
     ),
     erow!(
         "nowait",
-        ["pvsync2"],
+        ["pvsync2", "io_uring", "libaio"],
         Kind::Bool,
         "0",
         "Set RWF_NOWAIT for pwritev2/preadv2",
@@ -1383,6 +1383,183 @@ pub static OPTIONS: &[OptDef] = &[
                     ("statx", StatType::Statx),
                 ],
             )?;
+            Ok(())
+        }
+    ),
+    erow!(
+        "fixedbufs",
+        ["io_uring"],
+        Kind::Flag,
+        "0",
+        "Pre map IO buffers",
+        |o, v| {
+            o.fixedbufs = flag(v)?;
+            Ok(())
+        }
+    ),
+    erow!(
+        "registerfiles",
+        ["io_uring"],
+        Kind::Flag,
+        "0",
+        "Pre-open/register files",
+        |o, v| {
+            o.registerfiles = flag(v)?;
+            Ok(())
+        }
+    ),
+    erow!(
+        "sqthread_poll",
+        ["io_uring"],
+        Kind::Flag,
+        "0",
+        "Offload submission/completion to kernel thread",
+        |o, v| {
+            o.sqthread_poll = flag(v)?;
+            Ok(())
+        }
+    ),
+    erow!(
+        "sqthread_poll_cpu",
+        ["io_uring"],
+        Kind::Int { min: 0, max: 65535 },
+        "",
+        "What CPU to run SQ thread polling on",
+        |o, v| {
+            o.sqthread_poll_cpu = Some(int_in(v, o.kb_base, 0, 65535)? as u32);
+            Ok(())
+        }
+    ),
+    erow!(
+        "nonvectored",
+        ["io_uring"],
+        Kind::Int { min: -1, max: 1 },
+        "-1",
+        "Use non-vectored read/write commands",
+        |o, v| {
+            o.nonvectored = int_in(v, o.kb_base, -1, 1)? as i32;
+            Ok(())
+        }
+    ),
+    erow!(
+        "force_async",
+        ["io_uring"],
+        Kind::Int {
+            min: 0,
+            max: u32::MAX as i64
+        },
+        "0",
+        "Set IOSQE_ASYNC every N requests",
+        |o, v| {
+            o.force_async = int_in(v, o.kb_base, 0, u32::MAX as i64)? as u32;
+            Ok(())
+        }
+    ),
+    erow!(
+        "userspace_reap",
+        ["libaio"],
+        Kind::Flag,
+        "0",
+        "Use alternative user-space reap implementation",
+        |o, v| {
+            o.userspace_reap = flag(v)?;
+            Ok(())
+        }
+    ),
+    row!(
+        "prio",
+        [],
+        Kind::Int { min: 0, max: 7 },
+        "",
+        "Set job IO priority value",
+        |o, v| {
+            o.prio = Some(int_in(v, o.kb_base, 0, 7)? as u32);
+            Ok(())
+        }
+    ),
+    row!(
+        "prioclass",
+        [],
+        Kind::Int { min: 0, max: 3 },
+        "",
+        "Set job IO priority class",
+        |o, v| {
+            o.prioclass = Some(int_in(v, o.kb_base, 0, 3)? as u32);
+            Ok(())
+        }
+    ),
+    row!(
+        "nice",
+        [],
+        Kind::Int { min: -20, max: 19 },
+        "0",
+        "Set job CPU nice value",
+        |o, v| {
+            o.nice = int_in(v, o.kb_base, -20, 19)? as i32;
+            Ok(())
+        }
+    ),
+    row!(
+        "cpus_allowed",
+        [],
+        Kind::Str,
+        "",
+        "Set CPUs allowed",
+        |o, v| {
+            o.cpus_allowed = Some(crate::cpus::parse_cpu_list(req(v)?)?);
+            Ok(())
+        }
+    ),
+    row!("cpumask", [], Kind::Str, "", "CPU affinity mask", |o, v| {
+        o.cpus_allowed = Some(crate::cpus::parse_cpu_mask(req(v)?)?);
+        Ok(())
+    }),
+    OptDef {
+        name: "cpus_allowed_policy",
+        aliases: &[],
+        kind: Kind::Choice(&[
+            ("shared", "Default. Threads will share CPUs in the set"),
+            ("split", "Each thread will get a unique CPU from the set"),
+        ]),
+        default: "shared",
+        help: "Distribution policy for cpus_allowed",
+        engines: &[],
+        prio: 1,
+        set: |o, v| {
+            o.cpus_split = choice(v, &[("shared", false), ("split", true)])?;
+            Ok(())
+        },
+    },
+    erow!(
+        "cmdprio_percentage",
+        ["io_uring", "libaio"],
+        Kind::IntDir,
+        "",
+        "Send high priority I/O this percentage of the time",
+        |o, v| {
+            o.cmdprio_percentage = crate::cpus::rw_ints(req(v)?, o.cmdprio_percentage, 0, 100)?;
+            Ok(())
+        }
+    ),
+    erow!(
+        "cmdprio_class",
+        ["io_uring", "libaio"],
+        Kind::IntDir,
+        "1",
+        "Set asynchronous IO priority class",
+        |o, v| {
+            o.cmdprio_class = crate::cpus::rw_ints(req(v)?, o.cmdprio_class, 1, 3)?;
+            Ok(())
+        }
+    ),
+    erow!(
+        "cmdprio",
+        ["io_uring", "libaio"],
+        Kind::IntDir,
+        "0",
+        "Set asynchronous IO priority level",
+        |o, v| {
+            o.cmdprio = crate::cpus::rw_ints(req(v)?, o.cmdprio, 0, 7)?;
             Ok(())
         }
     ),
@@ -1426,12 +1603,6 @@ pub static UNSUPPORTED: &[&str] = &[
     "exec_postrun",
     "uid",
     "gid",
-    "nice",
-    "prio",
-    "prioclass",
-    "cpumask",
-    "cpus_allowed",
-    "cpus_allowed_policy",
     "numa_cpu_nodes",
     "numa_mem_policy",
     "cgroup",
@@ -1521,18 +1692,8 @@ pub static UNSUPPORTED: &[&str] = &[
     "write_hint",
     "ioscheduler",
     "profile",
-    "fixedbufs",
-    "registerfiles",
-    "sqthread_poll",
-    "sqthread_poll_cpu",
-    "nonvectored",
-    "force_async",
-    "cmdprio_percentage",
-    "cmdprio_class",
-    "cmdprio",
     "cmdprio_bssplit",
     "cmd_type",
-    "userspace_reap",
     "thp",
     "cpuload",
     "cpuchunks",

@@ -157,8 +157,8 @@ fn lat_obj(l: &LatSummary, plus: bool) -> Obj {
     o
 }
 
-fn dir_obj(d: &DirReport, plus: bool) -> Obj {
-    Obj::new()
+fn dir_obj(d: &DirReport, plus: bool, lat_pct: bool) -> Obj {
+    let mut o = Obj::new()
         .int("io_bytes", d.io_bytes)
         .int("io_kbytes", d.io_bytes >> 10)
         .int("bw_bytes", d.bw_bytes)
@@ -170,8 +170,23 @@ fn dir_obj(d: &DirReport, plus: bool) -> Obj {
         .int("drop_ios", d.drop_ios)
         .obj("slat_ns", lat_obj(&d.slat, plus))
         .obj("clat_ns", lat_obj(&d.clat, plus))
-        .obj("lat_ns", lat_obj(&d.lat, plus))
-        .int("bw_min", d.bw_samples.min)
+        .obj("lat_ns", lat_obj(&d.lat, plus));
+    if !d.prios.is_empty() {
+        let key = if lat_pct { "lat_ns" } else { "clat_ns" };
+        let prios = d
+            .prios
+            .iter()
+            .map(|p| {
+                Obj::new()
+                    .int("prioclass", p.class)
+                    .int("prio", p.level)
+                    .obj(key, lat_obj(&p.lat, plus))
+                    .into_j()
+            })
+            .collect();
+        o = o.arr("prios", prios);
+    }
+    o.int("bw_min", d.bw_samples.min)
         .int("bw_max", d.bw_samples.max)
         .float("bw_agg", d.bw_agg_pct)
         .float("bw_mean", d.bw_samples.mean)
@@ -219,16 +234,16 @@ pub fn job_obj(j: &JobReport, r: &RunReport, plus: bool) -> Obj {
     }
     match (j.params.unified, &j.mixed) {
         (Unified::Mixed, Some(m)) => {
-            o = o.obj("mixed", dir_obj(m, plus));
+            o = o.obj("mixed", dir_obj(m, plus, j.params.lat_percentiles));
         }
         _ => {
             o = o
-                .obj("read", dir_obj(&j.dirs[0], plus))
-                .obj("write", dir_obj(&j.dirs[1], plus))
-                .obj("trim", dir_obj(&j.dirs[2], plus))
+                .obj("read", dir_obj(&j.dirs[0], plus, j.params.lat_percentiles))
+                .obj("write", dir_obj(&j.dirs[1], plus, j.params.lat_percentiles))
+                .obj("trim", dir_obj(&j.dirs[2], plus, j.params.lat_percentiles))
                 .obj("sync", sync_obj(&j.sync, plus));
             if let (Unified::Both, Some(m)) = (j.params.unified, &j.mixed) {
-                o = o.obj("mixed", dir_obj(m, plus));
+                o = o.obj("mixed", dir_obj(m, plus, j.params.lat_percentiles));
             }
         }
     }

@@ -168,6 +168,18 @@ fn show_ddir(
     if d.lat.n > 0 && !j.params.nostats_engine {
         display_lat(out, " lat", &d.lat);
     }
+    let prio_kind = if j.params.lat_percentiles {
+        "lat"
+    } else {
+        "clat"
+    };
+    for pr in &d.prios {
+        display_lat(
+            out,
+            &format!("{prio_kind} prio {}/{}", pr.class, pr.level),
+            &pr.lat,
+        );
+    }
     let prec = j.params.percentile_precision;
     if let Some(v) = &d.slat.percentiles {
         percentiles_block(out, "slat", v, prec);
@@ -177,6 +189,15 @@ fn show_ddir(
     }
     if let Some(v) = &d.lat.percentiles {
         percentiles_block(out, "lat", v, prec);
+    }
+    for pr in &d.prios {
+        if let Some(v) = &pr.lat.percentiles {
+            let pre = format!(
+                "{prio_kind} prio {}/{} ({:.2}% of IOs)",
+                pr.class, pr.level, pr.pct_of_ios
+            );
+            percentiles_block(out, &pre, v, prec);
+        }
     }
     let b = &d.bw_samples;
     if b.samples > 0 {

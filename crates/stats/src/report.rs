@@ -121,6 +121,17 @@ impl SampleSummary {
     }
 }
 
+/// Latency of the requests of one I/O priority.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct PrioReport {
+    /// ioprio class (0 none, 1 real-time, 2 best-effort, 3 idle) and level (0-7).
+    pub class: u16,
+    pub level: u16,
+    /// Share of the direction's I/Os, percent.
+    pub pct_of_ios: f64,
+    pub lat: LatSummary,
+}
+
 /// One data direction of a job.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct DirReport {
@@ -150,6 +161,9 @@ pub struct DirReport {
     pub bw_agg_pct_terse: f64,
     /// IOPS samples.
     pub iops_samples: SampleSummary,
+    /// Per-priority latency (clat, or lat with lat_percentiles); only when two or more
+    /// priorities were used.
+    pub prios: Vec<PrioReport>,
 }
 
 /// fsync/fdatasync statistics.
@@ -336,7 +350,25 @@ fn dir_report(d: &DirStats, p: &ReportParams, agg: u64) -> DirReport {
         bw_agg_pct,
         bw_agg_pct_terse,
         iops_samples: SampleSummary::from(&d.iops),
+        prios: prio_reports(d, p),
     }
+}
+
+fn prio_reports(d: &DirStats, p: &ReportParams) -> Vec<PrioReport> {
+    let used: Vec<_> = d.prios.iter().filter(|x| x.stat.samples > 0).collect();
+    if used.len() < 2 {
+        return Vec::new();
+    }
+    let total: u64 = used.iter().map(|x| x.stat.samples).sum();
+    let pct = p.clat_percentiles || p.lat_percentiles;
+    used.iter()
+        .map(|x| PrioReport {
+            class: x.ioprio >> 13,
+            level: x.ioprio & 0x1fff,
+            pct_of_ios: x.stat.samples as f64 * 100.0 / total as f64,
+            lat: LatSummary::from(&x.stat, &x.hist, pct, &p.percentile_list),
+        })
+        .collect()
 }
 
 fn group_dir(members: &[&ThreadStats], f: impl Fn(&ThreadStats) -> (u64, u64)) -> GroupDir {

@@ -14,6 +14,15 @@ pub struct StatsConfig {
     pub slat_hist: bool,
 }
 
+/// Latency of the requests of one I/O priority (fio's clat_prio_stat).
+#[derive(Clone, Debug, Default)]
+pub struct PrioStat {
+    /// ioprio value: class << 13 | level.
+    pub ioprio: u16,
+    pub stat: Stat,
+    pub hist: Hist,
+}
+
 /// Statistics of one data direction.
 #[derive(Clone, Debug, Default)]
 pub struct DirStats {
@@ -38,6 +47,51 @@ pub struct DirStats {
     /// Runtime of the direction in ms: per loop, the elapsed microseconds rounded up to
     /// whole milliseconds (fio's `update_runtime`).
     pub runtime_ms: u64,
+    /// Completion (or total, with lat_percentiles) latency per I/O priority; recorded only
+    /// when the job varies priorities per request (cmdprio).
+    pub prios: Vec<PrioStat>,
+}
+
+impl DirStats {
+    /// Record a latency for priority `ioprio` (linear search: a job uses one or two).
+    #[inline]
+    pub fn add_prio(&mut self, ioprio: u16, ns: u64, hist: bool) {
+        let i = match self.prios.iter().position(|p| p.ioprio == ioprio) {
+            Some(i) => i,
+            None => {
+                self.prios.push(PrioStat {
+                    ioprio,
+                    stat: Stat::default(),
+                    hist: if hist {
+                        Hist::enabled()
+                    } else {
+                        Hist::disabled()
+                    },
+                });
+                self.prios.sort_by_key(|p| p.ioprio);
+                self.prios
+                    .iter()
+                    .position(|p| p.ioprio == ioprio)
+                    .expect("just inserted")
+            }
+        };
+        let p = &mut self.prios[i];
+        p.stat.add(ns);
+        p.hist.add(ns);
+    }
+
+    fn merge_prios(&mut self, other: &[PrioStat]) {
+        for o in other {
+            match self.prios.iter_mut().find(|p| p.ioprio == o.ioprio) {
+                Some(p) => {
+                    p.stat.merge(&o.stat);
+                    p.hist.merge(&o.hist);
+                }
+                None => self.prios.push(o.clone()),
+            }
+        }
+        self.prios.sort_by_key(|p| p.ioprio);
+    }
 }
 
 /// Number of IO depth / submit / complete buckets.
@@ -237,6 +291,7 @@ impl ThreadStats {
             d.bw.sum(&s.bw, first);
             d.iops.sum(&s.iops, first);
             d.runtime_ms = d.runtime_ms.max(s.runtime_ms);
+            d.merge_prios(&s.prios);
         }
         self.sync.merge(&o.sync);
         self.sync_hist.merge(&o.sync_hist);
@@ -288,6 +343,7 @@ impl ThreadStats {
             m.bw.sum(&s.bw, false);
             m.iops.sum(&s.iops, false);
             m.runtime_ms = m.runtime_ms.max(s.runtime_ms);
+            m.merge_prios(&s.prios);
         }
         m
     }

@@ -1,0 +1,299 @@
+//! `io_uring`: submission and completion rings shared with the kernel.
+//!
+//! Requests are prepared into the submission queue by `queue` and handed to the kernel by
+//! one `io_uring_enter` in `commit` (nothing is submitted from `queue`, so the core's
+//! batching options apply). `reap` waits for at least `min` completions and drains at most
+//! `max`. Options: `hipri` (IORING_SETUP_IOPOLL), `fixedbufs` (registered buffers,
+//! READ_FIXED/WRITE_FIXED), `registerfiles` (registered descriptors), `sqthread_poll`
+//! (+`sqthread_poll_cpu`: kernel submission thread), `nonvectored`, `force_async`
+//! (IOSQE_ASYNC every N requests), `nowait` (RWF_NOWAIT), and per-request priorities.
+
+use crate::buffer::IoBuffers;
+use crate::{Caps, Completion, Engine, EngineConfig, FileInfo, IoReq, Op, Queued};
+use io_uring::{opcode, squeue, types, IoUring};
+use std::io;
+
+const RWF_NOWAIT: i32 = 0x8;
+
+pub struct Uring {
+    cfg: EngineConfig,
+    ring: Option<IoUring>,
+    /// One iovec per request slot for the vectored opcodes (must live until completion).
+    iovecs: Vec<libc::iovec>,
+    /// Prepared but not yet submitted.
+    pending: u32,
+    /// In the kernel.
+    inflight: u32,
+    vectored: bool,
+    fixed: bool,
+    counter: u32,
+}
+
+impl Uring {
+    pub fn new(cfg: &EngineConfig) -> Self {
+        let depth = cfg.iodepth.max(1) as usize;
+        Uring {
+            cfg: cfg.clone(),
+            ring: None,
+            iovecs: vec![
+                libc::iovec {
+                    iov_base: std::ptr::null_mut(),
+                    iov_len: 0
+                };
+                depth
+            ],
+            pending: 0,
+            inflight: 0,
+            vectored: cfg.nonvectored == 0,
+            fixed: false,
+            counter: 0,
+        }
+    }
+}
+
+/// A clear one-line reason for a failed io_uring setup.
+fn setup_error(e: io::Error, cfg: &EngineConfig) -> io::Error {
+    let why = match e.raw_os_error() {
+        Some(libc::ENOSYS) => "this kernel has no io_uring (ENOSYS)".to_string(),
+        Some(libc::EPERM) => {
+            let sysctl =
+                std::fs::read_to_string("/proc/sys/kernel/io_uring_disabled").unwrap_or_default();
+            match sysctl.trim() {
+                "2" => "io_uring is disabled by sysctl kernel.io_uring_disabled=2 (EPERM)".to_string(),
+                "1" => "io_uring is restricted to the io_uring group by sysctl kernel.io_uring_disabled=1 (EPERM)".to_string(),
+                _ => "io_uring setup not permitted (EPERM; seccomp or a security policy)".to_string(),
+            }
+        }
+        Some(libc::EINVAL) if cfg.sqthread_poll || cfg.hipri => {
+            "the kernel rejected the ring setup flags (EINVAL) for sqthread_poll/hipri".to_string()
+        }
+        Some(libc::ENOMEM) => {
+            "not enough locked memory for the rings (ENOMEM; see ulimit -l)".to_string()
+        }
+        _ => format!("io_uring_setup failed: {e}"),
+    };
+    io::Error::new(e.kind(), why)
+}
+
+impl Engine for Uring {
+    fn name(&self) -> &'static str {
+        "io_uring"
+    }
+    fn caps(&self) -> Caps {
+        Caps {
+            has_commit: true,
+            no_slat: self.cfg.sqthread_poll,
+            ..Caps::default()
+        }
+    }
+    fn init(&mut self) -> io::Result<()> {
+        let entries = self.cfg.iodepth.max(1).next_power_of_two();
+        let mut b = IoUring::builder();
+        if self.cfg.hipri {
+            b.setup_iopoll();
+        }
+        if self.cfg.sqthread_poll {
+            b.setup_sqpoll(1000);
+            if let Some(cpu) = self.cfg.sqthread_poll_cpu {
+                b.setup_sqpoll_cpu(cpu);
+            }
+        }
+        b.setup_cqsize(entries * 2);
+        let ring = b.build(entries).map_err(|e| setup_error(e, &self.cfg))?;
+        if self.cfg.nonvectored < 0 {
+            // Auto: plain READ/WRITE where the kernel has them (5.6+), as fio does.
+            let mut probe = io_uring::Probe::new();
+            let vectored = ring.submitter().register_probe(&mut probe).is_err()
+                || !probe.is_supported(opcode::Read::CODE);
+            self.vectored = vectored;
+        }
+        if self.cfg.registerfiles {
+            // A table of empty slots, filled as the core opens files.
+            let n = self.cfg.nfiles.max(1) as usize;
+            ring.submitter()
+                .register_files(&vec![-1; n])
+                .map_err(|e| io::Error::new(e.kind(), format!("registerfiles: {e}")))?;
+        }
+        self.ring = Some(ring);
+        Ok(())
+    }
+    fn post_init(&mut self, bufs: &IoBuffers) -> io::Result<()> {
+        if !self.cfg.fixedbufs {
+            return Ok(());
+        }
+        let ring = self
+            .ring
+            .as_ref()
+            .ok_or_else(|| io::Error::from_raw_os_error(libc::EINVAL))?;
+        let iov = libc::iovec {
+            iov_base: bufs.ptr(0).cast(),
+            iov_len: bufs.slot_size() * bufs.count(),
+        };
+        // SAFETY: the buffers outlive the ring's use of them: the core keeps `bufs` alive
+        // until after the engine is dropped, and the ring unregisters on drop.
+        unsafe { ring.submitter().register_buffers(&[iov]) }.map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!("fixedbufs: cannot register the I/O buffers: {e}"),
+            )
+        })?;
+        self.fixed = true;
+        Ok(())
+    }
+    fn open_file(&mut self, file: u32, f: &FileInfo) -> io::Result<()> {
+        if self.cfg.registerfiles {
+            if let Some(ring) = &self.ring {
+                ring.submitter()
+                    .register_files_update(file, &[f.fd])
+                    .map_err(|e| io::Error::new(e.kind(), format!("registerfiles: {e}")))?;
+            }
+        }
+        Ok(())
+    }
+    fn close_file(&mut self, file: u32) -> io::Result<()> {
+        if self.cfg.registerfiles {
+            if let Some(ring) = &self.ring {
+                let _ = ring.submitter().register_files_update(file, &[-1]);
+            }
+        }
+        Ok(())
+    }
+    fn queue(&mut self, io: &IoReq) -> Queued {
+        let Some(ring) = self.ring.as_mut() else {
+            return Queued::Completed(-(libc::EINVAL as i64));
+        };
+        let reg = self.cfg.registerfiles;
+        let rw_flags = if self.cfg.nowait { RWF_NOWAIT } else { 0 };
+        let len = io.len as u32;
+        macro_rules! target {
+            ($build:expr) => {
+                if reg {
+                    $build(types::Fixed(io.file))
+                } else {
+                    $build(types::Fd(io.fd))
+                }
+            };
+        }
+        let entry = match io.op {
+            Op::Read if self.fixed => target!(|fd| opcode::ReadFixed::new(fd, io.buf, len, 0)
+                .offset(io.offset)
+                .ioprio(io.ioprio)
+                .rw_flags(rw_flags)
+                .build()),
+            Op::Write if self.fixed => target!(|fd| opcode::WriteFixed::new(fd, io.buf, len, 0)
+                .offset(io.offset)
+                .ioprio(io.ioprio)
+                .rw_flags(rw_flags)
+                .build()),
+            Op::Read | Op::Write if self.vectored => {
+                let v = &mut self.iovecs[io.idx as usize];
+                *v = libc::iovec {
+                    iov_base: io.buf.cast(),
+                    iov_len: io.len,
+                };
+                let v: *const libc::iovec = v;
+                if io.op == Op::Read {
+                    target!(|fd| opcode::Readv::new(fd, v, 1)
+                        .offset(io.offset)
+                        .ioprio(io.ioprio)
+                        .rw_flags(rw_flags)
+                        .build())
+                } else {
+                    target!(|fd| opcode::Writev::new(fd, v, 1)
+                        .offset(io.offset)
+                        .ioprio(io.ioprio)
+                        .rw_flags(rw_flags)
+                        .build())
+                }
+            }
+            Op::Read => target!(|fd| opcode::Read::new(fd, io.buf, len)
+                .offset(io.offset)
+                .ioprio(io.ioprio)
+                .rw_flags(rw_flags)
+                .build()),
+            Op::Write => target!(|fd| opcode::Write::new(fd, io.buf.cast_const(), len)
+                .offset(io.offset)
+                .ioprio(io.ioprio)
+                .rw_flags(rw_flags)
+                .build()),
+            Op::Sync => target!(|fd| opcode::Fsync::new(fd).build()),
+            Op::Datasync => target!(|fd| opcode::Fsync::new(fd)
+                .flags(types::FsyncFlags::DATASYNC)
+                .build()),
+            Op::Trim => return Queued::Completed(-(libc::EOPNOTSUPP as i64)),
+        };
+        let mut entry = entry.user_data(io.idx as u64);
+        if self.cfg.force_async > 0 {
+            self.counter += 1;
+            if self.counter % self.cfg.force_async == 0 {
+                entry = entry.flags(squeue::Flags::ASYNC);
+            }
+        }
+        // SAFETY: every pointer in the entry (buffer, iovec) stays valid until the request
+        // completes: buffers are owned by the core for the request's lifetime and the iovec
+        // lives in self.iovecs at the request's slot, untouched until its completion.
+        let pushed = unsafe { ring.submission().push(&entry) };
+        match pushed {
+            Ok(()) => {
+                self.pending += 1;
+                Queued::Queued
+            }
+            Err(_) => Queued::Busy,
+        }
+    }
+    fn commit(&mut self) -> io::Result<usize> {
+        let Some(ring) = self.ring.as_mut() else {
+            return Ok(0);
+        };
+        if self.pending == 0 {
+            return Ok(0);
+        }
+        loop {
+            match ring.submit() {
+                Ok(n) => {
+                    // With SQPOLL the kernel thread takes entries on its own; count them all.
+                    let n = if self.cfg.sqthread_poll {
+                        self.pending as usize
+                    } else {
+                        n
+                    };
+                    self.pending -= n as u32;
+                    self.inflight += n as u32;
+                    return Ok(n);
+                }
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
+                Err(e) if matches!(e.raw_os_error(), Some(libc::EAGAIN) | Some(libc::EBUSY)) => {
+                    return Ok(0)
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    fn reap(&mut self, min: usize, max: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
+        let Some(ring) = self.ring.as_mut() else {
+            return Ok(0);
+        };
+        let mut got = 0usize;
+        loop {
+            for cqe in ring.completion().take(max - got) {
+                out.push(Completion {
+                    idx: cqe.user_data() as u32,
+                    res: cqe.result() as i64,
+                });
+                got += 1;
+            }
+            if got >= min || got >= max || (self.inflight as usize) <= got {
+                break;
+            }
+            let want = min - got;
+            match ring.submitter().submit_and_wait(want) {
+                Ok(_) => {}
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
+                Err(e) if matches!(e.raw_os_error(), Some(libc::EAGAIN) | Some(libc::EBUSY)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        self.inflight -= got as u32;
+        Ok(got)
+    }
+}
