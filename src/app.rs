@@ -412,7 +412,19 @@ fn execute(cli: &cli::Cli, set: &JobSet, plans: Vec<ThreadPlan>, default_mode: b
                 std::thread::Builder::new()
                     .name(name)
                     .spawn_scoped(s, move || {
-                        let r = worker::run_thread(plan, ctx, pr);
+                        // A bug in a job thread fails that job, not the whole run.
+                        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            worker::run_thread(plan, ctx, pr)
+                        }))
+                        .unwrap_or_else(|_| {
+                            let mut st = flexio_stats::ThreadStats::default();
+                            st.set_error(
+                                libc::EFAULT,
+                                "file:worker.rs, func=job thread, error=internal error (panic)"
+                                    .into(),
+                            );
+                            worker::result_of(plan, pr.tid.load(Ordering::Relaxed), st)
+                        });
                         let _ = tx.send((i, r));
                     })
                     .expect("spawning a job thread");

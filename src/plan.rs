@@ -120,6 +120,14 @@ pub fn plan(set: &JobSet, readonly: bool) -> Result<Vec<ThreadPlan>, PlanError> 
         let caps = flexio_engine::caps_of(&o.ioengine, o.iodepth)
             .ok_or_else(|| err(def, format!("unknown ioengine '{}'", o.ioengine)))?;
         validate(def, &caps, readonly)?;
+        let probe_cfg = flexio_engine::EngineConfig {
+            iodepth: o.iodepth,
+            hipri: o.hipri,
+            sqthread_poll: o.sqthread_poll,
+            sqthread_poll_cpu: o.sqthread_poll_cpu,
+            ..Default::default()
+        };
+        flexio_engine::probe(&o.ioengine, &probe_cfg).map_err(|m| err(def, m))?;
         for sub in 0..o.numjobs {
             thread_number += 1;
             let t = plan_thread(def, sub, thread_number, segment, caps)?;
@@ -164,6 +172,20 @@ fn validate(def: &JobDef, caps: &Caps, readonly: bool) -> Result<(), PlanError> 
     }
     if o.time_based && o.runtime_us == 0 {
         // fio warns and ignores time_based; flexio does the same, loudly.
+    }
+    if let Some(cpus) = &o.cpus_allowed {
+        let allowed = rustix::thread::sched_getaffinity(None).ok();
+        if let Some(set) = allowed {
+            let usable: Vec<usize> = (0..rustix::thread::CpuSet::MAX_CPU)
+                .filter(|c| set.is_set(*c))
+                .collect();
+            if let Some(bad) = cpus.iter().find(|c| !usable.contains(c)) {
+                return Err(err(
+                    def,
+                    format!("cannot set CPU affinity: CPU {bad} is not available to flexio (usable CPUs: {usable:?})"),
+                ));
+            }
+        }
     }
     if o.min_bs() == 0 {
         return Err(err(def, "block size must be at least 1"));

@@ -419,3 +419,54 @@ fn offsets_increments_and_io_size() {
         &["--name=h", "--ioengine=null", "--size=4M", "--rw=read:4k"],
     );
 }
+
+fn async_case(engine: &str, extra: &[&str]) {
+    let mut args = vec![
+        "--name=a",
+        "--filename=@D@/f",
+        "--size=32M",
+        "--iodepth=16",
+        "--direct=1",
+        "--rw=randrw",
+    ];
+    let eng = format!("--ioengine={engine}");
+    args.push(&eng);
+    args.extend_from_slice(extra);
+    compare(engine, &args);
+}
+
+#[test]
+fn engine_io_uring() {
+    async_case("io_uring", &[]);
+}
+#[test]
+fn engine_io_uring_with_options() {
+    async_case(
+        "io_uring",
+        &[
+            "--fixedbufs",
+            "--registerfiles",
+            "--sqthread_poll",
+            "--nonvectored=1",
+        ],
+    );
+}
+#[test]
+fn engine_libaio() {
+    async_case("libaio", &["--userspace_reap"]);
+}
+#[test]
+fn engine_posixaio() {
+    async_case("posixaio", &[]);
+}
+#[test]
+fn per_request_priorities() {
+    async_case(
+        "libaio",
+        &[
+            "--cmdprio_percentage=30",
+            "--cmdprio_class=1",
+            "--cmdprio=3",
+        ],
+    );
+}

@@ -2,6 +2,8 @@
 //! output structure the way scripts that read fio's output would see it.
 #![allow(dead_code)]
 
+pub mod loopdev;
+
 use regex::Regex;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -383,3 +383,29 @@ pub(crate) fn from_rustix(r: rustix::io::Result<usize>) -> i64 {
         Err(e) => -(e.raw_os_error() as i64),
     }
 }
+
+/// Check, before any job runs, that the kernel provides what an engine needs (io_uring with
+/// the job's ring flags, native AIO). The error is one line saying what is missing.
+pub fn probe(name: &str, cfg: &EngineConfig) -> Result<(), String> {
+    match name {
+        "io_uring" => {
+            let mut u = uring::Uring::new(&EngineConfig {
+                iodepth: 1,
+                nfiles: 0,
+                registerfiles: false,
+                ..cfg.clone()
+            });
+            u.init()
+                .map_err(|e| format!("ioengine io_uring is not available on this system: {e}"))
+        }
+        "libaio" => {
+            let mut a = libaio::Libaio::new(&EngineConfig {
+                iodepth: 1,
+                ..cfg.clone()
+            });
+            a.init()
+                .map_err(|e| format!("ioengine libaio is not available on this system: {e}"))
+        }
+        _ => Ok(()),
+    }
+}

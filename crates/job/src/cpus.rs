@@ -1,8 +1,8 @@
 //! CPU lists (`cpus_allowed=0,5,8-15`), masks (`cpumask=0xf`) and two-value read,write
 //! integer options (`cmdprio_percentage=10,50`).
 
-/// Largest CPU number accepted.
-pub const MAX_CPU: usize = 4095;
+/// Largest CPU number accepted (the kernel's default CPU_SETSIZE is 1024).
+pub const MAX_CPU: usize = 1023;
 
 pub fn parse_cpu_list(s: &str) -> Result<Vec<usize>, String> {
     let mut out = Vec::new();
