@@ -20,6 +20,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FLEXIO = os.path.join(HERE, "..", "target", "release", "flexio")
+# Files "on the machine's disk" live here (not tmpfs); kept between runs.
+DISK = os.environ.get("FLEXIO_BENCH_DISK_DIR", os.path.join(HERE, "..", "target", "bench-disk"))
 
 
 def tmpfs_dir():
@@ -54,12 +56,24 @@ WORKLOADS = [
         "args": ["--ioengine=psync", "--bs=4k", "--rw=randread", "--size=256m", "--filename={tmpfs}/bench.file"],
         "file": ("{tmpfs}/bench.file", 256 << 20),
     },
+    {
+        "name": "io_uring-4k-randread-qd32",
+        "what": "io_uring 4 KiB random reads, O_DIRECT, iodepth 32, 1 GiB file on the machine's disk",
+        "args": ["--ioengine=io_uring", "--iodepth=32", "--direct=1", "--bs=4k", "--rw=randread", "--size=1g", "--filename={disk}/bench.disk"],
+        "file": ("{disk}/bench.disk", 1 << 30),
+    },
+    {
+        "name": "libaio-4k-randread-qd32",
+        "what": "libaio 4 KiB random reads, O_DIRECT, iodepth 32, 1 GiB file on the machine's disk",
+        "args": ["--ioengine=libaio", "--iodepth=32", "--direct=1", "--bs=4k", "--rw=randread", "--size=1g", "--filename={disk}/bench.disk"],
+        "file": ("{disk}/bench.disk", 1 << 30),
+    },
 ]
 
 
 def run_one(tool, w, runtime, tmp):
     exe = "fio" if tool == "fio" else FLEXIO
-    args = [a.replace("{tmpfs}", tmp) for a in w["args"]]
+    args = [a.replace("{tmpfs}", tmp).replace("{disk}", DISK) for a in w["args"]]
     cmd = [exe, "--name=bench", *args, "--time_based", f"--runtime={runtime}", "--output-format=json"]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
@@ -77,22 +91,25 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--runtime", type=int, default=5)
-    ap.add_argument("--only", default=None)
+    ap.add_argument("--only", default=None, help="comma-separated workload names")
     ap.add_argument("--json", default=None)
     a = ap.parse_args()
     if not shutil.which("fio"):
         sys.exit("fio is not installed (apt-get install -y fio)")
     if not os.path.exists(FLEXIO):
         sys.exit("build flexio first: cargo build --release")
+    os.makedirs(DISK, exist_ok=True)
     tmp, mounted = tmpfs_dir()
     rows = []
     try:
         for w in WORKLOADS:
-            if a.only and a.only != w["name"]:
+            if a.only and w["name"] not in a.only.split(","):
                 continue
             if "file" in w:
                 path, size = w["file"]
-                make_file(path.replace("{tmpfs}", tmp), size)
+                real = path.replace("{tmpfs}", tmp).replace("{disk}", DISK)
+                if not (os.path.exists(real) and os.path.getsize(real) == size):
+                    make_file(real, size)
             res = {"fio": [], "flexio": []}
             for _ in range(a.runs):
                 for tool in ("fio", "flexio"):

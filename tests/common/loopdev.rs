@@ -35,6 +35,12 @@ impl LoopDev {
     /// A new loop device of `size` bytes, or `None` (with a visible reason) when the machine
     /// cannot provide one.
     pub fn new(size: u64) -> Option<LoopDev> {
+        Self::with_options(size, false)
+    }
+
+    /// As `new`; with `direct_io` the loop driver bypasses the page cache of the backing
+    /// file, so I/O reaches the disk (losetup --direct-io=on).
+    pub fn with_options(size: u64, direct_io: bool) -> Option<LoopDev> {
         if let Some(why) = unavailable() {
             eprintln!("SKIP: {why}");
             return None;
@@ -50,11 +56,12 @@ impl LoopDev {
         let f = std::fs::File::create(&backing).unwrap();
         f.set_len(size).unwrap();
         drop(f);
-        let out = Command::new("losetup")
-            .args(["-f", "--show"])
-            .arg(&backing)
-            .output()
-            .unwrap();
+        let mut cmd = Command::new("losetup");
+        cmd.args(["-f", "--show"]);
+        if direct_io {
+            cmd.arg("--direct-io=on");
+        }
+        let out = cmd.arg(&backing).output().unwrap();
         if !out.status.success() {
             eprintln!(
                 "SKIP: losetup failed: {}",
