@@ -265,6 +265,9 @@ fn report_from_fio(j: &Value, pids: &[(i32, u32)]) -> RunReport {
             latency_ns: arr(&jv["latency_ns"]),
             latency_us: arr(&jv["latency_us"]),
             latency_ms: arr(&jv["latency_ms"]),
+            // Only approximately recoverable from JSON percentages (see the terse check).
+            latency_us_terse0: arr::<10>(&jv["latency_us"])[0]
+                + arr::<10>(&jv["latency_ns"]).iter().sum::<f64>(),
             total_err: jv.get("total_err").map(u).unwrap_or(0),
             first_error: jv.get("first_error").map(|v| u(v) as i32).unwrap_or(0),
         });
@@ -311,6 +314,29 @@ fn report_from_fio(j: &Value, pids: &[(i32, u32)]) -> RunReport {
         elapsed_s: u(&jobs_v[0]["elapsed"]),
         eta_s: jobs_v[0]["eta"].as_i64().unwrap(),
     }
+}
+
+/// Equal, or different only where a two-decimal value is off by one in its last digit: fio
+/// prints means with %.2f from full doubles, while its JSON (our input here) keeps six
+/// decimals, so a value like 7677.025 can round either way.
+fn same_but_json_rounding(a: &str, b: &str) -> bool {
+    if a == b {
+        return true;
+    }
+    let re = regex::Regex::new(r"\d+\.\d\d\b").unwrap();
+    let (sa, sb) = (re.replace_all(a, "#"), re.replace_all(b, "#"));
+    if sa != sb {
+        return false;
+    }
+    let na: Vec<f64> = re
+        .find_iter(a)
+        .map(|m| m.as_str().parse().unwrap())
+        .collect();
+    let nb: Vec<f64> = re
+        .find_iter(b)
+        .map(|m| m.as_str().parse().unwrap())
+        .collect();
+    na.iter().zip(&nb).all(|(x, y)| (x - y).abs() < 0.0101)
 }
 
 /// Run fio once, re-render its numbers with flexio's formatters, compare every format.
@@ -364,10 +390,9 @@ fn check(what: &str, args: &[&str]) {
     let fio_lines: Vec<&str> = fio_report.lines().collect();
     let our_lines: Vec<&str> = ours.lines().collect();
     for (i, (a, b)) in fio_lines.iter().zip(&our_lines).enumerate() {
-        assert_eq!(
-            b,
-            a,
-            "{what}: normal line {} differs\nfio:\n{fio_report}\nflexio:\n{ours}",
+        assert!(
+            same_but_json_rounding(a, b),
+            "{what}: normal line {} differs\nfio:    {a}\nflexio: {b}\nfio:\n{fio_report}\nflexio:\n{ours}",
             i + 1
         );
     }
@@ -391,6 +416,9 @@ fn check(what: &str, args: &[&str]) {
             match (num(a), num(b)) {
                 (Some(x), Some(y))
                     if a.contains('.') && (x - y).abs() <= 1.5e-6 * x.abs().max(1.0) => {}
+                // Field 100 folds the sub-µs buckets into the first µs one from counts, which
+                // the JSON only carries as (floored) percentages.
+                (Some(x), Some(y)) if i == 99 && (x - y).abs() <= 0.05 => {}
                 _ => panic!(
                     "{what}: terse field {} differs: fio {a:?}, flexio {b:?}\n{la}\n{lb}",
                     i + 1

@@ -150,7 +150,7 @@ pub fn job_line(j: &JobReport, r: &RunReport, ver: u32) -> String {
     }
     // The first µs bucket also counts everything below 1 µs.
     let mut us = j.latency_us;
-    us[0] += j.latency_ns.iter().sum::<f64>();
+    us[0] = j.latency_us_terse0;
     for v in us.iter().chain(j.latency_ms.iter()) {
         let _ = write!(out, ";{v:3.2}%");
     }

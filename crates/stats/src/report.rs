@@ -210,6 +210,9 @@ pub struct JobReport {
     pub latency_ns: [f64; 10],
     pub latency_us: [f64; 10],
     pub latency_ms: [f64; 12],
+    /// Terse output's first µs bucket: everything below 2 µs including the sub-µs I/Os,
+    /// computed from the counts (fio's stat_calc_lat_nu), in percent.
+    pub latency_us_terse0: f64,
     /// Issued read, write, trim and sync I/Os.
     pub issued: [u64; 4],
     pub short: [u64; 3],
@@ -527,6 +530,11 @@ pub fn build(
             latency_ns: lat_dist(&ts.lat_n, issued_rwt),
             latency_us: lat_dist(&ts.lat_u, issued_rwt),
             latency_ms: lat_dist(&ts.lat_m, issued_rwt),
+            latency_us_terse0: {
+                let mut u = ts.lat_u;
+                u[0] += ts.lat_n.iter().sum::<u64>();
+                lat_dist(&u, issued_rwt)[0]
+            },
             issued: [
                 ts.dirs[0].total_ios,
                 ts.dirs[1].total_ios,
@@ -643,6 +651,18 @@ mod tests {
         assert_eq!(r.jobs[0].dirs[0].runtime_ms, 20);
         assert_eq!(r.groups.len(), 2);
         assert_eq!(r.eta_s, i32::MAX as i64);
+    }
+
+    #[test]
+    fn terse_first_us_bucket_is_computed_from_counts() {
+        // 3 I/Os under 1 us in three ns buckets, 9997 in [1, 2) us: each ns bucket alone
+        // floors to 0.01 %, but the folded bucket is 100 % of 10000, not 99.97 + 0.03.
+        let mut j = job("a", 0, false, 4096 * 10000, 10, &[]);
+        j.stats.lat_n = [1, 0, 1, 0, 1, 0, 0, 0, 0, 0];
+        j.stats.lat_u = [9997, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        let r = build(&[j], vec![], vec![], "v", (0, 0, String::new()), 1);
+        assert!((r.jobs[0].latency_us_terse0 - 100.0).abs() < 1e-9);
+        assert!((r.jobs[0].latency_us[0] - 99.97).abs() < 1e-9);
     }
 
     #[test]
