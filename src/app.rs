@@ -324,6 +324,17 @@ fn execute(cli: &cli::Cli, set: &JobSet, plans: Vec<ThreadPlan>, default_mode: b
             setup_failed[i] = true;
         }
     }
+    // Log files start empty (threads sharing a name with per_job_logs=0 then append).
+    let mut log_paths: Vec<PathBuf> = plans
+        .iter()
+        .flat_map(|t| crate::logs::files_of(&t.opts, t.thread_number))
+        .collect();
+    log_paths.sort();
+    log_paths.dedup();
+    if let Err(e) = crate::logs::create_all(&log_paths) {
+        eprintln!("flexio: cannot create log files: {e}");
+        return 1;
+    }
     for t in &plans {
         if t.depth_note {
             notes.info("note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1");

@@ -108,7 +108,7 @@ pub fn lay_out(t: &ThreadPlan, which: &[usize], readonly: bool) -> io::Result<()
     // Read jobs (and overwrite, and engines that cannot extend files) need real data.
     let write_data = o.rw.reads() || o.overwrite || t.caps.no_extend || t.caps.file_op;
     let fillm = fill_mode(o);
-    let mut rng = Taus88::new(t.spec.seed as u32 ^ 0x5a5a);
+    let mut rng = Taus88::new(t.spec.seeds[flexio_workload::rng::slot::BUF] as u32 ^ 0x5a5a);
     let mut chunk = vec![0u8; 1 << 20];
     fill(&mut chunk, &fillm, &mut rng);
     for &i in which {

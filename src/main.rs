@@ -7,6 +7,7 @@ mod clock;
 mod defaults;
 mod diskstats;
 mod files;
+mod logs;
 mod out;
 mod plan;
 mod progress;

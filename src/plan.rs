@@ -6,9 +6,10 @@
 //! regions; `io_size` as the per-loop budget.
 
 use flexio_engine::Caps;
-use flexio_job::options::{FileService, JobOptions, RwKind, Sequencer};
+use flexio_job::options::{FileService, JobOptions, RandGenOpt, RwKind, Sequencer, ZoneMode};
 use flexio_job::value::{split_colon_escaped, SizeVal};
 use flexio_job::{JobDef, JobSet, Origin};
+use flexio_workload::gen::{RandGen, Strided};
 use flexio_workload::{BsPolicy, FileSelect, Region, Spec};
 use std::path::{Path, PathBuf};
 
@@ -414,9 +415,24 @@ fn plan_thread(
                 .min()
                 .unwrap_or(min_bs)
         });
-    let seed = o
-        .randseed
-        .unwrap_or(if o.randrepeat { 0x89 } else { entropy() });
+    let seeds = job_seeds(o, thread_number);
+    let rw_min_bs = (0..3)
+        .filter(|d| dirs_on[*d])
+        .map(|d| o.min_bs_dir(d))
+        .min()
+        .unwrap_or(min_bs);
+    let strided = (o.zonemode == ZoneMode::Strided || o.zonesize > 0).then(|| {
+        let range = if o.zonerange > 0 {
+            o.zonerange
+        } else {
+            o.zonesize
+        };
+        Strided {
+            size: o.zonesize.max(1),
+            range: range.max(1),
+            skip: o.zoneskip,
+        }
+    });
     let spec = Spec {
         dirs: dirs_on,
         random: o.rw.is_random(),
@@ -435,7 +451,16 @@ fn plan_thread(
         },
         select_nr: o.file_service_nr,
         wrap: time_based || io_size > region_total,
-        seed: seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ thread_number as u64,
+        seeds,
+        gen: match o.random_generator {
+            RandGenOpt::Tausworthe => RandGen::Tausworthe,
+            RandGenOpt::Tausworthe64 => RandGen::Tausworthe64,
+            RandGenOpt::Lfsr => RandGen::Lfsr,
+        },
+        dist: o.random_distribution.clone(),
+        pct_random: o.percentage_random,
+        strided,
+        rw_min_bs,
     };
     Ok(ThreadPlan {
         name,
@@ -515,6 +540,31 @@ fn check_block(
         }
     }
     Ok(())
+}
+
+/// fio 3.33's seeds for a thread: deterministic from randseed (default 0x89) unless
+/// randrepeat=0 without a randseed (then from the system's entropy).
+pub fn job_seeds(o: &JobOptions, thread_number: u32) -> [u64; flexio_workload::rng::slot::COUNT] {
+    use flexio_workload::rng::{fio_seeds, slot, FIO_RANDSEED};
+    if o.allrandrepeat {
+        let mut s = [0u64; slot::COUNT];
+        for (i, x) in s.iter_mut().enumerate() {
+            *x = FIO_RANDSEED
+                .wrapping_mul(thread_number as u64)
+                .wrapping_add(i as u64);
+        }
+        return s;
+    }
+    if !o.randrepeat && o.randseed.is_none() {
+        let mut s = [0u64; slot::COUNT];
+        let mut e = entropy();
+        for x in &mut s {
+            e = e.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(17) ^ 0xbf58_476d_1ce4_e5b9;
+            *x = e;
+        }
+        return s;
+    }
+    fio_seeds(o.randseed.unwrap_or(0x89), thread_number, o.randrepeat)
 }
 
 fn entropy() -> u64 {

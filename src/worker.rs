@@ -113,7 +113,7 @@ pub fn engine_config(p: &ThreadPlan) -> EngineConfig {
             StatType::Statx => StatKind::Statx,
         },
         advise: o.fadvise_hint != FadviseHint::Off,
-        seed: p.spec.seed as u32,
+        seed: p.spec.seeds[flexio_workload::rng::slot::PRIO] as u32,
     }
 }
 
@@ -340,6 +340,14 @@ struct Worker<'a, E: Engine> {
     prio_rng: Taus88,
     /// Keep per-priority latency statistics (the job varies priorities per request).
     track_prio: bool,
+    logs: Option<crate::logs::JobLogs>,
+    interval: Option<crate::logs::IntervalLog>,
+    /// Totals at the previous averaged log window.
+    log_last: ([u64; 3], [u64; 3], u64),
+    next_log_ns: u64,
+    log_tick_ns: u64,
+    /// Length of the latest I/O per direction.
+    last_bs: [u64; 3],
     issued_total: u64,
     usage_start: flexio_engine::sys::Usage,
     stop: bool,
@@ -351,7 +359,8 @@ impl<'a, E: Engine> Worker<'a, E> {
         let o = &p.opts;
         let depth = p.depth.max(1) as usize;
         let cfg = StatsConfig {
-            clat_hist: !o.disable_clat && o.clat_percentiles,
+            clat_hist: !o.disable_clat
+                && (o.clat_percentiles || o.write_hist_log.is_some() || o.interval_log.is_some()),
             lat_hist: o.lat_percentiles && !o.disable_lat,
             slat_hist: o.slat_percentiles && !o.disable_slat,
         };
@@ -386,7 +395,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             close_cursor: 0,
             op_done: vec![false; nfiles],
             fill: files::fill_mode(o),
-            fill_rng: Taus88::new(p.spec.seed as u32 ^ 0xf111),
+            fill_rng: Taus88::new(p.spec.seeds[flexio_workload::rng::slot::BUF] as u32),
             refill: writes && o.refill_buffers,
             scramble: writes && o.scramble_buffers && !o.zero_buffers && o.buffer_pattern.is_none(),
             need_lat: !o.disable_lat && !caps.file_op,
@@ -413,8 +422,35 @@ impl<'a, E: Engine> Worker<'a, E> {
             default_prio: default_ioprio(o),
             cmdprio_pct: o.cmdprio_percentage,
             cmdprio_value: [0, 1].map(|d| ((o.cmdprio_class[d] << 13) | o.cmdprio[d]) as u16),
-            prio_rng: Taus88::new(p.spec.seed as u32 ^ 0x9710),
+            prio_rng: Taus88::new(p.spec.seeds[flexio_workload::rng::slot::PRIO] as u32),
             track_prio: o.cmdprio_percentage.iter().any(|x| *x > 0),
+            logs: crate::logs::JobLogs::new(o, p.thread_number),
+            interval: o.interval_log.as_deref().and_then(|path| {
+                crate::logs::IntervalLog::new(path, o.interval_log_msec, &p.name, p.thread_number)
+                    .ok()
+            }),
+            log_last: ([0; 3], [0; 3], 0),
+            next_log_ns: u64::MAX,
+            log_tick_ns: {
+                // Often enough for the shortest log period (windows are closed on time).
+                let periods = [
+                    o.log_avg_msec,
+                    o.log_hist_msec,
+                    if o.interval_log.is_some() {
+                        o.interval_log_msec
+                    } else {
+                        0
+                    },
+                ];
+                let p = periods
+                    .iter()
+                    .filter(|x| **x > 0)
+                    .min()
+                    .copied()
+                    .unwrap_or(1000);
+                (p * 1_000_000 / 10).max(1_000_000)
+            },
+            last_bs: [0; 3],
             issued_total: 0,
             usage_start: Default::default(),
             stop: false,
@@ -603,7 +639,8 @@ impl<'a, E: Engine> Worker<'a, E> {
         let (d0, d1) = o.startdelay_us;
         if d1 > 0 {
             let d = if d1 > d0 {
-                d0 + Taus88::new(self.p.spec.seed as u32).below(d1 - d0 + 1)
+                d0 + Taus88::new(self.p.spec.seeds[flexio_workload::rng::slot::START_DELAY] as u32)
+                    .below(d1 - d0 + 1)
             } else {
                 d0
             };
@@ -692,6 +729,20 @@ impl<'a, E: Engine> Worker<'a, E> {
             self.stats.minf = d.minflt;
         }
         self.progress.set_state(RunState::Finishing);
+        if let Some(iv) = &mut self.interval {
+            let ms = now.saturating_sub(self.epoch_ns) / 1_000_000;
+            let hists = [
+                &self.stats.dirs[0].clat_hist,
+                &self.stats.dirs[1].clat_hist,
+                &self.stats.dirs[2].clat_hist,
+            ];
+            iv.emit(ms, &self.bytes, &self.ios, hists, true);
+        }
+        if let Some(l) = self.logs.take() {
+            for e in l.finish() {
+                self.ctx.notes.err(&format!("flexio: {e}"));
+            }
+        }
         self.close_files();
         if o.unlink || o.unlink_each_loop {
             self.unlink_files();
@@ -736,6 +787,12 @@ impl<'a, E: Engine> Worker<'a, E> {
         self.next_check_ns = now + self.check_interval_ns();
         self.next_publish_ns = now;
         self.next_event_ns = now;
+        self.log_last = ([0; 3], [0; 3], 0);
+        self.next_log_ns = if self.logs.is_some() || self.interval.is_some() {
+            now + self.log_tick_ns
+        } else {
+            u64::MAX
+        };
         if let Ok(u) = flexio_engine::sys::thread_usage() {
             self.usage_start = u;
         }
@@ -836,7 +893,10 @@ impl<'a, E: Engine> Worker<'a, E> {
         } else {
             u64::MAX
         };
-        self.next_check_ns.min(self.next_publish_ns).min(ramp)
+        self.next_check_ns
+            .min(self.next_publish_ns)
+            .min(ramp)
+            .min(self.next_log_ns)
     }
 
     #[cold]
@@ -861,31 +921,63 @@ impl<'a, E: Engine> Worker<'a, E> {
                 self.progress.snap_gen.store(req, Ordering::Release);
             }
         }
+        if self.accounting && now >= self.next_log_ns {
+            let ms = now.saturating_sub(self.epoch_ns) / 1_000_000;
+            let hists = [
+                &self.stats.dirs[0].clat_hist,
+                &self.stats.dirs[1].clat_hist,
+                &self.stats.dirs[2].clat_hist,
+            ];
+            if let Some(l) = &mut self.logs {
+                l.tick(
+                    ms,
+                    &self.bytes,
+                    &self.ios,
+                    &mut self.log_last,
+                    hists,
+                    &self.last_bs,
+                );
+            }
+            if let Some(iv) = &mut self.interval {
+                iv.emit(ms, &self.bytes, &self.ios, hists, false);
+            }
+            self.next_log_ns = now + self.log_tick_ns;
+        }
         if now < self.next_check_ns || !self.accounting {
             return;
         }
         let o = &self.p.opts;
         if !o.disable_bw && !self.caps.file_op {
             let (bw_ms, iops_ms) = (o.bwavgtime_ms, o.iopsavgtime_ms);
+            let (per_io_bw, per_io_iops) = self
+                .logs
+                .as_ref()
+                .map(|l| (l.per_io_bw, l.per_io_iops))
+                .unwrap_or((false, false));
             let dirs = &mut self.stats.dirs;
             // bw in KiB/s and IOPS over the time since the previous sample, for every
-            // direction that made progress (fio's calc_log_samples).
-            sample_due(
-                now,
-                bw_ms,
-                &mut self.bw_last_ns,
-                &mut self.bw_last,
-                &self.bytes,
-                |d, delta, spent| dirs[d].bw.add(delta * 1000 / spent / 1024),
-            );
-            sample_due(
-                now,
-                iops_ms,
-                &mut self.iops_last_ns,
-                &mut self.iops_last,
-                &self.ios,
-                |d, delta, spent| dirs[d].iops.add(delta * 1000 / spent),
-            );
+            // direction that made progress (fio's calc_log_samples). With per-I/O bw/iops
+            // logs the samples are taken per I/O instead, as in fio.
+            if !per_io_bw {
+                sample_due(
+                    now,
+                    bw_ms,
+                    &mut self.bw_last_ns,
+                    &mut self.bw_last,
+                    &self.bytes,
+                    |d, delta, spent| dirs[d].bw.add(delta * 1000 / spent / 1024),
+                );
+            }
+            if !per_io_iops {
+                sample_due(
+                    now,
+                    iops_ms,
+                    &mut self.iops_last_ns,
+                    &mut self.iops_last,
+                    &self.ios,
+                    |d, delta, spent| dirs[d].iops.add(delta * 1000 / spent),
+                );
+            }
         }
         self.next_check_ns = now + self.check_interval_ns();
     }
@@ -1204,6 +1296,31 @@ impl<'a, E: Engine> Worker<'a, E> {
             if self.need_lat {
                 self.stats.add_lat(d, t.saturating_sub(s.start_ns));
             }
+            if let Some(l) = &mut self.logs {
+                let ms = t.saturating_sub(self.epoch_ns) / 1_000_000;
+                let slat = (!self.caps.syncio && self.need_slat)
+                    .then(|| s.issue_ns.saturating_sub(s.start_ns));
+                let clat = t.saturating_sub(s.issue_ns);
+                l.io(
+                    ms,
+                    s.ddir,
+                    s.len,
+                    s.offset,
+                    s.prio,
+                    t.saturating_sub(s.start_ns),
+                    clat,
+                    slat,
+                );
+                if l.per_io_bw && clat > 0 {
+                    self.stats.dirs[d]
+                        .bw
+                        .add((s.len as u128 * 1_000_000 / clat as u128) as u64);
+                }
+                if l.per_io_iops {
+                    self.stats.dirs[d].iops.add(1);
+                }
+            }
+            self.last_bs[d] = s.len;
             if self.track_prio {
                 let v = if self.p.opts.lat_percentiles {
                     t.saturating_sub(s.start_ns)

@@ -175,6 +175,23 @@ pub mod err_class {
     pub const ALL: u8 = READ | WRITE | VERIFY;
 }
 
+/// `random_generator`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RandGenOpt {
+    Tausworthe,
+    Lfsr,
+    Tausworthe64,
+}
+
+/// `zonemode`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ZoneMode {
+    None,
+    Strided,
+}
+
+pub use flexio_workload::dist::Dist;
+
 /// One `bssplit` entry: block size and its share in percent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BsSplit {
@@ -211,7 +228,17 @@ pub struct JobOptions {
     pub rwmixread: u32,
     pub randrepeat: bool,
     pub randseed: Option<u64>,
+    pub allrandrepeat: bool,
     pub norandommap: bool,
+    pub random_generator: RandGenOpt,
+    /// Offset distribution per direction.
+    pub random_distribution: [Dist; 3],
+    /// Percent of random I/Os in random workloads, per direction.
+    pub percentage_random: [u32; 3],
+    pub zonemode: ZoneMode,
+    pub zonesize: u64,
+    pub zonerange: u64,
+    pub zoneskip: u64,
     pub unified_rw_reporting: Unified,
     pub direct: bool,
     pub sync: SyncMode,
@@ -335,6 +362,24 @@ pub struct JobOptions {
     pub cmdprio_percentage: [u32; 2],
     pub cmdprio_class: [u32; 2],
     pub cmdprio: [u32; 2],
+
+    // --- logs
+    /// Log prefixes (empty = the job name).
+    pub write_bw_log: Option<String>,
+    pub write_lat_log: Option<String>,
+    pub write_iops_log: Option<String>,
+    pub write_hist_log: Option<String>,
+    pub log_avg_msec: u64,
+    pub log_max_value: bool,
+    pub log_offset: bool,
+    pub log_prio: bool,
+    pub per_job_logs: bool,
+    pub log_hist_msec: u64,
+    pub log_hist_coarseness: u32,
+    pub log_entries: u64,
+    /// flexio: per-interval JSON Lines stream (path) and its interval.
+    pub interval_log: Option<String>,
+    pub interval_log_msec: u64,
 }
 
 /// fio 3.33's default percentile list.
@@ -366,7 +411,15 @@ impl Default for JobOptions {
             rwmixread: 50,
             randrepeat: true,
             randseed: None,
+            allrandrepeat: false,
             norandommap: false,
+            random_generator: RandGenOpt::Tausworthe,
+            random_distribution: [Dist::Uniform, Dist::Uniform, Dist::Uniform],
+            percentage_random: [100; 3],
+            zonemode: ZoneMode::None,
+            zonesize: 0,
+            zonerange: 0,
+            zoneskip: 0,
             unified_rw_reporting: Unified::None,
             direct: false,
             sync: SyncMode::None,
@@ -460,6 +513,20 @@ impl Default for JobOptions {
             cmdprio_percentage: [0; 2],
             cmdprio_class: [1; 2],
             cmdprio: [0; 2],
+            write_bw_log: None,
+            write_lat_log: None,
+            write_iops_log: None,
+            write_hist_log: None,
+            log_avg_msec: 0,
+            log_max_value: false,
+            log_offset: false,
+            log_prio: false,
+            per_job_logs: true,
+            log_hist_msec: 0,
+            log_hist_coarseness: 0,
+            log_entries: 1024,
+            interval_log: None,
+            interval_log_msec: 1000,
         }
     }
 }

@@ -564,17 +564,9 @@ pub static OPTIONS: &[OptDef] = &[
         ]),
         "tausworthe",
         "Type of random number generator to use",
-        |_o, v| {
-            match req(v)? {
-                "tausworthe" => Ok(()),
-                "lfsr" | "tausworthe64" => Err(format!(
-                    "random_generator={} is not supported by flexio yet (only tausworthe)",
-                    v.unwrap_or("")
-                )),
-                s => Err(format!(
-                    "'{s}' is not a valid value; valid values: tausworthe, lfsr, tausworthe64"
-                )),
-            }
+        |o, v| {
+            o.random_generator = choice(v, &[("tausworthe", RandGenOpt::Tausworthe), ("lfsr", RandGenOpt::Lfsr), ("tausworthe64", RandGenOpt::Tausworthe64)])?;
+            Ok(())
         }
     ),
     row!(
@@ -590,15 +582,29 @@ pub static OPTIONS: &[OptDef] = &[
         ]),
         "random",
         "Random offset distribution generator",
-        |_o, v| {
+        |o, v| {
+            // Per direction, separated by ',' (read,write,trim); one value for all.
             let s = req(v)?;
-            let base = s.split(':').next().unwrap_or(s);
-            match base {
-                 "random" => Ok(()),
-                 "zipf" | "pareto" | "normal" | "zoned" | "zoned_abs" =>
-                     Err(format!("random_distribution={base} is not supported by flexio yet (only random)")),
-                 _ => Err(format!("'{s}' is not a valid value; valid values: random, zipf, pareto, normal, zoned, zoned_abs")),
-             }
+            let parts: Vec<&str> = s.split(',').collect();
+            if parts.len() > 3 {
+                return Err("at most three distributions (read,write,trim)".into());
+            }
+            let kb1024 = o.kb_base == KbBase::K1024;
+            let mut last = None;
+            for (i, p) in parts.iter().enumerate() {
+                if p.is_empty() {
+                    continue;
+                }
+                let d = flexio_workload::dist::parse_dist(p, kb1024)?;
+                o.random_distribution[i] = d.clone();
+                last = Some(d);
+            }
+            if let Some(d) = last {
+                for slot in o.random_distribution.iter_mut().skip(parts.len()) {
+                    *slot = d.clone();
+                }
+            }
+            Ok(())
         }
     ),
     row!(
@@ -1563,6 +1569,59 @@ pub static OPTIONS: &[OptDef] = &[
             Ok(())
         }
     ),
+    row!("percentage_random", [], Kind::IntDir, "100", "Percentage of seq/random mix that should be random",
+         |o, v| {
+             let parts = split_dirs(req(v)?, false)?;
+             for (i, p) in parts.iter().enumerate() {
+                 if let Some(p) = p {
+                     let n = int_in(Some(p), o.kb_base, 0, 100)? as u32;
+                     o.percentage_random[i] = n;
+                 }
+             }
+             Ok(())
+         }),
+    flag_row!("allrandrepeat", [], allrandrepeat, "Use repeatable random numbers for everything"),
+    row!("zonemode", [], Kind::Choice(&[("none", "no zoning"), ("strided", "strided mode - random I/O is restricted to a single zone"), ("zbd", "zoned block device mode - random I/O selects one of multiple zones randomly")]),
+         "none", "Mode for the zonesize, zonerange and zoneskip parameters",
+         |o, v| {
+             o.zonemode = match req(v)? {
+                 "none" => ZoneMode::None,
+                 "strided" => ZoneMode::Strided,
+                 "zbd" => return Err("zonemode=zbd (zoned block devices) is not supported by flexio".into()),
+                 s => return Err(format!("'{s}' is not a valid value; valid values: none, strided, zbd")),
+             };
+             Ok(())
+         }),
+    row!("zonesize", [], Kind::Size { pct: false }, "0", "Amount of data to read per zone",
+         |o, v| { o.zonesize = parse_size(req(v)?, o.kb_base)?; Ok(()) }),
+    row!("zonerange", [], Kind::Size { pct: false }, "0", "Give size of an IO zone",
+         |o, v| { o.zonerange = parse_size(req(v)?, o.kb_base)?; Ok(()) }),
+    row!("zoneskip", [], Kind::Size { pct: false }, "0", "Space between IO zones",
+         |o, v| { o.zoneskip = parse_size(req(v)?, o.kb_base)?; Ok(()) }),
+    row!("write_bw_log", [], Kind::Str, "", "Write log of bandwidth during run",
+         |o, v| { o.write_bw_log = Some(v.unwrap_or("").to_string()); Ok(()) }),
+    row!("write_lat_log", [], Kind::Str, "", "Write log of latency during run",
+         |o, v| { o.write_lat_log = Some(v.unwrap_or("").to_string()); Ok(()) }),
+    row!("write_iops_log", [], Kind::Str, "", "Write log of IOPS during run",
+         |o, v| { o.write_iops_log = Some(v.unwrap_or("").to_string()); Ok(()) }),
+    row!("write_hist_log", [], Kind::Str, "", "Write log of latency histograms during run",
+         |o, v| { o.write_hist_log = Some(v.unwrap_or("").to_string()); Ok(()) }),
+    row!("log_avg_msec", [], Kind::Int { min: 0, max: i64::MAX }, "0", "Average bw/iops/lat logs over this period of time",
+         |o, v| { o.log_avg_msec = int_in(v, o.kb_base, 0, i64::MAX)? as u64; Ok(()) }),
+    bool_row!("log_max_value", [], log_max_value, "0", "Log max sample in a window instead of average"),
+    bool_row!("log_offset", [], log_offset, "0", "Include offset of IO for each log entry"),
+    bool_row!("log_prio", [], log_prio, "0", "Include I/O priority value for each log entry"),
+    bool_row!("per_job_logs", [], per_job_logs, "1", "Include job number in generated log files or not"),
+    row!("log_hist_msec", [], Kind::Int { min: 0, max: i64::MAX }, "0", "Dump completion latency histograms at frequency of this time value",
+         |o, v| { o.log_hist_msec = int_in(v, o.kb_base, 0, i64::MAX)? as u64; Ok(()) }),
+    row!("log_hist_coarseness", [], Kind::Int { min: 0, max: 6 }, "0", "Integer in range [0,6]. Higher coarseness outputs fewer histogram bins per sample",
+         |o, v| { o.log_hist_coarseness = int_in(v, o.kb_base, 0, 6)? as u32; Ok(()) }),
+    row!("log_entries", [], Kind::Int { min: 1, max: i64::MAX }, "1024", "Initial number of entries for a job IO log",
+         |o, v| { o.log_entries = int_in(v, o.kb_base, 1, i64::MAX)? as u64; Ok(()) }),
+    row!("interval_log", [], Kind::Str, "", "flexio: write one JSON line per job, direction and interval (not cumulative, with the interval's latency histogram) to this file",
+         |o, v| { o.interval_log = Some(req(v)?.to_string()); Ok(()) }),
+    row!("interval_log_msec", [], Kind::Int { min: 1, max: i64::MAX }, "1000", "flexio: length of an interval_log interval (ms)",
+         |o, v| { o.interval_log_msec = int_in(v, o.kb_base, 1, i64::MAX)? as u64; Ok(()) }),
 ];
 
 /// fio 3.33 options that flexio recognises but does not implement (yet). They are rejected
@@ -1575,8 +1634,6 @@ pub static UNSUPPORTED: &[&str] = &[
     "ignore_error",
     "io_submit_mode",
     "serialize_overlap",
-    "percentage_random",
-    "allrandrepeat",
     "write_barrier",
     "sync_file_range",
     "atomic",
@@ -1636,24 +1693,12 @@ pub static UNSUPPORTED: &[&str] = &[
     "latency_percentile",
     "latency_run",
     "max_latency",
-    "write_bw_log",
-    "write_lat_log",
-    "write_iops_log",
-    "write_hist_log",
-    "log_avg_msec",
-    "log_hist_msec",
-    "log_hist_coarseness",
-    "log_max_value",
-    "log_offset",
-    "log_prio",
     "log_compression",
     "log_compression_cpus",
     "log_store_compressed",
     "log_unix_epoch",
     "log_alternate_epoch",
     "log_alternate_epoch_clock_id",
-    "per_job_logs",
-    "log_entries",
     "block_error_percentiles",
     "write_iolog",
     "read_iolog",
@@ -1678,10 +1723,6 @@ pub static UNSUPPORTED: &[&str] = &[
     "dedupe_working_set_percentage",
     "dedupe_global",
     "error_dump",
-    "zonemode",
-    "zonesize",
-    "zonerange",
-    "zoneskip",
     "zonecapacity",
     "max_open_zones",
     "job_max_open_zones",

@@ -101,6 +101,14 @@ impl Hist {
             counts: Some(vec![0u64; NR].into_boxed_slice()),
         }
     }
+    /// A histogram with the given bucket counts (e.g. an interval's delta).
+    pub fn from_counts(mut counts: Vec<u64>) -> Self {
+        counts.resize(NR, 0);
+        Hist {
+            counts: Some(counts.into_boxed_slice()),
+        }
+    }
+
     /// A disabled histogram: records nothing.
     pub fn disabled() -> Self {
         Hist { counts: None }

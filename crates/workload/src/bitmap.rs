@@ -27,6 +27,13 @@ impl BlockMap {
             self.used += 1;
         }
     }
+    /// Number of blocks covered.
+    pub fn len(&self) -> u64 {
+        self.nblocks
+    }
+    pub fn is_empty(&self) -> bool {
+        self.nblocks == 0
+    }
     pub fn full(&self) -> bool {
         self.used >= self.nblocks
     }

@@ -1,8 +1,13 @@
 //! The I/O sequence of one job thread: which file, direction, offset and length comes
-//! next. Pure and deterministic for a given seed.
+//! next. Pure and deterministic for given seeds.
+//!
+//! Uniform random offsets reproduce fio 3.33 exactly (same seeds, same generators, same
+//! scaling: `block = nblocks * (r / (max + 1))` for tausworthe, fio's LFSR for `lfsr`),
+//! so `--norandommap` jobs issue fio's offsets in fio's order.
 
 use crate::bitmap::BlockMap;
-use crate::rng::Taus88;
+use crate::dist::{unit, Dist, Sampler};
+use crate::rng::{slot, Lfsr, Taus258, Taus88};
 
 /// Data direction index: read, write, trim.
 pub type Ddir = usize;
@@ -46,6 +51,22 @@ pub enum FileSelect {
     Sequential,
 }
 
+/// The random number generator for offsets (`random_generator`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RandGen {
+    Tausworthe,
+    Tausworthe64,
+    Lfsr,
+}
+
+/// `zonemode=strided`: do `size` bytes in each zone of `range` bytes, then skip `skip`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Strided {
+    pub size: u64,
+    pub range: u64,
+    pub skip: u64,
+}
+
 /// The region of one file the job works on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Region {
@@ -75,6 +96,8 @@ pub struct Spec {
     pub bs_by_pattern: bool,
     /// Random offsets are multiples of this (blockalign, default the smallest block size).
     pub align: u64,
+    /// Smallest block size over the job's directions (fio's rw_min_bs; sizes the LFSR).
+    pub rw_min_bs: u64,
     pub random_map: bool,
     pub files: Vec<Region>,
     pub select: FileSelect,
@@ -83,7 +106,14 @@ pub struct Spec {
     /// Wrap around at the end of a region (time_based, or io_size beyond size) instead of
     /// ending the file.
     pub wrap: bool,
-    pub seed: u64,
+    /// fio's per-stream seeds (see `rng::fio_seeds`).
+    pub seeds: [u64; slot::COUNT],
+    pub gen: RandGen,
+    /// Offset distribution per direction.
+    pub dist: [Dist; 3],
+    /// Share of random I/Os in a random workload, per direction (the rest is sequential).
+    pub pct_random: [u32; 3],
+    pub strided: Option<Strided>,
 }
 
 /// One I/O to issue.
@@ -95,26 +125,55 @@ pub struct NextIo {
     pub len: u64,
 }
 
+/// Offset generator state (one per job, as fio's `random_state`).
+#[derive(Clone, Debug)]
+enum OffRng {
+    T32(Taus88),
+    T64(Taus258),
+}
+
+impl OffRng {
+    #[inline]
+    fn below(&mut self, n: u64) -> u64 {
+        match self {
+            OffRng::T32(r) => r.below(n),
+            OffRng::T64(r) => r.below(n),
+        }
+    }
+    #[inline]
+    fn unit(&mut self) -> f64 {
+        match self {
+            OffRng::T32(r) => unit(r.next_u32()),
+            OffRng::T64(r) => r.next_u64() as f64 / 18446744073709551616.0,
+        }
+    }
+}
+
 struct FileState {
     region: Region,
     /// Next sequential position per direction (relative to the region start).
     pos: [u64; 3],
     map: Option<BlockMap>,
-    nblocks: u64,
+    lfsr: Option<Lfsr>,
+    samplers: [Option<Sampler>; 3],
     done: bool,
     /// I/Os left in the current `:N` run and where it continues.
     run_left: u64,
     run_pos: u64,
+    /// Strided zones: start of the current zone and bytes done in it.
+    zone_start: u64,
+    zone_done: u64,
 }
 
 /// Stateful generator for one job thread.
 pub struct Generator {
     spec: Spec,
     files: Vec<FileState>,
-    off_rng: Taus88,
-    bs_rng: Taus88,
+    off_rng: OffRng,
+    bs_rng: [Taus88; 3],
     mix_rng: Taus88,
     file_rng: Taus88,
+    seq_rand: [Taus88; 3],
     cur_file: usize,
     file_ios: u64,
     files_done: usize,
@@ -122,36 +181,72 @@ pub struct Generator {
 
 impl Generator {
     pub fn new(spec: Spec) -> Self {
-        let s = spec.seed;
-        let mk = |k: u64| Taus88::new((s ^ k.wrapping_mul(0x9e37_79b9)) as u32 ^ (s >> 32) as u32);
+        let seeds = spec.seeds;
         let files = spec
             .files
             .iter()
-            .map(|r| {
-                let nblocks = r.len.checked_div(spec.align).unwrap_or(0);
-                FileState {
-                    region: *r,
-                    pos: [0; 3],
-                    map: (spec.random && spec.random_map && nblocks > 0)
-                        .then(|| BlockMap::new(nblocks)),
-                    nblocks,
-                    done: r.len == 0,
-                    run_left: 0,
-                    run_pos: 0,
-                }
-            })
+            .enumerate()
+            .map(|(i, r)| Self::file_state(&spec, i, *r))
             .collect::<Vec<_>>();
         let files_done = files.iter().filter(|f| f.done).count();
+        let block_seed = seeds[slot::BLOCK];
         Generator {
-            off_rng: mk(1),
-            bs_rng: mk(2),
-            mix_rng: mk(3),
-            file_rng: mk(4),
+            off_rng: match spec.gen {
+                RandGen::Tausworthe64 => OffRng::T64(Taus258::new(block_seed)),
+                _ => OffRng::T32(Taus88::new(block_seed as u32)),
+            },
+            bs_rng: [0, 1, 2].map(|d| Taus88::new(seeds[slot::BS + d] as u32)),
+            mix_rng: Taus88::new(seeds[slot::MIX] as u32),
+            file_rng: Taus88::new(seeds[slot::FILE] as u32),
+            seq_rand: [0, 1, 2].map(|_| Taus88::new(seeds[slot::SEQ_RAND] as u32)),
             cur_file: 0,
             file_ios: 0,
             files_done,
             files,
             spec,
+        }
+    }
+
+    /// Blocks a random offset is chosen from in `len` bytes (fio's last_block).
+    fn nblocks(spec: &Spec, len: u64, ddir: Ddir) -> u64 {
+        let align = spec.align.max(1);
+        let min_bs = spec.bs[ddir].min();
+        let extra = min_bs.saturating_sub(align);
+        len.saturating_sub(extra) / align
+    }
+
+    fn file_state(spec: &Spec, i: usize, r: Region) -> FileState {
+        let space = spec.strided.map(|z| z.range.min(r.len)).unwrap_or(r.len);
+        let map_blocks = space / spec.align.max(1);
+        let uniform = spec.dist.iter().all(|d| *d == Dist::Uniform);
+        let lfsr_blocks = space / spec.rw_min_bs.max(1);
+        FileState {
+            region: r,
+            pos: [0; 3],
+            map: (spec.random
+                && spec.random_map
+                && uniform
+                && spec.gen != RandGen::Lfsr
+                && map_blocks > 0)
+                .then(|| BlockMap::new(map_blocks)),
+            lfsr: (spec.random && spec.gen == RandGen::Lfsr && lfsr_blocks > 0)
+                .then(|| Lfsr::new(lfsr_blocks, spec.seeds[slot::BLOCK], 0))
+                .flatten(),
+            samplers: [0, 1, 2].map(|d| {
+                (spec.random && spec.dist[d] != Dist::Uniform).then(|| {
+                    Sampler::new(
+                        &spec.dist[d],
+                        Self::nblocks(spec, space, d).max(1),
+                        spec.align.max(1),
+                        spec.seeds[slot::ZONE] ^ i as u64,
+                    )
+                })
+            }),
+            done: r.len == 0,
+            run_left: 0,
+            run_pos: 0,
+            zone_start: 0,
+            zone_done: 0,
         }
     }
 
@@ -162,8 +257,13 @@ impl Generator {
             if let Some(m) = &mut f.map {
                 m.clear();
             }
+            if let Some(l) = &mut f.lfsr {
+                l.reset();
+            }
             f.done = f.region.len == 0;
             f.run_left = 0;
+            f.zone_start = 0;
+            f.zone_done = 0;
         }
         self.files_done = self.files.iter().filter(|f| f.done).count();
         self.cur_file = 0;
@@ -197,12 +297,13 @@ impl Generator {
     }
 
     #[inline]
-    fn pick_len(&mut self, ddir: Ddir) -> u64 {
+    fn pick_len(&mut self, ddir: Ddir, random: bool) -> u64 {
         let slot = if self.spec.bs_by_pattern {
-            usize::from(self.spec.random)
+            usize::from(random)
         } else {
             ddir
         };
+        let rng = &mut self.bs_rng[ddir];
         match &self.spec.bs[slot] {
             BsPolicy::Fixed(b) => *b,
             BsPolicy::Range {
@@ -210,7 +311,7 @@ impl Generator {
                 max,
                 unaligned,
             } => {
-                let v = self.bs_rng.between(*min, *max);
+                let v = rng.between(*min, *max);
                 if *unaligned {
                     v
                 } else {
@@ -218,7 +319,7 @@ impl Generator {
                 }
             }
             BsPolicy::Split(list) => {
-                let r = self.bs_rng.between(1, 100);
+                let r = rng.between(1, 100);
                 let mut acc = 0u64;
                 for (bs, p) in list {
                     acc += *p as u64;
@@ -282,14 +383,20 @@ impl Generator {
     pub fn next(&mut self, ddir: Ddir) -> Option<NextIo> {
         for _ in 0..(self.files.len() * 2 + 2) {
             let fi = self.pick_file()?;
-            let len = self.pick_len(ddir);
-            let got = if self.spec.random {
+            let random = self.spec.random
+                && (self.spec.pct_random[ddir] >= 100
+                    || self.seq_rand[ddir].between(1, 100) <= self.spec.pct_random[ddir] as u64);
+            let len = self.pick_len(ddir, random);
+            let got = if random {
                 self.next_random(fi, ddir, len)
             } else {
                 self.next_seq(fi, ddir, len)
             };
             if let Some((off, l)) = got {
-                let f = &self.files[fi];
+                let f = &mut self.files[fi];
+                if self.spec.strided.is_some() {
+                    f.zone_done += l;
+                }
                 return Some(NextIo {
                     file: fi,
                     ddir,
@@ -299,6 +406,25 @@ impl Generator {
             }
         }
         None
+    }
+
+    /// Strided zones: the zone to work in now, as (start, length) relative to the region.
+    fn zone(&mut self, fi: usize) -> (u64, u64) {
+        let Some(z) = self.spec.strided else {
+            return (0, self.files[fi].region.len);
+        };
+        let f = &mut self.files[fi];
+        if f.zone_done >= z.size {
+            f.zone_done = 0;
+            f.zone_start += z.range + z.skip;
+            f.pos = [f.zone_start; 3];
+            if f.zone_start >= f.region.len {
+                f.zone_start = 0;
+                f.pos = [0; 3];
+            }
+        }
+        let len = z.range.min(f.region.len - f.zone_start);
+        (f.zone_start, len)
     }
 
     fn fit(&self, fi: usize, off: u64, len: u64, ddir: Ddir) -> Option<u64> {
@@ -316,14 +442,24 @@ impl Generator {
     }
 
     fn next_seq(&mut self, fi: usize, ddir: Ddir, len: u64) -> Option<(u64, u64)> {
+        let (zstart, zlen) = self.zone(fi);
         let mut off = self.files[fi].pos[ddir];
+        if off < zstart {
+            off = zstart;
+        }
         // Holed sequential I/O (rw=read:N) that steps past the end starts over, as in fio.
         if self.spec.rw_nr > 0 && off >= self.files[fi].region.len {
             off = 0;
         }
+        if self.spec.strided.is_some() && off + len > zstart + zlen {
+            // The zone is exhausted before its byte quota: move on.
+            self.files[fi].zone_done = u64::MAX;
+            let (zs, _) = self.zone(fi);
+            off = zs;
+        }
         let l = match self.fit(fi, off, len, ddir) {
             Some(l) => l,
-            None if self.spec.wrap => {
+            None if self.spec.wrap || self.spec.strided.is_some() => {
                 off = 0;
                 self.fit(fi, 0, len, ddir)?
             }
@@ -334,6 +470,27 @@ impl Generator {
         };
         self.files[fi].pos[ddir] = off + l + self.spec.rw_nr;
         Some((off, l))
+    }
+
+    /// The next random block of file `fi` for `ddir` within `nblocks`.
+    fn random_block(&mut self, fi: usize, ddir: Ddir, nblocks: u64) -> Option<u64> {
+        if let Some(s) = &self.files[fi].samplers[ddir] {
+            let rng = &mut self.off_rng;
+            return Some(s.next(|| rng.unit()).min(nblocks.saturating_sub(1)));
+        }
+        if self.spec.gen == RandGen::Lfsr {
+            let wrap = self.spec.wrap;
+            let l = self.files[fi].lfsr.as_mut()?;
+            return match l.next_value() {
+                Some(v) => Some(v),
+                None if wrap => {
+                    l.reset();
+                    l.next_value()
+                }
+                None => None,
+            };
+        }
+        Some(self.off_rng.below(nblocks))
     }
 
     fn next_random(&mut self, fi: usize, ddir: Ddir, len: u64) -> Option<(u64, u64)> {
@@ -349,12 +506,16 @@ impl Generator {
                 return Some((off, l));
             }
         }
-        let nblocks = self.files[fi].nblocks;
+        let (zstart, zlen) = self.zone(fi);
+        let nblocks = Self::nblocks(&self.spec, zlen, ddir);
         if nblocks == 0 {
             self.mark_done(fi);
             return None;
         }
-        let mut b = self.off_rng.below(nblocks);
+        let Some(mut b) = self.random_block(fi, ddir, nblocks) else {
+            self.mark_done(fi);
+            return None;
+        };
         if let Some(map) = &mut self.files[fi].map {
             if map.full() {
                 if self.spec.wrap {
@@ -369,12 +530,15 @@ impl Generator {
             }
             // Mark every block the I/O covers.
             let blocks = len.div_ceil(align).max(1);
-            for k in b..(b + blocks).min(nblocks) {
+            let total = map.len();
+            for k in b..(b + blocks).min(total) {
                 map.set(k);
             }
         }
-        let off = b * align;
+        let off = zstart + b * align;
         let l = self.fit(fi, off, len, ddir)?;
+        // A sequential I/O (percentage_random) continues after this one, as in fio.
+        self.files[fi].pos[ddir] = off + l;
         if self.spec.rw_nr > 1 {
             self.files[fi].run_left = self.spec.rw_nr - 1;
             self.files[fi].run_pos = if self.spec.identical { off } else { off + l };
@@ -401,6 +565,7 @@ mod tests {
             ],
             bs_by_pattern: false,
             align: 4096,
+            rw_min_bs: 4096,
             random_map: true,
             files: vec![Region {
                 start: 0,
@@ -409,7 +574,11 @@ mod tests {
             select: FileSelect::RoundRobin,
             select_nr: 1,
             wrap: false,
-            seed: 42,
+            seeds: crate::rng::fio_seeds(0x89, 1, true),
+            gen: RandGen::Tausworthe,
+            dist: [Dist::Uniform, Dist::Uniform, Dist::Uniform],
+            pct_random: [100; 3],
+            strided: None,
         }
     }
 
@@ -516,6 +685,61 @@ mod tests {
         s.random = false;
         let mut g = Generator::new(s);
         assert_eq!(g.next(0).unwrap().len, 8192);
+    }
+
+    #[test]
+    fn uniform_random_offsets_are_fio_s() {
+        // fio 3.33: --ioengine=null --size=1g --bs=4k --rw=randread --norandommap
+        let mut s = spec(true, 1 << 30);
+        s.random_map = false;
+        let mut g = Generator::new(s.clone());
+        let v: Vec<u64> = (0..5).map(|_| g.next(0).unwrap().offset).collect();
+        assert_eq!(
+            v,
+            vec![64757760, 794877952, 905359360, 504672256, 431546368]
+        );
+        s.gen = RandGen::Lfsr;
+        let mut g = Generator::new(s.clone());
+        let v: Vec<u64> = (0..5).map(|_| g.next(0).unwrap().offset).collect();
+        assert_eq!(
+            v,
+            vec![644710400, 322236416, 1016827904, 790941696, 734724096]
+        );
+        s.gen = RandGen::Tausworthe64;
+        let mut g = Generator::new(s);
+        let v: Vec<u64> = (0..3).map(|_| g.next(0).unwrap().offset).collect();
+        assert_eq!(v, vec![1007636480, 28229632, 86614016]);
+    }
+
+    #[test]
+    fn strided_zones_like_fio() {
+        // fio 3.33: --size=1M --rw=read --zonemode=strided --zonesize=8k --zonerange=64k
+        //           --zoneskip=128k gives blocks 0 1 48 49 96 97 ... 240 241 0 1 ...
+        let mut s = spec(false, 1 << 20);
+        s.strided = Some(Strided {
+            size: 8192,
+            range: 65536,
+            skip: 131072,
+        });
+        s.wrap = true;
+        let mut g = Generator::new(s);
+        let v: Vec<u64> = (0..14).map(|_| g.next(0).unwrap().offset / 4096).collect();
+        assert_eq!(
+            v,
+            vec![0, 1, 48, 49, 96, 97, 144, 145, 192, 193, 240, 241, 0, 1]
+        );
+    }
+
+    #[test]
+    fn percentage_random_mixes_sequential_runs() {
+        let mut s = spec(true, 1 << 30);
+        s.random_map = false;
+        s.pct_random = [50; 3];
+        let mut g = Generator::new(s);
+        let offs: Vec<u64> = (0..20_000).map(|_| g.next(0).unwrap().offset).collect();
+        let seq = offs.windows(2).filter(|w| w[1] == w[0] + 4096).count();
+        let share = seq as f64 / offs.len() as f64;
+        assert!((share - 0.5).abs() < 0.03, "sequential share {share}");
     }
 
     #[test]

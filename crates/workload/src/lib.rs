@@ -3,6 +3,7 @@
 //! buffer holds; they never touch the system.
 
 pub mod bitmap;
+pub mod dist;
 pub mod fill;
 pub mod gen;
 pub mod rng;

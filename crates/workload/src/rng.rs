@@ -108,3 +108,310 @@ mod tests {
         assert!(seen.iter().all(|s| *s));
     }
 }
+
+/// 64-bit combined Tausworthe generator (taus258, fio's `tausworthe64`).
+#[derive(Clone, Debug)]
+pub struct Taus258 {
+    s: [u64; 5],
+}
+
+impl Taus258 {
+    /// Seeded as fio's `__init_rand64`: an LCG (multiplier 6906969069) spreads the seed
+    /// over five components, each forced above its minimum, then six warm-up steps.
+    pub fn new(seed: u64) -> Self {
+        let lcg = |x: u64| x.wrapping_mul(6906969069) ^ seed;
+        let min = |x: u64, m: u64| if x < m { x.wrapping_add(m) } else { x };
+        let s1 = min(lcg(53), 1);
+        let s2 = min(lcg(s1), 7);
+        let s3 = min(lcg(s2), 15);
+        let s4 = min(lcg(s3), 33);
+        let s5 = min(lcg(s4), 49);
+        let mut t = Taus258 {
+            s: [s1, s2, s3, s4, s5],
+        };
+        for _ in 0..6 {
+            t.next_u64();
+        }
+        t
+    }
+
+    #[inline]
+    pub fn next_u64(&mut self) -> u64 {
+        let s = &mut self.s;
+        let x = ((s[0] << 1) ^ s[0]) >> 53;
+        s[0] = ((s[0] & 18446744073709551614) << 10) ^ x;
+        let x = ((s[1] << 24) ^ s[1]) >> 50;
+        s[1] = ((s[1] & 18446744073709551104) << 5) ^ x;
+        let x = ((s[2] << 3) ^ s[2]) >> 23;
+        s[2] = ((s[2] & 18446744073709547520) << 29) ^ x;
+        let x = ((s[3] << 5) ^ s[3]) >> 24;
+        s[3] = ((s[3] & 18446744073709420544) << 23) ^ x;
+        let x = ((s[4] << 3) ^ s[4]) >> 33;
+        s[4] = ((s[4] & 18446744073701163008) << 8) ^ x;
+        s[0] ^ s[1] ^ s[2] ^ s[3] ^ s[4]
+    }
+
+    /// `n * (r / 2^64)`, as fio scales a 64-bit draw.
+    #[inline]
+    pub fn below(&mut self, n: u64) -> u64 {
+        let r = self.next_u64() as f64;
+        ((n as f64) * (r / 18446744073709551616.0)) as u64
+    }
+}
+
+/// Tap positions of maximal-length LFSRs, by register width (3..=63 bits); the values are
+/// the published table fio uses.
+const LFSR_TAPS: [&[u8]; 64] = [
+    &[],
+    &[],
+    &[],
+    &[3, 2],
+    &[4, 3],
+    &[5, 3],
+    &[6, 5],
+    &[7, 6],
+    &[8, 6, 5, 4],
+    &[9, 5],
+    &[10, 7],
+    &[11, 9],
+    &[12, 6, 4, 1],
+    &[13, 4, 3, 1],
+    &[14, 5, 3, 1],
+    &[15, 14],
+    &[16, 15, 13, 4],
+    &[17, 14],
+    &[18, 11],
+    &[19, 6, 2, 1],
+    &[20, 17],
+    &[21, 19],
+    &[22, 21],
+    &[23, 18],
+    &[24, 23, 22, 17],
+    &[25, 22],
+    &[26, 6, 2, 1],
+    &[27, 5, 2, 1],
+    &[28, 25],
+    &[29, 27],
+    &[30, 6, 4, 1],
+    &[31, 28],
+    &[32, 31, 29, 1],
+    &[33, 20],
+    &[34, 27, 2, 1],
+    &[35, 33],
+    &[36, 25],
+    &[37, 5, 4, 3, 2, 1],
+    &[38, 6, 5, 1],
+    &[39, 35],
+    &[40, 38, 21, 19],
+    &[41, 38],
+    &[42, 41, 20, 19],
+    &[43, 42, 38, 37],
+    &[44, 43, 18, 17],
+    &[45, 44, 42, 41],
+    &[46, 45, 26, 25],
+    &[47, 42],
+    &[48, 47, 21, 20],
+    &[49, 40],
+    &[50, 49, 24, 23],
+    &[51, 50, 36, 35],
+    &[52, 49],
+    &[53, 52, 38, 37],
+    &[54, 53, 18, 17],
+    &[55, 31],
+    &[56, 55, 35, 34],
+    &[57, 50],
+    &[58, 39],
+    &[59, 58, 38, 37],
+    &[60, 59],
+    &[61, 60, 46, 45],
+    &[62, 61, 6, 5],
+    &[63, 62],
+];
+
+/// fio's block-number LFSR (`random_generator=lfsr`): a Galois register of the smallest
+/// width that covers `nums` values, stepped `spin + 1` times per output (one step more at
+/// the end of each cycle that `spin` would otherwise make repeat early), skipping values
+/// above the range. Every value in `0..nums` comes out exactly once.
+#[derive(Clone, Debug)]
+pub struct Lfsr {
+    last: u64,
+    max_val: u64,
+    xormask: u64,
+    cached_bit: u64,
+    num_vals: u64,
+    spin: u32,
+    cycle_length: u64,
+    cached_cycle_length: u64,
+    seed: u64,
+}
+
+impl Lfsr {
+    /// `None` when `nums` needs more than 63 bits or the seed hits the forbidden state.
+    pub fn new(nums: u64, seed: u64, spin: u32) -> Option<Self> {
+        if spin > 15 || nums == 0 {
+            return None;
+        }
+        let width = (3..64).find(|&i| (1u64 << i) > nums)?;
+        let taps = LFSR_TAPS[width];
+        let xormask = taps.iter().fold(0u64, |m, t| m | (1u64 << (t - 1)));
+        let cached_bit = 1u64 << (taps[0] - 1);
+        // Early-repetition guard for spins (period 2^n - 1 sharing a factor with spin + 1).
+        let max = (cached_bit << 1) - 1;
+        let (x, y) = (max / (spin as u64 + 1), max % (spin as u64 + 1));
+        let mut cycle = 0;
+        for i in 1..=spin as u64 {
+            if (y * i) % (spin as u64 + 1) == 0 {
+                cycle = x * i + (y * i) / (spin as u64 + 1);
+                break;
+            }
+        }
+        let mut l = Lfsr {
+            last: 0,
+            max_val: nums - 1,
+            xormask,
+            cached_bit,
+            num_vals: 0,
+            spin,
+            // As fio: the first output takes the extra step too.
+            cycle_length: cycle + 1,
+            cached_cycle_length: cycle,
+            seed,
+        };
+        l.reset().then_some(l)
+    }
+
+    /// Restart the sequence from the seed; false if the seed is the forbidden all-ones state.
+    pub fn reset(&mut self) -> bool {
+        let bitmask = (self.cached_bit << 1) - 1;
+        self.num_vals = 0;
+        self.last = self.seed & bitmask;
+        self.cycle_length = self.cached_cycle_length + 1;
+        self.last != bitmask
+    }
+
+    #[inline]
+    fn step(&mut self) {
+        let v = self.last;
+        self.last = ((v >> 1) | self.cached_bit) ^ ((v & 1).wrapping_sub(1) & self.xormask);
+    }
+
+    /// The next value in `0..nums`, or `None` once all of them have come out.
+    #[inline]
+    pub fn next_value(&mut self) -> Option<u64> {
+        if self.num_vals > self.max_val {
+            return None;
+        }
+        self.num_vals += 1;
+        loop {
+            let steps = if self.cycle_length != 0 {
+                self.cycle_length -= 1;
+                if self.cycle_length == 0 {
+                    self.cycle_length = self.cached_cycle_length;
+                    self.spin + 2
+                } else {
+                    self.spin + 1
+                }
+            } else {
+                self.spin + 1
+            };
+            for _ in 0..steps {
+                self.step();
+            }
+            if self.last <= self.max_val {
+                return Some(self.last);
+            }
+        }
+    }
+}
+
+/// fio's random-state slots (fio.h, FIO_RAND_*).
+pub mod slot {
+    pub const BS: usize = 0;
+    pub const MIX: usize = 4;
+    pub const FILE: usize = 5;
+    pub const BLOCK: usize = 6;
+    pub const FILE_SIZE: usize = 7;
+    pub const BUF: usize = 9;
+    pub const SEQ_RAND: usize = 10;
+    pub const START_DELAY: usize = 13;
+    pub const POISSON: usize = 15;
+    pub const ZONE: usize = 16;
+    pub const PRIO: usize = 19;
+    pub const COUNT: usize = 21;
+}
+
+/// fio's fixed seed for the block-offset generator of repeatable jobs.
+pub const FIO_RANDSEED: u64 = 0xb1899bed;
+
+/// fio 3.33's seed of every random stream of thread `thread_number` (1-based): the user's
+/// (or default 0x89) seed is stirred four times by multiplying with 0x9e370001, then slot
+/// `i` gets `base * thread_number + i` and the base is stirred again. With `randrepeat`
+/// the block-offset slot is replaced by `0xb1899bed * thread_number`.
+pub fn fio_seeds(rand_seed: u64, thread_number: u32, randrepeat: bool) -> [u64; slot::COUNT] {
+    let mut seed = rand_seed;
+    for _ in 0..4 {
+        seed = seed.wrapping_mul(0x9e370001);
+    }
+    let mut out = [0u64; slot::COUNT];
+    for (i, s) in out.iter_mut().enumerate() {
+        *s = seed
+            .wrapping_mul(thread_number as u64)
+            .wrapping_add(i as u64);
+        seed = seed.wrapping_mul(0x9e370001);
+    }
+    if randrepeat {
+        out[slot::BLOCK] = FIO_RANDSEED.wrapping_mul(thread_number as u64);
+    }
+    out
+}
+
+#[cfg(test)]
+mod fio_tests {
+    use super::*;
+
+    #[test]
+    fn tausworthe_offsets_equal_fio() {
+        // fio 3.33 --ioengine=null --size=1g --bs=4k --rw=randread --norandommap (thread 1).
+        let seeds = fio_seeds(0x89, 1, true);
+        let mut r = Taus88::new(seeds[slot::BLOCK] as u32);
+        let got: Vec<u64> = (0..5).map(|_| r.below(262144) * 4096).collect();
+        assert_eq!(
+            got,
+            vec![64757760, 794877952, 905359360, 504672256, 431546368]
+        );
+        // --randrepeat=0 --randseed=1234
+        let seeds = fio_seeds(1234, 1, false);
+        let mut r = Taus88::new(seeds[slot::BLOCK] as u32);
+        let got: Vec<u64> = (0..5).map(|_| r.below(262144) * 4096).collect();
+        assert_eq!(
+            got,
+            vec![80080896, 463732736, 78143488, 283205632, 273477632]
+        );
+    }
+
+    #[test]
+    fn lfsr_offsets_equal_fio() {
+        // fio 3.33 --random_generator=lfsr, same job.
+        let seeds = fio_seeds(0x89, 1, true);
+        let mut l = Lfsr::new(262144, seeds[slot::BLOCK], 0).unwrap();
+        let got: Vec<u64> = (0..5).map(|_| l.next_value().unwrap() * 4096).collect();
+        assert_eq!(
+            got,
+            vec![644710400, 322236416, 1016827904, 790941696, 734724096]
+        );
+    }
+
+    #[test]
+    fn lfsr_covers_every_value_once() {
+        for n in [5u64, 100, 1000, 4096, 5000] {
+            let mut l = Lfsr::new(n, 12345, 0).unwrap();
+            let mut seen = vec![false; n as usize];
+            for _ in 0..n {
+                let v = l.next_value().unwrap() as usize;
+                assert!(!seen[v], "n={n}: {v} repeated");
+                seen[v] = true;
+            }
+            assert!(l.next_value().is_none());
+        }
+    }
+}
