@@ -72,27 +72,29 @@ fn unknown_argv_option_gets_a_suggestion() {
 #[test]
 fn unimplemented_options_and_engines_are_rejected_not_ignored() {
     let d = tmp();
-    let r = flexio(&["--name=x", "--size=1M", "--verify=md5"], d.path());
+    let r = flexio(&["--name=x", "--size=1M", "--cgroup=g"], d.path());
     assert_eq!(r.code, 1);
     assert!(r.stderr.contains("not supported by flexio"), "{}", r.stderr);
-    let jf = write(d.path(), "j.fio", "[x]\nsize=1M\nrate_iops=100\n");
+    let jf = write(d.path(), "j.fio", "[x]\nsize=1M\nexec_prerun=true\n");
     let r = flexio(&[&jf], d.path());
     assert_eq!(r.code, 1);
-    assert!(r.stderr.contains("j.fio:3: 'rate_iops=100': option 'rate_iops' is a fio option that is not supported by flexio"), "{}", r.stderr);
-    let r = flexio(&["--name=x", "--size=1M", "--ioengine=libaio"], d.path());
+    assert!(
+        r.stderr.contains("j.fio:3: 'exec_prerun=true': option 'exec_prerun' is a fio option that is not supported by flexio"),
+        "{}",
+        r.stderr
+    );
+    let r = flexio(&["--name=x", "--size=1M", "--ioengine=rdma"], d.path());
     assert_eq!(r.code, 1);
     assert!(
         r.stderr
-            .contains("ioengine 'libaio' is not supported by flexio"),
+            .contains("ioengine 'rdma' is not supported by flexio"),
         "{}",
         r.stderr
     );
     let r = flexio(&["--name=x", "--size=1M", "--ioengine=psycn"], d.path());
     assert!(r.stderr.contains("did you mean 'psync'?"), "{}", r.stderr);
-    let r = flexio(
-        &["--name=x", "--size=1M", "--random_distribution=zipf:1.2"],
-        d.path(),
-    );
+    let r = flexio(&["--name=x", "--size=1M", "--zonemode=zbd"], d.path());
+    assert_eq!(r.code, 1);
     assert!(r.stderr.contains("not supported by flexio"), "{}", r.stderr);
 }
 
