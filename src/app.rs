@@ -412,6 +412,7 @@ fn execute(cli: &cli::Cli, set: &JobSet, plans: Vec<ThreadPlan>, default_mode: b
         let members: Vec<usize> = (0..plans.len())
             .filter(|i| plans[*i].segment == seg && !setup_failed[*i])
             .collect();
+        let mut ss_units = crate::steady::units(&plans, &members);
         let (tx, rx) = mpsc::channel::<(usize, JobResult)>();
         std::thread::scope(|s| {
             for &i in &members {
@@ -467,6 +468,11 @@ fn execute(cli: &cli::Cli, set: &JobSet, plans: Vec<ThreadPlan>, default_mode: b
                     }
                     Err(mpsc::RecvTimeoutError::Disconnected) => break,
                 }
+                for u in &mut ss_units {
+                    if u.poll(&progress, |m| results[m].is_some()) {
+                        notes.info(&u.verdict(&plans[u.members[0]].name));
+                    }
+                }
                 if let (Some(at), Some(iv)) = (next_status, status_every) {
                     if clock.now() >= at {
                         let snap = gather_snapshots(&plans, &progress, &results, &snapshot_req);
@@ -478,6 +484,18 @@ fn execute(cli: &cli::Cli, set: &JobSet, plans: Vec<ThreadPlan>, default_mode: b
                 }
             }
         });
+        // Steady state: samples that arrived with the last results, then the verdicts.
+        for u in &mut ss_units {
+            let newly = u.poll(&progress, |_| true);
+            if newly || !u.state.attained {
+                notes.info(&u.verdict(&plans[u.members[0]].name));
+            }
+            for &m in &u.members {
+                if let Some(r) = &mut results[m] {
+                    r.steadystate = Some(u.state.clone());
+                }
+            }
+        }
     }
     status_done.store(true, Ordering::Relaxed);
     if let Some(h) = status_thread {

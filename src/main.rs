@@ -13,6 +13,7 @@ mod plan;
 mod progress;
 mod signals;
 mod status;
+mod steady;
 mod worker;
 
 fn main() {

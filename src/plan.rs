@@ -121,6 +121,26 @@ pub fn plan(set: &JobSet, readonly: bool) -> Result<Vec<ThreadPlan>, PlanError> 
         let caps = flexio_engine::caps_of(&o.ioengine, o.iodepth)
             .ok_or_else(|| err(def, format!("unknown ioengine '{}'", o.ioengine)))?;
         validate(def, &caps, readonly)?;
+        if o.group_reporting && o.ss_dur_us > 0 {
+            // fio: a reporting group is judged as one, so its members must agree.
+            let other = set.jobs[..ji].iter().find(|j| {
+                j.groupid == def.groupid
+                    && j.opts.group_reporting
+                    && (j.opts.ss != o.ss
+                        || j.opts.ss_dur_us != o.ss_dur_us
+                        || j.opts.ss_ramp_us != o.ss_ramp_us
+                        || j.opts.ss_interval_us != o.ss_interval_us)
+            });
+            if let Some(j) = other {
+                return Err(err(
+                    def,
+                    format!(
+                        "job rejected: steadystate options must be consistent within reporting groups (job '{}' differs)",
+                        j.opts.name
+                    ),
+                ));
+            }
+        }
         let probe_cfg = flexio_engine::EngineConfig {
             iodepth: o.iodepth,
             hipri: o.hipri,
@@ -191,6 +211,25 @@ fn validate(def: &JobDef, caps: &Caps, readonly: bool) -> Result<(), PlanError> 
     if o.min_bs() == 0 {
         return Err(err(def, "block size must be at least 1"));
     }
+    for d in 0..3 {
+        let name = ["read", "write", "trim"][d];
+        if o.rate[d] > 0 && o.rate_min[d] > o.rate[d] {
+            return Err(err(def, format!("minimum rate exceeds rate ({name})")));
+        }
+        if o.rate_iops[d] > 0 && o.rate_iops_min[d] > o.rate_iops[d] {
+            return Err(err(
+                def,
+                format!("minimum IOPS rate exceeds rate_iops ({name})"),
+            ));
+        }
+        if o.rate[d] > 0 && o.rate_iops[d] > 0 {
+            return Err(err(
+                def,
+                format!("rate and rate_iops are mutually exclusive ({name})"),
+            ));
+        }
+    }
+
     if o.direct && o.iomem_align != 0 && o.iomem_align < 512 {
         return Err(err(def, "iomem_align below 512 cannot work with direct=1"));
     }

@@ -36,6 +36,10 @@ pub struct Progress {
     pub snap_gen: AtomicU64,
     /// The statistics so far, copied on request (status reports); locked only then.
     pub snapshot: Mutex<Option<ThreadStats>>,
+    /// Steady state: the job's (IOPS, bytes/s) sample of every check interval, appended by
+    /// the job thread once per interval; and the main thread's request to stop.
+    pub ss_samples: Mutex<Vec<(u64, u64)>>,
+    pub ss_stop: std::sync::atomic::AtomicBool,
 }
 
 impl Default for Progress {
@@ -48,6 +52,8 @@ impl Default for Progress {
             tid: std::sync::atomic::AtomicI32::new(0),
             snap_gen: AtomicU64::new(0),
             snapshot: Mutex::new(None),
+            ss_samples: Mutex::new(Vec::new()),
+            ss_stop: std::sync::atomic::AtomicBool::new(false),
         }
     }
 }

@@ -39,6 +39,39 @@ pub fn eta_text(secs: u64) -> String {
     }
 }
 
+/// The rate limits of the running jobs: minimum and maximum bytes/s, or IOPS.
+#[derive(Default, Clone, Copy, Debug)]
+pub struct RateLimits {
+    pub min_bps: u64,
+    pub max_bps: u64,
+    pub min_iops: u64,
+    pub max_iops: u64,
+}
+
+impl RateLimits {
+    pub fn add(&mut self, o: &flexio_job::JobOptions) {
+        self.min_bps += o.rate_min.iter().sum::<u64>();
+        self.max_bps += o.rate.iter().sum::<u64>();
+        self.min_iops += o.rate_iops_min.iter().sum::<u64>();
+        self.max_iops += o.rate_iops.iter().sum::<u64>();
+    }
+
+    /// fio's `, <min>-<max>` or `, <min>-<max> IOPS` part (empty without limits).
+    fn text(&self) -> String {
+        if self.min_bps > 0 || self.max_bps > 0 {
+            format!(
+                ", {}-{}",
+                num2str(self.min_bps, 4, 1, true, Unit::BytePerSec),
+                num2str(self.max_bps, 4, 1, true, Unit::BytePerSec)
+            )
+        } else if self.min_iops > 0 || self.max_iops > 0 {
+            format!(", {}-{} IOPS", self.min_iops, self.max_iops)
+        } else {
+            String::new()
+        }
+    }
+}
+
 /// One status line from the current state.
 #[allow(clippy::too_many_arguments)]
 pub fn line(
@@ -49,8 +82,13 @@ pub fn line(
     rates: [u64; 3],
     iops: [u64; 3],
     eta: Option<u64>,
+    limits: &RateLimits,
 ) -> String {
-    let mut s = format!("Jobs: {running} (f={files}): [{}]", run_string(states));
+    let mut s = format!(
+        "Jobs: {running} (f={files}){}: [{}]",
+        limits.text(),
+        run_string(states)
+    );
     match pct {
         Some(p) => s.push_str(&format!("[{p:.1}%]")),
         None => s.push_str("[-.-%]"),
@@ -133,7 +171,13 @@ pub fn spawn(
                 }
                 _ => None,
             };
-            let l = line(running, files, &states, pct, rates, iops, eta);
+            let mut limits = RateLimits::default();
+            for (p, st) in plans.iter().zip(&states) {
+                if !matches!(st, '_' | 'P' | 'E') {
+                    limits.add(&p.opts);
+                }
+            }
+            let l = line(running, files, &states, pct, rates, iops, eta, &limits);
             let pad = last_len.saturating_sub(l.len());
             let _ = write!(err, "{l}{}\r", " ".repeat(pad));
             if let Some(nl) = newline_every {
@@ -186,10 +230,39 @@ mod tests {
         assert_eq!(run_string(&['R', 'R', 'w']), "R(2),w(1)");
         assert_eq!(eta_text(5), "00m:05s");
         assert_eq!(eta_text(3723), "01h:02m:03s");
-        let l = line(1, 1, &['r'], None, [8_196_096, 0, 0], [2001, 0, 0], Some(0));
+        let none = RateLimits::default();
+        let l = line(
+            1,
+            1,
+            &['r'],
+            None,
+            [8_196_096, 0, 0],
+            [2001, 0, 0],
+            Some(0),
+            &none,
+        );
         assert_eq!(
             l,
             "Jobs: 1 (f=1): [r(1)][-.-%][r=8004KiB/s][r=2001 IOPS][eta 00m:00s]"
+        );
+        // fio 3.33 with rate_iops=2000 (captured).
+        let lim = RateLimits {
+            max_iops: 2000,
+            ..Default::default()
+        };
+        let l = line(
+            1,
+            1,
+            &['r'],
+            None,
+            [8_196_096, 0, 0],
+            [2001, 0, 0],
+            Some(0),
+            &lim,
+        );
+        assert_eq!(
+            l,
+            "Jobs: 1 (f=1), 0-2000 IOPS: [r(1)][-.-%][r=8004KiB/s][r=2001 IOPS][eta 00m:00s]"
         );
     }
 }

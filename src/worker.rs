@@ -50,6 +50,8 @@ struct Slot {
     issue_ns: u64,
     /// I/O priority of the request (0 = the thread's).
     prio: u16,
+    /// Rate-limited I/O: when it was due (0 = not rate limited).
+    sched_ns: u64,
 }
 
 const OP_SYNC: u8 = 3;
@@ -103,6 +105,7 @@ pub fn engine_config(p: &ThreadPlan) -> EngineConfig {
         nonvectored: o.nonvectored,
         force_async: o.force_async,
         userspace_reap: o.userspace_reap,
+        null_stall: o.null_stall,
         hipri: o.hipri,
         hipri_percentage: o.hipri_percentage,
         nowait: o.nowait,
@@ -145,6 +148,9 @@ pub fn report_params(p: &ThreadPlan) -> ReportParams {
             Unified::Both => report::Unified::Both,
         },
         nostats_engine: p.caps.file_op,
+        latency_target_ns: o.latency_target_ns,
+        latency_window_us: o.latency_window_us,
+        latency_percentile: o.latency_percentile,
     }
 }
 
@@ -160,6 +166,7 @@ pub fn result_of(plan: &ThreadPlan, pid: i32, stats: ThreadStats) -> JobResult {
         stats_enabled: plan.opts.stats,
         params: report_params(plan),
         stats,
+        steadystate: None,
     }
 }
 
@@ -278,6 +285,124 @@ fn sample_due(
     *last_ns = now;
 }
 
+/// latency_target: the search for the highest queue depth whose latency meets the target
+/// (fio's semantics: start at depth 1, double while windows succeed, bisect after a failure,
+/// and once the depth no longer changes run one clean window at it and stop, unless
+/// latency_run keeps adjusting).
+struct LatTarget {
+    qd: u32,
+    low: u32,
+    high: u32,
+    max: u32,
+    window_start_ns: u64,
+    window_ios: u64,
+    fails: u64,
+    /// The depth has converged; statistics were reset for a final window at it.
+    end_run: bool,
+    target_ns: u64,
+    percentile: f64,
+    window_ns: u64,
+    /// latency_run: keep adjusting instead of stopping.
+    keep_running: bool,
+}
+
+/// What a latency-target check decided.
+#[derive(PartialEq, Eq, Debug)]
+enum LatStep {
+    Continue,
+    /// The depth converged: reset statistics and run one more window.
+    Quiesce,
+    /// The final window succeeded: the job is done.
+    Done,
+    /// Failed at depth 1: the target cannot be met.
+    Fatal,
+}
+
+impl LatTarget {
+    fn new(max: u32, o: &flexio_job::JobOptions) -> Self {
+        LatTarget {
+            target_ns: o.latency_target_ns,
+            percentile: o.latency_percentile,
+            window_ns: o.latency_window_us * 1000,
+            keep_running: o.latency_run,
+            qd: 1,
+            low: 1,
+            high: max.max(1),
+            max: max.max(1),
+            window_start_ns: 0,
+            window_ios: 0,
+            fails: 0,
+            end_run: false,
+        }
+    }
+
+    fn new_window(&mut self, now: u64, completed: u64) {
+        self.window_start_ns = now;
+        self.window_ios = completed;
+        self.fails = 0;
+    }
+
+    fn failed(&mut self, now: u64, completed: u64) -> LatStep {
+        if self.qd == 1 {
+            return LatStep::Fatal;
+        }
+        self.high = self.qd;
+        if self.qd == self.low {
+            self.low = self.low.saturating_sub(1).max(1);
+        }
+        self.qd = ((self.qd + self.low) / 2).max(1);
+        self.new_window(now, completed);
+        LatStep::Continue
+    }
+
+    fn succeeded(&mut self, now: u64, completed: u64, keep_running: bool) -> LatStep {
+        let before = self.qd;
+        self.low = self.qd;
+        if self.qd + 1 == self.high {
+            self.qd = self.low;
+            self.high = self.low;
+        } else if self.high != self.max {
+            self.qd = (self.qd + self.high) / 2;
+        } else {
+            self.qd *= 2;
+        }
+        self.qd = self.qd.clamp(1, self.max);
+        self.new_window(now, completed);
+        if !keep_running && self.qd == before {
+            if self.end_run {
+                return LatStep::Done;
+            }
+            self.end_run = true;
+            return LatStep::Quiesce;
+        }
+        LatStep::Continue
+    }
+
+    /// One completion with total latency `lat_ns`; `completed` counts completions so far.
+    fn on_complete(&mut self, lat_ns: u64, now: u64, completed: u64) -> LatStep {
+        let (target_ns, percentile, window_ns) = (self.target_ns, self.percentile, self.window_ns);
+        if lat_ns > target_ns {
+            if percentile >= 100.0 {
+                return self.failed(now, completed);
+            }
+            self.fails += 1;
+        }
+        if now.saturating_sub(self.window_start_ns) < window_ns {
+            return LatStep::Continue;
+        }
+        let ios = completed - self.window_ios;
+        if ios == 0 {
+            return LatStep::Continue;
+        }
+        let ok = (ios - self.fails.min(ios)) as f64 * 100.0 / ios as f64;
+        if ok >= percentile {
+            self.succeeded(now, completed, self.keep_running)
+        } else {
+            self.failed(now, completed)
+        }
+    }
+}
+
 struct Worker<'a, E: Engine> {
     e: E,
     caps: Caps,
@@ -348,6 +473,23 @@ struct Worker<'a, E: Engine> {
     log_tick_ns: u64,
     /// Length of the latest I/O per direction.
     last_bs: [u64; 3],
+    /// Rate schedule (rate, rate_iops) and its time base (start of the loop).
+    rate: Option<flexio_workload::rate::Schedule>,
+    rate_base_ns: u64,
+    /// Think time: next I/O count to pause at, and start of the current I/O period.
+    next_think_at: u64,
+    think_period_start_ns: u64,
+    completed_total: u64,
+    /// rate_min / rate_iops_min: totals at the start of the current cycle.
+    ratemin_mark: (u64, [u64; 3], [u64; 3]),
+    lat_target: Option<LatTarget>,
+    /// Requests allowed in flight (latency_target lowers it).
+    depth_limit: usize,
+    /// Steady state: next sample time and the totals at the previous one.
+    next_ss_ns: u64,
+    ss_base: Option<(u64, u64, u64)>,
+    /// A latency-target search converged: drain, reset statistics, run a final window.
+    lat_quiesce: bool,
     issued_total: u64,
     usage_start: flexio_engine::sys::Usage,
     stop: bool,
@@ -363,6 +505,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                 && (o.clat_percentiles || o.write_hist_log.is_some() || o.interval_log.is_some()),
             lat_hist: o.lat_percentiles && !o.disable_lat,
             slat_hist: o.slat_percentiles && !o.disable_slat,
+            sched_hist: o.rate.iter().chain(o.rate_iops.iter()).any(|r| *r > 0),
         };
         let align = (o.iomem_align as usize).max(rustix::param::page_size());
         let slot_size = o.max_bs().max(1) as usize;
@@ -451,6 +594,35 @@ impl<'a, E: Engine> Worker<'a, E> {
                 (p * 1_000_000 / 10).max(1_000_000)
             },
             last_bs: [0; 3],
+            rate: {
+                let any = o.rate.iter().chain(o.rate_iops.iter()).any(|r| *r > 0);
+                any.then(|| {
+                    let min_bs = [0, 1, 2].map(|d| o.min_bs_dir(d));
+                    let s = p.spec.seeds[flexio_workload::rng::slot::POISSON];
+                    let process = if o.rate_poisson {
+                        flexio_workload::rate::Process::Poisson
+                    } else {
+                        flexio_workload::rate::Process::Linear
+                    };
+                    flexio_workload::rate::Schedule::new(
+                        o.rate,
+                        o.rate_iops,
+                        min_bs,
+                        process,
+                        [s, s.wrapping_add(17), s.wrapping_add(18)],
+                    )
+                })
+            },
+            rate_base_ns: 0,
+            next_think_at: o.thinktime_blocks.unwrap_or(1),
+            think_period_start_ns: 0,
+            completed_total: 0,
+            ratemin_mark: (0, [0; 3], [0; 3]),
+            lat_target: (o.latency_target_ns > 0).then(|| LatTarget::new(depth as u32, o)),
+            depth_limit: if o.latency_target_ns > 0 { 1 } else { depth },
+            lat_quiesce: false,
+            next_ss_ns: u64::MAX,
+            ss_base: None,
             issued_total: 0,
             usage_start: Default::default(),
             stop: false,
@@ -690,10 +862,16 @@ impl<'a, E: Engine> Worker<'a, E> {
             self.close_files();
             return;
         }
+        if self.rate.is_some() || o.thinktime_us > 0 {
+            // Sleeps end on schedule, not up to 50 µs late (the default timer slack).
+            let _ = rustix::thread::set_current_timer_slack(std::num::NonZeroU64::new(1));
+        }
         let now = self.clock.now();
         self.start_epoch(now);
         if o.ramp_time_us > 0 {
             self.accounting = false;
+            // Steady-state sampling starts with the measured part (end_ramp restarts it).
+            self.next_ss_ns = u64::MAX;
             self.ramp_end_ns = now + o.ramp_time_us * 1000;
             self.runtime_end_ns = u64::MAX;
             self.next_event_ns = self.next_event();
@@ -704,6 +882,13 @@ impl<'a, E: Engine> Worker<'a, E> {
         for l in 0..loops {
             let loop_start = self.clock.now();
             self.loop_start_ns = loop_start;
+            self.restart_schedule(loop_start);
+            if l == 0 {
+                let done = self.completed_total;
+                if let Some(lt) = &mut self.lat_target {
+                    lt.new_window(loop_start, done);
+                }
+            }
             self.progress.set_state(self.running_state());
             let end = self.do_io();
             self.end_of_loop(loop_start);
@@ -720,6 +905,9 @@ impl<'a, E: Engine> Worker<'a, E> {
         }
         let now = self.clock.now();
         self.stats.total_run_time_ms = (now.saturating_sub(self.epoch_ns)) / 1_000_000;
+        if let Some(lt) = &self.lat_target {
+            self.stats.latency_depth = Some(lt.qd);
+        }
         if let Ok(u) = flexio_engine::sys::thread_usage() {
             let d = u.delta(&self.usage_start);
             self.stats.usr_time_us = d.utime_us;
@@ -796,6 +984,43 @@ impl<'a, E: Engine> Worker<'a, E> {
         if let Ok(u) = flexio_engine::sys::thread_usage() {
             self.usage_start = u;
         }
+        let o = &self.p.opts;
+        self.ss_base = None;
+        self.next_ss_ns = if o.ss_dur_us > 0 {
+            // fio: without ss_ramp the first interval starts with the job; with it, the
+            // baseline is taken one check interval after ss_ramp has passed.
+            if o.ss_ramp_us > 0 {
+                now + (o.ss_ramp_us + o.ss_interval_us) * 1000
+            } else {
+                now
+            }
+        } else {
+            u64::MAX
+        };
+    }
+
+    /// Steady state: close one check interval and hand its IOPS and bytes/s to the main
+    /// thread (fio's per-job `1000 * delta / ms`).
+    fn ss_tick(&mut self, now: u64) {
+        let bytes: u64 = self.bytes.iter().sum();
+        let ios: u64 = self.ios.iter().sum();
+        if let Some((t0, b0, i0)) = self.ss_base {
+            let ms = (now - t0) / 1_000_000;
+            let iops = ((ios - i0) * 1000).checked_div(ms);
+            let bw = ((bytes - b0) * 1000).checked_div(ms);
+            if let Some(sample) = iops.zip(bw) {
+                if let Ok(mut v) = self.progress.ss_samples.lock() {
+                    v.push(sample);
+                }
+            }
+        }
+        self.ss_base = Some((now, bytes, ios));
+        let iv = self.p.opts.ss_interval_us * 1000;
+        self.next_ss_ns = if self.next_ss_ns + iv > now {
+            self.next_ss_ns + iv
+        } else {
+            now + iv
+        };
     }
 
     fn check_interval_ns(&self) -> u64 {
@@ -815,7 +1040,168 @@ impl<'a, E: Engine> Worker<'a, E> {
         self.ramp_end_ns = 0;
         self.start_epoch(now);
         self.loop_reset_start = Some(now);
+        self.restart_schedule(now);
         self.progress.set_state(self.running_state());
+    }
+
+    /// Start the rate schedule, the think-time period and the rate_min cycle at `now`.
+    fn restart_schedule(&mut self, now: u64) {
+        self.rate_base_ns = now;
+        if let Some(r) = &mut self.rate {
+            r.reset();
+        }
+        self.think_period_start_ns = now;
+        self.ratemin_mark = (now, self.bytes, self.ios);
+    }
+
+    /// rate_min / rate_iops_min: after a 2 s settling period, every rate_cycle the rate of
+    /// each direction over the cycle must reach its floor, or the job fails (fio's
+    /// check_min_rate).
+    fn check_min_rate(&mut self, now: u64) {
+        let o = &self.p.opts;
+        let (mark_ns, mb, mi) = self.ratemin_mark;
+        if now.saturating_sub(self.epoch_ns) < 2_000_000_000
+            || now.saturating_sub(mark_ns) < o.rate_cycle_ms * 1_000_000
+        {
+            return;
+        }
+        let spent_ms = (now - mark_ns) / 1_000_000;
+        for d in 0..3 {
+            if o.rate_min[d] > 0 {
+                let rate = (self.bytes[d] - mb[d]) * 1000 / spent_ms.max(1);
+                if rate < o.rate_min[d] {
+                    self.ctx.notes.err(&format!(
+                        "{}: rate_min={}B/s not met, got {}B/s",
+                        self.p.name, o.rate_min[d], rate
+                    ));
+                    self.fail(libc::EIO, "check_min_rate");
+                    return;
+                }
+            } else if o.rate_iops_min[d] > 0 {
+                let rate = (self.ios[d] - mi[d]) * 1000 / spent_ms.max(1);
+                if rate < o.rate_iops_min[d] {
+                    self.ctx.notes.err(&format!(
+                        "{}: rate_iops_min={} not met, got {} IOPS",
+                        self.p.name, o.rate_iops_min[d], rate
+                    ));
+                    self.fail(libc::EIO, "check_min_rate");
+                    return;
+                }
+            }
+        }
+        self.ratemin_mark = (now, self.bytes, self.ios);
+    }
+
+    /// Wait for in-flight requests to finish (before sleeping: fio's io_u_quiesce).
+    fn quiesce(&mut self) {
+        self.commit();
+        while self.inflight > 0 && !self.stop {
+            let n = self.inflight as usize;
+            self.reap(n);
+        }
+    }
+
+    /// Sleep until `due` (rate limit), keeping periodic work going; false when the job
+    /// should stop instead.
+    fn wait_until(&mut self, due: u64) -> bool {
+        self.quiesce();
+        loop {
+            let now = self.clock.now();
+            self.periodic(now);
+            if self.should_stop(now) {
+                return false;
+            }
+            if now >= due {
+                return true;
+            }
+            let step = (due - now)
+                .min(self.next_event_ns.saturating_sub(now).max(20_000))
+                .min(50_000_000);
+            std::thread::sleep(std::time::Duration::from_nanos(step));
+        }
+    }
+
+    /// Think time after an I/O, if one is due; returns the time after it.
+    fn think(&mut self, now: u64) -> u64 {
+        let o = &self.p.opts;
+        let mut stall = false;
+        if o.thinktime_iotime_us > 0 {
+            if now.saturating_sub(self.think_period_start_ns) >= o.thinktime_iotime_us * 1000 {
+                stall = true;
+            } else if o.thinktime_blocks.is_none() {
+                // thinktime_iotime alone: the default thinktime_blocks does not apply.
+                return now;
+            }
+        }
+        let b = if o.thinktime_blocks_issue {
+            self.issued_total
+        } else {
+            self.completed_total
+        };
+        if b >= self.next_think_at {
+            stall = true;
+        }
+        if !stall {
+            return now;
+        }
+        let (think, spin) = (o.thinktime_us, o.thinktime_spin_us.min(o.thinktime_us));
+        let blocks = o.thinktime_blocks.unwrap_or(1);
+        let ignore = o.rate_ignore_thinktime;
+        self.quiesce();
+        let t0 = self.clock.now();
+        while self.clock.now() < t0 + spin * 1000 && !self.terminated() {
+            std::hint::spin_loop();
+        }
+        if think > spin {
+            self.sleep_us(think - spin);
+        }
+        let t1 = self.clock.now();
+        if ignore {
+            if let Some(r) = &mut self.rate {
+                r.shift((t1 - t0) / 1000);
+            }
+        }
+        self.next_think_at = b + blocks;
+        self.think_period_start_ns = t1;
+        t1
+    }
+
+    /// Apply a latency-target decision.
+    #[cold]
+    fn lat_step(&mut self, step: LatStep, lat: u64, slot: u32) {
+        match step {
+            LatStep::Continue => {}
+            LatStep::Quiesce => self.lat_quiesce = true,
+            LatStep::Done => self.stop = true,
+            LatStep::Fatal => {
+                let target = self.p.opts.latency_target_ns;
+                self.lat_fatal(lat, target, slot);
+            }
+        }
+        if let Some(lt) = &self.lat_target {
+            self.depth_limit = lt.qd as usize;
+        }
+    }
+
+    /// A request's total latency exceeded max_latency (or an unattainable latency_target).
+    #[cold]
+    fn lat_fatal(&mut self, lat: u64, max: u64, slot: u32) {
+        if self.stats.error != 0 {
+            return;
+        }
+        let s = self.slots[slot as usize];
+        let path = self
+            .p
+            .files
+            .get(s.file as usize)
+            .map(|f| f.path.display().to_string())
+            .unwrap_or_default();
+        let dir = ["read", "write", "trim"][(s.ddir as usize).min(2)];
+        self.ctx.notes.err(&format!(
+            "fio: latency of {lat} nsec exceeds specified max ({max} nsec): {path} {dir} {} {}",
+            s.offset, s.len
+        ));
+        self.fail(libc::ETIMEDOUT, "max latency exceeded");
     }
 
     fn end_of_loop(&mut self, loop_start: u64) {
@@ -897,6 +1283,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             .min(self.next_publish_ns)
             .min(ramp)
             .min(self.next_log_ns)
+            .min(self.next_ss_ns)
     }
 
     #[cold]
@@ -909,9 +1296,16 @@ impl<'a, E: Engine> Worker<'a, E> {
         if self.ramp_end_ns != 0 && now >= self.ramp_end_ns {
             self.end_ramp(now);
         }
+        if self.accounting && now >= self.next_ss_ns {
+            self.ss_tick(now);
+        }
         if now >= self.next_publish_ns {
             self.publish();
             self.next_publish_ns = now + 100_000_000;
+            if self.next_ss_ns != u64::MAX && self.progress.ss_stop.load(Ordering::Relaxed) {
+                // Steady state attained: end the job normally.
+                self.stop = true;
+            }
             let req = self.ctx.snapshot_req.load(Ordering::Acquire);
             if req != self.progress.snap_gen.load(Ordering::Relaxed) {
                 let snap = self.snapshot(now);
@@ -945,6 +1339,14 @@ impl<'a, E: Engine> Worker<'a, E> {
         }
         if now < self.next_check_ns || !self.accounting {
             return;
+        }
+        let o = &self.p.opts;
+        if o.rate_min
+            .iter()
+            .chain(o.rate_iops_min.iter())
+            .any(|r| *r > 0)
+        {
+            self.check_min_rate(now);
         }
         let o = &self.p.opts;
         if !o.disable_bw && !self.caps.file_op {
@@ -1286,7 +1688,18 @@ impl<'a, E: Engine> Worker<'a, E> {
             return;
         }
         let d = s.ddir as usize;
+        self.completed_total += 1;
+        if self.need_lat && (self.lat_target.is_some() || self.p.opts.max_latency_us[d] > 0) {
+            self.check_latency(slot, d, t.saturating_sub(s.start_ns), t);
+        }
         if self.accounting {
+            if s.sched_ns != 0 {
+                self.stats.add_sched(
+                    d,
+                    t.saturating_sub(s.sched_ns),
+                    s.start_ns.saturating_sub(s.sched_ns),
+                );
+            }
             self.bytes[d] += s.len;
             self.ios[d] += 1;
             self.stats.dirs[d].io_bytes += s.len;
@@ -1332,6 +1745,22 @@ impl<'a, E: Engine> Worker<'a, E> {
             }
         }
         self.free.push(slot);
+    }
+
+    /// max_latency and latency_target checks of one completion (total latency `lat`).
+    #[cold]
+    fn check_latency(&mut self, slot: u32, d: usize, lat: u64, t: u64) {
+        let o = &self.p.opts;
+        let max = o.max_latency_us[d] * 1000;
+        if max > 0 && lat > max {
+            self.lat_fatal(lat, max, slot);
+            return;
+        }
+        let done = self.completed_total;
+        if let Some(lt) = &mut self.lat_target {
+            let step = lt.on_complete(lat, t, done);
+            self.lat_step(step, lat, slot);
+        }
     }
 
     /// Re-issue the rest of a short request (same slot, start time kept).
@@ -1424,8 +1853,29 @@ impl<'a, E: Engine> Worker<'a, E> {
                 end = End::Stop;
                 break;
             }
-            let Some(slot) = self.free.pop() else {
-                // Queue full: commit what is pending and wait for completions.
+            if self.lat_quiesce {
+                // latency_target converged: measure a clean window at the found depth.
+                self.lat_quiesce = false;
+                self.quiesce();
+                now = self.clock.now();
+                if self.accounting {
+                    self.end_ramp(now);
+                }
+                let done = self.completed_total;
+                if let Some(lt) = &mut self.lat_target {
+                    lt.new_window(now, done);
+                }
+                continue;
+            }
+            let in_use = self.slots.len() - self.free.len();
+            let slot = if in_use < self.depth_limit {
+                self.free.pop()
+            } else {
+                None
+            };
+            let Some(slot) = slot else {
+                // Queue full (or at the latency target's depth): commit what is pending and
+                // wait for completions.
                 self.commit();
                 let min = (self.p.opts.iodepth_batch_complete_min as usize).max(1);
                 self.reap(min);
@@ -1437,9 +1887,31 @@ impl<'a, E: Engine> Worker<'a, E> {
                 break;
             };
             if op < OP_SYNC {
-                issued += self.slots[slot as usize].len;
+                let len = self.slots[slot as usize].len;
+                issued += len;
+                if let Some(r) = &self.rate {
+                    let d = op as usize;
+                    if r.limited_dir(d) {
+                        let due = self.rate_base_ns + r.due_us(d) * 1000;
+                        if due > now {
+                            if !self.wait_until(due) {
+                                self.free.push(slot);
+                                end = End::Stop;
+                                break;
+                            }
+                            now = self.clock.now();
+                        }
+                        self.slots[slot as usize].sched_ns = due.max(1);
+                        if let Some(r) = &mut self.rate {
+                            r.issued(d, len);
+                        }
+                    }
+                }
             }
             now = self.submit(slot, now);
+            if self.p.opts.thinktime_us > 0 && op < OP_SYNC {
+                now = self.think(now);
+            }
             if self.p.opts.iodepth_low.is_some() && self.free.is_empty() {
                 // Drain down to the low-water mark before refilling.
                 let low = self.p.opts.iodepth_low.unwrap_or(0) as usize;
@@ -1466,5 +1938,61 @@ impl<'a, E: Engine> Worker<'a, E> {
         }
         self.periodic(self.clock.now());
         end
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Drive the search with a device whose latency is 100 µs per request in flight.
+    fn search(target_us: u64, percentile: f64, max: u32, keep: bool) -> (u32, Vec<u32>, LatStep) {
+        let o = flexio_job::JobOptions {
+            latency_target_ns: target_us * 1000,
+            latency_percentile: percentile,
+            latency_window_us: 1000,
+            latency_run: keep,
+            ..Default::default()
+        };
+        let mut lt = LatTarget::new(max, &o);
+        let (mut now, mut done) = (0u64, 0u64);
+        lt.new_window(now, done);
+        let mut depths = vec![lt.qd];
+        for _ in 0..100_000 {
+            let lat = lt.qd as u64 * 100_000;
+            now += 10_000;
+            done += 1;
+            let step = lt.on_complete(lat, now, done);
+            if depths.last() != Some(&lt.qd) {
+                depths.push(lt.qd);
+            }
+            if matches!(step, LatStep::Done | LatStep::Fatal) {
+                return (lt.qd, depths, step);
+            }
+        }
+        (lt.qd, depths, LatStep::Continue)
+    }
+
+    #[test]
+    fn latency_target_finds_the_deepest_queue_meeting_it() {
+        // 1 ms target at 100 µs per request: depth 10.
+        let (qd, path, step) = search(1000, 100.0, 64, false);
+        assert_eq!(step, LatStep::Done);
+        assert_eq!(qd, 10, "search path {path:?}");
+        // Doubling first, then bisecting.
+        assert_eq!(&path[..5], &[1, 2, 4, 8, 16]);
+        // A percentile below 100 judges whole windows: same answer here.
+        let (qd, _, step) = search(1000, 90.0, 64, false);
+        assert_eq!((qd, step), (10, LatStep::Done));
+        // Capped by iodepth.
+        let (qd, _, _) = search(10_000, 100.0, 8, false);
+        assert_eq!(qd, 8);
+        // Unattainable even at depth 1.
+        let (_, _, step) = search(50, 100.0, 8, false);
+        assert_eq!(step, LatStep::Fatal);
+        // latency_run keeps adjusting (never done), staying around the answer.
+        let (qd, _, step) = search(1000, 100.0, 64, true);
+        assert_eq!(step, LatStep::Continue);
+        assert!((9..=11).contains(&qd), "{qd}");
     }
 }

@@ -79,6 +79,7 @@ fn dir(v: &Value, agg: u64) -> DirReport {
         bw_agg_pct_terse: terse,
         bw_samples,
         iops_samples: samples(v, "iops", "stddev"),
+        sched: None,
         prios: v
             .get("prios")
             .map(|a| {
@@ -116,6 +117,33 @@ fn arr<const N: usize>(v: &Value) -> [f64; N] {
 
 /// Rebuild flexio's report model from fio's JSON+ (plus the pids, which only the normal
 /// output shows).
+fn steadystate(v: &Value) -> flexio_stats::steady::SteadyState {
+    let ss = v["ss"].as_str().unwrap();
+    let (metric, limit) = ss.split_once(':').unwrap();
+    let crit = flexio_stats::steady::Criterion {
+        iops: metric.starts_with("iops"),
+        slope: metric.ends_with("_slope"),
+        limit: limit.trim_end_matches('%').parse().unwrap(),
+        pct: limit.ends_with('%'),
+    };
+    let ints = |a: &Value| a.as_array().unwrap().iter().map(u).collect::<Vec<u64>>();
+    flexio_stats::steady::SteadyState::from_parts(
+        crit,
+        u(&v["duration"]),
+        u(&v["attained"]) == 1,
+        v["criterion"]
+            .as_str()
+            .unwrap()
+            .trim_end_matches('%')
+            .parse()
+            .unwrap(),
+        f(&v["slope"]),
+        f(&v["max_deviation"]),
+        ints(&v["data"]["iops"]),
+        ints(&v["data"]["bw"]),
+    )
+}
+
 fn report_from_fio(j: &Value, pids: &[(i32, u32)]) -> RunReport {
     let jobs_v = j["jobs"].as_array().unwrap();
     // Groups from the jobs.
@@ -238,7 +266,11 @@ fn report_from_fio(j: &Value, pids: &[(i32, u32)]) -> RunReport {
                 continue_on_error: jv.get("total_err").is_some(),
                 unified: Unified::None,
                 nostats_engine: nostats,
+                latency_target_ns: u(&jv["latency_target"]),
+                latency_window_us: u(&jv["latency_window"]),
+                latency_percentile: f(&jv["latency_percentile"]),
             },
+            steadystate: jv.get("steadystate").map(steadystate),
             issued: [
                 dirs[0].total_ios,
                 dirs[1].total_ios,
@@ -556,4 +588,40 @@ fn per_priority_statistics() {
             "--cmdprio=3",
         ],
     );
+}
+
+#[test]
+fn latency_target_and_rate_limit() {
+    check(
+        "latency target",
+        &[
+            "--name=l",
+            "--ioengine=null",
+            "--size=64M",
+            "--rate_iops=5000",
+            "--latency_target=50ms",
+            "--latency_window=200ms",
+            "--latency_percentile=99.5",
+            "--runtime=3",
+        ],
+    );
+}
+
+#[test]
+fn steady_state_block() {
+    for crit in ["iops:5%", "bw_slope:2%"] {
+        check(
+            crit,
+            &[
+                "--name=s",
+                "--ioengine=null",
+                "--size=1g",
+                "--rate_iops=10000",
+                &format!("--ss={crit}"),
+                "--ss_dur=2",
+                "--time_based",
+                "--runtime=10",
+            ],
+        );
+    }
 }

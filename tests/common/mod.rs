@@ -197,7 +197,12 @@ pub fn json_shape_diffs(
                 let kx: Vec<&String> = x.keys().collect();
                 let ky: Vec<&String> = y
                     .keys()
-                    .filter(|k| !(path.is_empty() && k.as_str() == "flexio"))
+                    // flexio's own sections: at the root and in job objects.
+                    .filter(|k| {
+                        !(k.as_str() == "flexio"
+                            && (path.is_empty()
+                                || (path.starts_with("/jobs[") && !path[1..].contains('/'))))
+                    })
                     .collect();
                 if kx != ky {
                     out.push(format!("{path}: keys {kx:?} vs {ky:?}"));

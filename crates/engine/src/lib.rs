@@ -153,6 +153,8 @@ pub struct EngineConfig {
     pub force_async: u32,
     /// libaio: reap completions from the user-space ring without a system call.
     pub userspace_reap: bool,
+    /// null: sleep this long (ns) once, in the given I/O (a test aid for schedule stalls).
+    pub null_stall: Option<(u64, u64)>,
     pub hipri: bool,
     pub hipri_percentage: u32,
     pub nowait: bool,
@@ -344,7 +346,7 @@ pub fn with_engine<V: EngineVisitor>(
         "pvsync" => v.visit(sync::Pvsync),
         "pvsync2" => v.visit(sync::Pvsync2::new(cfg)),
         "mmap" => v.visit(mmap::Mmap::new(cfg)),
-        "null" => v.visit(null::Null::new(cfg.iodepth as usize)),
+        "null" => v.visit(null::Null::new(cfg.iodepth as usize).with_stall(cfg.null_stall)),
         "ftruncate" => v.visit(ftruncate::Ftruncate),
         "filecreate" => v.visit(fileops::FileOp::new(fileops::Kind::Create, cfg.stat_type)),
         "filestat" => v.visit(fileops::FileOp::new(fileops::Kind::Stat, cfg.stat_type)),

@@ -7,6 +7,9 @@ use std::io;
 
 pub struct Null {
     depth: usize,
+    /// (duration ns, I/O number): sleep once inside that I/O (null_stall test aid).
+    stall: Option<(u64, u64)>,
+    count: u64,
     queued: Vec<Completion>,
     events: Vec<Completion>,
 }
@@ -16,9 +19,16 @@ impl Null {
         let d = depth.max(1);
         Null {
             depth: d,
+            stall: None,
+            count: 0,
             queued: Vec::with_capacity(d),
             events: Vec::with_capacity(d),
         }
+    }
+
+    pub fn with_stall(mut self, stall: Option<(u64, u64)>) -> Self {
+        self.stall = stall;
+        self
     }
 }
 
@@ -38,6 +48,13 @@ impl Engine for Null {
     }
     #[inline]
     fn queue(&mut self, io: &IoReq) -> Queued {
+        if let Some((ns, nth)) = self.stall {
+            self.count += 1;
+            if self.count == nth {
+                std::thread::sleep(std::time::Duration::from_nanos(ns));
+                self.stall = None;
+            }
+        }
         if self.depth == 1 {
             return Queued::Completed(io.len as i64);
         }

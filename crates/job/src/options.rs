@@ -363,6 +363,39 @@ pub struct JobOptions {
     pub cmdprio_class: [u32; 2],
     pub cmdprio: [u32; 2],
 
+    // --- rate, think time, latency target
+    /// Bytes/s caps and floors per direction.
+    pub rate: [u64; 3],
+    pub rate_min: [u64; 3],
+    pub rate_iops: [u64; 3],
+    pub rate_iops_min: [u64; 3],
+    pub rate_poisson: bool,
+    pub rate_cycle_ms: u64,
+    pub rate_ignore_thinktime: bool,
+    pub thinktime_us: u64,
+    pub thinktime_spin_us: u64,
+    /// None: not set (counts as 1, but thinktime_iotime alone then ignores it).
+    pub thinktime_blocks: Option<u64>,
+    /// thinktime_blocks counts issued (true) or completed (false) I/Os.
+    pub thinktime_blocks_issue: bool,
+    pub thinktime_iotime_us: u64,
+    /// Latency target (ns), window (µs), percentile, keep adjusting.
+    pub latency_target_ns: u64,
+    pub latency_window_us: u64,
+    pub latency_percentile: f64,
+    pub latency_run: bool,
+    /// Per-direction total-latency ceiling (µs; 0 = none).
+    pub max_latency_us: [u64; 3],
+    /// null engine test aid: sleep this long (ns) once, at this I/O number.
+    pub null_stall: Option<(u64, u64)>,
+
+    // --- steady state
+    pub ss: SsCriterion,
+    /// Window length, delay before collecting, sample period (µs). ss_dur 0 = off.
+    pub ss_dur_us: u64,
+    pub ss_ramp_us: u64,
+    pub ss_interval_us: u64,
+
     // --- logs
     /// Log prefixes (empty = the job name).
     pub write_bw_log: Option<String>,
@@ -387,6 +420,73 @@ pub const DEFAULT_PERCENTILES: [f64; 17] = [
     1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
     99.99,
 ];
+
+/// A steady-state criterion, `metric[_slope]:limit[%]` (fio's `ss`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SsCriterion {
+    /// IOPS (true) or bandwidth in bytes/s (false).
+    pub iops: bool,
+    /// Least-squares slope (true) or maximum deviation from the mean (false).
+    pub slope: bool,
+    pub limit: f64,
+    /// The limit is a percentage of the window's mean.
+    pub pct: bool,
+}
+
+impl Default for SsCriterion {
+    fn default() -> Self {
+        SsCriterion {
+            iops: true,
+            slope: true,
+            limit: 0.01,
+            pct: true,
+        }
+    }
+}
+
+impl SsCriterion {
+    /// Parse fio's `ss` value, e.g. `iops_slope:0.1%`, `bw:10M`, `iops:2%`.
+    pub fn parse(s: &str, kb: KbBase) -> Result<SsCriterion, String> {
+        let (metric, limit) = s
+            .split_once(':')
+            .ok_or_else(|| format!("'{s}': expected <metric>:<limit>, e.g. iops_slope:0.1%"))?;
+        let (iops, slope) = match metric {
+            "iops" => (true, false),
+            "iops_slope" => (true, true),
+            "bw" => (false, false),
+            "bw_slope" => (false, true),
+            "lat" | "lat_slope" => {
+                return Err(format!(
+                "'{metric}': latency criteria are newer than fio 3.33 and not supported by flexio"
+            ))
+            }
+            _ => {
+                return Err(format!(
+                    "'{metric}' is not a valid value; valid values: iops, iops_slope, bw, bw_slope"
+                ))
+            }
+        };
+        let (num, pct) = match limit.strip_suffix('%') {
+            Some(n) => (n, true),
+            None => (limit, false),
+        };
+        let limit = if pct || iops {
+            num.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && *v >= 0.0)
+                .ok_or_else(|| format!("'{num}' is not a valid limit"))?
+        } else {
+            crate::value::parse_size(num.trim(), kb)? as f64
+        };
+        Ok(SsCriterion {
+            iops,
+            slope,
+            limit,
+            pct,
+        })
+    }
+}
 
 impl Default for JobOptions {
     fn default() -> Self {
@@ -513,6 +613,28 @@ impl Default for JobOptions {
             cmdprio_percentage: [0; 2],
             cmdprio_class: [1; 2],
             cmdprio: [0; 2],
+            rate: [0; 3],
+            rate_min: [0; 3],
+            rate_iops: [0; 3],
+            rate_iops_min: [0; 3],
+            rate_poisson: false,
+            rate_cycle_ms: 1000,
+            rate_ignore_thinktime: false,
+            thinktime_us: 0,
+            thinktime_spin_us: 0,
+            thinktime_blocks: None,
+            thinktime_blocks_issue: false,
+            thinktime_iotime_us: 0,
+            latency_target_ns: 0,
+            latency_window_us: 0,
+            latency_percentile: 100.0,
+            latency_run: false,
+            max_latency_us: [0; 3],
+            null_stall: None,
+            ss: SsCriterion::default(),
+            ss_dur_us: 0,
+            ss_ramp_us: 0,
+            ss_interval_us: 1_000_000,
             write_bw_log: None,
             write_lat_log: None,
             write_iops_log: None,

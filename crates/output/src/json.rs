@@ -307,11 +307,51 @@ pub fn job_obj(j: &JobReport, r: &RunReport, plus: bool) -> Obj {
     }
     o = o
         .int("latency_depth", j.params.iodepth)
-        .int("latency_target", 0)
-        .float("latency_percentile", 100.0)
-        .int("latency_window", 0);
+        .int("latency_target", j.params.latency_target_ns)
+        .float("latency_percentile", j.params.latency_percentile)
+        .int("latency_window", j.params.latency_window_us);
     if let Some(d) = &j.description {
         o = o.str("desc", d);
+    }
+    if let Some(ss) = &j.steadystate {
+        let pct = if ss.crit.pct { "%" } else { "" };
+        let ints = |v: Vec<u64>| v.into_iter().map(|x| J::Int(x as i128)).collect();
+        o = o.obj(
+            "steadystate",
+            Obj::new()
+                .str("ss", &ss.crit.text())
+                .int("duration", ss.duration_s)
+                .int("attained", ss.attained as u8)
+                .str("criterion", &format!("{}{pct}", fmt_f(ss.criterion)))
+                .float("max_deviation", ss.max_deviation)
+                .float("slope", ss.slope)
+                .obj(
+                    "data",
+                    Obj::new()
+                        .int("bw_mean", ss.bw_mean())
+                        .int("iops_mean", ss.iops_mean())
+                        .arr("iops", ints(ss.iops_data()))
+                        .arr("bw", ints(ss.bw_data())),
+                ),
+        );
+    }
+    // flexio's additions, after fio's keys (fio's readers ignore them): per-direction
+    // schedule statistics of rate-limited jobs.
+    let mut fx = Obj::new();
+    for (name, d) in ["read", "write", "trim"].iter().zip(&j.dirs) {
+        if let Some(sc) = &d.sched {
+            fx = fx.obj(
+                name,
+                Obj::new()
+                    .obj("sched_lat_ns", lat_obj(&sc.lat, plus))
+                    .obj("sched_lag_ns", lat_obj(&sc.lag, false))
+                    .int("late_ios", sc.late_ios)
+                    .int("late_threshold_ns", sc.late_threshold_ns),
+            );
+        }
+    }
+    if !fx.0.is_empty() {
+        o = o.obj("flexio", fx);
     }
     o
 }

@@ -59,6 +59,19 @@ pub fn job_header(
     format!("{name}: (g={groupid}): rw={rw}, {bs_part}ioengine={ioengine}, iodepth={iodepth}\n")
 }
 
+/// A duration for flexio's own lines: ns, us, ms or s with two decimals.
+fn human_ns(ns: f64) -> String {
+    if ns >= 1e9 {
+        format!("{:.2}s", ns / 1e9)
+    } else if ns >= 1e6 {
+        format!("{:.2}ms", ns / 1e6)
+    } else if ns >= 1e3 {
+        format!("{:.2}us", ns / 1e3)
+    } else {
+        format!("{ns:.0}ns")
+    }
+}
+
 /// Latency line with fio's unit switch (nsec → usec → msec).
 fn display_lat(out: &mut String, name: &str, l: &LatSummary) {
     let (mut min, mut max, mut mean, mut dev) = (l.min_ns, l.max_ns, l.mean_ns, l.stddev_ns);
@@ -198,6 +211,22 @@ fn show_ddir(
             );
             percentiles_block(out, &pre, v, prec);
         }
+    }
+    if let Some(sc) = &d.sched {
+        // flexio: latency from the scheduled start (rate-limited jobs), and the lag.
+        display_lat(out, "sched lat", &sc.lat);
+        if let Some(v) = &sc.lat.percentiles {
+            percentiles_block(out, "sched lat", v, prec);
+        }
+        let _ = writeln!(
+            out,
+            "    behind schedule: max={}, avg={}, late={}/{} I/Os (issued >= {} behind)",
+            human_ns(sc.lag.max_ns as f64),
+            human_ns(sc.lag.mean_ns),
+            sc.late_ios,
+            sc.lag.n,
+            human_ns(sc.late_threshold_ns as f64)
+        );
     }
     let b = &d.bw_samples;
     if b.samples > 0 {
@@ -394,9 +423,31 @@ fn show_job(out: &mut String, j: &JobReport, g: &GroupReport, time: &str) {
     }
     let _ = writeln!(
         out,
-        "     latency   : target=0, window=0, percentile=100.00%, depth={}",
+        "     latency   : target={}, window={}, percentile={:.2}%, depth={}",
+        j.params.latency_target_ns,
+        j.params.latency_window_us,
+        j.params.latency_percentile,
         j.params.iodepth
     );
+    if let Some(ss) = &j.steadystate {
+        let kb = j.params.kb_base as u64;
+        let i2p = kb.is_power_of_two();
+        let sf = j.params.sig_figs as usize;
+        let unit = rate_unit(j.params.unit_base);
+        let bw = ss.bw_mean() / kb.max(1);
+        let _ = writeln!(
+            out,
+            "  steadystate  : attained={}, bw={} ({}), iops={}, {}{}={:.3}{}",
+            if ss.attained { "yes" } else { "no" },
+            num2str(bw, sf, kb, i2p, unit),
+            num2str(bw, sf, kb, !i2p, unit),
+            num2str(ss.iops_mean(), sf, 1, false, Unit::None),
+            if ss.crit.iops { "iops" } else { "bw" },
+            if ss.crit.slope { " slope" } else { " mean dev" },
+            ss.criterion,
+            if ss.crit.pct { "%" } else { "" }
+        );
+    }
 }
 
 fn group_line(out: &mut String, label: &str, g: &GroupReport, d: &GroupDir) {

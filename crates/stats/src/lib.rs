@@ -4,6 +4,7 @@
 pub mod hist;
 pub mod report;
 pub mod stat;
+pub mod steady;
 pub mod thread;
 
 pub use hist::Hist;

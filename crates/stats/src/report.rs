@@ -41,6 +41,10 @@ pub struct ReportParams {
     /// Whether the engine records its own latencies only (filecreate/filestat/filedelete):
     /// no `lat` statistics are shown.
     pub nostats_engine: bool,
+    /// latency_target in ns, latency_window in µs, latency_percentile (fio's latency line).
+    pub latency_target_ns: u64,
+    pub latency_window_us: u64,
+    pub latency_percentile: f64,
 }
 
 /// What the runner hands over for one job thread.
@@ -58,6 +62,8 @@ pub struct JobResult {
     pub stats_enabled: bool,
     pub params: ReportParams,
     pub stats: ThreadStats,
+    /// Steady-state window and verdict (ss_dur set); a group's members all carry the group's.
+    pub steadystate: Option<crate::steady::SteadyState>,
 }
 
 /// One latency statistic (slat, clat, lat or sync).
@@ -164,6 +170,21 @@ pub struct DirReport {
     /// Per-priority latency (clat, or lat with lat_percentiles); only when two or more
     /// priorities were used.
     pub prios: Vec<PrioReport>,
+    /// Rate-limited directions: latency from the scheduled start (flexio's addition).
+    pub sched: Option<SchedReport>,
+}
+
+/// How a rate-limited direction kept to its schedule.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct SchedReport {
+    /// Latency from each I/O's scheduled start to its completion (ns), with percentiles:
+    /// free of coordinated omission.
+    pub lat: LatSummary,
+    /// How late each I/O was issued relative to its schedule (ns).
+    pub lag: LatSummary,
+    /// I/Os issued at least `late_threshold_ns` behind schedule.
+    pub late_ios: u64,
+    pub late_threshold_ns: u64,
 }
 
 /// fsync/fdatasync statistics.
@@ -219,6 +240,7 @@ pub struct JobReport {
     pub dropped: [u64; 3],
     pub total_err: u64,
     pub first_error: i32,
+    pub steadystate: Option<crate::steady::SteadyState>,
 }
 
 /// One data direction of a reporting group.
@@ -354,6 +376,12 @@ fn dir_report(d: &DirStats, p: &ReportParams, agg: u64) -> DirReport {
         bw_agg_pct_terse,
         iops_samples: SampleSummary::from(&d.iops),
         prios: prio_reports(d, p),
+        sched: (d.sched.samples > 0).then(|| SchedReport {
+            lat: LatSummary::from(&d.sched, &d.sched_hist, true, list),
+            lag: LatSummary::from(&d.lag, &Hist::disabled(), false, list),
+            late_ios: d.late,
+            late_threshold_ns: crate::thread::LATE_NS,
+        }),
     }
 }
 
@@ -413,6 +441,9 @@ pub fn merge_units(results: &[JobResult]) -> Vec<(JobResult, u32)> {
             let (u, n) = units.last_mut().expect("a unit exists when joining");
             u.stats.merge(&r.stats, false);
             u.echo = r.echo.clone();
+            if r.steadystate.is_some() {
+                u.steadystate = r.steadystate.clone();
+            }
             *n += 1;
         } else {
             let mut first = r.clone();
@@ -511,7 +542,13 @@ pub fn build(
             error: ts.error,
             verror: ts.verror.clone(),
             echo: u.echo.clone(),
-            params: p.clone(),
+            params: {
+                let mut params = p.clone();
+                if let Some(d) = ts.latency_depth {
+                    params.iodepth = d;
+                }
+                params
+            },
             dirs,
             mixed,
             sync: SyncReport {
@@ -553,6 +590,7 @@ pub fn build(
             ],
             total_err: ts.total_err,
             first_error: ts.first_error,
+            steadystate: u.steadystate.clone(),
         });
     }
     let eta_s = if elapsed_s < 3 { i32::MAX as i64 } else { 0 };
@@ -589,6 +627,9 @@ mod tests {
             continue_on_error: false,
             unified: Unified::None,
             nostats_engine: false,
+            latency_target_ns: 0,
+            latency_window_us: 0,
+            latency_percentile: 100.0,
         }
     }
 
@@ -614,6 +655,7 @@ mod tests {
             stats_enabled: true,
             params: params(),
             stats: s,
+            steadystate: None,
         }
     }
 

@@ -12,6 +12,8 @@ pub struct StatsConfig {
     pub clat_hist: bool,
     pub lat_hist: bool,
     pub slat_hist: bool,
+    /// Scheduled-start latency histogram (rate-limited jobs).
+    pub sched_hist: bool,
 }
 
 /// Latency of the requests of one I/O priority (fio's clat_prio_stat).
@@ -50,7 +52,17 @@ pub struct DirStats {
     /// Completion (or total, with lat_percentiles) latency per I/O priority; recorded only
     /// when the job varies priorities per request (cmdprio).
     pub prios: Vec<PrioStat>,
+    /// Rate-limited jobs: latency measured from each I/O's scheduled start (free of
+    /// coordinated omission), how late each I/O was issued, and how many were late by at
+    /// least [`LATE_NS`].
+    pub sched: Stat,
+    pub sched_hist: Hist,
+    pub lag: Stat,
+    pub late: u64,
 }
+
+/// An I/O issued this much after its scheduled time counts as late.
+pub const LATE_NS: u64 = 1_000_000;
 
 impl DirStats {
     /// Record a latency for priority `ioprio` (linear search: a job uses one or two).
@@ -129,6 +141,8 @@ pub struct ThreadStats {
     /// Non-fatal errors counted under continue_on_error.
     pub total_err: u64,
     pub first_error: i32,
+    /// Queue depth found by latency_target (None without a target).
+    pub latency_depth: Option<u32>,
 }
 
 #[inline]
@@ -180,6 +194,9 @@ impl ThreadStats {
     pub fn new(cfg: StatsConfig) -> Self {
         let mut t = ThreadStats::default();
         for d in &mut t.dirs {
+            if cfg.sched_hist {
+                d.sched_hist = Hist::enabled();
+            }
             if cfg.clat_hist {
                 d.clat_hist = Hist::enabled();
             }
@@ -275,9 +292,28 @@ impl ThreadStats {
         self.dirs.iter().map(|d| d.total_ios).sum()
     }
 
+    /// Record an I/O of a rate-limited job against its schedule.
+    #[inline]
+    pub fn add_sched(&mut self, ddir: usize, from_sched_ns: u64, lag_ns: u64) {
+        let d = &mut self.dirs[ddir];
+        d.sched.add(from_sched_ns);
+        d.sched_hist.add(from_sched_ns);
+        d.lag.add(lag_ns);
+        if lag_ns >= LATE_NS {
+            d.late += 1;
+        }
+    }
+
     /// Merge another member of a reporting group (fio's `sum_thread_stats`).
     pub fn merge(&mut self, o: &ThreadStats, first: bool) {
+        if self.latency_depth.is_none() {
+            self.latency_depth = o.latency_depth;
+        }
         for (d, s) in self.dirs.iter_mut().zip(o.dirs.iter()) {
+            d.sched.merge(&s.sched);
+            d.sched_hist.merge(&s.sched_hist);
+            d.lag.merge(&s.lag);
+            d.late += s.late;
             d.io_bytes += s.io_bytes;
             d.total_ios += s.total_ios;
             d.short_ios += s.short_ios;
@@ -344,6 +380,10 @@ impl ThreadStats {
             m.iops.sum(&s.iops, false);
             m.runtime_ms = m.runtime_ms.max(s.runtime_ms);
             m.merge_prios(&s.prios);
+            m.sched.merge(&s.sched);
+            m.sched_hist.merge(&s.sched_hist);
+            m.lag.merge(&s.lag);
+            m.late += s.late;
         }
         m
     }

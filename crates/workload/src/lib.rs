@@ -6,6 +6,7 @@ pub mod bitmap;
 pub mod dist;
 pub mod fill;
 pub mod gen;
+pub mod rate;
 pub mod rng;
 
 pub use gen::{BsPolicy, FileSelect, Generator, NextIo, Region, Spec};

@@ -1,0 +1,115 @@
+//! Steady-state detection across a run: the job threads hand over one (IOPS, bytes/s)
+//! sample per check interval; the main thread sums them per reporting group (or per job
+//! without group_reporting), judges the window and asks the members to stop once the
+//! criterion is met (fio's `steadystate_check`).
+
+use crate::plan::ThreadPlan;
+use crate::progress::Progress;
+use flexio_stats::steady::{Criterion, SteadyState};
+use std::sync::atomic::Ordering;
+
+/// One steady-state unit: a job, or a reporting group's members.
+pub struct SsUnit {
+    pub members: Vec<usize>,
+    pub state: SteadyState,
+    /// Index of the next sample to take from every member.
+    next: usize,
+}
+
+/// The steady-state units among `members` (plan indices) of a stonewall segment.
+pub fn units(plans: &[ThreadPlan], members: &[usize]) -> Vec<SsUnit> {
+    let mut out: Vec<SsUnit> = Vec::new();
+    for &i in members {
+        let o = &plans[i].opts;
+        if o.ss_dur_us == 0 {
+            continue;
+        }
+        if o.group_reporting {
+            if let Some(u) = out.iter_mut().find(|u| {
+                let f = &plans[u.members[0]];
+                f.opts.group_reporting && f.groupid == plans[i].groupid
+            }) {
+                u.members.push(i);
+                continue;
+            }
+        }
+        let crit = Criterion {
+            iops: o.ss.iops,
+            slope: o.ss.slope,
+            limit: o.ss.limit,
+            pct: o.ss.pct,
+        };
+        let window = (o.ss_dur_us / o.ss_interval_us.max(1)).max(1) as usize;
+        out.push(SsUnit {
+            members: vec![i],
+            state: SteadyState::new(crit, o.ss_dur_us / 1_000_000, window),
+            next: 0,
+        });
+    }
+    out
+}
+
+impl SsUnit {
+    /// Take every sample that all still-running members have produced; true when the
+    /// criterion was met by one of them (the members have then been asked to stop).
+    pub fn poll(&mut self, progress: &[Progress], finished: impl Fn(usize) -> bool) -> bool {
+        if self.state.attained {
+            return false;
+        }
+        loop {
+            let (mut iops, mut bw, mut any) = (0u64, 0u64, false);
+            for &m in &self.members {
+                let Ok(v) = progress[m].ss_samples.lock() else {
+                    continue;
+                };
+                match v.get(self.next) {
+                    Some((i, b)) => {
+                        iops += i;
+                        bw += b;
+                        any = true;
+                    }
+                    // A member still running owes this sample: wait for it.
+                    None if !finished(m) => return false,
+                    None => {}
+                }
+            }
+            if !any {
+                return false;
+            }
+            self.next += 1;
+            if self.state.add(iops, bw) {
+                for &m in &self.members {
+                    progress[m].ss_stop.store(true, Ordering::Relaxed);
+                }
+                return true;
+            }
+        }
+    }
+
+    /// A one-line account of the verdict for the notes.
+    pub fn verdict(&self, name: &str) -> String {
+        let s = &self.state;
+        let what = format!(
+            "{}{}",
+            if s.crit.iops { "iops" } else { "bw" },
+            if s.crit.slope { " slope" } else { " mean dev" }
+        );
+        let pct = if s.crit.pct { "%" } else { "" };
+        if s.attained {
+            format!(
+                "flexio: {name}: steady state attained after {} samples ({what}={:.3}{pct}, limit {}{pct}); stopping early",
+                s.samples, s.criterion, s.crit.limit
+            )
+        } else if (s.samples as usize) < s.window {
+            format!(
+                "flexio: {name}: steady state not attained: the job ended after {} of the {} samples a window needs",
+                s.samples, s.window
+            )
+        } else {
+            format!(
+                "flexio: {name}: steady state not attained ({what}={:.3}{pct} at the end, limit {}{pct})",
+                s.criterion, s.crit.limit
+            )
+        }
+    }
+}
