@@ -335,6 +335,11 @@ fn execute(cli: &cli::Cli, set: &JobSet, plans: Vec<ThreadPlan>, default_mode: b
         eprintln!("flexio: cannot create log files: {e}");
         return 1;
     }
+    for j in &set.jobs {
+        if crate::plan::blockalign_differs(&j.opts) && !j.opts.norandommap {
+            notes.err("fio: Any use of blockalign= turns off randommap");
+        }
+    }
     for t in &plans {
         if t.depth_note {
             notes.info("note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1");

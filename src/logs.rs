@@ -440,6 +440,7 @@ pub struct IntervalLog {
     last_bytes: [u64; 3],
     last_ios: [u64; 3],
     last_hist: [Vec<u64>; 3],
+    last_sched: [Vec<u64>; 3],
     job: String,
     thread: u32,
 }
@@ -457,6 +458,7 @@ impl IntervalLog {
             last_bytes: [0; 3],
             last_ios: [0; 3],
             last_hist: [Vec::new(), Vec::new(), Vec::new()],
+            last_sched: [Vec::new(), Vec::new(), Vec::new()],
             job: job.to_string(),
             thread,
         })
@@ -469,6 +471,7 @@ impl IntervalLog {
         bytes: &[u64; 3],
         ios: &[u64; 3],
         hists: [&Hist; 3],
+        sched: [&Hist; 3],
         force: bool,
     ) {
         if !force && time_ms < self.next_ms {
@@ -480,24 +483,18 @@ impl IntervalLog {
             if n == 0 {
                 continue;
             }
-            let counts = hists[d].counts();
-            let prev = &self.last_hist[d];
             let span = (time_ms - self.start_ms).max(1);
             let b = bytes[d] - self.last_bytes[d];
-            let mut bins = Vec::new();
-            let delta: Vec<u64> = counts
-                .iter()
-                .enumerate()
-                .map(|(i, c)| c - prev.get(i).copied().unwrap_or(0))
-                .collect();
-            for (i, dc) in delta.iter().enumerate().filter(|(_, c)| **c > 0) {
-                bins.push(format!("\"{}\":{dc}", flexio_stats::hist::idx_to_val(i)));
-            }
-            let delta = Hist::from_counts(delta);
-            let pct = delta.percentiles(&[50.0, 90.0, 99.0, 99.9], delta.total());
-            let pstr: Vec<String> = pct.iter().map(|(p, v)| format!("\"p{p}\":{v}")).collect();
+            let (pstr, bins) = interval_hist(hists[d], &mut self.last_hist[d]);
+            // Rate-limited directions: the same for latency from the scheduled start.
+            let sched_part = if sched[d].is_enabled() && sched[d].total() > 0 {
+                let (p, b) = interval_hist(sched[d], &mut self.last_sched[d]);
+                format!(",\"sched_lat_ns\":{{{p}}},\"sched_hist_ns\":{{{b}}}")
+            } else {
+                String::new()
+            };
             text.push_str(&format!(
-                "{{\"job\":{},\"thread\":{},\"ddir\":\"{}\",\"start_ms\":{},\"end_ms\":{},\"ios\":{},\"bytes\":{},\"iops\":{:.3},\"bw_bytes\":{},\"clat_ns\":{{{}}},\"hist_ns\":{{{}}}}}\n",
+                "{{\"job\":{},\"thread\":{},\"ddir\":\"{}\",\"start_ms\":{},\"end_ms\":{},\"ios\":{},\"bytes\":{},\"iops\":{:.3},\"bw_bytes\":{},\"clat_ns\":{{{}}},\"hist_ns\":{{{}}}{}}}\n",
                 json_str(&self.job),
                 self.thread,
                 ["read", "write", "trim"][d],
@@ -507,10 +504,10 @@ impl IntervalLog {
                 b,
                 n as f64 * 1000.0 / span as f64,
                 b * 1000 / span,
-                pstr.join(","),
-                bins.join(",")
+                pstr,
+                bins,
+                sched_part
             ));
-            self.last_hist[d] = counts.to_vec();
         }
         self.last_bytes = *bytes;
         self.last_ios = *ios;
@@ -522,6 +519,28 @@ impl IntervalLog {
             let _ = self.file.write_all(text.as_bytes());
         }
     }
+}
+
+/// The interval's part of a cumulative histogram: its percentiles and non-empty bins as
+/// JSON members; `prev` (the counts at the previous interval) is advanced.
+fn interval_hist(h: &Hist, prev: &mut Vec<u64>) -> (String, String) {
+    let counts = h.counts();
+    let delta: Vec<u64> = counts
+        .iter()
+        .enumerate()
+        .map(|(i, c)| c - prev.get(i).copied().unwrap_or(0))
+        .collect();
+    let bins: Vec<String> = delta
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| **c > 0)
+        .map(|(i, dc)| format!("\"{}\":{dc}", flexio_stats::hist::idx_to_val(i)))
+        .collect();
+    let delta = Hist::from_counts(delta);
+    let pct = delta.percentiles(&[50.0, 90.0, 99.0, 99.9], delta.total());
+    let pstr: Vec<String> = pct.iter().map(|(p, v)| format!("\"p{p}\":{v}")).collect();
+    *prev = counts.to_vec();
+    (pstr.join(","), bins.join(","))
 }
 
 fn json_str(s: &str) -> String {

@@ -87,7 +87,10 @@ fn existing_size(p: &Path) -> Option<u64> {
 fn bs_policy(o: &JobOptions, d: usize) -> BsPolicy {
     if let Some(split) = &o.bssplit {
         if !split[d].is_empty() {
-            return BsPolicy::Split(split[d].iter().map(|e| (e.bs, e.perc)).collect());
+            // fio sorts the entries by percentage (stable for equal ones) before drawing.
+            let mut v: Vec<(u64, u32)> = split[d].iter().map(|e| (e.bs, e.perc)).collect();
+            v.sort_by_key(|e| e.1);
+            return BsPolicy::Split(v);
         }
     }
     if let Some(r) = &o.bsrange {
@@ -101,6 +104,13 @@ fn bs_policy(o: &JobOptions, d: usize) -> BsPolicy {
         return BsPolicy::Fixed(r[d].0);
     }
     BsPolicy::Fixed(o.bs[d])
+}
+
+/// Whether blockalign differs from the smallest block size in some direction (fio then
+/// turns the random map off).
+pub fn blockalign_differs(o: &JobOptions) -> bool {
+    o.blockalign
+        .is_some_and(|b| (0..3).any(|d| b[d] != 0 && b[d] != o.min_bs_dir(d)))
 }
 
 /// Directions a job performs.
@@ -438,22 +448,14 @@ fn plan_thread(
         o.iodepth
     };
     let dirs_on = job_dirs(o.rw);
-    let align = o
-        .blockalign
-        .map(|b| {
-            (0..3)
-                .filter(|d| dirs_on[*d])
-                .map(|d| b[d])
-                .min()
-                .unwrap_or(min_bs)
-        })
-        .unwrap_or_else(|| {
-            (0..3)
-                .filter(|d| dirs_on[*d])
-                .map(|d| o.min_bs_dir(d))
-                .min()
-                .unwrap_or(min_bs)
-        });
+    // fio's ba[ddir]: blockalign, by default each direction's smallest block size.
+    let align = [0, 1, 2].map(|d| {
+        o.blockalign
+            .map(|b| b[d])
+            .filter(|b| *b > 0)
+            .unwrap_or_else(|| o.min_bs_dir(d))
+            .max(1)
+    });
     let seeds = job_seeds(o, thread_number);
     let rw_min_bs = (0..3)
         .filter(|d| dirs_on[*d])
@@ -481,7 +483,8 @@ fn plan_thread(
         bs: [bs_policy(o, 0), bs_policy(o, 1), bs_policy(o, 2)],
         bs_by_pattern: o.bs_is_seq_rand,
         align,
-        random_map: !o.norandommap && o.blockalign.is_none(),
+        // fio: a block alignment other than the block size turns the random map off.
+        random_map: !o.norandommap && !blockalign_differs(o),
         files: files.iter().map(|f| f.region).collect(),
         select: match o.file_service {
             FileService::RoundRobin => FileSelect::RoundRobin,

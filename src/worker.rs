@@ -488,6 +488,9 @@ struct Worker<'a, E: Engine> {
     /// Steady state: next sample time and the totals at the previous one.
     next_ss_ns: u64,
     ss_base: Option<(u64, u64, u64)>,
+    /// Directions whose bytes count against the loop's budget (fio's io_bytes_exceeded:
+    /// reads and writes, else writes (trimwrite's trims are extra), else reads, else trims).
+    budget_dirs: [bool; 3],
     /// A latency-target search converged: drain, reset statistics, run a final window.
     lat_quiesce: bool,
     issued_total: u64,
@@ -621,6 +624,15 @@ impl<'a, E: Engine> Worker<'a, E> {
             lat_target: (o.latency_target_ns > 0).then(|| LatTarget::new(depth as u32, o)),
             depth_limit: if o.latency_target_ns > 0 { 1 } else { depth },
             lat_quiesce: false,
+            budget_dirs: {
+                let rw = o.rw;
+                match (rw.reads(), rw.writes()) {
+                    (true, true) => [true, true, false],
+                    (false, true) => [false, true, false],
+                    (true, false) => [true, false, false],
+                    _ => [false, false, true],
+                }
+            },
             next_ss_ns: u64::MAX,
             ss_base: None,
             issued_total: 0,
@@ -896,6 +908,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                 break;
             }
             if l + 1 < loops {
+                self.next_loop_files();
                 self.gen.reset();
                 self.op_done.iter_mut().for_each(|d| *d = false);
                 if o.unlink_each_loop {
@@ -924,7 +937,12 @@ impl<'a, E: Engine> Worker<'a, E> {
                 &self.stats.dirs[1].clat_hist,
                 &self.stats.dirs[2].clat_hist,
             ];
-            iv.emit(ms, &self.bytes, &self.ios, hists, true);
+            let sched = [
+                &self.stats.dirs[0].sched_hist,
+                &self.stats.dirs[1].sched_hist,
+                &self.stats.dirs[2].sched_hist,
+            ];
+            iv.emit(ms, &self.bytes, &self.ios, hists, sched, true);
         }
         if let Some(l) = self.logs.take() {
             for e in l.finish() {
@@ -936,6 +954,34 @@ impl<'a, E: Engine> Worker<'a, E> {
             self.unlink_files();
         }
         self.publish();
+    }
+
+    /// fio closes and reopens a job's files between loops (and between passes of a
+    /// time-based job): the page cache is dropped again (`invalidate`) and `fsync_on_close`
+    /// syncs again. flexio keeps the descriptors and does those two steps.
+    fn next_loop_files(&mut self) {
+        let o = &self.p.opts;
+        let writes = o.rw.writes();
+        for (i, fd) in self.fds.iter().enumerate() {
+            let Some(fd) = fd else { continue };
+            if o.fsync_on_close && writes {
+                let _ = rustix::fs::fsync(fd);
+            }
+            if o.invalidate && !o.pre_read {
+                let r = &self.p.files[i].region;
+                let _ = files::invalidate(fd, r.start, r.len);
+            }
+        }
+    }
+
+    /// Drop the page cache of one file again (a time-based job starting over, as fio's
+    /// loop_cache_invalidate).
+    #[cold]
+    fn invalidate_file(&self, i: usize) {
+        if let Some(Some(fd)) = self.fds.get(i) {
+            let r = &self.p.files[i].region;
+            let _ = files::invalidate(fd, r.start, r.len);
+        }
     }
 
     fn unlink_files(&self) {
@@ -1119,6 +1165,58 @@ impl<'a, E: Engine> Worker<'a, E> {
                 .min(50_000_000);
             std::thread::sleep(std::time::Duration::from_nanos(step));
         }
+    }
+
+    /// The next I/O of a rate-limited job: file, then direction, where the rate may switch
+    /// a mixed job to the other direction or sleep until one is due (fio's rate_ddir).
+    /// `None` when the files are done or the job must stop while waiting.
+    fn next_io_rated(&mut self) -> Option<flexio_workload::NextIo> {
+        for _ in 0..(self.gen.nfiles() * 2 + 2) {
+            let fi = self.gen.pick_file()?;
+            let mut d = self.gen.next_ddir();
+            if d < 2 {
+                d = self.rate_ddir(d)?;
+                self.gen.set_mix_ddir(d);
+            }
+            if let Some(io) = self.gen.attempt(fi, d) {
+                return Some(io);
+            }
+        }
+        None
+    }
+
+    /// fio's rate_ddir: a direction that is due goes now; a mixed job ahead of schedule in
+    /// this direction switches to the other one if that is due, else sleeps until the
+    /// earlier of the two.
+    fn rate_ddir(&mut self, d: usize) -> Option<usize> {
+        let r = self.rate.as_ref()?;
+        let now = self.clock.now();
+        let due = |x: usize| self.rate_base_ns + r.due_us(x) * 1000;
+        let dd = due(d);
+        if dd <= now {
+            return Some(d);
+        }
+        let o = d ^ 1;
+        let opts = &self.p.opts;
+        let other_share = if o == 0 {
+            opts.rwmixread
+        } else {
+            100 - opts.rwmixread
+        };
+        let (until, dir) = if opts.rw.reads() && opts.rw.writes() && other_share > 0 {
+            let od = due(o);
+            if od <= now {
+                return Some(o);
+            }
+            if dd <= od {
+                (dd, d)
+            } else {
+                (od, o)
+            }
+        } else {
+            (dd, d)
+        };
+        self.wait_until(until).then_some(dir)
     }
 
     /// Think time after an I/O, if one is due; returns the time after it.
@@ -1333,9 +1431,16 @@ impl<'a, E: Engine> Worker<'a, E> {
                 );
             }
             if let Some(iv) = &mut self.interval {
-                iv.emit(ms, &self.bytes, &self.ios, hists, false);
+                let sched = [
+                    &self.stats.dirs[0].sched_hist,
+                    &self.stats.dirs[1].sched_hist,
+                    &self.stats.dirs[2].sched_hist,
+                ];
+                iv.emit(ms, &self.bytes, &self.ios, hists, sched, false);
             }
-            self.next_log_ns = now + self.log_tick_ns;
+            // Ticks stay on multiples of the tick length, so intervals end on time.
+            let t = self.log_tick_ns;
+            self.next_log_ns = self.epoch_ns + ((now - self.epoch_ns) / t + 1) * t;
         }
         if now < self.next_check_ns || !self.accounting {
             return;
@@ -1406,8 +1511,15 @@ impl<'a, E: Engine> Worker<'a, E> {
             };
             return Some(s.op);
         }
-        let ddir = self.gen.next_ddir();
-        let n = self.gen.next(ddir)?;
+        let n = if self.rate.is_some() {
+            self.next_io_rated()?
+        } else {
+            self.gen.next_io()?
+        };
+        let ddir = n.ddir;
+        if n.wrapped && o.invalidate && !o.direct && !o.pre_read {
+            self.invalidate_file(n.file);
+        }
         if ddir == 1 {
             self.writes_since_sync += 1;
             self.last_write_file = n.file as u32;
@@ -1888,12 +2000,15 @@ impl<'a, E: Engine> Worker<'a, E> {
             };
             if op < OP_SYNC {
                 let len = self.slots[slot as usize].len;
-                issued += len;
+                if self.budget_dirs[op as usize] {
+                    issued += len;
+                }
                 if let Some(r) = &self.rate {
                     let d = op as usize;
                     if r.limited_dir(d) {
                         let due = self.rate_base_ns + r.due_us(d) * 1000;
-                        if due > now {
+                        // Normally already waited for in rate_ddir.
+                        if due > now && due > self.clock.now() {
                             if !self.wait_until(due) {
                                 self.free.push(slot);
                                 end = End::Stop;

@@ -213,10 +213,11 @@ fn show_ddir(
         }
     }
     if let Some(sc) = &d.sched {
-        // flexio: latency from the scheduled start (rate-limited jobs), and the lag.
-        display_lat(out, "sched lat", &sc.lat);
+        // flexio: latency from the scheduled start (rate-limited jobs), and the lag. Named
+        // `sched_lat` so that scripts matching fio's " lat (" lines do not pick it up.
+        display_lat(out, "sched_lat", &sc.lat);
         if let Some(v) = &sc.lat.percentiles {
-            percentiles_block(out, "sched lat", v, prec);
+            percentiles_block(out, "sched_lat", v, prec);
         }
         let _ = writeln!(
             out,
@@ -356,7 +357,7 @@ fn show_job(out: &mut String, j: &JobReport, g: &GroupReport, time: &str) {
         _ => {
             for (i, d) in j.dirs.iter().enumerate() {
                 if d.io_bytes > 0 && d.runtime_ms > 0 {
-                    show_ddir(out, j, g, DIR_NAMES[i], d, i != 0);
+                    show_ddir(out, j, g, DIR_NAMES[i], d, i == 1);
                 }
             }
             if let (Unified::Both, Some(m)) = (j.params.unified, &j.mixed) {

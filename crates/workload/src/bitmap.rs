@@ -16,10 +16,15 @@ impl BlockMap {
             used: 0,
         }
     }
+    /// Whether block `b` is unused (blocks beyond the map never are).
     pub fn is_free(&self, b: u64) -> bool {
-        self.words[(b / 64) as usize] & (1 << (b % 64)) == 0
+        b < self.nblocks && self.words[(b / 64) as usize] & (1 << (b % 64)) == 0
     }
+    /// Mark block `b` used (ignored beyond the map).
     pub fn set(&mut self, b: u64) {
+        if b >= self.nblocks {
+            return;
+        }
         let w = &mut self.words[(b / 64) as usize];
         let bit = 1 << (b % 64);
         if *w & bit == 0 {

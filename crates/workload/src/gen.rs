@@ -94,8 +94,9 @@ pub struct Spec {
     /// `bs_is_seq_rand`: the read block-size setting applies to sequential I/O and the write
     /// setting to random I/O, whatever the direction.
     pub bs_by_pattern: bool,
-    /// Random offsets are multiples of this (blockalign, default the smallest block size).
-    pub align: u64,
+    /// Random offsets of each direction are multiples of this (fio's ba[ddir]: blockalign,
+    /// by default the direction's smallest block size).
+    pub align: [u64; 3],
     /// Smallest block size over the job's directions (fio's rw_min_bs; sizes the LFSR).
     pub rw_min_bs: u64,
     pub random_map: bool,
@@ -123,6 +124,9 @@ pub struct NextIo {
     pub ddir: Ddir,
     pub offset: u64,
     pub len: u64,
+    /// The file started over (time_based, or io_size beyond its size) with this I/O: fio
+    /// drops its page cache again at that point (`invalidate`).
+    pub wrapped: bool,
 }
 
 /// Offset generator state (one per job, as fio's `random_state`).
@@ -138,6 +142,14 @@ impl OffRng {
         match self {
             OffRng::T32(r) => r.below(n),
             OffRng::T64(r) => r.below(n),
+        }
+    }
+    /// A raw draw and the scale of the generator (2^32 or 2^64) as f64, and the maximum.
+    #[inline]
+    fn raw(&mut self) -> (u64, f64, u64) {
+        match self {
+            OffRng::T32(r) => (r.next_u32() as u64, 4294967296.0, u32::MAX as u64),
+            OffRng::T64(r) => (r.next_u64(), 18446744073709551616.0, u64::MAX),
         }
     }
     #[inline]
@@ -170,13 +182,22 @@ pub struct Generator {
     spec: Spec,
     files: Vec<FileState>,
     off_rng: OffRng,
-    bs_rng: [Taus88; 3],
+    /// Block-size streams per direction (64-bit with random_generator=tausworthe64).
+    bs_rng: [OffRng; 3],
     mix_rng: Taus88,
-    file_rng: Taus88,
+    file_rng: OffRng,
     seq_rand: [Taus88; 3],
     cur_file: usize,
     file_ios: u64,
     files_done: usize,
+    /// A file wrapped around since the last I/O handed out.
+    wrapped: bool,
+    /// rwmix: the current direction, issues allowed before the next draw, issues so far.
+    rwmix_ddir: Ddir,
+    rwmix_issues: u64,
+    issues: [u64; 3],
+    /// trimwrite: the next I/O is a trim.
+    trim_next: bool,
 }
 
 impl Generator {
@@ -195,13 +216,38 @@ impl Generator {
                 RandGen::Tausworthe64 => OffRng::T64(Taus258::new(block_seed)),
                 _ => OffRng::T32(Taus88::new(block_seed as u32)),
             },
-            bs_rng: [0, 1, 2].map(|d| Taus88::new(seeds[slot::BS + d] as u32)),
+            bs_rng: [0, 1, 2].map(|d| {
+                // trimwrite: trims draw the same sizes as the writes they precede.
+                let d = if d == 2 && spec.dirs[1] && spec.dirs[2] {
+                    1
+                } else {
+                    d
+                };
+                let s = seeds[slot::BS + d];
+                match spec.gen {
+                    RandGen::Tausworthe64 => OffRng::T64(Taus258::new(s)),
+                    _ => OffRng::T32(Taus88::new(s as u32)),
+                }
+            }),
             mix_rng: Taus88::new(seeds[slot::MIX] as u32),
-            file_rng: Taus88::new(seeds[slot::FILE] as u32),
+            file_rng: match spec.gen {
+                RandGen::Tausworthe64 => OffRng::T64(Taus258::new(seeds[slot::FILE])),
+                _ => OffRng::T32(Taus88::new(seeds[slot::FILE] as u32)),
+            },
             seq_rand: [0, 1, 2].map(|_| Taus88::new(seeds[slot::SEQ_RAND] as u32)),
             cur_file: 0,
-            file_ios: 0,
+            // Random file service draws a file for the very first I/O too.
+            file_ios: if spec.select == FileSelect::Random {
+                u64::MAX
+            } else {
+                0
+            },
             files_done,
+            wrapped: false,
+            rwmix_ddir: 0,
+            rwmix_issues: 0,
+            issues: [0; 3],
+            trim_next: false,
             files,
             spec,
         }
@@ -209,7 +255,7 @@ impl Generator {
 
     /// Blocks a random offset is chosen from in `len` bytes (fio's last_block).
     fn nblocks(spec: &Spec, len: u64, ddir: Ddir) -> u64 {
-        let align = spec.align.max(1);
+        let align = spec.align[ddir].max(1);
         let min_bs = spec.bs[ddir].min();
         let extra = min_bs.saturating_sub(align);
         len.saturating_sub(extra) / align
@@ -217,7 +263,8 @@ impl Generator {
 
     fn file_state(spec: &Spec, i: usize, r: Region) -> FileState {
         let space = spec.strided.map(|z| z.range.min(r.len)).unwrap_or(r.len);
-        let map_blocks = space / spec.align.max(1);
+        // fio sizes the random map in units of the smallest block size of any direction.
+        let map_blocks = space / spec.rw_min_bs.max(1);
         let uniform = spec.dist.iter().all(|d| *d == Dist::Uniform);
         let lfsr_blocks = space / spec.rw_min_bs.max(1);
         FileState {
@@ -237,7 +284,7 @@ impl Generator {
                     Sampler::new(
                         &spec.dist[d],
                         Self::nblocks(spec, space, d).max(1),
-                        spec.align.max(1),
+                        spec.align[d].max(1),
                         spec.seeds[slot::ZONE] ^ i as u64,
                     )
                 })
@@ -267,6 +314,7 @@ impl Generator {
         }
         self.files_done = self.files.iter().filter(|f| f.done).count();
         self.cur_file = 0;
+        self.rwmix_issues = 0;
         self.file_ios = 0;
     }
 
@@ -276,16 +324,34 @@ impl Generator {
         let d = self.spec.dirs;
         match (d[0], d[1], d[2]) {
             (true, true, _) => {
-                if self.mix_rng.between(1, 100) <= self.spec.rwmixread as u64 {
-                    0
-                } else {
-                    1
+                // fio's get_rw_ddir: a direction is drawn only once the current one has had
+                // its share of issues since the last switch; a switch sets that share to
+                // (issues of the old direction) * (percentage of the new one) / 100.
+                let cur = self.rwmix_ddir;
+                if self.issues[cur] >= self.rwmix_issues {
+                    let new = if self.mix_rng.between(1, 100) <= self.spec.rwmixread as u64 {
+                        0
+                    } else {
+                        1
+                    };
+                    if new != cur {
+                        let pct = if new == 0 {
+                            self.spec.rwmixread as u64
+                        } else {
+                            100 - self.spec.rwmixread as u64
+                        };
+                        self.rwmix_issues = self.issues[cur] * pct / 100;
+                    }
+                    self.rwmix_ddir = new;
                 }
+                self.rwmix_ddir
             }
             (true, false, _) => 0,
             (false, true, true) => {
-                // trimwrite: alternate trim then write.
-                if self.mix_rng.below(2) == 0 {
+                // trimwrite: each block is trimmed, then written (fio compares the two
+                // directions' positions; they advance in step, so this alternates).
+                self.trim_next = !self.trim_next;
+                if self.trim_next {
                     2
                 } else {
                     1
@@ -296,43 +362,72 @@ impl Generator {
         }
     }
 
+    /// fio's get_next_buflen, drawn after the offset: redraw until the block fits in the
+    /// `avail` bytes left from the offset; `None` when even the smallest does not.
+    ///
+    /// Range: `min + (u32)(max * r / 2^32)`, aligned down to `min` (a mask when it is a
+    /// power of two), capped at `max`. Split: the first entry (in the given order) whose
+    /// cumulative percentage `p` satisfies `r / p <= u32::MAX / 100` and that fits.
     #[inline]
-    fn pick_len(&mut self, ddir: Ddir, random: bool) -> u64 {
+    fn draw_len(&mut self, ddir: Ddir, random: bool, avail: u64) -> Option<u64> {
+        // bs_is_seq_rand: the read settings (and random state) for sequential I/O, the
+        // write ones for random I/O.
         let slot = if self.spec.bs_by_pattern {
             usize::from(random)
         } else {
             ddir
         };
-        let rng = &mut self.bs_rng[ddir];
-        match &self.spec.bs[slot] {
-            BsPolicy::Fixed(b) => *b,
-            BsPolicy::Range {
-                min,
-                max,
-                unaligned,
-            } => {
-                let v = rng.between(*min, *max);
-                if *unaligned {
-                    v
+        let pol = &self.spec.bs[slot];
+        let (min, max) = (pol.min(), pol.max());
+        if min == max {
+            return (min <= avail).then_some(min);
+        }
+        if min > avail {
+            return None;
+        }
+        let rng = &mut self.bs_rng[slot];
+        for _ in 0..10_000 {
+            let (r, scale, rmax) = rng.raw();
+            let (mut len, unaligned) = match pol {
+                BsPolicy::Fixed(b) => (*b, false),
+                BsPolicy::Range { unaligned, .. } => (
+                    min + ((max as f64 * (r as f64 / scale)) as u32) as u64,
+                    *unaligned,
+                ),
+                BsPolicy::Split(list) => {
+                    let mut perc = 0u64;
+                    let mut b = min;
+                    for (bs, p) in list {
+                        if *p == 0 {
+                            continue;
+                        }
+                        b = *bs;
+                        perc += *p as u64;
+                        if r / perc <= rmax / 100 && b <= avail {
+                            break;
+                        }
+                    }
+                    (b, false)
+                }
+            };
+            if !unaligned {
+                if min.is_power_of_two() {
+                    len &= !(min - 1);
                 } else {
-                    (v / min * min).max(*min)
+                    len -= len % min;
                 }
             }
-            BsPolicy::Split(list) => {
-                let r = rng.between(1, 100);
-                let mut acc = 0u64;
-                for (bs, p) in list {
-                    acc += *p as u64;
-                    if r <= acc {
-                        return *bs;
-                    }
-                }
-                list.last().map(|e| e.0).unwrap_or(4096)
+            len = len.min(max);
+            if len <= avail {
+                return Some(len);
             }
         }
+        // Only reachable with split entries of 0% covering every fitting size.
+        Some(min)
     }
 
-    fn pick_file(&mut self) -> Option<usize> {
+    /// The file of the next I/O (fio's get_next_file); `None` when every file is done.
+    pub fn pick_file(&mut self) -> Option<usize> {
         let n = self.files.len();
         if self.files_done >= n {
             return None;
@@ -355,7 +450,8 @@ impl Generator {
                     }
                 }
                 FileSelect::Random => {
-                    for _ in 0..64 {
+                    // fio draws until it hits a file that is not done.
+                    for _ in 0..100_000 {
                         let f = self.file_rng.below(n as u64) as usize;
                         if !self.files[f].done {
                             self.cur_file = f;
@@ -383,25 +479,67 @@ impl Generator {
     pub fn next(&mut self, ddir: Ddir) -> Option<NextIo> {
         for _ in 0..(self.files.len() * 2 + 2) {
             let fi = self.pick_file()?;
+            if let Some(io) = self.attempt(fi, ddir) {
+                return Some(io);
+            }
+        }
+        None
+    }
+
+    /// The next I/O, its direction included, or `None` when every file is done. As in fio,
+    /// the file is chosen first, then the direction; when the file cannot produce an I/O it
+    /// is done, and the next file gets a freshly drawn direction.
+    pub fn next_io(&mut self) -> Option<NextIo> {
+        for _ in 0..(self.files.len() * 2 + 2) {
+            let fi = self.pick_file()?;
+            let ddir = self.next_ddir();
+            if let Some(io) = self.attempt(fi, ddir) {
+                return Some(io);
+            }
+        }
+        None
+    }
+
+    /// The number of files.
+    pub fn nfiles(&self) -> usize {
+        self.files.len()
+    }
+
+    /// A rate limit moved a mixed job to the other direction (fio's rate_ddir): the mix
+    /// continues from there.
+    pub fn set_mix_ddir(&mut self, ddir: Ddir) {
+        if self.spec.dirs[0] && self.spec.dirs[1] && ddir < 2 {
+            self.rwmix_ddir = ddir;
+        }
+    }
+
+    /// An I/O of direction `ddir` in file `fi`; `None` if the file cannot produce one (it
+    /// is then done, or wrapped).
+    pub fn attempt(&mut self, fi: usize, ddir: Ddir) -> Option<NextIo> {
+        {
             let random = self.spec.random
                 && (self.spec.pct_random[ddir] >= 100
                     || self.seq_rand[ddir].between(1, 100) <= self.spec.pct_random[ddir] as u64);
-            let len = self.pick_len(ddir, random);
             let got = if random {
-                self.next_random(fi, ddir, len)
+                self.next_random(fi, ddir)
+            } else if self.spec.random {
+                self.next_seq_in_random(fi, ddir)
             } else {
-                self.next_seq(fi, ddir, len)
+                self.next_seq(fi, ddir)
             };
             if let Some((off, l)) = got {
                 let f = &mut self.files[fi];
                 if self.spec.strided.is_some() {
                     f.zone_done += l;
                 }
+                let wrapped = std::mem::take(&mut self.wrapped);
+                self.issues[ddir] += 1;
                 return Some(NextIo {
                     file: fi,
                     ddir,
                     offset: f.region.start + off,
                     len: l,
+                    wrapped,
                 });
             }
         }
@@ -427,21 +565,26 @@ impl Generator {
         (f.zone_start, len)
     }
 
-    fn fit(&self, fi: usize, off: u64, len: u64, ddir: Ddir) -> Option<u64> {
+    /// The smallest block a sequential (or random) I/O of `ddir` can use.
+    fn min_len(&self, ddir: Ddir, random: bool) -> u64 {
+        let slot = if self.spec.bs_by_pattern {
+            usize::from(random)
+        } else {
+            ddir
+        };
+        self.spec.bs[slot].min()
+    }
+
+    /// A block at `off` of file `fi`: its length, drawn to fit before the region's end.
+    fn len_at(&mut self, fi: usize, off: u64, ddir: Ddir, random: bool) -> Option<u64> {
         let end = self.files[fi].region.len;
         if off >= end {
             return None;
         }
-        if off + len <= end {
-            return Some(len);
-        }
-        // Shorten to what fits, in multiples of the direction's smallest block size.
-        let min = self.spec.bs[ddir].min();
-        let l = (end - off) / min * min;
-        (l > 0).then_some(l)
+        self.draw_len(ddir, random, end - off)
     }
 
-    fn next_seq(&mut self, fi: usize, ddir: Ddir, len: u64) -> Option<(u64, u64)> {
+    fn next_seq(&mut self, fi: usize, ddir: Ddir) -> Option<(u64, u64)> {
         let (zstart, zlen) = self.zone(fi);
         let mut off = self.files[fi].pos[ddir];
         if off < zstart {
@@ -451,17 +594,18 @@ impl Generator {
         if self.spec.rw_nr > 0 && off >= self.files[fi].region.len {
             off = 0;
         }
-        if self.spec.strided.is_some() && off + len > zstart + zlen {
+        if self.spec.strided.is_some() && off + self.min_len(ddir, false) > zstart + zlen {
             // The zone is exhausted before its byte quota: move on.
             self.files[fi].zone_done = u64::MAX;
             let (zs, _) = self.zone(fi);
             off = zs;
         }
-        let l = match self.fit(fi, off, len, ddir) {
+        let l = match self.len_at(fi, off, ddir, false) {
             Some(l) => l,
             None if self.spec.wrap || self.spec.strided.is_some() => {
+                self.wrapped |= self.spec.wrap;
                 off = 0;
-                self.fit(fi, 0, len, ddir)?
+                self.len_at(fi, 0, ddir, false)?
             }
             None => {
                 self.mark_done(fi);
@@ -484,6 +628,7 @@ impl Generator {
             return match l.next_value() {
                 Some(v) => Some(v),
                 None if wrap => {
+                    self.wrapped = true;
                     l.reset();
                     l.next_value()
                 }
@@ -493,19 +638,40 @@ impl Generator {
         Some(self.off_rng.below(nblocks))
     }
 
-    fn next_random(&mut self, fi: usize, ddir: Ddir, len: u64) -> Option<(u64, u64)> {
-        let align = self.spec.align.max(1);
+    fn next_random(&mut self, fi: usize, ddir: Ddir) -> Option<(u64, u64)> {
         // rw=randread:N: continue (or repeat) the current run for N-1 more I/Os.
         if self.spec.rw_nr > 1 && self.files[fi].run_left > 0 {
             self.files[fi].run_left -= 1;
             let off = self.files[fi].run_pos;
-            if let Some(l) = self.fit(fi, off, len, ddir) {
+            if let Some(l) = self.len_at(fi, off, ddir, true) {
                 if !self.spec.identical {
                     self.files[fi].run_pos = off + l;
                 }
                 return Some((off, l));
             }
+            // The run ran off the end: a random block takes its place.
+            return self.random_io(fi, ddir, true);
         }
+        self.random_io(fi, ddir, false)
+    }
+
+    /// percentage_random chose a sequential I/O in a random job: it continues after the
+    /// previous I/O, or takes a random block at the end of the file (fio's get_next_block).
+    fn next_seq_in_random(&mut self, fi: usize, ddir: Ddir) -> Option<(u64, u64)> {
+        let off = self.files[fi].pos[ddir];
+        match self.len_at(fi, off, ddir, false) {
+            Some(l) => {
+                self.files[fi].pos[ddir] = off + l;
+                Some((off, l))
+            }
+            None => self.random_io(fi, ddir, true),
+        }
+    }
+
+    /// A random block. `fallback`: in place of a sequential I/O that ran off the end; as in
+    /// fio, such I/Os are left out of the random map and do not start a new `:N` run.
+    fn random_io(&mut self, fi: usize, ddir: Ddir, fallback: bool) -> Option<(u64, u64)> {
+        let align = self.spec.align[ddir].max(1);
         let (zstart, zlen) = self.zone(fi);
         let nblocks = Self::nblocks(&self.spec, zlen, ddir);
         if nblocks == 0 {
@@ -519,6 +685,7 @@ impl Generator {
         if let Some(map) = &mut self.files[fi].map {
             if map.full() {
                 if self.spec.wrap {
+                    self.wrapped = true;
                     map.clear();
                 } else {
                     self.mark_done(fi);
@@ -528,19 +695,37 @@ impl Generator {
             if !map.is_free(b) {
                 b = map.next_free(b)?;
             }
-            // Mark every block the I/O covers.
-            let blocks = len.div_ceil(align).max(1);
-            let total = map.len();
-            for k in b..(b + blocks).min(total) {
-                map.set(k);
-            }
         }
         let off = zstart + b * align;
-        let l = self.fit(fi, off, len, ddir)?;
+        let Some(mut l) = self.len_at(fi, off, ddir, !fallback) else {
+            // fio: a block that does not fit (a free map entry past the last block, with
+            // mixed block sizes) fails to produce an I/O: the file is done.
+            self.mark_done(fi);
+            return None;
+        };
+        let min_bs = self.spec.bs[ddir].min().max(1);
+        if let Some(map) = self.files[fi].map.as_mut().filter(|_| !fallback) {
+            // Mark the blocks the I/O covers, in units of the direction's smallest block
+            // size, up to the first one already done; the I/O is cut to that free run (fio's
+            // mark_random_map).
+            let first = (off - zstart) / min_bs;
+            let want = l.div_ceil(min_bs).max(1);
+            let total = map.len();
+            let mut n = 0;
+            while n < want && first + n < total && map.is_free(first + n) {
+                map.set(first + n);
+                n += 1;
+            }
+            if n > 0 && n * min_bs < l {
+                l = n * min_bs;
+            }
+        }
         // A sequential I/O (percentage_random) continues after this one, as in fio.
         self.files[fi].pos[ddir] = off + l;
         if self.spec.rw_nr > 1 {
-            self.files[fi].run_left = self.spec.rw_nr - 1;
+            if !fallback {
+                self.files[fi].run_left = self.spec.rw_nr - 1;
+            }
             self.files[fi].run_pos = if self.spec.identical { off } else { off + l };
         }
         Some((off, l))
@@ -564,7 +749,7 @@ mod tests {
                 BsPolicy::Fixed(4096),
             ],
             bs_by_pattern: false,
-            align: 4096,
+            align: [4096; 3],
             rw_min_bs: 4096,
             random_map: true,
             files: vec![Region {
@@ -630,9 +815,10 @@ mod tests {
         let n = 20000;
         for _ in 0..n {
             let d = g.next_ddir();
+            let io = g.next(d).unwrap();
             if d == 0 {
                 reads += 1;
-                if g.next(0).unwrap().len == 65536 {
+                if io.len == 65536 {
                     big += 1;
                 }
             }
