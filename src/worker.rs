@@ -601,7 +601,8 @@ impl<'a, E: Engine> Worker<'a, E> {
                 let any = o.rate.iter().chain(o.rate_iops.iter()).any(|r| *r > 0);
                 any.then(|| {
                     let min_bs = [0, 1, 2].map(|d| o.min_bs_dir(d));
-                    let s = p.spec.seeds[flexio_workload::rng::slot::POISSON];
+                    use flexio_workload::rng::slot;
+                    let sd = &p.spec.seeds;
                     let process = if o.rate_poisson {
                         flexio_workload::rate::Process::Poisson
                     } else {
@@ -612,7 +613,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                         o.rate_iops,
                         min_bs,
                         process,
-                        [s, s.wrapping_add(17), s.wrapping_add(18)],
+                        [sd[slot::POISSON], sd[slot::POISSON2], sd[slot::POISSON3]],
                     )
                 })
             },

@@ -93,7 +93,8 @@ impl Schedule {
             let iops = (self.bps[d] / self.min_bs[d].max(1)).max(1);
             // U in (0, 1]: (r + 1) / 2^32, as fio's __rand_0_1.
             let u = (self.rng[d].next_u32() as f64 + 1.0) / 4294967296.0;
-            let gap = ((1_000_000 / iops) as f64 * -(u as f32).ln() as f64) as u64;
+            // fio: (int64_t)(1000000 / iops) * -logf(u), in single precision.
+            let gap = ((1_000_000 / iops) as f32 * -(u as f32).ln()) as u64;
             self.last_us[d] += gap;
         }
     }

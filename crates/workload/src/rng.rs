@@ -336,6 +336,8 @@ pub mod slot {
     pub const START_DELAY: usize = 13;
     pub const POISSON: usize = 15;
     pub const ZONE: usize = 16;
+    pub const POISSON2: usize = 17;
+    pub const POISSON3: usize = 18;
     pub const PRIO: usize = 19;
     pub const COUNT: usize = 21;
 }
