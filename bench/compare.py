@@ -1,39 +1,55 @@
 #!/usr/bin/env python3
-"""Run fio and flexio on the same workloads in the same run and print the ratio.
+"""Run fio and flexio on the same workloads in the same run and print the ratios.
 
-Each workload runs fio, flexio, fio, flexio, ... (--runs pairs), so both tools see the
-same machine state; the table shows each tool's median IOPS, the ratio flexio/fio and the
-CPU time each spent per I/O (user + system, from the JSON report). The table is also
-written as JSON (--json).
+For each workload the tools run alternately, fio, flexio, fio, flexio, ... (--runs pairs,
+at least 5 by default), so both see the same machine state. For each tool the table shows
+the median IOPS (or MB/s), the ratio flexio/fio, CPU seconds per million I/Os and the peak
+memory of the whole process tree (fio forks a process per job):
 
-Usage: python3 bench/compare.py [--runs 5] [--runtime 5] [--only NAME] [--json FILE]
+* CPU: user + system time of the tool's process tree (getrusage(RUSAGE_CHILDREN) around
+  the run), divided by the I/Os the tool reports. Set-up and reporting are included.
+* Memory: the process tree is sampled every 50 ms; "RSS" is the peak of the summed VmRSS
+  (pages shared between fio's processes count once per process), "PSS" the peak of the
+  summed proportional set size (shared pages split between their users). Both are in the
+  JSON; the table shows PSS.
+
+Physical references run in the same rounds: `flexio-refloop null` (the loop alone) for the
+null-engine workload and `flexio-refloop pread` (random preads, nothing else) for psync on
+tmpfs, so the table shows how close each tool gets to the limit.
+
+The start-up workload is a job file with 200 jobs; the time from starting the tool to the
+first write reaching the target file is measured by watching the file.
+
+Usage: python3 bench/compare.py [--runs 5] [--runtime 5] [--only NAME,...] [--json FILE]
 """
 
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FLEXIO = os.path.join(HERE, "..", "target", "release", "flexio")
+ROOT = os.path.join(HERE, "..")
+FLEXIO = os.path.join(ROOT, "target", "release", "flexio")
+REFLOOP = os.path.join(ROOT, "target", "release", "flexio-refloop")
 # Files "on the machine's disk" live here (not tmpfs); kept between runs.
-DISK = os.environ.get("FLEXIO_BENCH_DISK_DIR", os.path.join(HERE, "..", "target", "bench-disk"))
+DISK = os.environ.get("FLEXIO_BENCH_DISK_DIR", os.path.join(ROOT, "target", "bench-disk"))
 
 
 def tmpfs_dir():
     """A directory on tmpfs: /dev/shm if it is tmpfs, else a fresh tmpfs mount (root)."""
-    try:
-        fs = subprocess.run(["stat", "-f", "-c", "%T", "/dev/shm"], capture_output=True, text=True).stdout.strip()
-    except OSError:
-        fs = ""
+    fs = subprocess.run(["stat", "-f", "-c", "%T", "/dev/shm"], capture_output=True, text=True).stdout.strip()
     if fs == "tmpfs":
         return tempfile.mkdtemp(prefix="flexio-bench-", dir="/dev/shm"), None
     d = tempfile.mkdtemp(prefix="flexio-bench-")
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1g", "tmpfs", d], check=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2g", "tmpfs", d], check=True)
     return d, d
 
 
@@ -44,47 +60,227 @@ def make_file(path, size):
             f.write(chunk)
 
 
+TMPFS_FILE = ("{tmpfs}/bench.file", 256 << 20)
+DISK_FILE = ("{disk}/bench.disk", 1 << 30)
+
 WORKLOADS = [
     {
         "name": "null-4k-qd1",
-        "what": "null engine, 4 KiB reads, iodepth 1: pure tool overhead",
+        "what": "null engine, 4 KiB, iodepth 1, one job: pure tool overhead",
         "args": ["--ioengine=null", "--bs=4k", "--size=100g", "--rw=read"],
+        "ref": ["null"],
+    },
+    {
+        "name": "null-4k-qd64-batch",
+        "what": "null engine through the asynchronous path: iodepth 64, batches of 16",
+        "args": ["--ioengine=null", "--bs=4k", "--size=100g", "--rw=read", "--iodepth=64",
+                 "--iodepth_batch_submit=16", "--iodepth_batch_complete_min=16"],
     },
     {
         "name": "psync-4k-randread-tmpfs",
-        "what": "psync 4 KiB random reads from a 256 MiB file on tmpfs (system-call bound)",
+        "what": "psync 4 KiB random reads, 256 MiB file on tmpfs, one job (system-call bound)",
         "args": ["--ioengine=psync", "--bs=4k", "--rw=randread", "--size=256m", "--filename={tmpfs}/bench.file"],
-        "file": ("{tmpfs}/bench.file", 256 << 20),
+        "file": TMPFS_FILE,
+        "ref": ["pread", "{tmpfs}/bench.file", "4096"],
+    },
+    {
+        "name": "psync-4k-randread-tmpfs-x2",
+        "what": "the same with numjobs=2",
+        "args": ["--ioengine=psync", "--bs=4k", "--rw=randread", "--size=256m", "--filename={tmpfs}/bench.file",
+                 "--numjobs=2", "--group_reporting"],
+        "file": TMPFS_FILE,
+    },
+    {
+        "name": "psync-4k-randwrite-tmpfs",
+        "what": "psync 4 KiB random writes, 256 MiB file on tmpfs",
+        "args": ["--ioengine=psync", "--bs=4k", "--rw=randwrite", "--size=256m", "--filename={tmpfs}/bench.file"],
+        "file": TMPFS_FILE,
     },
     {
         "name": "io_uring-4k-randread-qd32",
         "what": "io_uring 4 KiB random reads, O_DIRECT, iodepth 32, 1 GiB file on the machine's disk",
-        "args": ["--ioengine=io_uring", "--iodepth=32", "--direct=1", "--bs=4k", "--rw=randread", "--size=1g", "--filename={disk}/bench.disk"],
-        "file": ("{disk}/bench.disk", 1 << 30),
+        "args": ["--ioengine=io_uring", "--iodepth=32", "--direct=1", "--bs=4k", "--rw=randread", "--size=1g",
+                 "--filename={disk}/bench.disk"],
+        "file": DISK_FILE,
+        "device": True,
     },
     {
         "name": "libaio-4k-randread-qd32",
         "what": "libaio 4 KiB random reads, O_DIRECT, iodepth 32, 1 GiB file on the machine's disk",
-        "args": ["--ioengine=libaio", "--iodepth=32", "--direct=1", "--bs=4k", "--rw=randread", "--size=1g", "--filename={disk}/bench.disk"],
-        "file": ("{disk}/bench.disk", 1 << 30),
+        "args": ["--ioengine=libaio", "--iodepth=32", "--direct=1", "--bs=4k", "--rw=randread", "--size=1g",
+                 "--filename={disk}/bench.disk"],
+        "file": DISK_FILE,
+        "device": True,
+    },
+    {
+        "name": "psync-1m-read-direct",
+        "what": "1 MiB sequential reads, O_DIRECT, 1 GiB file on the machine's disk (MB/s)",
+        "args": ["--ioengine=psync", "--direct=1", "--bs=1m", "--rw=read", "--size=1g", "--filename={disk}/bench.disk"],
+        "file": DISK_FILE,
+        "device": True,
+        "unit": "MB/s",
+    },
+    {
+        "name": "psync-64jobs-tmpfs",
+        "what": "numjobs=64, psync 4 KiB random reads on tmpfs (memory and scaling)",
+        "args": ["--ioengine=psync", "--bs=4k", "--rw=randread", "--size=256m", "--filename={tmpfs}/bench.file",
+                 "--numjobs=64", "--group_reporting"],
+        "file": TMPFS_FILE,
+    },
+    {
+        "name": "nrfiles-10000",
+        "what": "one job over 10,000 files of 4 KiB on tmpfs, round robin, 4 KiB random reads",
+        "args": ["--ioengine=psync", "--bs=4k", "--rw=randread", "--nrfiles=10000", "--filesize=4k",
+                 "--directory={tmpfs}/many"],
+        "layout": True,
+    },
+    {
+        "name": "startup-200-jobs",
+        "what": "a job file with 200 jobs: time from start to the first I/O (ms, lower is better)",
+        "startup": True,
     },
 ]
 
 
-def run_one(tool, w, runtime, tmp):
-    exe = "fio" if tool == "fio" else FLEXIO
-    args = [a.replace("{tmpfs}", tmp).replace("{disk}", DISK) for a in w["args"]]
-    cmd = [exe, "--name=bench", *args, "--time_based", f"--runtime={runtime}", "--output-format=json"]
-    p = subprocess.run(cmd, capture_output=True, text=True)
+def tree_pids(pid):
+    """pid and all its descendants."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        try:
+            for t in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{t}/children") as f:
+                    todo.extend(int(c) for c in f.read().split())
+        except OSError:
+            pass
+    return out
+
+
+def mem_of(pid):
+    """(VmRSS, Pss) in KiB of one process; zeros if it is gone."""
+    rss = pss = 0
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    rss = int(line.split()[1])
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    pss = int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return rss, pss
+
+
+def run(cmd, cwd, watch=None, sample=True):
+    """Run a command; its stdout, wall time, CPU seconds of its process tree, peak memory,
+    and (with `watch`) seconds until that file was first modified."""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    before = os.stat(watch).st_mtime_ns if watch else None
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    peak = {"rss": 0, "pss": 0, "first": None}
+    done = threading.Event()
+
+    def sampler():
+        while not done.is_set():
+            rss = pss = 0
+            for q in tree_pids(p.pid):
+                a, b = mem_of(q)
+                rss += a
+                pss += b
+            peak["rss"] = max(peak["rss"], rss)
+            peak["pss"] = max(peak["pss"], pss)
+            done.wait(0.05)
+
+    def watcher():
+        while not done.is_set():
+            try:
+                if os.stat(watch).st_mtime_ns != before:
+                    peak["first"] = time.perf_counter() - t0
+                    return
+            except OSError:
+                pass
+            time.sleep(0.0001)
+
+    threads = []
+    if sample:
+        threads.append(threading.Thread(target=sampler, daemon=True))
+    if watch:
+        threads.append(threading.Thread(target=watcher, daemon=True))
+    for t in threads:
+        t.start()
+    out, err = p.communicate()
+    wall = time.perf_counter() - t0
+    done.set()
+    for t in threads:
+        t.join()
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
     if p.returncode != 0:
-        sys.exit(f"{tool} failed on {w['name']}: {p.stderr}")
-    doc = json.loads(p.stdout[p.stdout.index("{"):])
-    job = doc["jobs"][0]
-    ios = sum(job[d]["total_ios"] for d in ("read", "write", "trim"))
-    iops = sum(job[d]["iops"] for d in ("read", "write", "trim"))
-    cpu_s = (job["usr_cpu"] + job["sys_cpu"]) / 100.0 * job["job_runtime"] / 1000.0
-    # CPU seconds per million I/Os.
-    return iops, (cpu_s / ios * 1e6 if ios else 0.0)
+        sys.exit(f"{cmd[0]} failed ({p.returncode}): {err[-2000:]}")
+    return {"out": out, "wall": wall, "cpu": cpu, "rss_kib": peak["rss"], "pss_kib": peak["pss"],
+            "first_io_s": peak["first"]}
+
+
+def subst(s, tmp):
+    return s.replace("{tmpfs}", tmp).replace("{disk}", DISK)
+
+
+def run_tool(tool, w, runtime, tmp):
+    exe = "fio" if tool == "fio" else FLEXIO
+    args = [subst(a, tmp) for a in w["args"]]
+    cmd = [exe, "--name=bench", *args, "--time_based", f"--runtime={runtime}", "--output-format=json"]
+    r = run(cmd, tmp)
+    doc = json.loads(r["out"][r["out"].index("{"):])
+    ios = sum(j[d]["total_ios"] for j in doc["jobs"] for d in ("read", "write", "trim"))
+    iops = sum(j[d]["iops"] for j in doc["jobs"] for d in ("read", "write", "trim"))
+    mbs = sum(j[d]["bw_bytes"] for j in doc["jobs"] for d in ("read", "write", "trim")) / 1e6
+    value = mbs if w.get("unit") == "MB/s" else iops
+    return {"value": value, "ios": ios, "cpu_s_per_m": r["cpu"] / ios * 1e6 if ios else 0.0,
+            "rss_mib": r["rss_kib"] / 1024, "pss_mib": r["pss_kib"] / 1024}
+
+
+def run_ref(w, runtime, tmp):
+    r = run([REFLOOP, *[subst(a, tmp) for a in w["ref"]], str(runtime)], tmp, sample=False)
+    return json.loads(r["out"])["iops"]
+
+
+def startup_job(tmp):
+    """A job file of 200 jobs writing 4 KiB each into one existing file."""
+    target = os.path.join(tmp, "start.file")
+    with open(target, "wb") as f:
+        f.write(b"\0" * 4096)
+    lines = ["[global]", "ioengine=psync", "rw=write", "bs=4k", "size=4k", f"filename={target}", ""]
+    for i in range(200):
+        lines += [f"[j{i}]", ""]
+    path = os.path.join(tmp, "start.fio")
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+    return path, target
+
+
+def run_startup(tool, tmp):
+    path, target = startup_job(tmp)
+    time.sleep(0.02)  # the file's mtime must be older than the first write
+    exe = "fio" if tool == "fio" else FLEXIO
+    r = run([exe, path, "--output-format=json"], tmp, watch=target, sample=False)
+    return {"value": (r["first_io_s"] or r["wall"]) * 1000.0, "wall_ms": r["wall"] * 1000.0, "ios": 200,
+            "cpu_s_per_m": r["cpu"] / 200 * 1e6, "rss_mib": 0.0, "pss_mib": 0.0}
+
+
+def prepare(w, tmp):
+    if "file" in w:
+        path, size = w["file"]
+        real = subst(path, tmp)
+        if not (os.path.exists(real) and os.path.getsize(real) == size):
+            make_file(real, size)
+    if w.get("layout"):
+        # Both tools name files <job>.<n>.<file>: lay them out once for both.
+        os.makedirs(os.path.join(tmp, "many"), exist_ok=True)
+        run([FLEXIO, "--name=bench", *[subst(a, tmp) for a in w["args"]], "--create_only=1"], tmp, sample=False)
 
 
 def main():
@@ -96,8 +292,8 @@ def main():
     a = ap.parse_args()
     if not shutil.which("fio"):
         sys.exit("fio is not installed (apt-get install -y fio)")
-    if not os.path.exists(FLEXIO):
-        sys.exit("build flexio first: cargo build --release")
+    if not (os.path.exists(FLEXIO) and os.path.exists(REFLOOP)):
+        sys.exit("build first: cargo build --release --workspace")
     os.makedirs(DISK, exist_ok=True)
     tmp, mounted = tmpfs_dir()
     rows = []
@@ -105,32 +301,45 @@ def main():
         for w in WORKLOADS:
             if a.only and w["name"] not in a.only.split(","):
                 continue
-            if "file" in w:
-                path, size = w["file"]
-                real = path.replace("{tmpfs}", tmp).replace("{disk}", DISK)
-                if not (os.path.exists(real) and os.path.getsize(real) == size):
-                    make_file(real, size)
+            prepare(w, tmp)
             res = {"fio": [], "flexio": []}
+            refs = []
             for _ in range(a.runs):
                 for tool in ("fio", "flexio"):
-                    res[tool].append(run_one(tool, w, a.runtime, tmp))
-            med = {t: statistics.median(x[0] for x in res[t]) for t in res}
-            cpu = {t: statistics.median(x[1] for x in res[t]) for t in res}
-            rows.append(
-                {
-                    "workload": w["name"],
-                    "what": w["what"],
-                    "runs": a.runs,
-                    "runtime_s": a.runtime,
-                    "fio_iops_median": med["fio"],
-                    "flexio_iops_median": med["flexio"],
-                    "ratio": med["flexio"] / med["fio"] if med["fio"] else 0.0,
-                    "fio_cpu_s_per_million_ios": cpu["fio"],
-                    "flexio_cpu_s_per_million_ios": cpu["flexio"],
-                    "fio_iops_all": [x[0] for x in res["fio"]],
-                    "flexio_iops_all": [x[0] for x in res["flexio"]],
-                }
-            )
+                    if w.get("startup"):
+                        res[tool].append(run_startup(tool, tmp))
+                    else:
+                        res[tool].append(run_tool(tool, w, a.runtime, tmp))
+                if "ref" in w:
+                    refs.append(run_ref(w, a.runtime, tmp))
+            med = {t: {k: statistics.median(x[k] for x in res[t]) for k in ("value", "cpu_s_per_m", "rss_mib", "pss_mib")}
+                   for t in res}
+            startup = bool(w.get("startup"))
+            fv, xv = med["fio"]["value"], med["flexio"]["value"]
+            ratio = (fv / xv if xv else 0.0) if startup else (xv / fv if fv else 0.0)
+            ref = statistics.median(refs) if refs else None
+            rows.append({
+                "workload": w["name"],
+                "what": w["what"],
+                "unit": "ms to first I/O" if startup else w.get("unit", "IOPS"),
+                "runs": a.runs,
+                "runtime_s": a.runtime,
+                "fio": med["fio"]["value"],
+                "flexio": med["flexio"]["value"],
+                # flexio/fio for rates; fio/flexio for the start-up time (so >1 is better).
+                "ratio": ratio,
+                "reference": ref,
+                "flexio_vs_reference": (xv / ref) if ref else None,
+                "fio_cpu_s_per_million_ios": med["fio"]["cpu_s_per_m"],
+                "flexio_cpu_s_per_million_ios": med["flexio"]["cpu_s_per_m"],
+                "fio_peak_rss_mib": med["fio"]["rss_mib"],
+                "flexio_peak_rss_mib": med["flexio"]["rss_mib"],
+                "fio_peak_pss_mib": med["fio"]["pss_mib"],
+                "flexio_peak_pss_mib": med["flexio"]["pss_mib"],
+                "fio_all": [x["value"] for x in res["fio"]],
+                "flexio_all": [x["value"] for x in res["flexio"]],
+                "reference_all": refs,
+            })
     finally:
         if mounted:
             subprocess.run(["umount", mounted])
@@ -138,16 +347,23 @@ def main():
         else:
             shutil.rmtree(tmp, ignore_errors=True)
     fio_ver = subprocess.run(["fio", "--version"], capture_output=True, text=True).stdout.strip()
-    print(f"fio: {fio_ver}   flexio: {os.path.relpath(FLEXIO)}   runs: {a.runs} x {a.runtime}s each, alternating")
-    print(f"{'workload':<26}{'fio IOPS':>12}{'flexio IOPS':>14}{'ratio':>8}{'fio CPU s/M':>13}{'flexio CPU s/M':>16}")
+    print(f"fio: {fio_ver}   flexio: {os.path.relpath(FLEXIO)}   {a.runs} x {a.runtime} s per tool, alternating")
+    print(f"{'workload':<28}{'unit':>6}{'fio':>12}{'flexio':>12}{'ratio':>7}{'ref':>12}{'fx/ref':>7}"
+          f"{'fio CPU':>9}{'fx CPU':>8}{'fio PSS':>9}{'fx PSS':>8}")
+    print(f"{'':<28}{'':>6}{'':>12}{'':>12}{'':>7}{'':>12}{'':>7}{'s/M I/O':>9}{'s/M I/O':>8}{'MiB':>9}{'MiB':>8}")
     for r in rows:
-        print(
-            f"{r['workload']:<26}{r['fio_iops_median']:>12.0f}{r['flexio_iops_median']:>14.0f}{r['ratio']:>8.2f}"
-            f"{r['fio_cpu_s_per_million_ios']:>13.2f}{r['flexio_cpu_s_per_million_ios']:>16.2f}"
-        )
+        unit = "ms" if r["unit"].startswith("ms") else r["unit"]
+        ref = f"{r['reference']:>12.0f}" if r["reference"] else f"{'-':>12}"
+        fxr = f"{r['flexio_vs_reference']:>7.2f}" if r["flexio_vs_reference"] else f"{'-':>7}"
+        print(f"{r['workload']:<28}{unit:>6}{r['fio']:>12.1f}{r['flexio']:>12.1f}{r['ratio']:>7.2f}{ref}{fxr}"
+              f"{r['fio_cpu_s_per_million_ios']:>9.2f}{r['flexio_cpu_s_per_million_ios']:>8.2f}"
+              f"{r['fio_peak_pss_mib']:>9.1f}{r['flexio_peak_pss_mib']:>8.1f}")
+    print("ratio: flexio/fio (start-up: fio time / flexio time); ref: the bare loop (refloop); "
+          "CPU: user+system of the process tree per million I/Os; PSS: peak proportional memory")
     if a.json:
-        with open(a.json, "w") as f:
+        with open(a.json + ".tmp", "w") as f:
             json.dump({"fio": fio_ver, "rows": rows}, f, indent=2)
+        os.replace(a.json + ".tmp", a.json)
 
 
 if __name__ == "__main__":

@@ -292,7 +292,13 @@ fn execute(cli: &cli::Cli, set: &JobSet, plans: Vec<ThreadPlan>, default_mode: b
         pre.push_str(&format!("Starting {starting}\n"));
         sink.preamble(&pre);
     }
-    let clock = Clock::new();
+    let clock = choose_clock(set, &notes);
+    let (read_ns, resolution_ns) = clock.self_test();
+    let clock_info = flexio_stats::report::ClockInfo {
+        source: clock.source().name().to_string(),
+        read_ns,
+        resolution_ns,
+    };
     let genesis = clock.now();
     let reporter = Reporter {
         formats: sink.formats.clone(),
@@ -300,6 +306,7 @@ fn execute(cli: &cli::Cli, set: &JobSet, plans: Vec<ThreadPlan>, default_mode: b
         global_echo: set.global_echo.clone(),
         clock,
         genesis,
+        clock_info,
     };
     // ---- file layout, serialized in the main thread (create_serialize)
     let mut setup_failed = vec![false; plans.len()];
@@ -506,6 +513,24 @@ fn execute(cli: &cli::Cli, set: &JobSet, plans: Vec<ThreadPlan>, default_mode: b
     if let Some(h) = status_thread {
         let _ = h.join();
     }
+    // Self-check: a job that spent most of its time in flexio's own code measured flexio.
+    for (i, r) in results.iter().enumerate() {
+        let Some(r) = r else { continue };
+        let s = &r.stats;
+        let wall = s.total_run_time_ms as f64 * 1e6;
+        if plans[i].opts.ioengine == "null" || s.issued_rwt() == 0 || wall < 1e8 {
+            continue;
+        }
+        let engine = s.engine_ns as f64 * 100.0 / wall;
+        let wait = s.wait_ns as f64 * 100.0 / wall;
+        let tool = 100.0 - engine - wait;
+        if tool > 50.0 {
+            notes.warn(&format!(
+                "flexio: {}: {tool:.0}% of the job's time was spent in flexio itself ({engine:.0}% in the engine, {wait:.0}% in rate or think-time waits): its results are bound by the tool, not the target",
+                r.name
+            ));
+        }
+    }
     let interrupted = signalled.any();
     if interrupted {
         notes.info(&format!(
@@ -536,6 +561,28 @@ fn execute(cli: &cli::Cli, set: &JobSet, plans: Vec<ThreadPlan>, default_mode: b
         + setup_failed.iter().filter(|f| **f).count();
     // fio returns the count modulo 256; flexio caps it so that failures never read as success.
     failed.min(255) as i32
+}
+
+/// The run's clock: `clocksource` from the first job that sets it, else the TSC where it is
+/// usable, else CLOCK_MONOTONIC.
+fn choose_clock(set: &JobSet, notes: &Notes) -> Clock {
+    use crate::clock::Source;
+    use flexio_job::options::ClockSourceOpt;
+    let want = set.jobs.iter().find_map(|j| j.opts.clocksource);
+    match want {
+        Some(ClockSourceOpt::Gettimeofday) => Clock::with_source(Source::Gettimeofday),
+        Some(ClockSourceOpt::ClockGettime) => Clock::with_source(Source::Monotonic),
+        Some(ClockSourceOpt::Cpu) => match crate::clock::tsc_usable() {
+            Ok(()) => Clock::with_source(Source::Tsc),
+            Err(why) => {
+                notes.warn(&format!(
+                    "flexio: clocksource=cpu: the TSC cannot be trusted here ({why}); using clock_gettime"
+                ));
+                Clock::with_source(Source::Monotonic)
+            }
+        },
+        None => Clock::new(),
+    }
 }
 
 /// Ask every running job for its statistics so far and collect them with those of the
@@ -585,6 +632,7 @@ struct Reporter {
     global_echo: Vec<(String, String)>,
     clock: Clock,
     genesis: u64,
+    clock_info: flexio_stats::report::ClockInfo,
 }
 
 impl Reporter {
@@ -598,7 +646,7 @@ impl Reporter {
             .unwrap_or_default();
         let secs = wall.as_secs() as i64;
         let elapsed_s = (self.clock.now() - self.genesis).div_ceil(1_000_000_000);
-        report::build(
+        let mut rep = report::build(
             results,
             disks,
             self.global_echo.clone(),
@@ -609,7 +657,9 @@ impl Reporter {
                 flexio_engine::sys::ctime(secs),
             ),
             elapsed_s,
-        )
+        );
+        rep.clock = self.clock_info.clone();
+        rep
     }
 
     /// fio prints terse, then JSON, then normal.

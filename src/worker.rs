@@ -222,6 +222,9 @@ pub fn default_ioprio(o: &flexio_job::JobOptions) -> u16 {
 /// Run a whole thread plan and package its result.
 pub fn run_thread(plan: &ThreadPlan, ctx: &RunCtx, progress: &Progress) -> JobResult {
     let tid = rustix::thread::gettid().as_raw_nonzero().get();
+    // A private descriptor table makes every system call on the job's files cheaper; a
+    // kernel that refuses only costs that speed.
+    let _ = flexio_engine::sys::private_fd_table();
     progress.tid.store(tid, Ordering::Relaxed);
     if let Err((errno, what)) = place_thread(plan) {
         ctx.notes.err(&format!("fio: {}: {what}", plan.name));
@@ -488,6 +491,9 @@ struct Worker<'a, E: Engine> {
     /// Steady state: next sample time and the totals at the previous one.
     next_ss_ns: u64,
     ss_base: Option<(u64, u64, u64)>,
+    /// Synchronous engines stamp one time for start and issue, so lat equals clat: it is
+    /// recorded once, as clat, and folded into lat when statistics are taken.
+    lat_from_clat: bool,
     /// Directions whose bytes count against the loop's budget (fio's io_bytes_exceeded:
     /// reads and writes, else writes (trimwrite's trims are extra), else reads, else trims).
     budget_dirs: [bool; 3],
@@ -625,6 +631,11 @@ impl<'a, E: Engine> Worker<'a, E> {
             lat_target: (o.latency_target_ns > 0).then(|| LatTarget::new(depth as u32, o)),
             depth_limit: if o.latency_target_ns > 0 { 1 } else { depth },
             lat_quiesce: false,
+            lat_from_clat: !o.disable_lat
+                && !o.disable_clat
+                && caps.syncio
+                && !caps.file_op
+                && (!cfg.lat_hist || cfg.clat_hist),
             budget_dirs: {
                 let rw = o.rw;
                 match (rw.reads(), rw.writes()) {
@@ -918,6 +929,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             }
         }
         let now = self.clock.now();
+        self.fold_lat();
         self.stats.total_run_time_ms = (now.saturating_sub(self.epoch_ns)) / 1_000_000;
         if let Some(lt) = &self.lat_target {
             self.stats.latency_depth = Some(lt.qd);
@@ -1152,6 +1164,13 @@ impl<'a, E: Engine> Worker<'a, E> {
     /// should stop instead.
     fn wait_until(&mut self, due: u64) -> bool {
         self.quiesce();
+        let start = self.clock.now();
+        let r = self.wait_loop(due);
+        self.stats.wait_ns += self.clock.now().saturating_sub(start);
+        r
+    }
+
+    fn wait_loop(&mut self, due: u64) -> bool {
         loop {
             let now = self.clock.now();
             self.periodic(now);
@@ -1255,6 +1274,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             self.sleep_us(think - spin);
         }
         let t1 = self.clock.now();
+        self.stats.wait_ns += t1 - t0;
         if ignore {
             if let Some(r) = &mut self.rate {
                 r.shift((t1 - t0) / 1000);
@@ -1327,9 +1347,32 @@ impl<'a, E: Engine> Worker<'a, E> {
         }
     }
 
+    /// Fold the clat samples that stand for lat into lat (see `lat_from_clat`), in the
+    /// job's statistics or a copy of them.
+    fn fold_lat_into(&self, s: &mut ThreadStats) {
+        if !self.lat_from_clat {
+            return;
+        }
+        for d in &mut s.dirs {
+            d.lat.merge(&d.clat);
+            if self.cfg.lat_hist {
+                let h = d.clat_hist.clone();
+                d.lat_hist.merge(&h);
+            }
+        }
+    }
+
+    fn fold_lat(&mut self) {
+        let mut s = std::mem::take(&mut self.stats);
+        self.fold_lat_into(&mut s);
+        self.stats = s;
+        self.lat_from_clat = false;
+    }
+
     /// The statistics as they would be reported if the job ended now.
     fn snapshot(&self, now: u64) -> ThreadStats {
         let mut s = self.stats.clone();
+        self.fold_lat_into(&mut s);
         if self.accounting {
             let start = self
                 .loop_reset_start
@@ -1401,6 +1444,9 @@ impl<'a, E: Engine> Worker<'a, E> {
         if now >= self.next_publish_ns {
             self.publish();
             self.next_publish_ns = now + 100_000_000;
+            if self.terminated() {
+                self.stop = true;
+            }
             if self.next_ss_ns != u64::MAX && self.progress.ss_stop.load(Ordering::Relaxed) {
                 // Steady state attained: end the job normally.
                 self.stop = true;
@@ -1492,7 +1538,8 @@ impl<'a, E: Engine> Worker<'a, E> {
 
     #[inline]
     fn should_stop(&self, now: u64) -> bool {
-        self.stop || now >= self.runtime_end_ns || self.terminated()
+        // Termination requests are picked up by the periodic work (at least every 100 ms).
+        self.stop || now >= self.runtime_end_ns
     }
 
     /// Pick the next request into `slot`; `None` when the loop's work is done.
@@ -1617,22 +1664,23 @@ impl<'a, E: Engine> Worker<'a, E> {
             return self.clock.now();
         }
         let is_sync = s.op >= OP_SYNC;
-        if self.need_lat {
+        if self.need_lat || (self.caps.syncio && (self.need_clat || is_sync)) {
             now = self.clock.now();
         }
         self.slots[slot as usize].start_ns = now;
         loop {
             let req = self.request(slot);
-            let issue = if self.caps.syncio && (self.need_clat || is_sync) {
-                self.clock.now()
-            } else {
-                now
-            };
+            // Synchronous engines: the start stamp, taken just before the system call, is
+            // also the issue time: one clock reading per request instead of two (lat then
+            // equals clat; fio's lat adds its own preparation time). Engines that queue get
+            // their issue time at submission.
+            let issue = now;
             self.slots[slot as usize].issue_ns = issue;
             let r = self.e.queue(&req);
             match r {
                 Queued::Completed(res) => {
                     let t = self.clock.now();
+                    self.stats.engine_ns += t.saturating_sub(issue);
                     if !self.caps.has_commit {
                         self.stats.mark_submit(1);
                         self.stats.mark_complete(1);
@@ -1651,6 +1699,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                     if !self.caps.has_commit {
                         self.stats.mark_submit(1);
                         let t = self.clock.now();
+                        self.stats.engine_ns += t.saturating_sub(issue);
                         self.slots[slot as usize].issue_ns = t;
                         if self.need_slat && self.accounting && !is_sync {
                             self.stats.add_slat(
@@ -1700,8 +1749,10 @@ impl<'a, E: Engine> Worker<'a, E> {
         let cur_depth = (self.slots.len() - self.free.len()) as u64;
         self.stats
             .mark_depth(cur_depth, self.uncommitted.len() as u64);
+        let t0 = self.clock.now();
         let r = self.e.commit();
         let t = self.clock.now();
+        self.stats.engine_ns += t - t0;
         match r {
             Ok(n) => {
                 if self.caps.has_commit {
@@ -1745,10 +1796,12 @@ impl<'a, E: Engine> Worker<'a, E> {
             .max(min)
             .max(1);
         self.comps.clear();
+        let t0 = self.clock.now();
         let r = self
             .e
             .reap(min.min(self.inflight as usize), max, &mut self.comps);
         let t = self.clock.now();
+        self.stats.engine_ns += t.saturating_sub(t0);
         match r {
             Ok(n) => {
                 self.stats.mark_complete(n as u64);
@@ -1819,7 +1872,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             if self.need_clat && !self.caps.file_op {
                 self.stats.add_clat(d, t.saturating_sub(s.issue_ns));
             }
-            if self.need_lat {
+            if self.need_lat && !(self.lat_from_clat && s.issue_ns == s.start_ns) {
                 self.stats.add_lat(d, t.saturating_sub(s.start_ns));
             }
             if let Some(l) = &mut self.logs {

@@ -2,6 +2,37 @@
 
 use std::io;
 
+/// The CPU's time-stamp counter (x86-64), or `None` on other architectures.
+#[inline(always)]
+pub fn rdtsc() -> Option<u64> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: RDTSC has no preconditions: it reads a counter and touches no memory. It
+        // is available on every x86-64 CPU.
+        Some(unsafe { core::arch::x86_64::_rdtsc() })
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        None
+    }
+}
+
+/// Give the calling thread its own copy of the file-descriptor table (unshare(CLONE_FILES)).
+///
+/// In a multi-threaded process the kernel takes and drops a reference on the file for every
+/// system call on a descriptor, because another thread could close it meanwhile; a table
+/// used by one thread only skips that (about 5% of a 4 KiB pread on tmpfs, measured). Job
+/// threads call this first and from then on open every descriptor they use themselves.
+pub fn private_fd_table() -> io::Result<()> {
+    // SAFETY: after this call descriptors opened by this thread are not visible to others
+    // and vice versa. flexio's job threads open their files, rings and logs themselves after
+    // calling this, use the descriptors inherited in the copy (stdout, stderr) only as the
+    // same open files, and hand no descriptor to another thread: what they return is plain
+    // data (statistics).
+    unsafe { rustix::thread::unshare_unsafe(rustix::thread::UnshareFlags::FILES) }
+        .map_err(io::Error::from)
+}
+
 /// Resource usage of the calling thread.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Usage {

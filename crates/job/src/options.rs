@@ -388,6 +388,8 @@ pub struct JobOptions {
     pub max_latency_us: [u64; 3],
     /// null engine test aid: sleep this long (ns) once, at this I/O number.
     pub null_stall: Option<(u64, u64)>,
+    /// clocksource: None = the default (TSC where usable).
+    pub clocksource: Option<ClockSourceOpt>,
 
     // --- steady state
     pub ss: SsCriterion,
@@ -420,6 +422,14 @@ pub const DEFAULT_PERCENTILES: [f64; 17] = [
     1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
     99.99,
 ];
+
+/// fio's `clocksource`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClockSourceOpt {
+    Gettimeofday,
+    ClockGettime,
+    Cpu,
+}
 
 /// A steady-state criterion, `metric[_slope]:limit[%]` (fio's `ss`).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -631,6 +641,7 @@ impl Default for JobOptions {
             latency_run: false,
             max_latency_us: [0; 3],
             null_stall: None,
+            clocksource: None,
             ss: SsCriterion::default(),
             ss_dur_us: 0,
             ss_ramp_us: 0,

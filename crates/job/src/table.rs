@@ -1667,6 +1667,9 @@ pub static OPTIONS: &[OptDef] = &[
              }
              Ok(())
          }),
+    row!("clocksource", [], Kind::Choice(&[("gettimeofday", "Use gettimeofday(2) for timing"), ("clock_gettime", "Use clock_gettime(2) for timing"), ("cpu", "Use CPU private clock")]),
+         "cpu", "What type of timing source to use (flexio: cpu = the TSC, when invariant and trusted by the kernel)",
+         |o, v| { o.clocksource = Some(choice(v, &[("gettimeofday", crate::options::ClockSourceOpt::Gettimeofday), ("clock_gettime", crate::options::ClockSourceOpt::ClockGettime), ("cpu", crate::options::ClockSourceOpt::Cpu)])?); Ok(()) }),
     row!("steadystate", ["ss"], Kind::Str, "iops_slope:0.01%", "Define the criterion and limit to judge when a job has reached steady state",
          |o, v| { o.ss = crate::options::SsCriterion::parse(req(v)?, o.kb_base)?; Ok(()) }),
     time_row!("steadystate_duration", ["ss_dur"], ss_dur_us, true, "Stop workload upon attaining steady state for specified duration"),
@@ -1750,7 +1753,6 @@ pub static UNSUPPORTED: &[&str] = &[
     "merge_blktrace_file",
     "merge_blktrace_scalars",
     "merge_blktrace_iters",
-    "clocksource",
     "gtod_cpu",
     "mem",
     "iomem",

@@ -350,6 +350,16 @@ pub fn job_obj(j: &JobReport, r: &RunReport, plus: bool) -> Obj {
             );
         }
     }
+    if let Some(t) = &j.tool {
+        fx = fx.obj(
+            "tool",
+            Obj::new()
+                .float("cpu_ns_per_io", t.cpu_ns_per_io)
+                .float("engine_pct", t.engine_pct)
+                .float("wait_pct", t.wait_pct)
+                .float("tool_pct", t.tool_pct),
+        );
+    }
     if !fx.0.is_empty() {
         o = o.obj("flexio", fx);
     }
@@ -393,7 +403,16 @@ pub fn report(r: &RunReport, plus: bool, flexio_version: &str) -> String {
             .collect();
         root = root.arr("disk_util", disks);
     }
-    root = root.obj("flexio", Obj::new().str("version", flexio_version));
+    root = root.obj(
+        "flexio",
+        Obj::new().str("version", flexio_version).obj(
+            "clock",
+            Obj::new()
+                .str("source", &r.clock.source)
+                .float("read_ns", r.clock.read_ns)
+                .int("resolution_ns", r.clock.resolution_ns),
+        ),
+    );
     print(&root.into_j())
 }
 

@@ -88,7 +88,8 @@ pub struct LatSummary {
 }
 
 impl LatSummary {
-    fn from(stat: &Stat, hist: &Hist, pct: bool, list: &[f64]) -> Self {
+    fn from(stat: &crate::stat::LatStat, hist: &Hist, pct: bool, list: &[f64]) -> Self {
+        let stat = &stat.to_stat();
         let show = pct && stat.samples > 0 && hist.is_enabled();
         LatSummary {
             min_ns: stat.min_or_zero(),
@@ -241,6 +242,26 @@ pub struct JobReport {
     pub total_err: u64,
     pub first_error: i32,
     pub steadystate: Option<crate::steady::SteadyState>,
+    /// How much of the job's time was flexio's own (None without I/O).
+    pub tool: Option<ToolReport>,
+}
+
+/// flexio measuring itself: CPU per I/O, and the share of the job's time spent neither in
+/// the engine nor sleeping on purpose (rate limits, think time), i.e. in flexio's code.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ToolReport {
+    pub cpu_ns_per_io: f64,
+    pub engine_pct: f64,
+    pub wait_pct: f64,
+    pub tool_pct: f64,
+}
+
+/// The clock a run used and what it costs.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ClockInfo {
+    pub source: String,
+    pub read_ns: f64,
+    pub resolution_ns: u64,
 }
 
 /// One data direction of a reporting group.
@@ -299,6 +320,7 @@ pub struct RunReport {
     /// Seconds since start (rounded up) and fio's eta (INT_MAX when shorter than 3 s).
     pub elapsed_s: u64,
     pub eta_s: i64,
+    pub clock: ClockInfo,
 }
 
 /// fio's `stat_calc_dist`: percent with a floor of 0.1 for non-empty buckets.
@@ -428,6 +450,22 @@ fn group_dir(members: &[&ThreadStats], f: impl Fn(&ThreadStats) -> (u64, u64)) -
         g.agg_bw = (g.io_bytes as u128 * 1000 / g.max_run_ms as u128) as u64;
     }
     g
+}
+
+fn tool_report(ts: &ThreadStats) -> Option<ToolReport> {
+    let ios = ts.issued_rwt();
+    let wall = ts.total_run_time_ms as f64 * 1e6;
+    if ios == 0 || wall <= 0.0 {
+        return None;
+    }
+    let pct = |x: u64| (x as f64 * 100.0 / wall).min(100.0);
+    let (engine_pct, wait_pct) = (pct(ts.engine_ns), pct(ts.wait_ns));
+    Some(ToolReport {
+        cpu_ns_per_io: (ts.usr_time_us + ts.sys_time_us) as f64 * 1000.0 / ios as f64,
+        engine_pct,
+        wait_pct,
+        tool_pct: (100.0 - engine_pct - wait_pct).max(0.0),
+    })
 }
 
 /// Merge job results into reporting units (group_reporting) in fio's order: consecutive
@@ -591,6 +629,7 @@ pub fn build(
             total_err: ts.total_err,
             first_error: ts.first_error,
             steadystate: u.steadystate.clone(),
+            tool: tool_report(ts),
         });
     }
     let eta_s = if elapsed_s < 3 { i32::MAX as i64 } else { 0 };
@@ -605,6 +644,7 @@ pub fn build(
         disks,
         elapsed_s,
         eta_s,
+        clock: ClockInfo::default(),
     }
 }
 

@@ -106,9 +106,122 @@ impl Stat {
     }
 }
 
+/// A latency statistic on the I/O path: exact integer sums instead of Welford's update (no
+/// division per sample). [`LatStat::to_stat`] gives the mean and S of the same samples
+/// (computed exactly, then rounded once), and merging two is adding their sums, which is
+/// what fio's parallel-variance merge computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LatStat {
+    pub min: u64,
+    pub max: u64,
+    pub samples: u64,
+    pub sum: u128,
+    pub sumsq: u128,
+}
+
+impl Default for LatStat {
+    fn default() -> Self {
+        LatStat {
+            min: u64::MAX,
+            max: 0,
+            samples: 0,
+            sum: 0,
+            sumsq: 0,
+        }
+    }
+}
+
+impl LatStat {
+    #[inline(always)]
+    pub fn add(&mut self, v: u64) {
+        self.max = self.max.max(v);
+        self.min = self.min.min(v);
+        self.samples += 1;
+        self.sum += v as u128;
+        self.sumsq = self.sumsq.wrapping_add(v as u128 * v as u128);
+    }
+
+    pub fn merge(&mut self, o: &LatStat) {
+        self.min = self.min.min(o.min);
+        self.max = self.max.max(o.max);
+        self.samples += o.samples;
+        self.sum += o.sum;
+        self.sumsq = self.sumsq.wrapping_add(o.sumsq);
+    }
+
+    /// The same samples as a [`Stat`] (mean and sum of squared deviations).
+    pub fn to_stat(&self) -> Stat {
+        if self.samples == 0 {
+            return Stat::default();
+        }
+        let n = self.samples as u128;
+        let mean = self.sum as f64 / n as f64;
+        // S = sumsq - sum^2 / n, exactly while sum^2 fits in 128 bits.
+        let s = match self.sum.checked_mul(self.sum) {
+            Some(sq) => {
+                let q = sq / n;
+                let r = sq % n;
+                let whole = self.sumsq.saturating_sub(q);
+                whole as f64 - r as f64 / n as f64
+            }
+            None => self.sumsq as f64 - (self.sum as f64) * (self.sum as f64) / n as f64,
+        };
+        Stat {
+            min: self.min,
+            max: self.max,
+            samples: self.samples,
+            mean,
+            s: s.max(0.0),
+        }
+    }
+
+    pub fn mean(&self) -> f64 {
+        self.to_stat().mean
+    }
+
+    pub fn stddev(&self) -> f64 {
+        self.to_stat().stddev()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exact_sums_equal_welford() {
+        let vals = [2u64, 4, 4, 4, 5, 5, 7, 9, 1_000_000_007, 13];
+        let (mut w, mut e) = (Stat::default(), LatStat::default());
+        vals.iter().for_each(|v| {
+            w.add(*v);
+            e.add(*v);
+        });
+        let s = e.to_stat();
+        assert_eq!((s.min, s.max, s.samples), (w.min, w.max, w.samples));
+        assert!((s.mean - w.mean).abs() <= 1e-9 * w.mean);
+        assert!((s.stddev() - w.stddev()).abs() <= 1e-9 * w.stddev());
+        // Merging sums equals fio's parallel merge of the two halves.
+        let (mut a, mut b, mut wa, mut wb) = (
+            LatStat::default(),
+            LatStat::default(),
+            Stat::default(),
+            Stat::default(),
+        );
+        for (i, v) in vals.iter().enumerate() {
+            if i % 3 == 0 {
+                a.add(*v);
+                wa.add(*v);
+            } else {
+                b.add(*v);
+                wb.add(*v);
+            }
+        }
+        a.merge(&b);
+        wa.merge(&wb);
+        let s = a.to_stat();
+        assert!((s.stddev() - wa.stddev()).abs() <= 1e-9 * wa.stddev());
+        assert_eq!(LatStat::default().to_stat(), Stat::default());
+    }
 
     #[test]
     fn known_set() {

@@ -4,7 +4,7 @@
 //! Recording methods are `#[inline]` and allocation-free: they are on the I/O hot path.
 
 use crate::hist::Hist;
-use crate::stat::Stat;
+use crate::stat::{LatStat, Stat};
 
 /// Which optional measurements a job records.
 #[derive(Clone, Copy, Debug, Default)]
@@ -21,7 +21,7 @@ pub struct StatsConfig {
 pub struct PrioStat {
     /// ioprio value: class << 13 | level.
     pub ioprio: u16,
-    pub stat: Stat,
+    pub stat: LatStat,
     pub hist: Hist,
 }
 
@@ -36,9 +36,9 @@ pub struct DirStats {
     pub short_ios: u64,
     /// I/Os dropped (not issued because the job ended).
     pub drop_ios: u64,
-    pub slat: Stat,
-    pub clat: Stat,
-    pub lat: Stat,
+    pub slat: LatStat,
+    pub clat: LatStat,
+    pub lat: LatStat,
     pub slat_hist: Hist,
     pub clat_hist: Hist,
     pub lat_hist: Hist,
@@ -55,9 +55,9 @@ pub struct DirStats {
     /// Rate-limited jobs: latency measured from each I/O's scheduled start (free of
     /// coordinated omission), how late each I/O was issued, and how many were late by at
     /// least [`LATE_NS`].
-    pub sched: Stat,
+    pub sched: LatStat,
     pub sched_hist: Hist,
-    pub lag: Stat,
+    pub lag: LatStat,
     pub late: u64,
 }
 
@@ -73,7 +73,7 @@ impl DirStats {
             None => {
                 self.prios.push(PrioStat {
                     ioprio,
-                    stat: Stat::default(),
+                    stat: LatStat::default(),
                     hist: if hist {
                         Hist::enabled()
                     } else {
@@ -114,7 +114,7 @@ pub const DEPTH_BUCKETS: usize = 7;
 pub struct ThreadStats {
     pub dirs: [DirStats; 3],
     /// fsync/fdatasync latencies.
-    pub sync: Stat,
+    pub sync: LatStat,
     pub sync_hist: Hist,
     pub sync_total: u64,
     /// Milliseconds from the job's epoch (after ramp) to its end (fio's total_run_time).
@@ -143,6 +143,10 @@ pub struct ThreadStats {
     pub first_error: i32,
     /// Queue depth found by latency_target (None without a target).
     pub latency_depth: Option<u32>,
+    /// Self-measurement: ns the job thread spent inside the engine (system calls that do or
+    /// wait for I/O) and sleeping on purpose (rate limits, think time).
+    pub engine_ns: u64,
+    pub wait_ns: u64,
 }
 
 #[inline]
@@ -333,6 +337,8 @@ impl ThreadStats {
         self.sync_hist.merge(&o.sync_hist);
         self.sync_total += o.sync_total;
         self.total_run_time_ms += o.total_run_time_ms;
+        self.engine_ns += o.engine_ns;
+        self.wait_ns += o.wait_ns;
         self.usr_time_us += o.usr_time_us;
         self.sys_time_us += o.sys_time_us;
         self.ctx += o.ctx;
@@ -453,6 +459,6 @@ mod tests {
         assert_eq!(g.dirs[0].runtime_ms, 9);
         assert_eq!(g.dirs[0].clat.samples, 2);
         assert_eq!(g.dirs[0].clat_hist.total(), 2);
-        assert!((g.dirs[0].clat.mean - 200.0).abs() < 1e-9);
+        assert!((g.dirs[0].clat.mean() - 200.0).abs() < 1e-9);
     }
 }

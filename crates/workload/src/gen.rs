@@ -168,6 +168,8 @@ struct FileState {
     map: Option<BlockMap>,
     lfsr: Option<Lfsr>,
     samplers: [Option<Sampler>; 3],
+    /// Blocks a random offset is drawn from, per direction (without strided zones).
+    nblocks: [u64; 3],
     done: bool,
     /// I/Os left in the current `:N` run and where it continues.
     run_left: u64,
@@ -192,6 +194,10 @@ pub struct Generator {
     files_done: usize,
     /// A file wrapped around since the last I/O handed out.
     wrapped: bool,
+    /// log2 of each direction's smallest block size, when it is a power of two.
+    bs_shift: [Option<u32>; 3],
+    /// Directions that can take [`Generator::fast_random`]: log2 of their block size.
+    fast: [Option<u32>; 3],
     /// rwmix: the current direction, issues allowed before the next draw, issues so far.
     rwmix_ddir: Ddir,
     rwmix_issues: u64,
@@ -244,6 +250,26 @@ impl Generator {
             },
             files_done,
             wrapped: false,
+            bs_shift: [0, 1, 2].map(|d| {
+                let m = spec.bs[d].min();
+                m.is_power_of_two().then(|| m.trailing_zeros())
+            }),
+            fast: [0, 1, 2].map(|d| match spec.bs[d] {
+                BsPolicy::Fixed(b)
+                    if spec.random
+                        && spec.pct_random[d] >= 100
+                        && spec.rw_nr <= 1
+                        && spec.strided.is_none()
+                        && spec.dist[d] == Dist::Uniform
+                        && spec.gen != RandGen::Lfsr
+                        && !spec.bs_by_pattern
+                        && b.is_power_of_two()
+                        && spec.align[d] == b =>
+                {
+                    Some(b.trailing_zeros())
+                }
+                _ => None,
+            }),
             rwmix_ddir: 0,
             rwmix_issues: 0,
             issues: [0; 3],
@@ -289,6 +315,7 @@ impl Generator {
                     )
                 })
             }),
+            nblocks: [0, 1, 2].map(|d| Self::nblocks(spec, space, d)),
             done: r.len == 0,
             run_left: 0,
             run_pos: 0,
@@ -432,6 +459,9 @@ impl Generator {
         if self.files_done >= n {
             return None;
         }
+        if n == 1 {
+            return Some(0);
+        }
         let switch = self.file_ios >= self.spec.select_nr || self.files[self.cur_file].done;
         if switch {
             self.file_ios = 0;
@@ -515,7 +545,54 @@ impl Generator {
 
     /// An I/O of direction `ddir` in file `fi`; `None` if the file cannot produce one (it
     /// is then done, or wrapped).
+    #[inline]
     pub fn attempt(&mut self, fi: usize, ddir: Ddir) -> Option<NextIo> {
+        if let Some(sh) = self.fast[ddir] {
+            if let Some(io) = self.fast_random(fi, ddir, sh) {
+                return Some(io);
+            }
+        }
+        self.attempt_general(fi, ddir)
+    }
+
+    /// The common random case in few instructions: uniform offsets from tausworthe, one
+    /// fixed power-of-two block size aligned to itself, no zones or runs. Falls back to the
+    /// general path (before drawing anything) when the map needs attention (full: wrap or
+    /// done). Draws exactly what the general path would.
+    #[inline]
+    fn fast_random(&mut self, fi: usize, ddir: Ddir, sh: u32) -> Option<NextIo> {
+        let f = &mut self.files[fi];
+        let nb = f.nblocks[ddir];
+        if nb == 0 {
+            return None;
+        }
+        if let Some(map) = &f.map {
+            if map.full() || map.len() != nb {
+                return None;
+            }
+        }
+        let mut b = self.off_rng.below(nb);
+        if let Some(map) = &mut f.map {
+            if !map.is_free(b) {
+                b = map.next_free(b)?;
+            }
+            map.set(b);
+        }
+        let off = b << sh;
+        let len = 1u64 << sh;
+        f.pos[ddir] = off + len;
+        let wrapped = std::mem::take(&mut self.wrapped);
+        self.issues[ddir] += 1;
+        Some(NextIo {
+            file: fi,
+            ddir,
+            offset: f.region.start + off,
+            len,
+            wrapped,
+        })
+    }
+
+    fn attempt_general(&mut self, fi: usize, ddir: Ddir) -> Option<NextIo> {
         {
             let random = self.spec.random
                 && (self.spec.pct_random[ddir] >= 100
@@ -673,7 +750,11 @@ impl Generator {
     fn random_io(&mut self, fi: usize, ddir: Ddir, fallback: bool) -> Option<(u64, u64)> {
         let align = self.spec.align[ddir].max(1);
         let (zstart, zlen) = self.zone(fi);
-        let nblocks = Self::nblocks(&self.spec, zlen, ddir);
+        let nblocks = if self.spec.strided.is_none() {
+            self.files[fi].nblocks[ddir]
+        } else {
+            Self::nblocks(&self.spec, zlen, ddir)
+        };
         if nblocks == 0 {
             self.mark_done(fi);
             return None;
@@ -704,12 +785,16 @@ impl Generator {
             return None;
         };
         let min_bs = self.spec.bs[ddir].min().max(1);
+        let shift = self.bs_shift[ddir];
         if let Some(map) = self.files[fi].map.as_mut().filter(|_| !fallback) {
             // Mark the blocks the I/O covers, in units of the direction's smallest block
             // size, up to the first one already done; the I/O is cut to that free run (fio's
             // mark_random_map).
-            let first = (off - zstart) / min_bs;
-            let want = l.div_ceil(min_bs).max(1);
+            let (first, want) = match shift {
+                // Power-of-two block sizes: shifts instead of divisions.
+                Some(sh) => ((off - zstart) >> sh, ((l + min_bs - 1) >> sh).max(1)),
+                None => ((off - zstart) / min_bs, l.div_ceil(min_bs).max(1)),
+            };
             let total = map.len();
             let mut n = 0;
             while n < want && first + n < total && map.is_free(first + n) {

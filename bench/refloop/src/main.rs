@@ -1,0 +1,79 @@
+//! The limits a benchmark tool can approach, measured the same way in the same run:
+//!
+//! * `flexio-refloop pread FILE BS SECONDS`: random `pread`s of BS bytes from FILE, as
+//!   fast as one thread can issue them, with nothing else per I/O but the offset;
+//! * `flexio-refloop null SECONDS`: the loop alone (an I/O that costs nothing).
+//!
+//! Prints one JSON line: `{"ios": N, "seconds": S, "iops": X}`.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+fn xorshift(s: &mut u64) -> u64 {
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    *s
+}
+
+fn report(ios: u64, t: Instant) {
+    let s = t.elapsed().as_secs_f64();
+    println!(
+        "{{\"ios\": {ios}, \"seconds\": {s:.6}, \"iops\": {:.1}}}",
+        ios as f64 / s
+    );
+}
+
+fn main() {
+    let a: Vec<String> = std::env::args().collect();
+    let usage = "usage: flexio-refloop pread FILE BS SECONDS | null SECONDS";
+    if std::env::var_os("REFLOOP_THREAD").is_some() {
+        // Experiment: an idle second thread makes the process multi-threaded.
+        std::thread::spawn(|| std::thread::sleep(std::time::Duration::from_secs(3600)));
+    }
+    match a.get(1).map(String::as_str) {
+        Some("pread") if a.len() == 5 => {
+            let f = std::fs::File::open(&a[2]).unwrap_or_else(|e| panic!("{}: {e}", a[2]));
+            let bs: usize = a[3].parse().expect("BS");
+            let secs: f64 = a[4].parse().expect("SECONDS");
+            let blocks = (f.metadata().expect("stat").len() / bs as u64).max(1);
+            // Page-aligned, like the tools' I/O buffers (an unaligned one copies slower or
+            // faster depending on the CPU; the reference must not differ in that).
+            let mut raw = vec![0u8; bs + 4096];
+            let skip = raw.as_ptr().align_offset(4096);
+            let buf = &mut raw[skip..skip + bs];
+            let mut seed = 0x9e3779b97f4a7c15u64;
+            let (t, mut ios) = (Instant::now(), 0u64);
+            loop {
+                for _ in 0..1024 {
+                    let off = (xorshift(&mut seed) % blocks) * bs as u64;
+                    let _ = rustix::io::pread(&f, &mut *buf, off).expect("pread");
+                }
+                ios += 1024;
+                if t.elapsed().as_secs_f64() >= secs {
+                    break;
+                }
+            }
+            report(ios, t);
+        }
+        Some("null") if a.len() == 3 => {
+            let secs: f64 = a[2].parse().expect("SECONDS");
+            let (t, mut ios) = (Instant::now(), 0u64);
+            let mut seed = 1u64;
+            loop {
+                for _ in 0..65536 {
+                    black_box(xorshift(&mut seed));
+                }
+                ios += 65536;
+                if t.elapsed().as_secs_f64() >= secs {
+                    break;
+                }
+            }
+            report(ios, t);
+        }
+        _ => {
+            eprintln!("{usage}");
+            std::process::exit(2);
+        }
+    }
+}
