@@ -138,6 +138,10 @@ impl Sink {
 
 /// Entry point; returns the exit status.
 pub fn run(args: Vec<String>) -> i32 {
+    // Signals first: an interrupt at any point after this (engine probes, file layout)
+    // still ends with a report.
+    let terminate = Arc::new(AtomicBool::new(false));
+    let sigs = (terminate.clone(), crate::signals::install(terminate));
     let cli = match cli::parse_args(&args) {
         Ok(c) => c,
         Err(e) => {
@@ -225,14 +229,20 @@ pub fn run(args: Vec<String>) -> i32 {
     if sw.parse_only {
         return 0;
     }
-    let code = execute(&cli, &set, plans, default_mode);
+    let code = execute(&cli, &set, plans, default_mode, sigs);
     if default_mode {
         defaults::cleanup();
     }
     code
 }
 
-fn execute(cli: &cli::Cli, set: &JobSet, plans: Vec<ThreadPlan>, default_mode: bool) -> i32 {
+fn execute(
+    cli: &cli::Cli,
+    set: &JobSet,
+    plans: Vec<ThreadPlan>,
+    default_mode: bool,
+    (terminate, signalled): (Arc<AtomicBool>, crate::signals::Signals),
+) -> i32 {
     let sw = &cli.switches;
     let mut sink = Sink {
         formats: sw.formats.clone(),
@@ -314,6 +324,9 @@ fn execute(cli: &cli::Cli, set: &JobSet, plans: Vec<ThreadPlan>, default_mode: b
         if !t.opts.create_serialize {
             continue; // laid out by the job thread itself
         }
+        if terminate.load(Ordering::Relaxed) {
+            break;
+        }
         let which = files::files_to_lay_out(t);
         if which.is_empty() {
             continue;
@@ -377,9 +390,6 @@ fn execute(cli: &cli::Cli, set: &JobSet, plans: Vec<ThreadPlan>, default_mode: b
     let mut disks = diskstats::watch(&paths);
     diskstats::restart(&mut disks);
     let disk_start = clock.now();
-    // ---- signals
-    let terminate = Arc::new(AtomicBool::new(false));
-    let signalled = crate::signals::install(terminate.clone());
     // ---- status line
     let progress: Arc<Vec<Progress>> =
         Arc::new(plans.iter().map(|_| Progress::default()).collect());
@@ -402,6 +412,7 @@ fn execute(cli: &cli::Cli, set: &JobSet, plans: Vec<ThreadPlan>, default_mode: b
     let snapshot_req = Arc::new(std::sync::atomic::AtomicU64::new(0));
     let status_every = sw.status_interval_ms.map(|ms| ms * 1_000_000);
     let mut next_status = status_every.map(|iv| clock.now() + iv);
+    let mut next_dump_check = 0u64;
     let mut results: Vec<Option<JobResult>> = vec![None; plans.len()];
     let nseg = plans
         .iter()
@@ -485,14 +496,25 @@ fn execute(cli: &cli::Cli, set: &JobSet, plans: Vec<ThreadPlan>, default_mode: b
                         notes.info(&u.verdict(&plans[u.members[0]].name));
                     }
                 }
+                let mut dump = false;
                 if let (Some(at), Some(iv)) = (next_status, status_every) {
                     if clock.now() >= at {
-                        let snap = gather_snapshots(&plans, &progress, &results, &snapshot_req);
-                        let rep = reporter.report(&snap, Vec::new());
-                        let text = reporter.render(&rep, false);
-                        sink.emit(&text);
+                        dump = true;
                         next_status = Some(at + iv);
                     }
+                }
+                // SIGUSR1, or a file named fio-dump-status in the temporary directory
+                // (removed once seen), as with fio.
+                if signalled.take_usr1()
+                    || crate::signals::dump_file_requested(&mut next_dump_check, clock.now())
+                {
+                    dump = true;
+                }
+                if dump {
+                    let snap = gather_snapshots(&plans, &progress, &results, &snapshot_req);
+                    let rep = reporter.report(&snap, Vec::new());
+                    let text = reporter.render(&rep, false);
+                    sink.emit(&text);
                 }
             }
         });
@@ -529,6 +551,16 @@ fn execute(cli: &cli::Cli, set: &JobSet, plans: Vec<ThreadPlan>, default_mode: b
                 "flexio: {}: {tool:.0}% of the job's time was spent in flexio itself ({engine:.0}% in the engine, {wait:.0}% in rate or think-time waits): its results are bound by the tool, not the target",
                 r.name
             ));
+        }
+    }
+    // Jobs that never ran (interrupted before their turn) still remove the files they were
+    // told to remove.
+    for (i, t) in plans.iter().enumerate() {
+        let o = &t.opts;
+        if results[i].is_none() && (o.unlink || o.unlink_each_loop) && !t.caps.diskless {
+            for f in t.files.iter().filter(|f| f.block.is_none()) {
+                let _ = std::fs::remove_file(&f.path);
+            }
         }
     }
     let interrupted = signalled.any();
