@@ -490,7 +490,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Size of individual files",
         |o, v| {
             let s = req(v)?;
-            let r = if s[1.min(s.len())..].contains(['-', ':']) {
+            let r = if s.chars().skip(1).any(|c| c == '-' || c == ':') {
                 parse_range(s, o.kb_base)?
             } else {
                 let n = parse_size(s, o.kb_base)?;
@@ -819,10 +819,10 @@ pub static OPTIONS: &[OptDef] = &[
         "Only start job when this period has passed",
         |o, v| {
             let s = req(v)?;
-            o.startdelay_us = match s[1.min(s.len())..].find('-') {
-                Some(i) => {
-                    let a = parse_time_us(&s[..i + 1], true)?;
-                    let b = parse_time_us(&s[i + 2..], true)?;
+            o.startdelay_us = match s.char_indices().skip(1).find(|(_, c)| *c == '-') {
+                Some((i, _)) => {
+                    let a = parse_time_us(&s[..i], true)?;
+                    let b = parse_time_us(&s[i + 1..], true)?;
                     if a <= b {
                         (a, b)
                     } else {

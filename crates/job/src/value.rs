@@ -191,8 +191,15 @@ pub fn split_dirs(s: &str, allow_dash: bool) -> Result<[Option<&str>; 3], String
         s.split(',').collect()
     } else if s.contains(':') {
         s.split(':').collect()
-    } else if allow_dash && s.len() > 1 && s[1..].contains('-') {
-        let i = 1 + s[1..].find('-').unwrap_or(0);
+    } else if let Some(i) = allow_dash
+        .then(|| {
+            s.char_indices()
+                .skip(1)
+                .find(|(_, c)| *c == '-')
+                .map(|(i, _)| i)
+        })
+        .flatten()
+    {
         vec![&s[..i], &s[i + 1..]]
     } else {
         vec![s]
@@ -224,9 +231,12 @@ pub fn split_dirs(s: &str, allow_dash: bool) -> Result<[Option<&str>; 3], String
 
 /// Parse a `lo-hi` (or `lo:hi`) size range; bounds are swapped if given in reverse.
 pub fn parse_range(s: &str, kb: KbBase) -> Result<(u64, u64), String> {
-    let sep = s[1.min(s.len())..]
-        .find(['-', ':'])
-        .map(|i| i + 1)
+    // The separator after the first character (a leading '-' is a sign, not a separator).
+    let sep = s
+        .char_indices()
+        .skip(1)
+        .find(|(_, c)| *c == '-' || *c == ':')
+        .map(|(i, _)| i)
         .ok_or_else(|| format!("'{s}' is not a range (use lo-hi)"))?;
     let lo = parse_size(&s[..sep], kb)?;
     let hi = parse_size(&s[sep + 1..], kb)?;

@@ -1,0 +1,18 @@
+//! flexio: a flexible I/O tester that runs fio job files and prints fio-compatible output.
+//! See ARCHITECTURE.md for the map of the code. The binary (`src/main.rs`) calls
+//! [`app::run`]; the modules are a library so that the fuzzer can drive the planner too.
+
+pub mod app;
+pub mod blockdev;
+pub mod clock;
+pub mod defaults;
+pub mod diskstats;
+pub mod files;
+pub mod logs;
+pub mod out;
+pub mod plan;
+pub mod progress;
+pub mod signals;
+pub mod status;
+pub mod steady;
+pub mod worker;
