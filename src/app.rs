@@ -208,6 +208,11 @@ pub fn run(args: Vec<String>) -> i32 {
             }
         }
     };
+    if set.jobs.is_empty() && !default_mode {
+        // fio: a job file without job sections (empty, comments, [global] only).
+        eprintln!("flexio: No job(s) defined (the job file has no job sections; a job starts with a [name] line)");
+        return 1;
+    }
     for w in &set.warnings {
         eprintln!("flexio: warning: {w}");
     }
@@ -470,7 +475,7 @@ fn execute(
                 match rx.recv_timeout(Duration::from_millis(20)) {
                     Ok((i, r)) => {
                         left -= 1;
-                        if r.stats.error != 0 {
+                        if r.stats.failed() {
                             notes.info(&format!(
                                 "fio: pid={}, err={}/{}",
                                 r.pid, r.stats.error, r.stats.verror
@@ -589,7 +594,7 @@ fn execute(
     if interrupted {
         return EXIT_SIGNAL;
     }
-    let failed = done.iter().filter(|r| r.stats.error != 0).count()
+    let failed = done.iter().filter(|r| r.stats.failed()).count()
         + setup_failed.iter().filter(|f| **f).count();
     // fio returns the count modulo 256; flexio caps it so that failures never read as success.
     failed.min(255) as i32

@@ -15,4 +15,5 @@ pub mod progress;
 pub mod signals;
 pub mod status;
 pub mod steady;
+pub mod verify;
 pub mod worker;

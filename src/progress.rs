@@ -20,6 +20,7 @@ pub enum RunState {
     MixedRand = b'm',
     TrimSeq = b'D',
     TrimRand = b'd',
+    Verifying = b'V',
     Finishing = b'f',
     Exited = b'_',
 }

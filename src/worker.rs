@@ -52,6 +52,106 @@ struct Slot {
     prio: u16,
     /// Rate-limited I/O: when it was due (0 = not rate limited).
     sched_ns: u64,
+    /// Verification: VF_* flags, and the block's write number and seed.
+    vflags: u8,
+    vnum: u64,
+    vseed: u64,
+}
+
+/// Whether `errno` is in an ignore_error list (default: EIO and EILSEQ).
+fn ignorable(list: &Option<Vec<i32>>, errno: i32) -> bool {
+    match list {
+        Some(l) => l.contains(&errno),
+        None => errno == libc::EIO || errno == libc::EILSEQ,
+    }
+}
+
+/// The read re-reads a logged block (verify phase or backlog).
+const VF_PHASE: u8 = 1;
+/// A verified write (log the block on completion).
+const VF_WRITE: u8 = 2;
+
+/// A job's verification state (verify= set).
+struct VerState {
+    v: crate::verify::Verifier,
+    log: crate::verify::Log,
+    seed_base: u64,
+    /// Writes prepared so far (the next write's number).
+    writes: u64,
+    /// Writes in flight (their numbers), to know how many completed in order.
+    inflight: Vec<u64>,
+    /// A read-only job: every read is checked (header and checksum only).
+    check_reads: bool,
+    check_seed: bool,
+    check_numberio: bool,
+    random: bool,
+    backlog: u64,
+    batch: u64,
+    since_backlog: u64,
+    backlog_due: bool,
+    /// verify_state_load: only writes below this number are checked.
+    limit: Option<u64>,
+    /// In the write phase (for verify_state_save).
+    writing: bool,
+    failures: u64,
+}
+
+impl VerState {
+    fn new(p: &ThreadPlan) -> Option<Result<Box<VerState>, String>> {
+        let o = &p.opts;
+        if o.verify == flexio_job::options::verify_code::NONE {
+            return None;
+        }
+        let writes = o.rw.writes();
+        let fixed_bs = o.min_bs_dir(1) == o.max_bs_dir(1);
+        let limit = if o.verify_state_load && o.verify_only {
+            let path = std::path::PathBuf::from(crate::verify::state_file_name(
+                &p.name,
+                p.thread_number.saturating_sub(1),
+            ));
+            match crate::verify::load_state(&path) {
+                Ok(n) => Some(n),
+                Err(e) => return Some(Err(e)),
+            }
+        } else {
+            None
+        };
+        Some(Ok(Box::new(VerState {
+            v: crate::verify::Verifier {
+                kind: o.verify,
+                interval: o.verify_interval,
+                hdr_offset: o.verify_offset,
+                pattern: o.verify_pattern.clone(),
+                thread: p.thread_number as u16,
+            },
+            log: Default::default(),
+            seed_base: p.spec.seeds[3],
+            writes: 0,
+            inflight: Vec::new(),
+            check_reads: !writes && o.rw.reads(),
+            check_seed: true,
+            check_numberio: fixed_bs && !o.time_based && !o.verify_only,
+            // fio: random writes without a random map may hit a block twice; they are
+            // checked sorted, last write winning. Otherwise in write order.
+            random: o.rw.is_random() && o.norandommap,
+            backlog: o.verify_backlog,
+            batch: if o.verify_backlog_batch > 0 {
+                o.verify_backlog_batch
+            } else {
+                o.verify_backlog
+            },
+            since_backlog: 0,
+            backlog_due: false,
+            limit,
+            writing: writes && !o.verify_only,
+            failures: 0,
+        })))
+    }
+
+    /// Writes completed in order (all writes below this number are done).
+    fn completed_in_order(&self) -> u64 {
+        self.inflight.iter().copied().min().unwrap_or(self.writes)
+    }
 }
 
 const OP_SYNC: u8 = 3;
@@ -503,6 +603,9 @@ struct Worker<'a, E: Engine> {
     usage_start: flexio_engine::sys::Usage,
     stop: bool,
     first_direct_error_noted: bool,
+    ver: Option<Box<VerState>>,
+    /// The verification state could not be set up (verify_state_load).
+    ver_err: Option<String>,
 }
 
 impl<'a, E: Engine> Worker<'a, E> {
@@ -525,6 +628,12 @@ impl<'a, E: Engine> Worker<'a, E> {
         let caps = e.caps();
         let nfiles = p.files.len();
         let writes = o.rw.writes();
+        let (ver, ver_err) = match VerState::new(p) {
+            None => (None, None),
+            Some(Ok(v)) => (Some(v), None),
+            Some(Err(e)) => (None, Some(e)),
+        };
+        let verifying = ver.is_some();
         Worker {
             caps,
             p,
@@ -548,8 +657,12 @@ impl<'a, E: Engine> Worker<'a, E> {
             op_done: vec![false; nfiles],
             fill: files::fill_mode(o),
             fill_rng: Taus88::new(p.spec.seeds[flexio_workload::rng::slot::BUF] as u32),
-            refill: writes && o.refill_buffers,
-            scramble: writes && o.scramble_buffers && !o.zero_buffers && o.buffer_pattern.is_none(),
+            refill: writes && o.refill_buffers && !verifying,
+            scramble: writes
+                && o.scramble_buffers
+                && !o.zero_buffers
+                && o.buffer_pattern.is_none()
+                && !verifying,
             need_lat: !o.disable_lat && !caps.file_op,
             need_clat: !o.disable_clat,
             need_slat: !o.disable_slat && !caps.no_slat,
@@ -651,6 +764,8 @@ impl<'a, E: Engine> Worker<'a, E> {
             usage_start: Default::default(),
             stop: false,
             first_direct_error_noted: false,
+            ver,
+            ver_err,
             e,
         }
     }
@@ -876,6 +991,11 @@ impl<'a, E: Engine> Worker<'a, E> {
                 }
             }
         }
+        if let Some(e) = self.ver_err.take() {
+            self.ctx.notes.err(&format!("fio: {e}"));
+            self.fail(libc::ENOENT, "verify_state_load");
+            return;
+        }
         if let Err((errno, what)) = self.open_files() {
             self.ctx.notes.err(&format!("fio: {what}"));
             self.fail(errno, "open file");
@@ -916,6 +1036,12 @@ impl<'a, E: Engine> Worker<'a, E> {
             self.progress.set_state(self.running_state());
             let end = self.do_io();
             self.end_of_loop(loop_start);
+            if self.ver.is_some() && !self.stop && !self.terminated() {
+                // fio: the read-back's time is the job's read runtime.
+                let t0 = self.clock.now();
+                self.verify_phase();
+                self.add_runtime(0, t0);
+            }
             if end == End::Stop || self.stop || self.terminated() {
                 break;
             }
@@ -928,6 +1054,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                 }
             }
         }
+        self.save_verify_state();
         let now = self.clock.now();
         self.fold_lat();
         self.stats.total_run_time_ms = (now.saturating_sub(self.epoch_ns)) / 1_000_000;
@@ -1323,6 +1450,19 @@ impl<'a, E: Engine> Worker<'a, E> {
         self.fail(libc::ETIMEDOUT, "max latency exceeded");
     }
 
+    /// Add the time since `start` to direction `d`'s runtime (if it moved data).
+    fn add_runtime(&mut self, d: usize, start: u64) {
+        if !self.accounting || self.stats.dirs[d].io_bytes == 0 {
+            return;
+        }
+        let el_us = self.clock.now().saturating_sub(start) / 1000;
+        let before = self.elapsed_us[d].div_ceil(1000);
+        self.elapsed_us[d] += el_us;
+        let after = self.elapsed_us[d].div_ceil(1000);
+        self.stats.dirs[d].runtime_ms =
+            self.stats.dirs[d].runtime_ms - before.min(self.stats.dirs[d].runtime_ms) + after;
+    }
+
     fn end_of_loop(&mut self, loop_start: u64) {
         let start = self
             .loop_reset_start
@@ -1592,7 +1732,9 @@ impl<'a, E: Engine> Worker<'a, E> {
             prio,
             ..Slot::default()
         };
-        if ddir == 1 {
+        if ddir == 1 && self.ver.is_some() {
+            self.prepare_verified_write(slot);
+        } else if ddir == 1 {
             let buf = &mut self.bufs.slot_mut(slot as usize)[..n.len as usize];
             if self.refill {
                 fill(buf, &self.fill, &mut self.fill_rng);
@@ -1601,6 +1743,225 @@ impl<'a, E: Engine> Worker<'a, E> {
             }
         }
         Some(ddir as u8)
+    }
+
+    /// A write of a verifying job: number it, seed it, fill data and headers.
+    #[cold]
+    fn prepare_verified_write(&mut self, slot: u32) {
+        let epoch = self.epoch_ns;
+        let now = self.clock.now().saturating_sub(epoch);
+        let verify_only = self.p.opts.verify_only;
+        let Some(vs) = self.ver.as_mut() else { return };
+        let n = vs.writes;
+        vs.writes += 1;
+        let seed = crate::verify::block_seed(vs.seed_base, n);
+        let s = &mut self.slots[slot as usize];
+        s.vflags = VF_WRITE;
+        s.vnum = n;
+        s.vseed = seed;
+        if verify_only {
+            return;
+        }
+        vs.inflight.push(n);
+        let (offset, len) = (s.offset, s.len as usize);
+        let buf = &mut self.bufs.slot_mut(slot as usize)[..len];
+        vs.v.fill(
+            buf,
+            offset,
+            seed,
+            n as u16,
+            ((now / 1_000_000_000) as u32, (now % 1_000_000_000) as u32),
+        );
+    }
+
+    /// Log a verified block (its write completed, or verify_only replays it).
+    #[cold]
+    fn log_written(&mut self, slot: u32) {
+        let s = self.slots[slot as usize];
+        let Some(vs) = self.ver.as_mut() else { return };
+        if let Some(i) = vs.inflight.iter().position(|x| *x == s.vnum) {
+            vs.inflight.swap_remove(i);
+        }
+        if vs.limit.is_some_and(|l| s.vnum >= l) {
+            return;
+        }
+        vs.log.push(crate::verify::Piece {
+            file: s.file,
+            offset: s.offset,
+            len: s.len,
+            seed: s.vseed,
+            numberio: s.vnum,
+        });
+        if vs.backlog > 0 {
+            vs.since_backlog += 1;
+            if vs.since_backlog >= vs.backlog {
+                vs.since_backlog = 0;
+                vs.backlog_due = true;
+            }
+        }
+    }
+
+    /// Re-read and check up to `max` logged blocks (the verify phase, or a backlog batch).
+    fn verify_blocks(&mut self, max: u64) {
+        let mut left = max;
+        let mut now = self.clock.now();
+        while left > 0 && !self.stop && !self.terminated() {
+            let Some(piece) = self.ver.as_mut().and_then(|v| v.log.next_piece()) else {
+                break;
+            };
+            left -= 1;
+            let slot = loop {
+                if let Some(s) = self.free.pop() {
+                    break Some(s);
+                }
+                self.commit();
+                self.reap(1);
+                if self.stop {
+                    break None;
+                }
+            };
+            let Some(slot) = slot else { break };
+            self.slots[slot as usize] = Slot {
+                op: 0,
+                ddir: 0,
+                file: piece.file,
+                offset: piece.offset,
+                len: piece.len,
+                prio: self.default_prio,
+                vflags: VF_PHASE,
+                vnum: piece.numberio,
+                vseed: piece.seed,
+                ..Slot::default()
+            };
+            now = self.submit(slot, now);
+            self.periodic(now);
+        }
+        self.quiesce();
+    }
+
+    /// verify_state_save: a verifying write job stopped before its read-back records how
+    /// many writes completed in order, for a later `verify_only` + `verify_state_load`.
+    fn save_verify_state(&mut self) {
+        let o = &self.p.opts;
+        let Some(vs) = self.ver.as_ref() else { return };
+        if !o.verify_state_save || !vs.writing || !(self.terminated() || self.stop) {
+            return;
+        }
+        let name = crate::verify::state_file_name(&self.p.name, self.p.thread_number - 1);
+        let done = vs.completed_in_order();
+        if let Err(e) = crate::verify::save_state(std::path::Path::new(&name), done) {
+            self.ctx
+                .notes
+                .err(&format!("fio: failed to save verify state {name}: {e}"));
+        }
+    }
+
+    /// After a loop's writes: read back everything logged (fio's do_verify).
+    fn verify_phase(&mut self) {
+        let Some(vs) = self.ver.as_mut() else { return };
+        if vs.check_reads || !self.p.opts.do_verify {
+            vs.log.clear();
+            return;
+        }
+        vs.writing = false;
+        let random = vs.random;
+        vs.log.settle(random);
+        self.progress.set_state(RunState::Verifying);
+        self.verify_blocks(u64::MAX);
+        if let Some(vs) = self.ver.as_mut() {
+            vs.log.clear();
+            vs.writing = !self.p.opts.verify_only;
+        }
+    }
+
+    /// Check a completed read of a verifying job; false if it failed fatally.
+    #[cold]
+    fn verify_read(&mut self, slot: u32) -> bool {
+        let s = self.slots[slot as usize];
+        let Some(vs) = self.ver.as_ref() else {
+            return true;
+        };
+        let phase = s.vflags & VF_PHASE != 0;
+        let expect = if phase {
+            crate::verify::Expect {
+                seed: vs.check_seed.then_some(s.vseed),
+                numberio: vs.check_numberio.then_some(s.vnum as u16),
+            }
+        } else {
+            crate::verify::Expect::default()
+        };
+        let buf = &mut self.bufs.slot_mut(slot as usize)[..s.len as usize];
+        let Err(f) = vs.v.check(buf, s.offset, expect) else {
+            return true;
+        };
+        let path = self
+            .p
+            .files
+            .get(s.file as usize)
+            .map(|f| f.path.display().to_string())
+            .unwrap_or_default();
+        let flags = if phase { "88" } else { "8" };
+        for l in &f.lines {
+            let l = l.replace("{file}", &path).replace("{flags}", flags);
+            self.ctx.notes.err(&l);
+        }
+        if self.p.opts.verify_dump {
+            let base = std::path::Path::new(&path)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "block".into());
+            let received = &self.bufs.slot_mut(slot as usize)[..s.len as usize];
+            let lo = (f.offset - s.offset) as usize;
+            let hi = (lo + f.len as usize).min(received.len());
+            let chunk = if f
+                .expected
+                .as_ref()
+                .is_some_and(|e| e.len() == received.len())
+            {
+                received
+            } else {
+                &received[lo..hi.max(lo)]
+            };
+            let rname = format!("{base}.{}.received", f.offset);
+            match crate::out::write_atomic(std::path::Path::new(&rname), chunk) {
+                Ok(()) => self
+                    .ctx
+                    .notes
+                    .err(&format!("       received data dumped as {rname}")),
+                Err(e) => self.ctx.notes.err(&format!("fio: dump {rname}: {e}")),
+            }
+            if let Some(e) = &f.expected {
+                let ename = format!("{base}.{}.expected", f.offset);
+                match crate::out::write_atomic(std::path::Path::new(&ename), e) {
+                    Ok(()) => self
+                        .ctx
+                        .notes
+                        .err(&format!("       expected data dumped as {ename}")),
+                    Err(err) => self.ctx.notes.err(&format!("fio: dump {ename}: {err}")),
+                }
+            }
+        }
+        if let Some(vs) = self.ver.as_mut() {
+            vs.failures += 1;
+        }
+        let o = &self.p.opts;
+        let nonfatal = o.continue_on_error & err_class::VERIFY != 0
+            && ignorable(&o.ignore_error[2], libc::EILSEQ);
+        let func = if self.caps.syncio {
+            "io_u_sync_complete"
+        } else {
+            "io_u_queued_complete"
+        };
+        if nonfatal {
+            self.stats.count_error(libc::EILSEQ);
+            self.stats.set_soft_error(libc::EILSEQ, String::new());
+            if o.verify_fatal {
+                self.stop = true;
+            }
+            return true;
+        }
+        self.fail(libc::EILSEQ, func);
+        false
     }
 
     fn request(&self, slot: u32) -> IoReq {
@@ -1836,6 +2197,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             return;
         }
         let want = s.len - s.done;
+        let mut failed = false;
         if res < 0 || (res == 0 && want > 0) {
             let errno = if res < 0 { (-res) as i32 } else { libc::EIO };
             if !self.io_error(slot, errno) {
@@ -1843,6 +2205,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                 return;
             }
             // Non-fatal (continue_on_error): the I/O counts as done.
+            failed = true;
         } else if (res as u64) < want {
             // Short transfer: requeue the remainder.
             self.slots[slot as usize].done += res as u64;
@@ -1858,7 +2221,7 @@ impl<'a, E: Engine> Worker<'a, E> {
         if self.need_lat && (self.lat_target.is_some() || self.p.opts.max_latency_us[d] > 0) {
             self.check_latency(slot, d, t.saturating_sub(s.start_ns), t);
         }
-        if self.accounting {
+        if self.accounting && !failed {
             if s.sched_ns != 0 {
                 self.stats.add_sched(
                     d,
@@ -1910,6 +2273,20 @@ impl<'a, E: Engine> Worker<'a, E> {
                 self.stats.dirs[d].add_prio(s.prio, v, hist);
             }
         }
+        if failed && s.vflags & VF_WRITE != 0 {
+            if let Some(vs) = self.ver.as_mut() {
+                vs.inflight.retain(|x| *x != s.vnum);
+            }
+        }
+        if self.ver.is_some() && !failed {
+            if s.vflags & VF_WRITE != 0 {
+                self.log_written(slot);
+            } else if d == 0
+                && (s.vflags & VF_PHASE != 0 || self.ver.as_ref().is_some_and(|v| v.check_reads))
+            {
+                self.verify_read(slot);
+            }
+        }
         self.free.push(slot);
     }
 
@@ -1932,6 +2309,9 @@ impl<'a, E: Engine> Worker<'a, E> {
     /// Re-issue the rest of a short request (same slot, start time kept).
     fn resubmit(&mut self, slot: u32, _now: u64) {
         let req = self.request(slot);
+        // fio counts the requeued remainder as another issued request.
+        let ddir = self.slots[slot as usize].ddir;
+        self.count_issue(ddir, false);
         self.slots[slot as usize].issue_ns = self.clock.now();
         match self.e.queue(&req) {
             Queued::Completed(res) => {
@@ -1955,15 +2335,14 @@ impl<'a, E: Engine> Worker<'a, E> {
     fn io_error(&mut self, slot: u32, errno: i32) -> bool {
         let s = self.slots[slot as usize];
         let o = &self.p.opts;
-        let class = match s.ddir {
-            0 => err_class::READ,
-            _ => err_class::WRITE,
+        // fio's td_error.c: EILSEQ is a verify error; trims and syncs count as writes.
+        let (class, list) = if errno == libc::EILSEQ {
+            (err_class::VERIFY, 2)
+        } else if s.ddir == 0 {
+            (err_class::READ, 0)
+        } else {
+            (err_class::WRITE, 1)
         };
-        let ignorable = errno == libc::EIO || errno == libc::EILSEQ;
-        if o.continue_on_error & class != 0 && ignorable {
-            self.stats.count_error(errno);
-            return true;
-        }
         let path = self
             .p
             .files
@@ -1971,6 +2350,30 @@ impl<'a, E: Engine> Worker<'a, E> {
             .map(|f| f.path.display().to_string())
             .unwrap_or_default();
         let text = crate::out::strerror(errno);
+        let line = || {
+            format!(
+                "fio: io_u error on file {path}: {text}: {} offset={}, buflen={}",
+                op_of(s.op).name(),
+                s.offset + s.done,
+                s.len - s.done
+            )
+        };
+        if o.continue_on_error & class != 0 && ignorable(&o.ignore_error[list], errno) {
+            if o.error_dump {
+                self.ctx.notes.err(&line());
+            }
+            self.stats.count_error(errno);
+            self.stats.set_soft_error(
+                errno,
+                // fio: a synchronous engine's transfer error is recorded by its xfer step.
+                if self.caps.syncio {
+                    format!("file:worker.rs:{}, func=xfer, error={text}", line!())
+                } else {
+                    format!("file:worker.rs:{}, func=io_u error, error={text}", line!())
+                },
+            );
+            return true;
+        }
         if errno == libc::EINVAL
             && o.direct
             && !self.first_direct_error_noted
@@ -1989,12 +2392,7 @@ impl<'a, E: Engine> Worker<'a, E> {
         if errno == libc::EOPNOTSUPP && o.hipri {
             self.ctx.notes.info("flexio: hipri asks for polled completions, which this file or device does not support (it needs a block device with poll queues, e.g. nvme poll_queues)");
         }
-        self.ctx.notes.err(&format!(
-            "fio: io_u error on file {path}: {text}: {} offset={}, buflen={}",
-            op_of(s.op).name(),
-            s.offset + s.done,
-            s.len - s.done
-        ));
+        self.ctx.notes.err(&line());
         self.fail(errno, "io_u error");
         false
     }
@@ -2033,6 +2431,18 @@ impl<'a, E: Engine> Worker<'a, E> {
                 }
                 continue;
             }
+            if self.ver.as_ref().is_some_and(|v| v.backlog_due) {
+                // verify_backlog: check the oldest written blocks before writing on.
+                let batch = self.ver.as_ref().map_or(0, |v| v.batch);
+                if let Some(v) = self.ver.as_mut() {
+                    v.backlog_due = false;
+                }
+                self.quiesce();
+                self.verify_blocks(batch);
+                self.progress.set_state(self.running_state());
+                now = self.clock.now();
+                continue;
+            }
             let in_use = self.slots.len() - self.free.len();
             let slot = if in_use < self.depth_limit {
                 self.free.pop()
@@ -2056,6 +2466,12 @@ impl<'a, E: Engine> Worker<'a, E> {
                 let len = self.slots[slot as usize].len;
                 if self.budget_dirs[op as usize] {
                     issued += len;
+                }
+                if op == 1 && self.p.opts.verify_only && self.ver.is_some() {
+                    // verify_only: the write is not done, only remembered for the check.
+                    self.log_written(slot);
+                    self.free.push(slot);
+                    continue;
                 }
                 if let Some(r) = &self.rate {
                     let d = op as usize;

@@ -63,9 +63,9 @@ impl fmt::Display for JobError {
             o => {
                 write!(f, "{o}: ")?;
                 if let Some(t) = &self.text {
-                    write!(f, "'{t}': ")?;
+                    write!(f, "'{}': ", clip(t))?;
                 }
-                write!(f, "{}", self.msg)?;
+                write!(f, "{}", clip(&self.msg))?;
             }
         }
         if let Some(s) = &self.suggestion {
@@ -76,6 +76,22 @@ impl fmt::Display for JobError {
 }
 
 impl std::error::Error for JobError {}
+
+/// A text quoted in a message, cut short when it is huge (a 1 MiB line is named by its
+/// start and its length, not echoed).
+pub fn clip(s: &str) -> std::borrow::Cow<'_, str> {
+    const MAX: usize = 200;
+    if s.len() <= MAX {
+        return s.into();
+    }
+    let cut = s
+        .char_indices()
+        .map(|(i, _)| i)
+        .take_while(|i| *i <= 120)
+        .last()
+        .unwrap_or(0);
+    format!("{}... ({} bytes in all)", &s[..cut], s.len()).into()
+}
 
 /// Levenshtein distance (for did-you-mean).
 pub fn distance(a: &str, b: &str) -> usize {

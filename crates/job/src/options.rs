@@ -175,6 +175,31 @@ pub mod err_class {
     pub const ALL: u8 = READ | WRITE | VERIFY;
 }
 
+/// fio 3.33's verify header type codes (`verify_type` in the block header).
+pub mod verify_code {
+    pub const NONE: u16 = 0;
+    pub const META: u16 = 1;
+    pub const MD5: u16 = 2;
+    pub const CRC64: u16 = 3;
+    pub const CRC32: u16 = 4;
+    pub const CRC32C: u16 = 5;
+    pub const SHA256: u16 = 9;
+    pub const SHA512: u16 = 10;
+    pub const XXHASH: u16 = 15;
+    pub const SHA1: u16 = 16;
+    /// `pattern`: the block holds only `verify_pattern`, no header.
+    pub const PATTERN: u16 = 18;
+    pub const NULL: u16 = 19;
+}
+
+/// A `verify_pattern`: bytes, and where `%o` puts the block offset (8 bytes, native
+/// endian).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct VerifyPattern {
+    pub bytes: Vec<u8>,
+    pub offset_at: Vec<usize>,
+}
+
 /// `random_generator`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RandGenOpt {
@@ -331,6 +356,27 @@ pub struct JobOptions {
 
     // --- errors
     pub continue_on_error: u8,
+    /// `ignore_error`: errnos treated as non-fatal per class (read, write, verify); `None`
+    /// keeps fio's default (EIO and EILSEQ in every class).
+    pub ignore_error: [Option<Vec<i32>>; 3],
+    /// `error_dump`: log every error, including the ones continue_on_error ignores.
+    pub error_dump: bool,
+
+    // --- verification
+    /// `verify`: fio's header type code (0 = none, see [`verify_code`]).
+    pub verify: u16,
+    pub do_verify: bool,
+    pub verify_only: bool,
+    /// Bytes covered by one header; 0 = the smallest write block size.
+    pub verify_interval: u64,
+    pub verify_offset: u64,
+    pub verify_pattern: Option<VerifyPattern>,
+    pub verify_fatal: bool,
+    pub verify_dump: bool,
+    pub verify_backlog: u64,
+    pub verify_backlog_batch: u64,
+    pub verify_state_save: bool,
+    pub verify_state_load: bool,
 
     // --- engine-private
     pub hipri: bool,
@@ -603,6 +649,20 @@ impl Default for JobOptions {
             iopsavgtime_ms: 500,
             disk_util: true,
             continue_on_error: 0,
+            ignore_error: [None, None, None],
+            error_dump: false,
+            verify: 0,
+            do_verify: true,
+            verify_only: false,
+            verify_interval: 0,
+            verify_offset: 0,
+            verify_pattern: None,
+            verify_fatal: false,
+            verify_dump: false,
+            verify_backlog: 0,
+            verify_backlog_batch: 0,
+            verify_state_save: true,
+            verify_state_load: false,
             hipri: false,
             hipri_percentage: 100,
             nowait: false,

@@ -138,6 +138,9 @@ pub struct ThreadStats {
     /// Error state: errno of the first fatal error (0 = none) and its description.
     pub error: i32,
     pub verror: String,
+    /// The error above is a non-fatal one (continue_on_error): reported in the job header
+    /// like fio, but the job did not fail.
+    pub error_soft: bool,
     /// Non-fatal errors counted under continue_on_error.
     pub total_err: u64,
     pub first_error: i32,
@@ -277,10 +280,26 @@ impl ThreadStats {
 
     /// Record the first fatal error (later ones are ignored, as in fio).
     pub fn set_error(&mut self, errno: i32, what: String) {
+        if self.error == 0 || self.error_soft {
+            self.error = errno;
+            self.verror = what;
+            self.error_soft = false;
+        }
+    }
+
+    /// Record a non-fatal error for the job header (fio keeps the first error in the
+    /// thread's error state even when continue_on_error lets the job go on).
+    pub fn set_soft_error(&mut self, errno: i32, what: String) {
         if self.error == 0 {
             self.error = errno;
             self.verror = what;
+            self.error_soft = true;
         }
+    }
+
+    /// The job ended with a fatal error.
+    pub fn failed(&self) -> bool {
+        self.error != 0 && !self.error_soft
     }
 
     /// Count a non-fatal error (continue_on_error).
@@ -358,9 +377,10 @@ impl ThreadStats {
         for i in 0..12 {
             self.lat_m[i] += o.lat_m[i];
         }
-        if self.error == 0 && o.error != 0 {
+        if (self.error == 0 || (self.error_soft && !o.error_soft)) && o.error != 0 {
             self.error = o.error;
             self.verror = o.verror.clone();
+            self.error_soft = o.error_soft;
         }
         if self.total_err == 0 {
             self.first_error = o.first_error;
