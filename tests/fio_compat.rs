@@ -77,6 +77,10 @@ fn sequential_read_8m_invalidate() {
             "--bs=8M",
             "--invalidate=1",
             "--filename=@D@/F",
+            // Samples every 100 ms: the run takes 0.2-0.7 s depending on the disk, so with
+            // the default 500 ms one tool may get a bw sample and the other not.
+            "--bwavgtime=100",
+            "--iopsavgtime=100",
         ],
     );
 }
@@ -424,10 +428,14 @@ fn async_case(engine: &str, extra: &[&str]) {
     let mut args = vec![
         "--name=a",
         "--filename=@D@/f",
-        "--size=32M",
+        "--size=64M",
         "--iodepth=16",
         "--direct=1",
         "--rw=randrw",
+        // Samples every 100 ms so that both tools get bw/IOPS samples however fast the
+        // disk is today (the structure comparison includes those lines).
+        "--bwavgtime=100",
+        "--iopsavgtime=100",
     ];
     let eng = format!("--ioengine={engine}");
     args.push(&eng);

@@ -541,7 +541,7 @@ mod tests {
         assert_eq!(e.suggestion.as_deref(), Some("runtime"));
         let e = parse_args(&args("--direct")).unwrap_err();
         assert!(e.msg.contains("requires an argument"), "{e}");
-        let e = parse_args(&args("--verify=md5")).unwrap_err();
+        let e = parse_args(&args("--verify_async=2")).unwrap_err();
         assert!(e.msg.contains("not supported by flexio"), "{e}");
     }
 

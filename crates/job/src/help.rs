@@ -87,6 +87,6 @@ mod tests {
             .unwrap()
             .contains("        valid values: none       Do not pre-allocate space\n"));
         assert!(cmdhelp("runtme").unwrap().contains("closest match"));
-        assert!(cmdhelp("verify").is_err());
+        assert!(cmdhelp("verify_async").is_err());
     }
 }
