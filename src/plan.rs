@@ -194,7 +194,10 @@ fn validate(def: &JobDef, caps: &Caps, readonly: bool) -> Result<(), PlanError> 
         ));
     }
     if readonly
-        && (rw.writes() || rw.trims() || o.ioengine == "filecreate" || o.ioengine == "filedelete")
+        && ((rw.writes() && !o.verify_only)
+            || rw.trims()
+            || o.ioengine == "filecreate"
+            || o.ioengine == "filedelete")
     {
         return Err(err(def, "the job writes, but --readonly is set"));
     }
@@ -584,7 +587,8 @@ fn check_block(
             }
         }
     }
-    let writes = o.rw.writes() || o.rw.trims();
+    // verify_only replays a write job without writing.
+    let writes = (o.rw.writes() && !o.verify_only) || o.rw.trims();
     if writes && !o.allow_mounted_write {
         if let Some(why) = crate::blockdev::in_use(path) {
             return Err(err(

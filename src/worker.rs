@@ -812,7 +812,7 @@ impl<'a, E: Engine> Worker<'a, E> {
     fn open_one(&mut self, i: usize) -> Result<(), (i32, String)> {
         let o = &self.p.opts;
         let f = &self.p.files[i];
-        let writes = o.rw.writes() || o.rw.trims();
+        let writes = (o.rw.writes() && !o.verify_only) || o.rw.trims();
         let fd = files::open(&f.path, files::open_flags(o, writes)).map_err(|e| {
             let errno = e.raw_os_error().unwrap_or(libc::EIO);
             (errno, format!("open '{}': {e}", f.path.display()))

@@ -99,10 +99,18 @@ fn one_corrupted_byte_is_found_at_its_exact_offset() {
     let w = args(&["--do_verify=0"]);
     let w: Vec<&str> = w.iter().map(|x| x.as_str()).collect();
     assert_eq!(flexio(&w, d.path()).code, 0);
-    let v = args(&["--verify_only=1"]);
+    // verify_only writes nothing, so --readonly allows it.
+    let v = args(&["--verify_only=1", "--readonly"]);
     let v: Vec<&str> = v.iter().map(|x| x.as_str()).collect();
     let clean = flexio(&v, d.path());
     assert_eq!(clean.code, 0, "{}", clean.stderr);
+    let mut w_ro = w.clone();
+    w_ro.push("--readonly");
+    assert_eq!(
+        flexio(&w_ro, d.path()).code,
+        1,
+        "--readonly refuses the writing run"
+    );
 
     let at = 123_457u64;
     corrupt(&f, at, 0x01);
