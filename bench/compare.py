@@ -135,6 +135,24 @@ WORKLOADS = [
         "layout": True,
     },
     {
+        "name": "verify-crc32c-64k-tmpfs",
+        "what": "write 512 MiB in 64 KiB blocks with verify=crc32c on tmpfs, then read back and check (MB/s of the check)",
+        "args": ["--ioengine=psync", "--bs=64k", "--rw=write", "--size=512m", "--verify=crc32c",
+                 "--filename={tmpfs}/verify.file"],
+        "fixed": True,
+        "dir": "read",
+        "unit": "MB/s",
+    },
+    {
+        "name": "verify-md5-64k-tmpfs",
+        "what": "the same with verify=md5",
+        "args": ["--ioengine=psync", "--bs=64k", "--rw=write", "--size=512m", "--verify=md5",
+                 "--filename={tmpfs}/verify.file"],
+        "fixed": True,
+        "dir": "read",
+        "unit": "MB/s",
+    },
+    {
         "name": "startup-200-jobs",
         "what": "a job file with 200 jobs: time from start to the first I/O (ms, lower is better)",
         "startup": True,
@@ -232,12 +250,14 @@ def subst(s, tmp):
 def run_tool(tool, w, runtime, tmp):
     exe = "fio" if tool == "fio" else FLEXIO
     args = [subst(a, tmp) for a in w["args"]]
-    cmd = [exe, "--name=bench", *args, "--time_based", f"--runtime={runtime}", "--output-format=json"]
+    timing = [] if w.get("fixed") else ["--time_based", f"--runtime={runtime}"]
+    cmd = [exe, "--name=bench", *args, *timing, "--output-format=json"]
     r = run(cmd, tmp)
     doc = json.loads(r["out"][r["out"].index("{"):])
     ios = sum(j[d]["total_ios"] for j in doc["jobs"] for d in ("read", "write", "trim"))
     iops = sum(j[d]["iops"] for j in doc["jobs"] for d in ("read", "write", "trim"))
-    mbs = sum(j[d]["bw_bytes"] for j in doc["jobs"] for d in ("read", "write", "trim")) / 1e6
+    dirs = (w["dir"],) if "dir" in w else ("read", "write", "trim")
+    mbs = sum(j[d]["bw_bytes"] for j in doc["jobs"] for d in dirs) / 1e6
     value = mbs if w.get("unit") == "MB/s" else iops
     return {"value": value, "ios": ios, "cpu_s_per_m": r["cpu"] / ios * 1e6 if ios else 0.0,
             "rss_mib": r["rss_kib"] / 1024, "pss_mib": r["pss_kib"] / 1024}
