@@ -331,9 +331,16 @@ impl Verifier {
                 continue;
             }
             let mut got = [0u8; 128];
-            let (head, data) = chunk.split_at(HDR_LEN + csl);
+            // fio: the data starts after the checksum field of the type the block says it
+            // has, and is checked with the configured type.
+            let media_csl = if h.kind != self.kind && csum_len(h.kind) > 0 {
+                csum_len(h.kind)
+            } else {
+                csl
+            };
+            let data = &chunk[(HDR_LEN + media_csl).min(chunk.len())..];
             checksum(self.kind, data, &mut got[..csl]);
-            let stored = &head[HDR_LEN..];
+            let stored = &chunk[HDR_LEN..HDR_LEN + csl];
             if stored != &got[..csl] {
                 let mut lines = vec![format!(
                     "{}: verify failed at file {{file}} offset {at}, length {step} (requested block: offset={offset}, length={len}, flags={{flags}})",
@@ -341,7 +348,7 @@ impl Verifier {
                 )];
                 lines.push(format!("       Expected CRC: {}", hex(stored)));
                 lines.push(format!("       Received CRC: {}", hex(&got[..csl])));
-                let expected = (self.pattern.is_none()).then(|| {
+                let expected = (self.pattern.is_none() && h.kind == self.kind).then(|| {
                     // The block as written: rebuilt from the header's seed.
                     let mut e = vec![0u8; step];
                     let v = Verifier {
@@ -370,6 +377,13 @@ impl Verifier {
                             e[i]
                         ));
                     }
+                }
+                if h.kind != self.kind {
+                    // fio checks with the configured type and then names the difference.
+                    lines.push(format!(
+                        "fio: verify type mismatch ({} media, {} given)",
+                        h.kind, self.kind
+                    ));
                 }
                 let mut f = fail(lines);
                 f.expected = expected;

@@ -438,6 +438,38 @@ fn fio_and_flexio_verify_each_others_blocks() {
             .collect();
         assert_eq!(fio_lines, ours, "{kind}");
     }
+    // Blocks of one type checked as another: the same report, type mismatch line included.
+    let _ = std::fs::remove_file(&f);
+    let w = [
+        "--name=x",
+        &fs,
+        "--rw=write",
+        "--bs=4k",
+        "--size=16k",
+        "--verify=crc32c",
+        "--do_verify=0",
+    ];
+    assert_eq!(run_in(&fio, &w, d.path()).code, 0);
+    let rd = [
+        "--name=x",
+        &fs,
+        "--rw=read",
+        "--bs=4k",
+        "--size=16k",
+        "--verify=md5",
+    ];
+    let a = run_in(&fio, &rd, d.path());
+    let b = flexio(&rd, d.path());
+    let keep = |s: &str| -> Vec<String> {
+        s.lines()
+            .filter(|l| !l.contains("flexio:") && !l.starts_with("fio: pid"))
+            .map(|l| l.to_string())
+            .collect()
+    };
+    assert!(a
+        .stderr
+        .contains("fio: verify type mismatch (5 media, 2 given)"));
+    assert_eq!(keep(&a.stderr), keep(&b.stderr));
 }
 
 #[test]
