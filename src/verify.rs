@@ -286,39 +286,28 @@ impl Verifier {
             let hdr_line = |what: String| {
                 vec![format!("verify: {what} at file {{file}} offset {at}, length {step} (requested block: offset={offset}, length={len})")]
             };
-            if h.magic != MAGIC {
-                return Err(fail(hdr_line(format!(
-                    "bad magic header {:x}, wanted {:x}",
-                    h.magic, MAGIC
-                ))));
-            }
-            if h.len as u64 != step as u64 {
-                return Err(fail(hdr_line(format!(
-                    "bad header length {}, wanted {step}",
-                    h.len
-                ))));
-            }
-            if let Some(s) = expect.seed {
-                if h.rand_seed != s {
-                    return Err(fail(hdr_line(format!(
-                        "bad header rand_seed {}, wanted {s}",
-                        h.rand_seed
-                    ))));
-                }
-            }
-            if h.offset != at {
-                return Err(fail(hdr_line(format!(
-                    "bad header offset {}, wanted {at}",
-                    h.offset
-                ))));
-            }
-            if let Some(n) = expect.numberio {
-                if h.numberio != n {
-                    return Err(fail(hdr_line(format!(
-                        "bad header numberio {}, wanted {n}",
-                        h.numberio
-                    ))));
-                }
+            // fio's order: magic, length, seed, offset, numberio (then the header crc).
+            let bad = if h.magic != MAGIC {
+                Some(format!("bad magic header {:x}, wanted {MAGIC:x}", h.magic))
+            } else {
+                [
+                    ("length", h.len as u64, Some(step as u64)),
+                    ("rand_seed", h.rand_seed, expect.seed),
+                    ("offset", h.offset, Some(at)),
+                    (
+                        "numberio",
+                        h.numberio as u64,
+                        expect.numberio.map(u64::from),
+                    ),
+                ]
+                .into_iter()
+                .find_map(|(name, got, want)| {
+                    want.filter(|w| *w != got)
+                        .map(|w| format!("bad header {name} {got}, wanted {w}"))
+                })
+            };
+            if let Some(b) = bad {
+                return Err(fail(hdr_line(b)));
             }
             let crc = sum::crc32c(&chunk[..36]);
             if h.crc32 != crc {

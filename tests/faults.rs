@@ -431,8 +431,7 @@ fn a_stalled_target_does_not_hang_a_time_based_run_or_ctrl_c() {
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(700));
-    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
-    let _ = rustix::process::kill_process(pid, rustix::process::Signal::INT);
+    send_signal(child.id(), "INT");
     let t = Instant::now();
     let out = child.wait_with_output().unwrap();
     assert!(t.elapsed() < Duration::from_secs(5));

@@ -494,7 +494,7 @@ fn verify_state_save_and_load_check_only_completed_writes() {
         .spawn()
         .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(1500));
-    unsafe_kill(child.id() as i32);
+    send_signal(child.id(), "INT");
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(128));
     let (written, n) = json_dir(&String::from_utf8_lossy(&out.stdout), "write");
@@ -518,10 +518,4 @@ fn verify_state_save_and_load_check_only_completed_writes() {
     let mut v = job.to_vec();
     v.push("--verify_only");
     assert_eq!(flexio(&v, d.path()).code, 1);
-}
-
-fn unsafe_kill(pid: i32) {
-    let _ = std::process::Command::new("kill")
-        .args(["-INT", &pid.to_string()])
-        .status();
 }

@@ -294,3 +294,13 @@ pub fn assert_same_terse_shape(fio: &str, flexio: &str, what: &str) {
         }
     }
 }
+
+/// Send signal `sig` to process `pid` (through kill(1): no unsafe in the tests).
+pub fn send_signal(pid: u32, sig: &str) {
+    let s = Command::new("kill")
+        .arg(format!("-{sig}"))
+        .arg(pid.to_string())
+        .status()
+        .unwrap();
+    assert!(s.success(), "kill -{sig} {pid}");
+}
