@@ -215,6 +215,21 @@ impl Verifier {
         }
     }
 
+    /// The header intervals of a block at `offset`: (file offset, bytes), as long as an
+    /// interval has room for header and checksum.
+    fn intervals<'b>(
+        &self,
+        buf: &'b mut [u8],
+        offset: u64,
+    ) -> impl Iterator<Item = (u64, &'b mut [u8])> {
+        let step = self.interval_for(buf.len() as u64) as usize;
+        let min = HDR_LEN + csum_len(self.kind);
+        buf.chunks_mut(step.max(1))
+            .enumerate()
+            .take_while(move |(_, c)| c.len() >= min)
+            .map(move |(i, c)| (offset + (i * step) as u64, c))
+    }
+
     /// The data part: `verify_pattern` (with `%o` = `block_offset`) or seeded random bytes.
     fn fill_data(&self, buf: &mut [u8], block_offset: u64, seed: u64) {
         if let Some(p) = &self.pattern {
@@ -238,14 +253,8 @@ impl Verifier {
         if !self.has_header() {
             return;
         }
-        let len = buf.len() as u64;
-        let step = self.interval_for(len) as usize;
         let csl = csum_len(self.kind);
-        for (i, chunk) in buf.chunks_mut(step).enumerate() {
-            if chunk.len() < HDR_LEN + csl {
-                break;
-            }
-            let at = offset + (i * step) as u64;
+        for (at, chunk) in self.intervals(buf, offset) {
             write_header(chunk, self.kind, seed, at, time, self.thread, numberio);
             if csl > 0 {
                 let (head, data) = chunk.split_at_mut(HDR_LEN + csl);
@@ -268,11 +277,7 @@ impl Verifier {
         let len = buf.len() as u64;
         let step = self.interval_for(len) as usize;
         let csl = csum_len(self.kind);
-        for (i, chunk) in buf.chunks_mut(step).enumerate() {
-            if chunk.len() < HDR_LEN + csl {
-                break;
-            }
-            let at = offset + (i * step) as u64;
+        for (at, chunk) in self.intervals(buf, offset) {
             if self.hdr_offset > 0 {
                 swap_header(chunk, self.hdr_offset as usize);
             }
