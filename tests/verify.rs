@@ -349,6 +349,29 @@ fn backlog_interval_offset_and_pattern() {
 }
 
 #[test]
+fn the_verify_example_runs_clean_and_fio_accepts_its_blocks() {
+    let d = tempfile::tempdir().unwrap();
+    let job = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/verify.fio");
+    let job = job.to_str().unwrap();
+    let r = flexio(&[job, "--output-format=json"], d.path());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(json_dir(&r.stdout, "write").0, 64 << 20);
+    assert_eq!(json_dir(&r.stdout, "read").0, 64 << 20);
+    if let Some(fio) = fio_bin() {
+        let r = run_in(
+            &fio,
+            &[job, "--verify_only=1", "--output=/dev/null"],
+            d.path(),
+        );
+        assert_eq!(
+            r.code, 0,
+            "fio checks the blocks flexio wrote: {}",
+            r.stderr
+        );
+    }
+}
+
+#[test]
 fn verify_dump_writes_received_and_expected_blocks() {
     let d = tempfile::tempdir().unwrap();
     let f = d.path().join("d.dat");

@@ -128,6 +128,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn huge_texts_are_clipped_at_a_character_boundary() {
+        assert_eq!(clip("bs=4k"), "bs=4k");
+        let long = "é".repeat(300);
+        let c = clip(&long);
+        assert!(c.ends_with("... (600 bytes in all)"), "{c}");
+        assert!(c.len() < 200);
+    }
+
+    #[test]
     fn suggestions() {
         let names = ["ioengine", "iodepth", "runtime", "rw"];
         assert_eq!(
