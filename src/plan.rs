@@ -201,6 +201,14 @@ fn validate(def: &JobDef, caps: &Caps, readonly: bool) -> Result<(), PlanError> 
     {
         return Err(err(def, "the job writes, but --readonly is set"));
     }
+    if o.verify_state_load && !(o.verify_only && o.verify != 0) {
+        // The saved state says which writes completed; flexio uses it to limit a
+        // verify_only replay, nowhere else.
+        return Err(err(
+            def,
+            "verify_state_load=1 applies to verify_only jobs with verify= set in flexio",
+        ));
+    }
     if o.ioengine == "ftruncate" && rw.reads() {
         return Err(err(
             def,

@@ -172,13 +172,21 @@ pub struct Expect {
     pub numberio: Option<u16>,
 }
 
+/// Where a checked block came from, for the messages: its file and fio's io_u flags
+/// (`8` for a read of a read job, `88` for a read-back of logged writes).
+#[derive(Clone, Copy, Debug)]
+pub struct Place<'a> {
+    pub file: &'a str,
+    pub flags: &'a str,
+}
+
 /// One failed check: fio's message lines, and where the bad data is.
 #[derive(Clone, Debug)]
 pub struct Failure {
     /// File offset and length of the interval that failed.
     pub offset: u64,
     pub len: u64,
-    /// Message lines, without the file part, as fio prints them.
+    /// Message lines as fio prints them.
     pub lines: Vec<String>,
     /// Expected contents of the interval, when they can be rebuilt (for verify_dump).
     pub expected: Option<Vec<u8>>,
@@ -268,10 +276,17 @@ impl Verifier {
 
     /// Check a block read from `offset` (the buffer is modified: headers are swapped back
     /// when verify_offset is used). Returns the first failure.
-    pub fn check(&self, buf: &mut [u8], offset: u64, expect: Expect) -> Result<(), Failure> {
+    pub fn check(
+        &self,
+        buf: &mut [u8],
+        offset: u64,
+        expect: Expect,
+        place: &Place,
+    ) -> Result<(), Failure> {
+        let (file, flags) = (place.file, place.flags);
         match self.kind {
             code::NULL => return Ok(()),
-            code::PATTERN => return self.check_pattern(buf, offset),
+            code::PATTERN => return self.check_pattern(buf, offset, place),
             _ => {}
         }
         let len = buf.len() as u64;
@@ -283,13 +298,13 @@ impl Verifier {
             }
             let fail = |lines: Vec<String>| Failure {
                 offset: at,
-                len: chunk_len_u64(step),
+                len: step as u64,
                 lines,
                 expected: None,
             };
             let h = Header::read(chunk);
             let hdr_line = |what: String| {
-                vec![format!("verify: {what} at file {{file}} offset {at}, length {step} (requested block: offset={offset}, length={len})")]
+                vec![format!("verify: {what} at file {file} offset {at}, length {step} (requested block: offset={offset}, length={len})")]
             };
             // fio's order: magic, length, seed, offset, numberio (then the header crc).
             let bad = if h.magic != MAGIC {
@@ -337,7 +352,7 @@ impl Verifier {
             let stored = &chunk[HDR_LEN..HDR_LEN + csl];
             if stored != &got[..csl] {
                 let mut lines = vec![format!(
-                    "{}: verify failed at file {{file}} offset {at}, length {step} (requested block: offset={offset}, length={len}, flags={{flags}})",
+                    "{}: verify failed at file {file} offset {at}, length {step} (requested block: offset={offset}, length={len}, flags={flags})",
                     kind_name(self.kind)
                 )];
                 lines.push(format!("       Expected CRC: {}", hex(stored)));
@@ -387,7 +402,8 @@ impl Verifier {
         Ok(())
     }
 
-    fn check_pattern(&self, buf: &mut [u8], offset: u64) -> Result<(), Failure> {
+    fn check_pattern(&self, buf: &mut [u8], offset: u64, place: &Place) -> Result<(), Failure> {
+        let (file, flags) = (place.file, place.flags);
         let Some(p) = &self.pattern else {
             return Ok(());
         };
@@ -405,7 +421,7 @@ impl Verifier {
                 ),
                 format!("fio: bad pattern block offset {i}"),
                 format!(
-                    "pattern: verify failed at file {{file}} offset {offset}, length {len} (requested block: offset={offset}, length={len}, flags={{flags}})"
+                    "pattern: verify failed at file {file} offset {offset}, length {len} (requested block: offset={offset}, length={len}, flags={flags})"
                 ),
             ];
             return Err(Failure {
@@ -547,10 +563,6 @@ pub fn load_state(path: &std::path::Path) -> Result<u64, String> {
         .ok_or_else(|| format!("{}: no completed= line", path.display()))
 }
 
-fn chunk_len_u64(n: usize) -> u64 {
-    n as u64
-}
-
 fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
@@ -639,6 +651,11 @@ impl Header {
 mod tests {
     use super::*;
 
+    const AT: Place = Place {
+        file: "f",
+        flags: "8",
+    };
+
     fn v(kind: u16) -> Verifier {
         Verifier {
             kind,
@@ -679,11 +696,14 @@ mod tests {
                 seed: Some(77),
                 numberio: Some(3),
             };
-            ver.check(&mut b.clone(), 8192, e).unwrap();
+            ver.check(&mut b.clone(), 8192, e, &AT).unwrap();
             for i in 0..b.len() {
                 let mut c = b.clone();
                 c[i] ^= 0x10;
-                assert!(ver.check(&mut c, 8192, e).is_err(), "kind {kind} byte {i}");
+                assert!(
+                    ver.check(&mut c, 8192, e, &AT).is_err(),
+                    "kind {kind} byte {i}"
+                );
             }
         }
     }
@@ -699,7 +719,7 @@ mod tests {
         assert_eq!(u16::from_ne_bytes([b[1124], b[1125]]), MAGIC);
         let mut c = b.clone();
         c[1024 + 300] ^= 1;
-        let f = ver.check(&mut c, 4096, Expect::default()).unwrap_err();
+        let f = ver.check(&mut c, 4096, Expect::default(), &AT).unwrap_err();
         assert_eq!((f.offset, f.len), (4096 + 1024, 512));
         assert!(
             f.lines[0].starts_with("crc32c: verify failed"),
@@ -715,9 +735,10 @@ mod tests {
         let mut b = vec![0u8; 64];
         p.fill(&mut b, 4096, 0, 0, (0, 0));
         assert_eq!(&b[1..9], &4096u64.to_ne_bytes());
-        p.check(&mut b.clone(), 4096, Expect::default()).unwrap();
+        p.check(&mut b.clone(), 4096, Expect::default(), &AT)
+            .unwrap();
         b[20] = 0x11;
-        let f = p.check(&mut b, 4096, Expect::default()).unwrap_err();
+        let f = p.check(&mut b, 4096, Expect::default(), &AT).unwrap_err();
         assert_eq!(f.offset, 4096 + 20);
     }
 
@@ -751,10 +772,10 @@ mod tests {
         ver.fill(&mut b, 0, 9, 1, (0, 0));
         let mut c = b.clone();
         c[0] = 0;
-        let f = ver.check(&mut c, 0, Expect::default()).unwrap_err();
+        let f = ver.check(&mut c, 0, Expect::default(), &AT).unwrap_err();
         assert!(
             f.lines[0].starts_with(
-                "verify: bad magic header ac00, wanted acca at file {file} offset 0, length 4096"
+                "verify: bad magic header ac00, wanted acca at file f offset 0, length 4096"
             ),
             "{:?}",
             f.lines
@@ -767,11 +788,12 @@ mod tests {
                     seed: Some(8),
                     numberio: None,
                 },
+                &AT,
             )
             .unwrap_err();
         assert!(f.lines[0].contains("bad header rand_seed 9, wanted 8"));
         let f = ver
-            .check(&mut b.clone(), 4096, Expect::default())
+            .check(&mut b.clone(), 4096, Expect::default(), &AT)
             .unwrap_err();
         assert!(f.lines[0].contains("bad header offset 0, wanted 4096"));
     }

@@ -58,6 +58,16 @@ struct Slot {
     vseed: u64,
 }
 
+/// fio's error description `file:<source>:<line>, func=..., error=...`, with flexio's own
+/// source location of the caller.
+#[track_caller]
+fn verror(errno: i32, func: &str) -> String {
+    let at = std::panic::Location::caller();
+    let file = at.file().rsplit('/').next().unwrap_or("worker.rs");
+    let text = crate::out::strerror(errno);
+    format!("file:{file}:{}, func={func}, error={text}", at.line())
+}
+
 /// Whether `errno` is in an ignore_error list (default: EIO and EILSEQ).
 fn ignorable(list: &Option<Vec<i32>>, errno: i32) -> bool {
     match list {
@@ -82,7 +92,6 @@ struct VerState {
     inflight: Vec<u64>,
     /// A read-only job: every read is checked (header and checksum only).
     check_reads: bool,
-    check_seed: bool,
     check_numberio: bool,
     random: bool,
     backlog: u64,
@@ -93,7 +102,6 @@ struct VerState {
     limit: Option<u64>,
     /// In the write phase (for verify_state_save).
     writing: bool,
-    failures: u64,
 }
 
 impl VerState {
@@ -129,7 +137,6 @@ impl VerState {
             writes: 0,
             inflight: Vec::new(),
             check_reads: !writes && o.rw.reads(),
-            check_seed: true,
             check_numberio: fixed_bs && !o.time_based && !o.verify_only,
             // fio: random writes without a random map may hit a block twice; they are
             // checked sorted, last write winning. Otherwise in write order.
@@ -144,7 +151,6 @@ impl VerState {
             backlog_due: false,
             limit,
             writing: writes && !o.verify_only,
-            failures: 0,
         })))
     }
 
@@ -778,13 +784,7 @@ impl<'a, E: Engine> Worker<'a, E> {
     /// with flexio's own source location of the failing step.
     #[track_caller]
     fn fail(&mut self, errno: i32, func: &str) {
-        let text = crate::out::strerror(errno);
-        let at = std::panic::Location::caller();
-        let file = at.file().rsplit('/').next().unwrap_or("worker.rs");
-        self.stats.set_error(
-            errno,
-            format!("file:{file}:{}, func={func}, error={text}", at.line()),
-        );
+        self.stats.set_error(errno, verror(errno, func));
         self.stop = true;
     }
 
@@ -1452,10 +1452,17 @@ impl<'a, E: Engine> Worker<'a, E> {
 
     /// Add the time since `start` to direction `d`'s runtime (if it moved data).
     fn add_runtime(&mut self, d: usize, start: u64) {
-        if !self.accounting || self.stats.dirs[d].io_bytes == 0 {
+        if self.accounting {
+            let el_us = self.clock.now().saturating_sub(start) / 1000;
+            self.add_elapsed(d, el_us);
+        }
+    }
+
+    /// fio's update_runtime: µs accumulate, the reported runtime is their ceiling in ms.
+    fn add_elapsed(&mut self, d: usize, el_us: u64) {
+        if self.stats.dirs[d].io_bytes == 0 {
             return;
         }
-        let el_us = self.clock.now().saturating_sub(start) / 1000;
         let before = self.elapsed_us[d].div_ceil(1000);
         self.elapsed_us[d] += el_us;
         let after = self.elapsed_us[d].div_ceil(1000);
@@ -1476,13 +1483,8 @@ impl<'a, E: Engine> Worker<'a, E> {
         let el_us = now.saturating_sub(start) / 1000;
         let dirs = crate::plan::job_dirs(self.p.opts.rw);
         for (d, on) in dirs.into_iter().enumerate() {
-            if on && self.stats.dirs[d].io_bytes > 0 {
-                let before = self.elapsed_us[d].div_ceil(1000);
-                self.elapsed_us[d] += el_us;
-                let after = self.elapsed_us[d].div_ceil(1000);
-                self.stats.dirs[d].runtime_ms = self.stats.dirs[d].runtime_ms
-                    - before.min(self.stats.dirs[d].runtime_ms)
-                    + after;
+            if on {
+                self.add_elapsed(d, el_us);
             }
         }
     }
@@ -1874,39 +1876,40 @@ impl<'a, E: Engine> Worker<'a, E> {
         }
     }
 
-    /// Check a completed read of a verifying job; false if it failed fatally.
+    /// Check a completed read of a verifying job; a failure is EILSEQ in the verify class.
     #[cold]
-    fn verify_read(&mut self, slot: u32) -> bool {
+    fn verify_read(&mut self, slot: u32) {
         let s = self.slots[slot as usize];
-        let Some(vs) = self.ver.as_ref() else {
-            return true;
-        };
+        let Some(vs) = self.ver.as_ref() else { return };
         let phase = s.vflags & VF_PHASE != 0;
         let expect = if phase {
             crate::verify::Expect {
-                seed: vs.check_seed.then_some(s.vseed),
+                seed: Some(s.vseed),
                 numberio: vs.check_numberio.then_some(s.vnum as u16),
             }
         } else {
             crate::verify::Expect::default()
         };
-        let buf = &mut self.bufs.slot_mut(slot as usize)[..s.len as usize];
-        let Err(f) = vs.v.check(buf, s.offset, expect) else {
-            return true;
-        };
-        let path = self
-            .p
+        // No allocation per verified read: a UTF-8 path is borrowed.
+        let plan = self.p;
+        let path = plan
             .files
             .get(s.file as usize)
-            .map(|f| f.path.display().to_string())
+            .map(|f| f.path.to_string_lossy())
             .unwrap_or_default();
-        let flags = if phase { "88" } else { "8" };
+        let place = crate::verify::Place {
+            file: &path,
+            flags: if phase { "88" } else { "8" },
+        };
+        let buf = &mut self.bufs.slot_mut(slot as usize)[..s.len as usize];
+        let Err(f) = vs.v.check(buf, s.offset, expect, &place) else {
+            return;
+        };
         for l in &f.lines {
-            let l = l.replace("{file}", &path).replace("{flags}", flags);
-            self.ctx.notes.err(&l);
+            self.ctx.notes.err(l);
         }
         if self.p.opts.verify_dump {
-            let base = std::path::Path::new(&path)
+            let base = std::path::Path::new(path.as_ref())
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "block".into());
@@ -1941,9 +1944,6 @@ impl<'a, E: Engine> Worker<'a, E> {
                 }
             }
         }
-        if let Some(vs) = self.ver.as_mut() {
-            vs.failures += 1;
-        }
         let o = &self.p.opts;
         let nonfatal = o.continue_on_error & err_class::VERIFY != 0
             && ignorable(&o.ignore_error[2], libc::EILSEQ);
@@ -1958,10 +1958,9 @@ impl<'a, E: Engine> Worker<'a, E> {
             if o.verify_fatal {
                 self.stop = true;
             }
-            return true;
+            return;
         }
         self.fail(libc::EILSEQ, func);
-        false
     }
 
     fn request(&self, slot: u32) -> IoReq {
@@ -2363,15 +2362,13 @@ impl<'a, E: Engine> Worker<'a, E> {
                 self.ctx.notes.err(&line());
             }
             self.stats.count_error(errno);
-            self.stats.set_soft_error(
-                errno,
-                // fio: a synchronous engine's transfer error is recorded by its xfer step.
-                if self.caps.syncio {
-                    format!("file:worker.rs:{}, func=xfer, error={text}", line!())
-                } else {
-                    format!("file:worker.rs:{}, func=io_u error, error={text}", line!())
-                },
-            );
+            // fio: a synchronous engine's transfer error is recorded by its xfer step.
+            let func = if self.caps.syncio {
+                "xfer"
+            } else {
+                "io_u error"
+            };
+            self.stats.set_soft_error(errno, verror(errno, func));
             return true;
         }
         if errno == libc::EINVAL

@@ -110,7 +110,7 @@ fn usage(msg: &str) -> ! {
     std::process::exit(2);
 }
 
-// --- little-endian field access (FUSE structs are native endian; flexio's targets are LE)
+// --- field access: FUSE structures are in the machine's native byte order
 
 fn u32_at(b: &[u8], i: usize) -> u32 {
     b.get(i..i + 4)
