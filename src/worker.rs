@@ -2396,6 +2396,10 @@ impl<'a, E: Engine> Worker<'a, E> {
 
     /// fio's do_io for one loop.
     fn do_io(&mut self) -> End {
+        if self.plain_sync() {
+            let end = self.plain_loop();
+            return self.finish_io(end);
+        }
         let budget = self.p.io_budget;
         let number_ios = self.p.opts.number_ios;
         let mut issued: u64 = 0;
@@ -2504,6 +2508,11 @@ impl<'a, E: Engine> Worker<'a, E> {
                 now = self.clock.now();
             }
         }
+        self.finish_io(end)
+    }
+
+    /// The end of a loop's I/O: drain what is in flight, end_fsync, a last periodic pass.
+    fn finish_io(&mut self, end: End) -> End {
         // Drain what is in flight.
         self.commit();
         while self.inflight > 0 {
@@ -2519,6 +2528,147 @@ impl<'a, E: Engine> Worker<'a, E> {
             }
         }
         self.periodic(self.clock.now());
+        end
+    }
+
+    /// Whether a loop can take the plain synchronous path: one request at a time on an
+    /// engine that completes it in the call, and none of the per-request features (rate,
+    /// think time, verify, logs, latency checks, priorities, periodic syncs).
+    fn plain_sync(&self) -> bool {
+        // FLEXIO_GENERAL_PATH=1 keeps every job on the general loop (tests compare the two).
+        static FORCED_GENERAL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        let forced = *FORCED_GENERAL
+            .get_or_init(|| std::env::var("FLEXIO_GENERAL_PATH").as_deref() == Ok("1"));
+        let o = &self.p.opts;
+        !forced
+            && self.caps.syncio
+            && !self.caps.has_commit
+            && !self.caps.file_op
+            && self.slots.len() == 1
+            && self.depth_limit == 1
+            && self.rate.is_none()
+            && o.thinktime_us == 0
+            && o.iodepth_low.is_none()
+            && o.number_ios == 0
+            && self.ver.is_none()
+            && self.lat_target.is_none()
+            && !self.lat_quiesce
+            && o.max_latency_us == [0; 3]
+            && self.logs.is_none()
+            && !self.track_prio
+            && self.cmdprio_pct == [0, 0]
+            && o.fsync == 0
+            && o.fdatasync == 0
+    }
+
+    /// [`Self::do_io`] for [`Self::plain_sync`] jobs: the same requests, statistics and
+    /// stopping rules with none of the queue bookkeeping. A request that does not move all
+    /// its bytes (error, short transfer) or is not a read or write goes through the
+    /// general completion.
+    fn plain_loop(&mut self) -> End {
+        let budget = self.p.io_budget;
+        let o = &self.p.opts;
+        let invalidate = o.invalidate && !o.direct && !o.pre_read;
+        let timed = self.need_lat || self.need_clat;
+        let lat_too = self.need_lat && !self.lat_from_clat;
+        let mut now = self.clock.now();
+        let mut issued: u64 = 0;
+        let first = self.issued_total;
+        let end = loop {
+            self.periodic(now);
+            if self.should_stop(now) {
+                break End::Stop;
+            }
+            if issued >= budget {
+                break End::Done;
+            }
+            let Some(n) = self.gen.next_io() else {
+                break End::Done;
+            };
+            if n.wrapped && invalidate {
+                self.invalidate_file(n.file);
+            }
+            let d = n.ddir;
+            if self.budget_dirs[d] {
+                issued += n.len;
+            }
+            if d == 1 {
+                self.writes_since_sync += 1;
+                self.last_write_file = n.file as u32;
+                let buf = &mut self.bufs.slot_mut(0)[..n.len as usize];
+                if self.refill {
+                    fill(buf, &self.fill, &mut self.fill_rng);
+                } else if self.scramble {
+                    scramble(buf, n.offset, self.issued_total);
+                }
+            }
+            if !self.ensure_open(n.file) {
+                continue;
+            }
+            let req = IoReq {
+                idx: 0,
+                op: op_of(d as u8),
+                file: n.file as u32,
+                fd: self.raw_fds.get(n.file).copied().unwrap_or(-1),
+                offset: n.offset,
+                buf: self.bufs.ptr(0),
+                len: n.len as usize,
+                ioprio: self.default_prio,
+            };
+            if timed {
+                now = self.clock.now();
+            }
+            let r = self.e.queue(&req);
+            let t = self.clock.now();
+            self.stats.engine_ns += t.saturating_sub(now);
+            self.stats.mark_submit(1);
+            self.stats.mark_complete(1);
+            self.stats.dirs[d].total_ios += 1;
+            self.issued_total += 1;
+            self.stats.mark_depth(1, 1);
+            match r {
+                Queued::Completed(res) if d < 2 && res as u64 == n.len => {
+                    self.completed_total += 1;
+                    if self.accounting {
+                        self.bytes[d] += n.len;
+                        self.ios[d] += 1;
+                        self.stats.dirs[d].io_bytes += n.len;
+                        if self.need_clat {
+                            self.stats.add_clat(d, t.saturating_sub(now));
+                        }
+                        if lat_too {
+                            self.stats.add_lat(d, t.saturating_sub(now));
+                        }
+                        self.last_bs[d] = n.len;
+                    }
+                }
+                r => {
+                    let res = match r {
+                        Queued::Completed(res) => res,
+                        // Engines with `syncio` complete every request in the call; one
+                        // that does not breaks that contract.
+                        _ => -(libc::EINVAL as i64),
+                    };
+                    let Some(slot) = self.free.pop() else {
+                        break End::Stop;
+                    };
+                    self.slots[slot as usize] = Slot {
+                        op: d as u8,
+                        ddir: d as u8,
+                        file: n.file as u32,
+                        offset: n.offset,
+                        len: n.len,
+                        prio: self.default_prio,
+                        start_ns: now,
+                        issue_ns: now,
+                        ..Slot::default()
+                    };
+                    self.complete(slot, res, t);
+                }
+            }
+            now = t;
+        };
+        self.stats.plain_ios += self.issued_total - first;
         end
     }
 }

@@ -426,3 +426,65 @@ fn a_stalled_target_does_not_hang_a_time_based_run_or_ctrl_c() {
     assert_eq!(out.status.code(), Some(128));
     serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("valid JSON after SIGINT");
 }
+
+/// Short transfers and errors on the plain synchronous loop take the general completion:
+/// the same counts and reports as with the general loop forced (FLEXIO_GENERAL_PATH=1).
+#[test]
+fn plain_loop_hands_short_transfers_and_errors_to_the_general_completion() {
+    let Some(fs) = FaultFs::mount(&[
+        "--size",
+        "1m",
+        "--short-read",
+        "1000",
+        "--short-write",
+        "1500",
+        "--eio-read",
+        "520192:4096",
+    ]) else {
+        return;
+    };
+    let f = format!("--filename={}", fs.file());
+    let run = |rw: &str, general: bool| {
+        let out = Command::new(flexio_bin())
+            .args([
+                "--name=p",
+                &f,
+                &format!("--rw={rw}"),
+                "--bs=4k",
+                "--size=512k",
+                "--ioengine=psync",
+                "--continue_on_error=read",
+                "--output-format=json",
+            ])
+            .env("FLEXIO_GENERAL_PATH", if general { "1" } else { "0" })
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+        (out.status.code(), v["jobs"][0].clone())
+    };
+    for rw in ["randwrite", "randread"] {
+        let (ca, a) = run(rw, false);
+        let (cb, b) = run(rw, true);
+        assert_eq!(ca, Some(0), "{rw}: {a}");
+        assert_eq!(ca, cb, "{rw}");
+        assert!(a["flexio"]["tool"]["plain_loop_pct"].as_f64().unwrap() > 99.0);
+        assert_eq!(b["flexio"]["tool"]["plain_loop_pct"].as_f64(), Some(0.0));
+        let d = if rw == "randwrite" { "write" } else { "read" };
+        for k in ["io_bytes", "total_ios", "short_ios"] {
+            assert_eq!(a[d][k], b[d][k], "{rw} {k}");
+        }
+        for k in ["total_err", "first_error", "error"] {
+            assert_eq!(a[k], b[k], "{rw} {k}");
+        }
+        assert!(a[d]["short_ios"].as_u64().unwrap() >= 128, "{rw}: {a}");
+        if rw == "randread" {
+            // The last block fails with EIO and is counted; the others move all bytes.
+            assert_eq!(a["total_err"], 1, "{a}");
+            assert_eq!(a["first_error"], 5);
+            assert_eq!(a["read"]["io_bytes"], 127 * 4096);
+        } else {
+            assert_eq!(a["write"]["io_bytes"], 512 * 1024);
+        }
+    }
+}

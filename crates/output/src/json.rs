@@ -357,7 +357,8 @@ pub fn job_obj(j: &JobReport, r: &RunReport, plus: bool) -> Obj {
                 .float("cpu_ns_per_io", t.cpu_ns_per_io)
                 .float("engine_pct", t.engine_pct)
                 .float("wait_pct", t.wait_pct)
-                .float("tool_pct", t.tool_pct),
+                .float("tool_pct", t.tool_pct)
+                .float("plain_loop_pct", t.plain_loop_pct),
         );
     }
     if !fx.0.is_empty() {

@@ -254,6 +254,8 @@ pub struct ToolReport {
     pub engine_pct: f64,
     pub wait_pct: f64,
     pub tool_pct: f64,
+    /// Share of the I/Os issued by the plain synchronous loop.
+    pub plain_loop_pct: f64,
 }
 
 /// The clock a run used and what it costs.
@@ -465,6 +467,7 @@ fn tool_report(ts: &ThreadStats) -> Option<ToolReport> {
         engine_pct,
         wait_pct,
         tool_pct: (100.0 - engine_pct - wait_pct).max(0.0),
+        plain_loop_pct: (ts.plain_ios as f64 * 100.0 / ios as f64).min(100.0),
     })
 }
 

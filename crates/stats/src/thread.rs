@@ -150,6 +150,9 @@ pub struct ThreadStats {
     /// wait for I/O) and sleeping on purpose (rate limits, think time).
     pub engine_ns: u64,
     pub wait_ns: u64,
+    /// I/Os issued by the plain synchronous loop (one request at a time, no per-request
+    /// features) rather than the general one.
+    pub plain_ios: u64,
 }
 
 #[inline]
@@ -358,6 +361,7 @@ impl ThreadStats {
         self.total_run_time_ms += o.total_run_time_ms;
         self.engine_ns += o.engine_ns;
         self.wait_ns += o.wait_ns;
+        self.plain_ios += o.plain_ios;
         self.usr_time_us += o.usr_time_us;
         self.sys_time_us += o.sys_time_us;
         self.ctx += o.ctx;

@@ -52,27 +52,43 @@ impl BlockMap {
             return None;
         }
         let n = self.words.len();
-        let start = (b / 64) as usize;
-        for k in 0..=n {
-            let wi = (start + k) % n;
-            let mut w = self.words[wi];
-            if k == 0 {
-                // Ignore bits below b in the first word.
-                w |= (1u64 << (b % 64)) - 1;
+        let start = ((b / 64) as usize).min(n.saturating_sub(1));
+        // The free bits of word `wi` (all of it, or from bit `from` on), as a block number.
+        let first = |wi: usize, w: u64| -> Option<u64> {
+            if w == u64::MAX {
+                return None;
             }
-            if w != u64::MAX {
-                let bit = (!w).trailing_zeros() as u64;
-                let cand = wi as u64 * 64 + bit;
-                if cand < self.nblocks {
-                    return Some(cand);
-                }
+            let cand = wi as u64 * 64 + (!w).trailing_zeros() as u64;
+            (cand < self.nblocks).then_some(cand)
+        };
+        // The word of b without the bits below b, the words after it, then from the
+        // beginning up to and including b's word again.
+        let masked = self.words[start] | ((1u64 << (b % 64)) - 1);
+        first(start, masked)
+            .or_else(|| (start + 1..n).find_map(|wi| first(wi, self.words[wi])))
+            .or_else(|| (0..=start).find_map(|wi| first(wi, self.words[wi])))
+            .or_else(|| (0..self.nblocks).find(|x| self.is_free(*x)))
+    }
+
+    /// Take block `b` if it is free, else the next free one as [`BlockMap::next_free`]
+    /// finds it; mark it used and return it (`None` when all blocks are used). `b` must be
+    /// inside the map.
+    #[inline]
+    pub fn take(&mut self, b: u64) -> Option<u64> {
+        let wi = (b / 64) as usize;
+        let bit = 1u64 << (b % 64);
+        match self.words.get_mut(wi) {
+            Some(w) if b < self.nblocks && *w & bit == 0 => {
+                *w |= bit;
+                self.used += 1;
+                Some(b)
             }
-            if k == n {
-                break;
+            _ => {
+                let c = self.next_free(b)?;
+                self.set(c);
+                Some(c)
             }
         }
-        // Wrapped: search from the beginning of the first word.
-        (0..self.nblocks).find(|x| self.is_free(*x))
     }
 }
 
@@ -94,5 +110,34 @@ mod tests {
         }
         assert!(m.full());
         assert_eq!(m.next_free(0), None);
+    }
+
+    /// The word-wise search against a bit-by-bit one, on random maps of odd sizes.
+    #[test]
+    fn next_free_and_take_match_a_linear_search() {
+        let mut seed = 0x2545f4914f6cdd1du64;
+        let mut rnd = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for &n in &[1u64, 63, 64, 65, 130, 1000] {
+            let mut m = BlockMap::new(n);
+            let mut tm = m.clone();
+            loop {
+                let b = rnd() % n;
+                let linear = (b..n).chain(0..b).find(|x| m.is_free(*x));
+                assert_eq!(m.next_free(b), linear, "n={n} b={b}");
+                let Some(got) = tm.take(b) else {
+                    assert!(linear.is_none());
+                    break;
+                };
+                assert_eq!(Some(got), linear);
+                m.set(got);
+                assert!(!tm.is_free(got));
+            }
+            assert!(m.full() && tm.full());
+        }
     }
 }

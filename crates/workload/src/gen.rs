@@ -137,7 +137,7 @@ enum OffRng {
 }
 
 impl OffRng {
-    #[inline]
+    #[inline(always)]
     fn below(&mut self, n: u64) -> u64 {
         match self {
             OffRng::T32(r) => r.below(n),
@@ -454,7 +454,15 @@ impl Generator {
     }
 
     /// The file of the next I/O (fio's get_next_file); `None` when every file is done.
+    #[inline]
     pub fn pick_file(&mut self) -> Option<usize> {
+        if self.files.len() == 1 && self.files_done == 0 {
+            return Some(0);
+        }
+        self.pick_among_files()
+    }
+
+    fn pick_among_files(&mut self) -> Option<usize> {
         let n = self.files.len();
         if self.files_done >= n {
             return None;
@@ -519,6 +527,7 @@ impl Generator {
     /// The next I/O, its direction included, or `None` when every file is done. As in fio,
     /// the file is chosen first, then the direction; when the file cannot produce an I/O it
     /// is done, and the next file gets a freshly drawn direction.
+    #[inline]
     pub fn next_io(&mut self) -> Option<NextIo> {
         for _ in 0..(self.files.len() * 2 + 2) {
             let fi = self.pick_file()?;
@@ -573,10 +582,7 @@ impl Generator {
         }
         let mut b = self.off_rng.below(nb);
         if let Some(map) = &mut f.map {
-            if !map.is_free(b) {
-                b = map.next_free(b)?;
-            }
-            map.set(b);
+            b = map.take(b)?;
         }
         let off = b << sh;
         let len = 1u64 << sh;

@@ -54,8 +54,13 @@ impl Taus88 {
     /// Uniform value in `0..n` as fio scales it: `n * (r / (MAX + 1.0))`.
     #[inline]
     pub fn below(&mut self, n: u64) -> u64 {
-        let r = self.next_u32() as f64;
-        ((n as f64) * (r / (Self::MAX as f64 + 1.0))) as u64
+        let r = self.next_u32();
+        if n <= 1 << 21 {
+            // n * r < 2^53: the floating-point product is exact, so its truncation equals
+            // this integer form (same values, without the conversions).
+            return (n * r as u64) >> 32;
+        }
+        below_f64(n, r)
     }
 
     /// Uniform integer in `lo..=hi` (fio's `rand_between`).
@@ -71,9 +76,51 @@ impl Taus88 {
     }
 }
 
+/// fio's scaling of a 32-bit draw: `n * (r / 2^32)` in double precision, truncated.
+#[inline]
+fn below_f64(n: u64, r: u32) -> u64 {
+    ((n as f64) * (r as f64 / (Taus88::MAX as f64 + 1.0))) as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The integer form of `below` gives fio's floating-point values wherever it is used.
+    #[test]
+    fn integer_scaling_equals_fio_float_scaling() {
+        let mut r = Taus88::new(99);
+        let edges = [0u32, 1, 2, u32::MAX, u32::MAX - 1, 1 << 31, (1 << 31) - 1];
+        let ns = [
+            1u64,
+            2,
+            3,
+            7,
+            4096,
+            65536,
+            65537,
+            1_000_003,
+            (1 << 21) - 1,
+            1 << 21,
+        ];
+        for &n in &ns {
+            for &x in &edges {
+                assert_eq!((n * x as u64) >> 32, below_f64(n, x), "n={n} r={x}");
+            }
+        }
+        for _ in 0..2_000_000 {
+            let n = 1 + r.next_u32() as u64 % (1 << 21);
+            let x = r.next_u32();
+            assert_eq!((n * x as u64) >> 32, below_f64(n, x), "n={n} r={x}");
+        }
+        let mut a = Taus88::new(5);
+        let mut b = Taus88::new(5);
+        for n in [10u64, 1 << 21, (1 << 21) + 1, 1 << 40] {
+            for _ in 0..1000 {
+                assert_eq!(a.below(n), below_f64(n, b.next_u32()));
+            }
+        }
+    }
 
     #[test]
     fn deterministic_and_spread() {

@@ -1,0 +1,215 @@
+//! The plain synchronous loop (one request at a time, none of the per-request features)
+//! must be indistinguishable from the general loop: the same requests, data, counters and
+//! errors. Each job runs twice in fresh directories, once as is and once with
+//! FLEXIO_GENERAL_PATH=1, and everything deterministic is compared: exit status, stderr,
+//! per-direction counts and bytes, latency sample counts, depth maps, errors, and the bytes
+//! of every file the job left behind. Errors and short transfers on the plain loop (handed
+//! to the general completion) are compared in tests/faults.rs.
+
+mod common;
+use common::*;
+use std::path::Path;
+use std::process::Command;
+
+struct Out {
+    code: i32,
+    stderr: String,
+    json: serde_json::Value,
+    files: Vec<(String, Vec<u8>)>,
+}
+
+fn run(args: &[&str], general: bool) -> Out {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new(flexio_bin());
+    cmd.args(args)
+        .arg("--output-format=json")
+        .current_dir(dir.path())
+        .env("TZ", "UTC");
+    if general {
+        cmd.env("FLEXIO_GENERAL_PATH", "1");
+    } else {
+        cmd.env_remove("FLEXIO_GENERAL_PATH");
+    }
+    let o = cmd.output().unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    let json = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {stdout}"));
+    Out {
+        code: o.status.code().unwrap_or(-1),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+        json,
+        files: files_of(dir.path()),
+    }
+}
+
+fn files_of(d: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<_> = std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// The deterministic part of a job's JSON.
+fn facts(j: &serde_json::Value) -> Vec<String> {
+    let mut v = Vec::new();
+    for d in ["read", "write", "trim"] {
+        for k in ["io_bytes", "total_ios", "short_ios", "drop_ios"] {
+            v.push(format!("{d}.{k}={}", j[d][k]));
+        }
+        for k in ["clat_ns", "lat_ns"] {
+            v.push(format!("{d}.{k}.N={}", j[d][k]["N"]));
+        }
+    }
+    for k in [
+        "error",
+        "total_err",
+        "first_error",
+        "iodepth_level",
+        "iodepth_submit",
+        "iodepth_complete",
+    ] {
+        v.push(format!("{k}={}", j[k]));
+    }
+    v
+}
+
+fn plain_pct(j: &serde_json::Value) -> f64 {
+    j["flexio"]["tool"]["plain_loop_pct"]
+        .as_f64()
+        .unwrap_or(-1.0)
+}
+
+fn same(args: &[&str], expect_plain: bool) {
+    let a = run(args, false);
+    let b = run(args, true);
+    assert_eq!(a.code, b.code, "{args:?}\n{}\n{}", a.stderr, b.stderr);
+    assert_eq!(a.stderr, b.stderr, "{args:?}");
+    let (ja, jb) = (&a.json["jobs"], &b.json["jobs"]);
+    assert_eq!(
+        ja.as_array().map(Vec::len),
+        jb.as_array().map(Vec::len),
+        "{args:?}"
+    );
+    for i in 0..ja.as_array().map_or(0, Vec::len) {
+        assert_eq!(facts(&ja[i]), facts(&jb[i]), "{args:?} job {i}");
+        if ja[i]["read"]["total_ios"].as_u64().unwrap_or(0)
+            + ja[i]["write"]["total_ios"].as_u64().unwrap_or(0)
+            > 0
+        {
+            let pa = plain_pct(&ja[i]);
+            if expect_plain {
+                assert!(pa > 99.0, "{args:?}: the plain loop was not taken ({pa})");
+            } else {
+                assert_eq!(pa, 0.0, "{args:?}");
+            }
+            assert_eq!(plain_pct(&jb[i]), 0.0, "{args:?}: not forced general");
+        }
+    }
+    assert_eq!(
+        a.files.iter().map(|f| &f.0).collect::<Vec<_>>(),
+        b.files.iter().map(|f| &f.0).collect::<Vec<_>>(),
+        "{args:?}"
+    );
+    for (fa, fb) in a.files.iter().zip(&b.files) {
+        assert!(fa.1 == fb.1, "{args:?}: {} differs", fa.0);
+    }
+}
+
+#[test]
+fn plain_and_general_loops_agree() {
+    let cases: &[(&[&str], bool)] = &[
+        (
+            &[
+                "--name=a",
+                "--rw=randwrite",
+                "--bsrange=512-16k",
+                "--size=4m",
+                "--nrfiles=3",
+                "--ioengine=psync",
+            ],
+            true,
+        ),
+        (
+            &[
+                "--name=b",
+                "--rw=randrw",
+                "--rwmixread=30",
+                "--bssplit=4k/50:8k/30:64k/20",
+                "--size=4m",
+                "--ioengine=pvsync",
+                "--norandommap=1",
+            ],
+            true,
+        ),
+        (
+            &[
+                "--name=c",
+                "--rw=write",
+                "--bs=4k",
+                "--size=2m",
+                "--loops=3",
+                "--ioengine=sync",
+                "--refill_buffers=1",
+            ],
+            true,
+        ),
+        (
+            &[
+                "--name=d",
+                "--rw=rw",
+                "--bs=8k",
+                "--size=2m",
+                "--ioengine=pvsync2",
+                "--zero_buffers=1",
+                "--gtod_reduce=1",
+            ],
+            true,
+        ),
+        (
+            &[
+                "--name=e",
+                "--rw=randread",
+                "--bs=4k",
+                "--size=4m",
+                "--nrfiles=4",
+                "--file_service_type=random",
+                "--ioengine=psync",
+                "--lat_percentiles=1",
+            ],
+            true,
+        ),
+        (
+            &[
+                "--name=f",
+                "--rw=randrw",
+                "--bs=4k",
+                "--size=2m",
+                "--ioengine=mmap",
+            ],
+            true,
+        ),
+        // A feature the plain loop does not have keeps the job on the general loop.
+        (
+            &[
+                "--name=g",
+                "--rw=randwrite",
+                "--bs=4k",
+                "--size=1m",
+                "--ioengine=psync",
+                "--fsync=7",
+            ],
+            false,
+        ),
+    ];
+    for (args, plain) in cases {
+        same(args, *plain);
+    }
+}
