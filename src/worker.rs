@@ -627,9 +627,11 @@ impl<'a, E: Engine> Worker<'a, E> {
         };
         let align = (o.iomem_align as usize).max(rustix::param::page_size());
         let slot_size = o.max_bs().max(1) as usize;
-        let bufs = match IoBuffers::new(depth, slot_size, align) {
+        let bufs = match IoBuffers::new(depth, slot_size, align, o.iomem_thp) {
             Ok(b) => b,
-            Err(_) => IoBuffers::new(1, 4096, 4096).expect("a 4 KiB buffer can be allocated"),
+            Err(_) => {
+                IoBuffers::new(1, 4096, 4096, false).expect("a 4 KiB buffer can be allocated")
+            }
         };
         let caps = e.caps();
         let nfiles = p.files.len();

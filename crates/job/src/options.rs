@@ -290,6 +290,8 @@ pub struct JobOptions {
 
     // --- buffers
     pub zero_buffers: bool,
+    /// flexio: I/O buffers of 1 MiB or more on transparent huge pages.
+    pub iomem_thp: bool,
     pub refill_buffers: bool,
     pub scramble_buffers: bool,
     pub buffer_pattern: Option<Vec<u8>>,
@@ -596,6 +598,7 @@ impl Default for JobOptions {
             bs_unaligned: false,
             bs_is_seq_rand: false,
             zero_buffers: false,
+            iomem_thp: true,
             refill_buffers: false,
             scramble_buffers: true,
             buffer_pattern: None,

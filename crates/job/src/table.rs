@@ -989,6 +989,13 @@ pub static OPTIONS: &[OptDef] = &[
         "1",
         "Slightly scramble buffers on every IO submit"
     ),
+    bool_row!(
+        "iomem_thp",
+        [],
+        iomem_thp,
+        "1",
+        "flexio: put I/O buffers of 1 MiB or more on transparent huge pages (0: 4 KiB pages, as fio's malloc)"
+    ),
     row!(
         "buffer_pattern",
         [],
