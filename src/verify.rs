@@ -244,14 +244,7 @@ impl Verifier {
             fill_pattern(buf, p, block_offset);
         } else {
             let mut r = DataRng::new(seed);
-            let mut chunks = buf.chunks_exact_mut(8);
-            for c in &mut chunks {
-                c.copy_from_slice(&r.next().to_ne_bytes());
-            }
-            let rest = chunks.into_remainder();
-            let v = r.next().to_ne_bytes();
-            let n = rest.len();
-            rest.copy_from_slice(&v[..n]);
+            flexio_workload::fill::fill_words(buf, || r.next());
         }
     }
 

@@ -1739,14 +1739,20 @@ impl<'a, E: Engine> Worker<'a, E> {
         if ddir == 1 && self.ver.is_some() {
             self.prepare_verified_write(slot);
         } else if ddir == 1 {
-            let buf = &mut self.bufs.slot_mut(slot as usize)[..n.len as usize];
-            if self.refill {
-                fill(buf, &self.fill, &mut self.fill_rng);
-            } else if self.scramble {
-                scramble(buf, n.offset, self.issued_total);
-            }
+            self.fill_write(slot, n.offset, n.len);
         }
         Some(ddir as u8)
+    }
+
+    /// The data of a (non-verifying) write: refilled or scrambled as the job asks.
+    #[inline]
+    fn fill_write(&mut self, slot: u32, offset: u64, len: u64) {
+        let buf = &mut self.bufs.slot_mut(slot as usize)[..len as usize];
+        if self.refill {
+            fill(buf, &self.fill, &mut self.fill_rng);
+        } else if self.scramble {
+            scramble(buf, offset, self.issued_total);
+        }
     }
 
     /// A write of a verifying job: number it, seed it, fill data and headers.
@@ -1927,23 +1933,19 @@ impl<'a, E: Engine> Worker<'a, E> {
             } else {
                 &received[lo..hi.max(lo)]
             };
-            let rname = format!("{base}.{}.received", f.offset);
-            match crate::out::write_atomic(std::path::Path::new(&rname), chunk) {
-                Ok(()) => self
-                    .ctx
-                    .notes
-                    .err(&format!("       received data dumped as {rname}")),
-                Err(e) => self.ctx.notes.err(&format!("fio: dump {rname}: {e}")),
-            }
-            if let Some(e) = &f.expected {
-                let ename = format!("{base}.{}.expected", f.offset);
-                match crate::out::write_atomic(std::path::Path::new(&ename), e) {
+            let dump = |what: &str, data: &[u8]| {
+                let name = format!("{base}.{}.{what}", f.offset);
+                match crate::out::write_atomic(std::path::Path::new(&name), data) {
                     Ok(()) => self
                         .ctx
                         .notes
-                        .err(&format!("       expected data dumped as {ename}")),
-                    Err(err) => self.ctx.notes.err(&format!("fio: dump {ename}: {err}")),
+                        .err(&format!("       {what} data dumped as {name}")),
+                    Err(e) => self.ctx.notes.err(&format!("fio: dump {name}: {e}")),
                 }
+            };
+            dump("received", chunk);
+            if let Some(e) = &f.expected {
+                dump("expected", e);
             }
         }
         let o = &self.p.opts;
@@ -2344,16 +2346,17 @@ impl<'a, E: Engine> Worker<'a, E> {
         } else {
             (err_class::WRITE, 1)
         };
-        let path = self
-            .p
-            .files
-            .get(s.file as usize)
-            .map(|f| f.path.display().to_string())
-            .unwrap_or_default();
-        let text = crate::out::strerror(errno);
+        let plan = self.p;
+        // Formatted only when printed: an error continue_on_error counts costs no message.
         let line = || {
+            let path = plan
+                .files
+                .get(s.file as usize)
+                .map(|f| f.path.display().to_string())
+                .unwrap_or_default();
             format!(
-                "fio: io_u error on file {path}: {text}: {} offset={}, buflen={}",
+                "fio: io_u error on file {path}: {}: {} offset={}, buflen={}",
+                crate::out::strerror(errno),
                 op_of(s.op).name(),
                 s.offset + s.done,
                 s.len - s.done
@@ -2597,12 +2600,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             if d == 1 {
                 self.writes_since_sync += 1;
                 self.last_write_file = n.file as u32;
-                let buf = &mut self.bufs.slot_mut(0)[..n.len as usize];
-                if self.refill {
-                    fill(buf, &self.fill, &mut self.fill_rng);
-                } else if self.scramble {
-                    scramble(buf, n.offset, self.issued_total);
-                }
+                self.fill_write(0, n.offset, n.len);
             }
             if !self.ensure_open(n.file) {
                 continue;

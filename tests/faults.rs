@@ -80,10 +80,16 @@ impl Drop for FaultFs {
 
 /// Run flexio (or fio) with a deadline: no fault may make it hang.
 fn run_bounded(bin: &Path, args: &[&str], secs: u64) -> Run {
+    run_bounded_env(bin, args, &[], secs)
+}
+
+/// [`run_bounded`] with extra environment variables.
+fn run_bounded_env(bin: &Path, args: &[&str], env: &[(&str, &str)], secs: u64) -> Run {
     let start = Instant::now();
     let mut child = Command::new(bin)
         .args(args)
         .env("TZ", "UTC")
+        .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -445,23 +451,22 @@ fn plain_loop_hands_short_transfers_and_errors_to_the_general_completion() {
     };
     let f = format!("--filename={}", fs.file());
     let run = |rw: &str, general: bool| {
-        let out = Command::new(flexio_bin())
-            .args([
-                "--name=p",
-                &f,
-                &format!("--rw={rw}"),
-                "--bs=4k",
-                "--size=512k",
-                "--ioengine=psync",
-                "--continue_on_error=read",
-                "--output-format=json",
-            ])
-            .env("FLEXIO_GENERAL_PATH", if general { "1" } else { "0" })
-            .output()
-            .unwrap();
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout)
-            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
-        (out.status.code(), v["jobs"][0].clone())
+        let rw = format!("--rw={rw}");
+        let args = [
+            "--name=p",
+            &f,
+            &rw,
+            "--bs=4k",
+            "--size=512k",
+            "--ioengine=psync",
+            "--continue_on_error=read",
+            "--output-format=json",
+        ];
+        let env = [("FLEXIO_GENERAL_PATH", if general { "1" } else { "0" })];
+        let r = run_bounded_env(&flexio_bin(), &args, &env, 60);
+        let v: serde_json::Value =
+            serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.stderr));
+        (Some(r.code), v["jobs"][0].clone())
     };
     for rw in ["randwrite", "randread"] {
         let (ca, a) = run(rw, false);

@@ -9,7 +9,6 @@
 mod common;
 use common::*;
 use std::path::Path;
-use std::process::Command;
 
 struct Out {
     code: i32,
@@ -20,22 +19,15 @@ struct Out {
 
 fn run(args: &[&str], general: bool) -> Out {
     let dir = tempfile::tempdir().unwrap();
-    let mut cmd = Command::new(flexio_bin());
-    cmd.args(args)
-        .arg("--output-format=json")
-        .current_dir(dir.path())
-        .env("TZ", "UTC");
-    if general {
-        cmd.env("FLEXIO_GENERAL_PATH", "1");
-    } else {
-        cmd.env_remove("FLEXIO_GENERAL_PATH");
-    }
-    let o = cmd.output().unwrap();
-    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
-    let json = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {stdout}"));
+    let mut a = args.to_vec();
+    a.push("--output-format=json");
+    let env = [("FLEXIO_GENERAL_PATH", if general { "1" } else { "0" })];
+    let r = run_in_env(&flexio_bin(), &a, dir.path(), &env);
+    let json =
+        serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {}", r.stdout));
     Out {
-        code: o.status.code().unwrap_or(-1),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+        code: r.code,
+        stderr: r.stderr,
         json,
         files: files_of(dir.path()),
     }

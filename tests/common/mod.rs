@@ -36,10 +36,16 @@ pub struct Run {
 }
 
 pub fn run_in(bin: &Path, args: &[&str], dir: &Path) -> Run {
+    run_in_env(bin, args, dir, &[])
+}
+
+/// [`run_in`] with extra environment variables.
+pub fn run_in_env(bin: &Path, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Run {
     let out: Output = Command::new(bin)
         .args(args)
         .current_dir(dir)
         .env("TZ", "UTC")
+        .envs(env.iter().copied())
         .output()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", bin.display()));
     Run {

@@ -152,6 +152,14 @@ macro_rules! bool_row {
     };
 }
 
+/// A non-negative count into a `u64` field (size suffixes allowed, as fio's int options).
+macro_rules! count_row {
+    ($name:expr, [$($alias:expr),*], $field:ident, $def:expr, $help:expr) => {
+        row!($name, [$($alias),*], Kind::Int { min: 0, max: i64::MAX }, $def, $help,
+             |o, v| { o.$field = int_in(v, o.kb_base, 0, i64::MAX)? as u64; Ok(()) })
+    };
+}
+
 macro_rules! flag_row {
     ($name:expr, [$($alias:expr),*], $field:ident, $help:expr) => {
         row!($name, [$($alias),*], Kind::Flag, "0", $help, |o, v| { o.$field = flag(v)?; Ok(()) })
@@ -729,33 +737,19 @@ pub static OPTIONS: &[OptDef] = &[
             Ok(())
         }
     ),
-    row!(
+    count_row!(
         "fsync",
         [],
-        Kind::Int {
-            min: 0,
-            max: i64::MAX
-        },
+        fsync,
         "0",
-        "Issue fsync for writes every given number of blocks",
-        |o, v| {
-            o.fsync = int_in(v, o.kb_base, 0, i64::MAX)? as u64;
-            Ok(())
-        }
+        "Issue fsync for writes every given number of blocks"
     ),
-    row!(
+    count_row!(
         "fdatasync",
         [],
-        Kind::Int {
-            min: 0,
-            max: i64::MAX
-        },
+        fdatasync,
         "0",
-        "Issue fdatasync for writes every given number of blocks",
-        |o, v| {
-            o.fdatasync = int_in(v, o.kb_base, 0, i64::MAX)? as u64;
-            Ok(())
-        }
+        "Issue fdatasync for writes every given number of blocks"
     ),
     row!(
         "direct",
@@ -1268,27 +1262,19 @@ pub static OPTIONS: &[OptDef] = &[
         "0",
         "Dump contents of good and bad blocks on failure"
     ),
-    row!(
+    count_row!(
         "verify_backlog",
         [],
-        Kind::Int { min: 0, max: i64::MAX },
+        verify_backlog,
         "",
-        "Verify after this number of blocks are written",
-        |o, v| {
-            o.verify_backlog = int_in(v, o.kb_base, 0, i64::MAX)? as u64;
-            Ok(())
-        }
+        "Verify after this number of blocks are written"
     ),
-    row!(
+    count_row!(
         "verify_backlog_batch",
         [],
-        Kind::Int { min: 0, max: i64::MAX },
+        verify_backlog_batch,
         "",
-        "Verify this number of IO blocks",
-        |o, v| {
-            o.verify_backlog_batch = int_in(v, o.kb_base, 0, i64::MAX)? as u64;
-            Ok(())
-        }
+        "Verify this number of IO blocks"
     ),
     bool_row!(
         "verify_state_save",
@@ -1784,14 +1770,12 @@ pub static OPTIONS: &[OptDef] = &[
          |o, v| { o.write_iops_log = Some(v.unwrap_or("").to_string()); Ok(()) }),
     row!("write_hist_log", [], Kind::Str, "", "Write log of latency histograms during run",
          |o, v| { o.write_hist_log = Some(v.unwrap_or("").to_string()); Ok(()) }),
-    row!("log_avg_msec", [], Kind::Int { min: 0, max: i64::MAX }, "0", "Average bw/iops/lat logs over this period of time",
-         |o, v| { o.log_avg_msec = int_in(v, o.kb_base, 0, i64::MAX)? as u64; Ok(()) }),
+    count_row!("log_avg_msec", [], log_avg_msec, "0", "Average bw/iops/lat logs over this period of time"),
     bool_row!("log_max_value", [], log_max_value, "0", "Log max sample in a window instead of average"),
     bool_row!("log_offset", [], log_offset, "0", "Include offset of IO for each log entry"),
     bool_row!("log_prio", [], log_prio, "0", "Include I/O priority value for each log entry"),
     bool_row!("per_job_logs", [], per_job_logs, "1", "Include job number in generated log files or not"),
-    row!("log_hist_msec", [], Kind::Int { min: 0, max: i64::MAX }, "0", "Dump completion latency histograms at frequency of this time value",
-         |o, v| { o.log_hist_msec = int_in(v, o.kb_base, 0, i64::MAX)? as u64; Ok(()) }),
+    count_row!("log_hist_msec", [], log_hist_msec, "0", "Dump completion latency histograms at frequency of this time value"),
     row!("log_hist_coarseness", [], Kind::Int { min: 0, max: 6 }, "0", "Integer in range [0,6]. Higher coarseness outputs fewer histogram bins per sample",
          |o, v| { o.log_hist_coarseness = int_in(v, o.kb_base, 0, 6)? as u32; Ok(()) }),
     row!("log_entries", [], Kind::Int { min: 1, max: i64::MAX }, "1024", "Initial number of entries for a job IO log",

@@ -46,7 +46,8 @@ impl BlockMap {
         self.words.iter_mut().for_each(|w| *w = 0);
         self.used = 0;
     }
-    /// First free block at or after `b`, wrapping around; `None` when all are used.
+    /// First free block at or after `b`, wrapping around; `None` when all are used. (Bits
+    /// past the last block are never set, so the words hold every free block.)
     pub fn next_free(&self, b: u64) -> Option<u64> {
         if self.full() {
             return None;
@@ -67,7 +68,6 @@ impl BlockMap {
         first(start, masked)
             .or_else(|| (start + 1..n).find_map(|wi| first(wi, self.words[wi])))
             .or_else(|| (0..=start).find_map(|wi| first(wi, self.words[wi])))
-            .or_else(|| (0..self.nblocks).find(|x| self.is_free(*x)))
     }
 
     /// Take block `b` if it is free, else the next free one as [`BlockMap::next_free`]

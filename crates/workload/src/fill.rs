@@ -16,12 +16,18 @@ pub enum Fill {
 }
 
 fn random_bytes(buf: &mut [u8], rng: &mut Taus88) {
+    fill_words(buf, || rng.next_u64());
+}
+
+/// `buf` from successive 64-bit words in native byte order; a partial last word takes its
+/// leading bytes (one more word is drawn for it).
+pub fn fill_words(buf: &mut [u8], mut next: impl FnMut() -> u64) {
     let mut chunks = buf.chunks_exact_mut(8);
     for c in &mut chunks {
-        c.copy_from_slice(&rng.next_u64().to_ne_bytes());
+        c.copy_from_slice(&next().to_ne_bytes());
     }
     let rest = chunks.into_remainder();
-    let v = rng.next_u64().to_ne_bytes();
+    let v = next().to_ne_bytes();
     let n = rest.len();
     rest.copy_from_slice(&v[..n]);
 }
