@@ -142,6 +142,9 @@ pub fn run(args: Vec<String>) -> i32 {
     // still ends with a report.
     let terminate = Arc::new(AtomicBool::new(false));
     let sigs = (terminate.clone(), crate::signals::install(terminate));
+    if let Some(code) = crate::cmd::dispatch(&args) {
+        return code;
+    }
     let cli = match cli::parse_args(&args) {
         Ok(c) => c,
         Err(e) => {
@@ -155,7 +158,7 @@ pub fn run(args: Vec<String>) -> i32 {
         return 0;
     }
     if sw.help {
-        print!("{VERSION}\n{}", cli::usage());
+        print!("{VERSION}\n{}{}", cli::usage(), crate::cmd::usage());
         return 0;
     }
     if let Some(arg) = &sw.cmdhelp {

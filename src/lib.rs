@@ -5,6 +5,7 @@
 pub mod app;
 pub mod blockdev;
 pub mod clock;
+pub mod cmd;
 pub mod defaults;
 pub mod diskstats;
 pub mod files;
