@@ -76,7 +76,10 @@ fn dir_engines_are_listed_and_take_stat_type() {
     }
     let r = flexio(&["--enghelp=dirstat"], d.path());
     assert!(r.stdout.contains("stat_type"), "{}", r.stdout);
-    let r = flexio(&["--name=x", "--ioengine=dircreate", "--stat_type=lstat"], d.path());
+    let r = flexio(
+        &["--name=x", "--ioengine=dircreate", "--stat_type=lstat"],
+        d.path(),
+    );
     assert_eq!(r.code, 1);
     assert!(r.stderr.contains("belongs to ioengine"), "{}", r.stderr);
 }
