@@ -38,8 +38,7 @@ fn read_file(p: &Path) -> std::io::Result<Vec<u8>> {
 }
 
 fn host() -> Host<'static> {
-    let si = rustix::system::sysinfo();
-    let mem = si.totalram as u64 * si.mem_unit.max(1) as u64;
+    let mem = flexio_engine::platform::total_memory();
     Host {
         ncpus: flexio_engine::sys::cpus_configured(),
         mb_memory: mem >> 20,

@@ -98,7 +98,7 @@ pub fn result_of(plan: &ThreadPlan, pid: i32, stats: ThreadStats) -> JobResult {
 
 /// Run a whole thread plan and package its result.
 pub fn run_thread(plan: &ThreadPlan, ctx: &RunCtx, progress: &Progress) -> JobResult {
-    let tid = rustix::thread::gettid().as_raw_nonzero().get();
+    let tid = flexio_engine::platform::thread_id();
     // A private descriptor table makes every system call on the job's files cheaper; a
     // kernel that refuses only costs that speed.
     let _ = flexio_engine::sys::private_fd_table();

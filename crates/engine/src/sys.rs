@@ -1,6 +1,8 @@
-//! Small system-call wrappers the core needs but rustix does not offer.
+//! Small system-call wrappers the core needs but rustix does not offer. The Linux-only ones
+//! (per-thread descriptor table and resource usage, I/O priorities) live in `platform.rs`
+//! with their fallbacks and are re-exported here.
 
-use std::io;
+pub use crate::platform::{ioprio_get_self, ioprio_set_self, private_fd_table, thread_usage};
 
 /// The CPU's time-stamp counter (x86-64), or `None` on other architectures.
 #[inline(always)]
@@ -15,22 +17,6 @@ pub fn rdtsc() -> Option<u64> {
     {
         None
     }
-}
-
-/// Give the calling thread its own copy of the file-descriptor table (unshare(CLONE_FILES)).
-///
-/// In a multi-threaded process the kernel takes and drops a reference on the file for every
-/// system call on a descriptor, because another thread could close it meanwhile; a table
-/// used by one thread only skips that (about 5% of a 4 KiB pread on tmpfs, measured). Job
-/// threads call this first and from then on open every descriptor they use themselves.
-pub fn private_fd_table() -> io::Result<()> {
-    // SAFETY: after this call descriptors opened by this thread are not visible to others
-    // and vice versa. flexio's job threads open their files, rings and logs themselves after
-    // calling this, use the descriptors inherited in the copy (stdout, stderr) only as the
-    // same open files, and hand no descriptor to another thread: what they return is plain
-    // data (statistics).
-    unsafe { rustix::thread::unshare_unsafe(rustix::thread::UnshareFlags::FILES) }
-        .map_err(io::Error::from)
 }
 
 /// Resource usage of the calling thread.
@@ -54,26 +40,6 @@ impl Usage {
             minflt: self.minflt.saturating_sub(start.minflt),
         }
     }
-}
-
-/// getrusage(RUSAGE_THREAD).
-pub fn thread_usage() -> io::Result<Usage> {
-    let mut ru = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-    // SAFETY: ru points to writable memory of the right type; getrusage fills it.
-    let r = unsafe { libc::getrusage(libc::RUSAGE_THREAD, ru.as_mut_ptr()) };
-    if r != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: getrusage succeeded, so the structure is initialised (it was zeroed anyway).
-    let ru = unsafe { ru.assume_init() };
-    let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
-    Ok(Usage {
-        utime_us: tv(ru.ru_utime),
-        stime_us: tv(ru.ru_stime),
-        ctx: (ru.ru_nvcsw + ru.ru_nivcsw) as u64,
-        majflt: ru.ru_majflt as u64,
-        minflt: ru.ru_minflt as u64,
-    })
 }
 
 /// Configured CPUs (sysconf(_SC_NPROCESSORS_CONF)), fio's `$ncpus`.
@@ -112,36 +78,6 @@ pub fn ctime(secs: i64) -> String {
         tm.tm_sec,
         tm.tm_year + 1900
     )
-}
-
-const IOPRIO_WHO_PROCESS: libc::c_long = 1;
-
-/// ioprio_set(IOPRIO_WHO_PROCESS, 0 = the calling thread, class << 13 | level).
-pub fn ioprio_set_self(class: u32, level: u32) -> io::Result<()> {
-    let value = ((class as libc::c_long) << 13) | level as libc::c_long;
-    // SAFETY: a plain system call with integer arguments.
-    let r = unsafe {
-        libc::syscall(
-            libc::SYS_ioprio_set,
-            IOPRIO_WHO_PROCESS,
-            0 as libc::c_long,
-            value,
-        )
-    };
-    if r != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
-}
-
-/// The calling thread's I/O priority as (class, level).
-pub fn ioprio_get_self() -> io::Result<(u32, u32)> {
-    // SAFETY: a plain system call with integer arguments.
-    let r = unsafe { libc::syscall(libc::SYS_ioprio_get, IOPRIO_WHO_PROCESS, 0 as libc::c_long) };
-    if r < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(((r >> 13) as u32, (r & 0x1fff) as u32))
 }
 
 #[cfg(test)]
