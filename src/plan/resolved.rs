@@ -310,6 +310,10 @@ pub struct Control {
     pub time_limit_us: Option<u64>,
     /// `time_based` without a runtime (fio warns).
     pub time_based_without_runtime: bool,
+    /// Shell commands before the I/O and after it (`exec_prerun`, `exec_postrun`); their
+    /// output goes to `<job>.prerun.txt` / `<job>.postrun.txt`.
+    pub exec_prerun: Option<String>,
+    pub exec_postrun: Option<String>,
 }
 
 /// Which statistics the thread keeps (histograms).
@@ -759,6 +763,8 @@ pub fn control(o: &JobOptions) -> Control {
         time_limit_us: (o.runtime_us > 0)
             .then_some(o.runtime_us + o.ramp_time_us + o.startdelay_us.1),
         time_based_without_runtime: o.time_based && o.runtime_us == 0,
+        exec_prerun: o.exec_prerun.clone(),
+        exec_postrun: o.exec_postrun.clone(),
     }
 }
 

@@ -15,6 +15,7 @@
 //! | `prio` | per-request priority draws | the priority of the next request |
 //! | `placement` | — | CPU affinity, nice, ioprio of the thread |
 
+mod exec;
 mod file_table;
 mod io_loop;
 mod lat_target;

@@ -55,7 +55,12 @@ pub fn cpus_configured() -> u64 {
 
 /// Local time as ctime(3) prints it, without the newline ("Sun Nov 22 04:38:15 2026").
 pub fn ctime(secs: i64) -> String {
-    let t: libc::time_t = secs as libc::time_t;
+    // time_t is 32 bits in the libc bindings of 32-bit musl: a time it cannot hold has no
+    // local-time text rather than a wrapped one.
+    #[allow(clippy::useless_conversion)] // i64 -> i64 on 64-bit targets
+    let Some(t) = secs.try_into().ok() else {
+        return String::new();
+    };
     let mut tm = std::mem::MaybeUninit::<libc::tm>::zeroed();
     // SAFETY: both pointers are valid; localtime_r writes the tm structure.
     let ok = unsafe { !libc::localtime_r(&t, tm.as_mut_ptr()).is_null() };

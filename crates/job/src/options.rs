@@ -223,6 +223,9 @@ pub struct JobOptions {
     // --- job / process control
     pub name: String,
     pub description: Option<String>,
+    /// Shell commands run before and after the job's I/O (`exec_prerun`, `exec_postrun`).
+    pub exec_prerun: Option<String>,
+    pub exec_postrun: Option<String>,
     pub numjobs: u32,
     pub loops: u32,
     pub thread: bool,
@@ -525,6 +528,8 @@ impl Default for JobOptions {
         JobOptions {
             name: String::new(),
             description: None,
+            exec_prerun: None,
+            exec_postrun: None,
             numjobs: 1,
             loops: 1,
             thread: false,

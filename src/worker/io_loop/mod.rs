@@ -369,6 +369,19 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             self.close_files();
             return false;
         }
+        if let Some(cmd) = &self.p.control.exec_prerun {
+            let name = &self.p.name;
+            let out = super::exec::output_file(name, "prerun");
+            self.ctx
+                .notes
+                .info(&format!("{name} : Saving output of prerun in {out}"));
+            if let Err(e) = super::exec::run(name, "prerun", cmd) {
+                self.ctx.notes.err(&format!("flexio: {name}: {e}"));
+                self.fail(libc::ECANCELED, "exec_prerun");
+                self.close_files();
+                return false;
+            }
+        }
         true
     }
 
@@ -444,6 +457,17 @@ impl<'a, E: EngineDef> Worker<'a, E> {
         let ms = now.saturating_sub(self.epoch_ns) / 1_000_000;
         for e in self.meter.finish(ms, &self.stats, (&self.bytes, &self.ios)) {
             self.ctx.notes.err(&format!("flexio: {e}"));
+        }
+        if let Some(cmd) = &self.p.control.exec_postrun {
+            let name = &self.p.name;
+            let out = super::exec::output_file(name, "postrun");
+            self.ctx
+                .notes
+                .info(&format!("{name} : Saving output of postrun in {out}"));
+            // As in fio, the job's result does not depend on the command after it.
+            if let Err(e) = super::exec::run(name, "postrun", cmd) {
+                self.ctx.notes.warn(&format!("flexio: {name}: {e}"));
+            }
         }
         self.close_files();
         if self.p.io.unlink || self.p.io.unlink_each_loop {

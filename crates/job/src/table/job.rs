@@ -16,6 +16,28 @@ pub(super) static ROWS: &[OptDef] = &[
             Ok(())
         }
     ),
+    row!(
+        "exec_prerun",
+        [],
+        Kind::Str,
+        "",
+        "Execute this file prior to running job",
+        |o, v| {
+            o.exec_prerun = Some(req(v)?.to_string());
+            Ok(())
+        }
+    ),
+    row!(
+        "exec_postrun",
+        [],
+        Kind::Str,
+        "",
+        "Execute this file after running job",
+        |o, v| {
+            o.exec_postrun = Some(req(v)?.to_string());
+            Ok(())
+        }
+    ),
     row!("name", [], Kind::Str, "", "Name of this job", |o, v| {
         o.name = req(v)?.to_string();
         Ok(())

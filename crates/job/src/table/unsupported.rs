@@ -19,8 +19,6 @@ pub static UNSUPPORTED: &[&str] = &[
     "trim_backlog",
     "trim_backlog_batch",
     "exit_what",
-    "exec_prerun",
-    "exec_postrun",
     "uid",
     "gid",
     "numa_cpu_nodes",
