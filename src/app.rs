@@ -406,7 +406,7 @@ fn execute(
         )
     });
     // ---- run the stonewall segments in order
-    let snapshot_req = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let snapshot_req = Arc::new(crate::progress::AtomicU64::new(0));
     let status_every = sw.status_interval_ms.map(|ms| ms * 1_000_000);
     let mut next_status = status_every.map(|iv| clock.now() + iv);
     let mut next_dump_check = 0u64;
@@ -620,7 +620,7 @@ fn gather_snapshots(
     plans: &[ThreadPlan],
     progress: &[Progress],
     results: &[Option<JobResult>],
-    req: &std::sync::atomic::AtomicU64,
+    req: &crate::progress::AtomicU64,
 ) -> Vec<JobResult> {
     let gen = req.fetch_add(1, Ordering::AcqRel) + 1;
     let deadline = std::time::Instant::now() + Duration::from_millis(300);

@@ -47,7 +47,7 @@ pub struct RunCtx {
     pub readonly: bool,
     /// Raised by the main thread to ask every job for a copy of its statistics so far
     /// (--status-interval); answered at the next periodic check.
-    pub snapshot_req: Arc<std::sync::atomic::AtomicU64>,
+    pub snapshot_req: Arc<crate::progress::AtomicU64>,
 }
 
 /// fio's error description `file:<source>:<line>, func=..., error=...`, with flexio's own

@@ -292,6 +292,12 @@ impl Engine for Libaio {
                     }
                     return Err(e);
                 }
+                if r == 0 && want > 0 {
+                    // A blocking wait that returns nothing (it cannot, unless the arguments
+                    // are wrong): hand control back so the core can check its stop flags
+                    // instead of spinning here.
+                    return Ok(got);
+                }
                 r as usize
             };
             for ev in &self.events[..n] {
