@@ -1,0 +1,6 @@
+//! flexio's analysis of results: reading fio's and flexio's JSON / json+ output and log
+//! files into one model ([`input`], [`logs`]), the statistics ([`stats`]), comparisons of
+//! runs ([`compare`]) and self-contained HTML reports ([`report`], drawn by [`svg`]).
+//! A pure library: it reads files, it never runs I/O workloads.
+
+pub mod stats;
