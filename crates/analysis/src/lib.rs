@@ -4,3 +4,6 @@
 //! A pure library: it reads files, it never runs I/O workloads.
 
 pub mod stats;
+pub mod input;
+pub mod logs;
+pub mod model;
