@@ -3,7 +3,10 @@
 //! runs ([`compare`]) and self-contained HTML reports ([`report`], drawn by [`svg`]).
 //! A pure library: it reads files, it never runs I/O workloads.
 
-pub mod stats;
+pub mod compare;
+pub mod compare_out;
+pub mod fmt;
 pub mod input;
 pub mod logs;
 pub mod model;
+pub mod stats;

@@ -266,7 +266,10 @@ impl HistLog {
         }
     }
     fn merge(&mut self, o: &HistLog) {
-        self.counts.iter_mut().zip(&o.counts).for_each(|(x, y)| *x += y);
+        self.counts
+            .iter_mut()
+            .zip(&o.counts)
+            .for_each(|(x, y)| *x += y);
         self.intervals += o.intervals;
         self.p50.merge(&o.p50);
         self.p99.merge(&o.p99);
@@ -405,10 +408,7 @@ fn read_sample_log(path: &Path, kind: LogKind) -> std::io::Result<FileData> {
             return;
         };
         let bs = it.next().and_then(num).unwrap_or(0);
-        let s = d
-            .series
-            .entry(dd)
-            .or_insert_with(|| DirLog::new(kind, dd));
+        let s = d.series.entry(dd).or_insert_with(|| DirLog::new(kind, dd));
         s.stat.add(v);
         if let Some(h) = &mut s.hist {
             h[val_to_idx(v)] += 1;

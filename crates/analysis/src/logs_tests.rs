@@ -109,7 +109,11 @@ fn sample_and_hist_logs_are_read_exactly() {
 fn attach_by_prefix_and_thread() {
     let d = tempfile::tempdir().unwrap();
     write(d.path(), "a_clat.1.log", "0, 100, 0, 4096, 0\n");
-    write(d.path(), "a_clat.2.log", "0, 200, 0, 4096, 0\n0, 300, 0, 4096, 0\n");
+    write(
+        d.path(),
+        "a_clat.2.log",
+        "0, 200, 0, 4096, 0\n0, 300, 0, 4096, 0\n",
+    );
     write(d.path(), "p_bw.3.log", "0, 5000, 1, 0, 0\n");
     write(d.path(), "other_iops.1.log", "0, 1, 0, 4096, 0\n");
     write(d.path(), "empty_lat.1.log", "");

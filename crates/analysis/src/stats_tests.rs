@@ -181,5 +181,9 @@ fn rng_distributions() {
     let v: Vec<f64> = (0..n).map(|_| r.normal()).collect();
     assert!(mean(&v).abs() < 0.05 && (variance(&v) - 1.0).abs() < 0.05);
     assert_eq!(median(&[3.0, 1.0, 2.0, 10.0]), 2.5);
-    assert!(close(quantile_sorted(&[1.0, 2.0, 3.0, 4.0], 0.5), 2.5, 1e-12));
+    assert!(close(
+        quantile_sorted(&[1.0, 2.0, 3.0, 4.0], 0.5),
+        2.5,
+        1e-12
+    ));
 }
