@@ -189,7 +189,7 @@ impl Comparison {
 }
 
 /// Jobs keyed by name and occurrence ("j", "j#2", ...).
-fn keyed(run: &RunResult) -> Vec<(String, usize)> {
+pub fn job_keys(run: &RunResult) -> Vec<(String, usize)> {
     let mut seen: Vec<(String, usize)> = Vec::new();
     let mut out = Vec::new();
     for (i, j) in run.jobs.iter().enumerate() {
@@ -222,7 +222,7 @@ fn side<'a>(runs: &'a [RunResult], key: &str, pos: usize, by_pos: bool, d: Ddir)
         let job = if by_pos {
             r.jobs.get(pos)
         } else {
-            keyed(r)
+            job_keys(r)
                 .into_iter()
                 .find(|(k, _)| k == key)
                 .map(|(_, i)| &r.jobs[i])
@@ -562,7 +562,7 @@ pub fn compare(a: &[RunResult], b: &[RunResult], o: &Options) -> Comparison {
             .push("nothing to compare: a side has no result".into());
         return cmp;
     };
-    let (ka, kb) = (keyed(a0), keyed(b0));
+    let (ka, kb) = (job_keys(a0), job_keys(b0));
     let common: Vec<&(String, usize)> = ka
         .iter()
         .filter(|x| kb.iter().any(|y| y.0 == x.0))

@@ -10,3 +10,10 @@ pub mod input;
 pub mod logs;
 pub mod model;
 pub mod stats;
+pub mod charts;
+pub mod report;
+pub mod svg;
+
+pub use compare::{compare, Comparison};
+pub use input::{read, read_with_logs};
+pub use model::RunResult;
