@@ -36,14 +36,19 @@ pub fn distribution(job: &JobResult, dir: &DirResult) -> Option<Dist> {
     } else {
         [LogKind::Clat, LogKind::Lat]
     };
-    if let Some(l) = order
-        .iter()
-        .find_map(|k| job.logs.get(*k, dir.ddir).filter(|l| l.stat.samples > 0))
-    {
+    if let Some(l) = order.iter().find_map(|k| {
+        job.logs
+            .get(*k, dir.ddir)
+            .filter(|l| l.per_io && l.stat.samples > 0)
+    }) {
         return Some(Dist {
             bins: l.bins(),
             source: format!("{} log, {} I/Os", l.kind.suffix(), l.stat.samples),
-            kind: if l.kind == LogKind::Lat { "lat" } else { "clat" },
+            kind: if l.kind == LogKind::Lat {
+                "lat"
+            } else {
+                "clat"
+            },
         });
     }
     if let Some(h) = job.logs.hist(dir.ddir) {
@@ -145,25 +150,39 @@ fn to_series(name: String, result: usize, pts: Vec<(f64, f64, f64, f64)>, band: 
 
 /// A per-I/O log of the entry (any kind), for rates derived from line counts.
 fn per_io_log<'a>(e: &Entry<'a>) -> Option<&'a DirLog> {
-    [LogKind::Iops, LogKind::Clat, LogKind::Lat, LogKind::Slat, LogKind::Bw]
-        .iter()
-        .find_map(|k| {
-            e.job
-                .logs
-                .get(*k, e.dir.ddir)
-                .filter(|l| l.per_io && l.stat.samples > 0)
-        })
+    [
+        LogKind::Iops,
+        LogKind::Clat,
+        LogKind::Lat,
+        LogKind::Slat,
+        LogKind::Bw,
+    ]
+    .iter()
+    .find_map(|k| {
+        e.job
+            .logs
+            .get(*k, e.dir.ddir)
+            .filter(|l| l.per_io && l.stat.samples > 0)
+    })
 }
 
 /// Bandwidth over time (bytes/s).
 pub fn bandwidth(entries: &[Entry]) -> Chart {
     let mut series = Vec::new();
     for e in entries {
-        let avg = e.job.logs.get(LogKind::Bw, e.dir.ddir).filter(|l| !l.per_io);
+        let avg = e
+            .job
+            .logs
+            .get(LogKind::Bw, e.dir.ddir)
+            .filter(|l| !l.per_io);
         let pts = if let Some(l) = avg {
             // Averaged windows of KiB/s.
             series_points(&l.series, |b, _| {
-                (b.mean() * 1024.0, b.min as f64 * 1024.0, b.max as f64 * 1024.0)
+                (
+                    b.mean() * 1024.0,
+                    b.min as f64 * 1024.0,
+                    b.max as f64 * 1024.0,
+                )
             })
         } else if let Some(l) = per_io_log(e) {
             series_points(&l.series, |b, w| {
@@ -191,7 +210,11 @@ pub fn bandwidth(entries: &[Entry]) -> Chart {
 pub fn iops(entries: &[Entry]) -> Chart {
     let mut series = Vec::new();
     for e in entries {
-        let avg = e.job.logs.get(LogKind::Iops, e.dir.ddir).filter(|l| !l.per_io);
+        let avg = e
+            .job
+            .logs
+            .get(LogKind::Iops, e.dir.ddir)
+            .filter(|l| !l.per_io);
         let pts = if let Some(l) = avg {
             series_points(&l.series, |b, _| (b.mean(), b.min as f64, b.max as f64))
         } else if let Some(l) = per_io_log(e) {
@@ -227,10 +250,12 @@ pub fn latency_time(entries: &[Entry]) -> Chart {
         } else {
             [LogKind::Clat, LogKind::Lat]
         };
-        if let Some(l) = order
-            .iter()
-            .find_map(|k| e.job.logs.get(*k, e.dir.ddir).filter(|l| l.stat.samples > 0))
-        {
+        if let Some(l) = order.iter().find_map(|k| {
+            e.job
+                .logs
+                .get(*k, e.dir.ddir)
+                .filter(|l| l.stat.samples > 0)
+        }) {
             let pts = series_points(&l.series, |b, _| (b.mean(), b.min as f64, b.max as f64));
             series.push(to_series(
                 format!("{} {} mean, min-max", e.label, l.kind.suffix()),
@@ -270,7 +295,11 @@ pub fn distribution_charts(entries: &[Entry]) -> [Chart; 4] {
                 pct.push(Series {
                     name: format!("{} {kind} (percentiles only)", e.label),
                     result: e.result,
-                    points: lat.percentiles.iter().map(|(p, v)| (*p, *v as f64)).collect(),
+                    points: lat
+                        .percentiles
+                        .iter()
+                        .map(|(p, v)| (*p, *v as f64))
+                        .collect(),
                     ..Default::default()
                 });
             }
@@ -293,6 +322,7 @@ pub fn distribution_charts(entries: &[Entry]) -> [Chart; 4] {
             name: name.clone(),
             result: e.result,
             points: coarse.iter().map(|(x, c)| (*x, c * 100.0 / nf)).collect(),
+            step: true,
             ..Default::default()
         });
         let mut cum = 0u64;
@@ -372,6 +402,11 @@ pub fn distribution_charts(entries: &[Entry]) -> [Chart; 4] {
 /// Whether an entry's direction has logs (for the "no logs" hint).
 pub fn has_logs(e: &Entry) -> bool {
     !e.job.logs.is_empty()
-        && (e.job.logs.series.iter().any(|s| s.ddir == e.dir.ddir || e.dir.ddir == Ddir::Mixed)
+        && (e
+            .job
+            .logs
+            .series
+            .iter()
+            .any(|s| s.ddir == e.dir.ddir || e.dir.ddir == Ddir::Mixed)
             || e.job.logs.hist(e.dir.ddir).is_some())
 }

@@ -237,9 +237,11 @@ fn side<'a>(runs: &'a [RunResult], key: &str, pos: usize, by_pos: bool, d: Ddir)
         } else {
             [crate::logs::LogKind::Clat, crate::logs::LogKind::Lat]
         };
-        let from_log = log_kinds
-            .iter()
-            .find_map(|k| job.logs.get(*k, d).filter(|l| l.stat.samples > 0));
+        let from_log = log_kinds.iter().find_map(|k| {
+            job.logs
+                .get(*k, d)
+                .filter(|l| l.per_io && l.stat.samples > 0)
+        });
         if let Some(l) = from_log {
             s.bins.push(l.bins());
             s.bins_from.push(format!("{} log", l.kind.suffix()));

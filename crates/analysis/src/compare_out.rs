@@ -217,6 +217,11 @@ pub fn to_json(c: &Comparison) -> Value {
     })
 }
 
+/// The comparison as pretty-printed JSON text.
+pub fn json_text(c: &Comparison) -> String {
+    serde_json::to_string_pretty(&to_json(c)).unwrap_or_default()
+}
+
 /// The comparison as an HTML section (styles in the report's sheet).
 pub fn html(c: &Comparison) -> String {
     let mut o = String::from("<section class=\"compare\"><h2>Comparison: B vs A</h2>\n");

@@ -3,15 +3,15 @@
 //! runs ([`compare`]) and self-contained HTML reports ([`report`], drawn by [`svg`]).
 //! A pure library: it reads files, it never runs I/O workloads.
 
+pub mod charts;
 pub mod compare;
 pub mod compare_out;
 pub mod fmt;
 pub mod input;
 pub mod logs;
 pub mod model;
-pub mod stats;
-pub mod charts;
 pub mod report;
+pub mod stats;
 pub mod svg;
 
 pub use compare::{compare, Comparison};

@@ -119,13 +119,9 @@ fn stats_table(o: &mut String, entries: &[Entry]) {
             lat_row(o, e.label, "sched_lat", s, s.rms(), &percentiles_of(s));
         }
         // Exact statistics of the latency logs.
-        for l in e
-            .job
-            .logs
-            .series
-            .iter()
-            .filter(|l| l.kind.is_latency() && l.ddir == e.dir.ddir && l.stat.samples > 0)
-        {
+        for l in e.job.logs.series.iter().filter(|l| {
+            l.kind.is_latency() && l.per_io && l.ddir == e.dir.ddir && l.stat.samples > 0
+        }) {
             let s = l.stat.to_stat();
             let n = s.samples;
             let rms = (l.stat.sumsq as f64 / n as f64).sqrt();
@@ -143,7 +139,14 @@ fn stats_table(o: &mut String, entries: &[Entry]) {
                 .iter()
                 .map(|p| (*p, pv.iter().find(|x| x.0 == *p).map(|x| x.1)))
                 .collect();
-            lat_row(o, e.label, &format!("{} (log)", l.kind.suffix()), &lat, rms, &pct);
+            lat_row(
+                o,
+                e.label,
+                &format!("{} (log)", l.kind.suffix()),
+                &lat,
+                rms,
+                &pct,
+            );
             few |= TABLE_PERCENTILES.iter().any(|p| too_few_for(*p, n));
         }
     }
@@ -277,7 +280,9 @@ pub fn render(runs: &[RunResult], comparison: Option<&Comparison>, opts: &Report
             .iter()
             .enumerate()
             .filter_map(|(k, r)| {
-                let (_, i) = crate::compare::job_keys(r).into_iter().find(|(x, _)| x == key)?;
+                let (_, i) = crate::compare::job_keys(r)
+                    .into_iter()
+                    .find(|(x, _)| x == key)?;
                 let job = &r.jobs[i];
                 let dir = job.dir(*ddir)?;
                 Some(Entry {

@@ -35,7 +35,11 @@ fn report_with_logs_has_every_chart_and_the_table() {
     let mut lat = String::new();
     let mut bw = String::new();
     for i in 0..500u64 {
-        lat.push_str(&format!("{}, {}, 0, 4096, 0\n", i * 2, 1000 + (i * 37) % 5000));
+        lat.push_str(&format!(
+            "{}, {}, 0, 4096, 0\n",
+            i * 2,
+            1000 + (i * 37) % 5000
+        ));
         if i % 50 == 0 {
             bw.push_str(&format!("{}, {}, 0, 0, 0\n", i * 2, 4000 + i));
         }
@@ -72,7 +76,11 @@ fn report_with_logs_has_every_chart_and_the_table() {
     // p99.9 from 500 samples is flagged.
     assert!(html.contains("class=\"few\""));
     // No network references.
-    assert!(!html.contains("http://") || html.matches("http://").count() == html.matches("xmlns=\"http://www.w3.org/2000/svg\"").count());
+    assert!(
+        !html.contains("http://")
+            || html.matches("http://").count()
+                == html.matches("xmlns=\"http://www.w3.org/2000/svg\"").count()
+    );
     assert!(!html.contains("https://"));
 }
 
@@ -80,7 +88,11 @@ fn report_with_logs_has_every_chart_and_the_table() {
 fn report_without_logs_says_what_is_missing() {
     let run = crate::input::parse(RESULT, std::path::Path::new("r.json")).unwrap();
     let html = render(&[run], None, &ReportOptions::default());
-    assert_eq!(html.matches("<svg").count(), 4, "distribution charts from json+ bins");
+    assert_eq!(
+        html.matches("<svg").count(),
+        4,
+        "distribution charts from json+ bins"
+    );
     assert!(html.contains("no log files beside the result"));
     let mut bare = crate::input::parse(RESULT, std::path::Path::new("r.json")).unwrap();
     bare.jobs[0].dirs[0].clat.bins.clear();

@@ -121,6 +121,15 @@ fn ticks(s: Scale, lo: f64, hi: f64) -> Vec<f64> {
                     .filter(|t| *t >= lo - 1e-9 && *t <= hi + 1e-9)
                     .collect();
             }
+            if v.len() < 3 {
+                // A narrow range: round values, evenly spaced.
+                v = linear_ticks(10f64.powf(lo), 10f64.powf(hi))
+                    .into_iter()
+                    .filter(|x| *x > 0.0)
+                    .map(f64::log10)
+                    .filter(|t| *t >= lo - 1e-9 && *t <= hi + 1e-9)
+                    .collect();
+            }
             v
         }
         Scale::Nines => (0..=hi.ceil() as i32)
@@ -148,8 +157,8 @@ fn range(s: Scale, vals: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
             }
         }
         Scale::Linear => {
-            if lo > 0.0 && lo < (hi - lo) * 2.0 {
-                lo = 0.0; // start at zero when that costs little
+            if lo > 0.0 {
+                lo = 0.0; // rates and shares start at zero: no exaggerated swings
             }
             if hi - lo < 1e-12 {
                 hi = lo + 1.0;
@@ -193,15 +202,10 @@ impl Chart {
     pub fn render(&self) -> Option<String> {
         let pts = || self.series.iter().flat_map(|s| s.points.iter());
         let bands = || self.series.iter().flat_map(|s| s.band.iter());
-        let (x0, x1) = range(
-            self.x.scale,
-            pts().map(|p| p.0).chain(bands().map(|b| b.0)),
-        )?;
+        let (x0, x1) = range(self.x.scale, pts().map(|p| p.0).chain(bands().map(|b| b.0)))?;
         let (y0, y1) = range(
             self.y.scale,
-            pts()
-                .map(|p| p.1)
-                .chain(bands().flat_map(|b| [b.1, b.2])),
+            pts().map(|p| p.1).chain(bands().flat_map(|b| [b.1, b.2])),
         )?;
         let (pw, ph) = (W - L - R, H - T - B);
         let sx = |v: f64| L + (tf(self.x.scale, v) - x0) / (x1 - x0) * pw;
