@@ -9,10 +9,12 @@
 //! a p-value, an effect size and a verdict. The method depends on the data:
 //!
 //! * **Trials** (at least two results per side): one value per trial. The test is Welch's t
-//!   (fewer than 8 trials on a side: a rank test cannot reach p < 0.05 with 3 vs 3), or the
-//!   Mann-Whitney U test from 8 trials per side on (robust to one odd trial). The interval
-//!   is a percentile bootstrap of the relative difference of the means. Effect size: Hedges'
-//!   g (Welch) or Cliff's delta (Mann-Whitney).
+//!   on the logarithms of the values (run-to-run noise of rates and latencies is
+//!   multiplicative, and the question is a relative one) with fewer than 8 trials on a side
+//!   (a rank test cannot reach p < 0.05 with 3 vs 3), or the Mann-Whitney U test from 8
+//!   trials per side on (robust to one odd trial). The interval is a percentile bootstrap of
+//!   the relative difference of the means. Effect size: Hedges' g of the logarithms (Welch)
+//!   or Cliff's delta (Mann-Whitney).
 //! * **One trial per side**: IOPS and bandwidth use fio's periodic samples (`iops_*`,
 //!   `bw_*` summaries) with Welch's t and its t interval; latencies use the histograms
 //!   (json+ `bins`, or the latency logs beside the result): a Poisson bootstrap of the mean
@@ -334,10 +336,23 @@ fn trial_rows(a: &Side, b: &Side, kind: &str, o: &Options, job: usize) -> Vec<Ro
                 r.p = Some(u.p);
                 r.effect = Some(("delta", u.cliffs_delta));
             }
-        } else if let Some(t) = stats::welch(&va, &vb) {
-            r.test = "Welch t";
-            r.p = Some(t.p);
-            r.effect = Some(("g", stats::hedges_g(&va, &vb)));
+        } else {
+            // Run-to-run noise of rates and latencies is multiplicative: test the logarithms
+            // (a relative difference, as reported), raw values only if one is not positive.
+            let positive = va.iter().chain(&vb).all(|v| *v > 0.0);
+            let (la, lb): (Vec<f64>, Vec<f64>) = if positive {
+                (
+                    va.iter().map(|v| v.ln()).collect(),
+                    vb.iter().map(|v| v.ln()).collect(),
+                )
+            } else {
+                (va.clone(), vb.clone())
+            };
+            if let Some(t) = stats::welch(&la, &lb) {
+                r.test = if positive { "Welch t (log)" } else { "Welch t" };
+                r.p = Some(t.p);
+                r.effect = Some(("g", stats::hedges_g(&la, &lb)));
+            }
         }
         if let Some(p) = m.percentile() {
             let few = a
