@@ -10,6 +10,9 @@ use crate::svg::{downsample, Axis, Chart, Scale, Series};
 
 /// Points per drawn time series (about one per horizontal pixel of the plot).
 pub const MAX_POINTS: usize = 560;
+/// Points of a rate computed from per-I/O log lines: each averages enough time for the
+/// rate to mean something.
+pub const RATE_POINTS: usize = 150;
 
 /// One result's data for a job and direction.
 pub struct Entry<'a> {
@@ -107,6 +110,7 @@ fn time_axis() -> Axis {
         scale: Scale::Linear,
         label: "time (s)",
         fmt: secs,
+        binary: false,
     }
 }
 
@@ -115,17 +119,28 @@ fn lat_axis(scale: Scale) -> Axis {
         scale,
         label: "latency",
         fmt: ns_axis,
+        binary: false,
     }
 }
 
-/// (t_s, mean, min, max) of a series, rate-converted by `f(bucket, width_s)`.
+/// (t_s, mean, min, max) of a series, rate-converted by `f(bucket, width_s)`; with `zeros`,
+/// empty time buckets count (a rate of 0), else they are left out.
 fn series_points(
     ts: &TimeSeries,
+    zeros: bool,
     f: impl Fn(&crate::logs::Bucket, f64) -> (f64, f64, f64),
 ) -> Vec<(f64, f64, f64, f64)> {
     let w = ts.width_ms as f64 / 1000.0;
+    // A rate's last bucket is cut short by the end of the run: leave it out.
+    let n = if zeros {
+        ts.buckets.len().saturating_sub(1).max(1)
+    } else {
+        ts.buckets.len()
+    };
     let pts: Vec<(f64, f64, f64, f64)> = ts
         .points()
+        .take(n)
+        .filter(|(_, b)| zeros || b.count > 0)
         .map(|(t, b)| {
             let (m, lo, hi) = f(b, w);
             (t as f64 / 1000.0 + w / 2.0, m, lo, hi)
@@ -177,7 +192,7 @@ pub fn bandwidth(entries: &[Entry]) -> Chart {
             .filter(|l| !l.per_io);
         let pts = if let Some(l) = avg {
             // Averaged windows of KiB/s.
-            series_points(&l.series, |b, _| {
+            series_points(&l.series, false, |b, _| {
                 (
                     b.mean() * 1024.0,
                     b.min as f64 * 1024.0,
@@ -185,10 +200,13 @@ pub fn bandwidth(entries: &[Entry]) -> Chart {
                 )
             })
         } else if let Some(l) = per_io_log(e) {
-            series_points(&l.series, |b, w| {
-                let v = b.bytes as f64 / w;
-                (v, v, v)
-            })
+            downsample(
+                &series_points(&l.series, true, |b, w| {
+                    let v = b.bytes as f64 / w;
+                    (v, v, v)
+                }),
+                RATE_POINTS,
+            )
         } else {
             continue;
         };
@@ -201,6 +219,7 @@ pub fn bandwidth(entries: &[Entry]) -> Chart {
             scale: Scale::Linear,
             label: "bandwidth",
             fmt: bw_axis,
+            binary: true,
         },
         series,
     }
@@ -216,12 +235,17 @@ pub fn iops(entries: &[Entry]) -> Chart {
             .get(LogKind::Iops, e.dir.ddir)
             .filter(|l| !l.per_io);
         let pts = if let Some(l) = avg {
-            series_points(&l.series, |b, _| (b.mean(), b.min as f64, b.max as f64))
-        } else if let Some(l) = per_io_log(e) {
-            series_points(&l.series, |b, w| {
-                let v = b.count as f64 / w;
-                (v, v, v)
+            series_points(&l.series, false, |b, _| {
+                (b.mean(), b.min as f64, b.max as f64)
             })
+        } else if let Some(l) = per_io_log(e) {
+            downsample(
+                &series_points(&l.series, true, |b, w| {
+                    let v = b.count as f64 / w;
+                    (v, v, v)
+                }),
+                RATE_POINTS,
+            )
         } else {
             continue;
         };
@@ -234,6 +258,7 @@ pub fn iops(entries: &[Entry]) -> Chart {
             scale: Scale::Linear,
             label: "IOPS",
             fmt: count_axis,
+            binary: false,
         },
         series,
     }
@@ -256,7 +281,9 @@ pub fn latency_time(entries: &[Entry]) -> Chart {
                 .get(*k, e.dir.ddir)
                 .filter(|l| l.stat.samples > 0)
         }) {
-            let pts = series_points(&l.series, |b, _| (b.mean(), b.min as f64, b.max as f64));
+            let pts = series_points(&l.series, false, |b, _| {
+                (b.mean(), b.min as f64, b.max as f64)
+            });
             series.push(to_series(
                 format!("{} {} mean, min-max", e.label, l.kind.suffix()),
                 e.result,
@@ -266,7 +293,7 @@ pub fn latency_time(entries: &[Entry]) -> Chart {
         }
         if let Some(h) = e.job.logs.hist(e.dir.ddir) {
             for (name, ts) in [("p50", &h.p50), ("p99", &h.p99)] {
-                let pts = series_points(ts, |b, _| (b.mean(), b.min as f64, b.max as f64));
+                let pts = series_points(ts, false, |b, _| (b.mean(), b.min as f64, b.max as f64));
                 let mut s = to_series(format!("{} clat {name}", e.label), e.result, pts, false);
                 s.dashed = true;
                 series.push(s);
@@ -363,6 +390,7 @@ pub fn distribution_charts(entries: &[Entry]) -> [Chart; 4] {
                 scale: Scale::Linear,
                 label: "% of I/Os",
                 fmt: pct_axis,
+                binary: false,
             },
             series: hist,
         },
@@ -372,6 +400,7 @@ pub fn distribution_charts(entries: &[Entry]) -> [Chart; 4] {
                 scale: Scale::Nines,
                 label: "percentile",
                 fmt: nines_axis,
+                binary: false,
             },
             y: lat_axis(Scale::Log),
             series: pct,
@@ -382,6 +411,7 @@ pub fn distribution_charts(entries: &[Entry]) -> [Chart; 4] {
                 scale: Scale::Linear,
                 label: "I/Os, sorted by latency",
                 fmt: count_axis,
+                binary: false,
             },
             y: lat_axis(Scale::Log),
             series: sorted,
@@ -393,6 +423,7 @@ pub fn distribution_charts(entries: &[Entry]) -> [Chart; 4] {
                 scale: Scale::Log,
                 label: "P(latency > x)",
                 fmt: frac_axis,
+                binary: false,
             },
             series: ccdf,
         },

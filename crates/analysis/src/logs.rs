@@ -182,12 +182,11 @@ impl TimeSeries {
         }
     }
 
-    /// Non-empty buckets as (start time in ms, bucket).
+    /// Buckets as (start time in ms, bucket), empty ones included.
     pub fn points(&self) -> impl Iterator<Item = (u64, &Bucket)> {
         self.buckets
             .iter()
             .enumerate()
-            .filter(|(_, b)| b.count > 0)
             .map(move |(i, b)| (i as u64 * self.width_ms, b))
     }
 
@@ -577,11 +576,8 @@ pub fn attach(run: &mut RunResult) {
             let mut files = files.clone();
             files.sort();
             match owners.len() {
-                0 => run.warnings.push(format!(
-                    "{}: log files {prefix}_{}*.log match no job of this result",
-                    dir.display(),
-                    kind.suffix()
-                )),
+                // Another run's logs in the same folder.
+                0 => {}
                 1 => per_job[owners[0]].extend(files.into_iter().map(|(_, p)| (p, *kind))),
                 n if n == files.len() => {
                     for (o, (_, p)) in owners.iter().zip(files) {

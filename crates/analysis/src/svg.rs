@@ -30,6 +30,8 @@ pub struct Axis {
     pub scale: Scale,
     pub label: &'static str,
     pub fmt: fn(f64) -> String,
+    /// Linear ticks at round multiples of powers of 1024 (byte rates).
+    pub binary: bool,
 }
 
 /// A series of points (x, y), optionally with a band (x, low, high) behind it.
@@ -55,8 +57,8 @@ pub struct Chart {
 
 const W: f64 = 640.0;
 const H: f64 = 300.0;
-const L: f64 = 64.0;
-const R: f64 = 12.0;
+const L: f64 = 78.0;
+const R: f64 = 24.0;
 const T: f64 = 26.0;
 const B: f64 = 40.0;
 
@@ -137,6 +139,17 @@ fn ticks(s: Scale, lo: f64, hi: f64) -> Vec<f64> {
             .filter(|t| *t >= lo - 1e-9 && *t <= hi + 1e-9)
             .collect(),
     }
+}
+
+fn ticks_of(a: &Axis, lo: f64, hi: f64) -> Vec<f64> {
+    if a.binary && a.scale == Scale::Linear && hi > 1024.0 {
+        let u = 1024f64.powi((hi.log(1024.0)).floor() as i32);
+        return linear_ticks(lo / u, hi / u)
+            .into_iter()
+            .map(|t| t * u)
+            .collect();
+    }
+    ticks(a.scale, lo, hi)
 }
 
 fn range(s: Scale, vals: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
@@ -225,7 +238,7 @@ impl Chart {
         );
         // Grid and ticks.
         o.push_str("<g class=\"grid\">");
-        for t in ticks(self.x.scale, x0, x1) {
+        for t in ticks_of(&self.x, x0, x1) {
             let x = L + (t - x0) / (x1 - x0) * pw;
             let _ = write!(
                 o,
@@ -235,7 +248,7 @@ impl Chart {
                 esc(&(self.x.fmt)(inv(self.x.scale, t)))
             );
         }
-        for t in ticks(self.y.scale, y0, y1) {
+        for t in ticks_of(&self.y, y0, y1) {
             let y = T + ph - (t - y0) / (y1 - y0) * ph;
             let _ = write!(
                 o,
@@ -379,6 +392,7 @@ mod tests {
             scale: Scale::Log,
             label: "x",
             fmt: f,
+            binary: false,
         };
         let mut c = Chart {
             title: "t <1>".into(),
@@ -387,6 +401,7 @@ mod tests {
                 scale: Scale::Linear,
                 label: "y",
                 fmt: f,
+                binary: true,
             },
             series: vec![Series {
                 name: "a".into(),
