@@ -111,10 +111,8 @@ pub fn parse_args(args: &[String]) -> Result<Args, String> {
         }
         i += 1;
     }
-    if a.trials.is_some() {
-        if pos.len() != 2 || split.is_some() {
-            return Err("--trials takes two job files: jobA.fio jobB.fio".into());
-        }
+    if a.trials.is_some() && (pos.len() != 2 || split.is_some()) {
+        return Err("--trials takes two job files: jobA.fio jobB.fio".into());
     }
     match split {
         Some(k) => {

@@ -99,7 +99,7 @@ fn nines_axis(v: f64) -> String {
 }
 fn frac_axis(v: f64) -> String {
     if v >= 0.01 {
-        format!("{}", fmt::sig3(v))
+        fmt::sig3(v)
     } else {
         format!("1e{}", v.log10().round() as i32)
     }

@@ -526,6 +526,9 @@ pub fn read_logs(files: &[(PathBuf, LogKind)]) -> JobLogs {
     out
 }
 
+/// A log file and its thread number (`None` with per_job_logs=0).
+type ThreadLog = (Option<u32>, PathBuf);
+
 /// Find the log files in the result's folder and attach them to the jobs they belong to: a
 /// job owns the logs whose prefix is its job name or the value of its `write_*_log` option.
 /// When several jobs share a prefix, thread numbers are handed out in job order (one per
@@ -539,8 +542,7 @@ pub fn attach(run: &mut RunResult) {
         return;
     };
     // prefix -> kind -> [(thread, path)]
-    let mut found: BTreeMap<String, BTreeMap<LogKind, Vec<(Option<u32>, PathBuf)>>> =
-        BTreeMap::new();
+    let mut found: BTreeMap<String, BTreeMap<LogKind, Vec<ThreadLog>>> = BTreeMap::new();
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
         if let Some((prefix, kind, thread)) = parse_name(&name) {

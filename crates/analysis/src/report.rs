@@ -230,7 +230,7 @@ pub fn render(runs: &[RunResult], comparison: Option<&Comparison>, opts: &Report
     for k in 0..runs.len() {
         let _ = write!(o, ".hide{k} .s{k}{{display:none}}");
     }
-    let _ = write!(o, "</style></head><body><h1>{}</h1>\n", esc(&opts.title));
+    let _ = writeln!(o, "</style></head><body><h1>{}</h1>", esc(&opts.title));
     // Results and their colours (click to hide a result's curves).
     o.push_str("<div class=\"legend\">");
     for (k, r) in runs.iter().enumerate() {
@@ -348,9 +348,9 @@ pub fn render(runs: &[RunResult], comparison: Option<&Comparison>, opts: &Report
         }
         o.push_str("</table>\n");
     }
-    let _ = write!(
+    let _ = writeln!(
         o,
-        "<p class=\"method\">Made by flexio {} from {} result(s). Statistics are exact (from the results and every log line); curves over time are downsampled to at most {} points per series, min/max kept as bands.</p><script>{SCRIPT}</script></body></html>\n",
+        "<p class=\"method\">Made by flexio {} from {} result(s). Statistics are exact (from the results and every log line); curves over time are downsampled to at most {} points per series, min/max kept as bands.</p><script>{SCRIPT}</script></body></html>",
         env!("CARGO_PKG_VERSION"),
         runs.len(),
         charts::MAX_POINTS
