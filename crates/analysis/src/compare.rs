@@ -209,6 +209,7 @@ pub fn job_keys(run: &RunResult) -> Vec<(String, usize)> {
 
 /// One side's data for a job and direction: per trial.
 struct Side<'a> {
+    jobs: Vec<&'a crate::model::JobResult>,
     dirs: Vec<&'a DirResult>,
     bins: Vec<Vec<(u64, u64)>>,
     bins_from: Vec<String>,
@@ -216,6 +217,7 @@ struct Side<'a> {
 
 fn side<'a>(runs: &'a [RunResult], key: &str, pos: usize, by_pos: bool, d: Ddir) -> Side<'a> {
     let mut s = Side {
+        jobs: Vec::new(),
         dirs: Vec::new(),
         bins: Vec::new(),
         bins_from: Vec::new(),
@@ -231,28 +233,49 @@ fn side<'a>(runs: &'a [RunResult], key: &str, pos: usize, by_pos: bool, d: Ddir)
         };
         let Some(job) = job else { continue };
         let Some(dr) = job.dir(d) else { continue };
+        s.jobs.push(job);
         s.dirs.push(dr);
-        // Latency distribution: the response-time log, else json+ bins.
-        let kind = dr.response().0;
-        let log_kinds = if kind == "lat" {
-            [crate::logs::LogKind::Lat, crate::logs::LogKind::Clat]
-        } else {
-            [crate::logs::LogKind::Clat, crate::logs::LogKind::Lat]
-        };
-        let from_log = log_kinds.iter().find_map(|k| {
-            job.logs
-                .get(*k, d)
-                .filter(|l| l.per_io && l.stat.samples > 0)
-        });
-        if let Some(l) = from_log {
-            s.bins.push(l.bins());
-            s.bins_from.push(format!("{} log", l.kind.suffix()));
-        } else if !dr.response().1.bins.is_empty() {
-            s.bins.push(dr.response().1.bins.clone());
-            s.bins_from.push(format!("json+ {kind} bins"));
-        }
     }
     s
+}
+
+impl Side<'_> {
+    /// The latency distributions of statistic `kind` (`lat` or `clat`) per result: its
+    /// per-I/O log (exact for every I/O), else the histogram log (clat), else json+ bins.
+    /// Results without one are left out.
+    fn load_bins(&mut self, kind: &str) {
+        use crate::logs::LogKind;
+        let lk = if kind == "lat" {
+            LogKind::Lat
+        } else {
+            LogKind::Clat
+        };
+        for (job, dr) in self.jobs.iter().zip(&self.dirs) {
+            let d = dr.ddir;
+            let l = if kind == "lat" { &dr.lat } else { &dr.clat };
+            if let Some(log) = job
+                .logs
+                .get(lk, d)
+                .filter(|l| l.per_io && l.stat.samples > 0)
+            {
+                self.bins.push(log.bins());
+                self.bins_from.push(format!("{} log", lk.suffix()));
+            } else if let Some(h) = job.logs.hist(d).filter(|_| kind == "clat") {
+                let b: Vec<(u64, u64)> = h
+                    .counts
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| **c > 0)
+                    .map(|(i, c)| (flexio_stats::hist::idx_to_val(i), *c))
+                    .collect();
+                self.bins.push(b);
+                self.bins_from.push("clat histogram log".into());
+            } else if !l.bins.is_empty() {
+                self.bins.push(l.bins.clone());
+                self.bins_from.push(format!("json+ {kind} bins"));
+            }
+        }
+    }
 }
 
 fn metric_value(d: &DirResult, m: Metric, kind: &str) -> Option<f64> {
@@ -619,8 +642,8 @@ pub fn compare(a: &[RunResult], b: &[RunResult], o: &Options) -> Comparison {
     };
     for (job_idx, (key_a, key_b, pos)) in pairs.into_iter().enumerate() {
         for d in [Ddir::Read, Ddir::Write, Ddir::Trim, Ddir::Mixed] {
-            let sa = side(a, &key_a, pos, by_pos, d);
-            let sb = side(b, &key_b, pos, by_pos, d);
+            let mut sa = side(a, &key_a, pos, by_pos, d);
+            let mut sb = side(b, &key_b, pos, by_pos, d);
             match (sa.dirs.is_empty(), sb.dirs.is_empty()) {
                 (true, true) => continue,
                 (false, true) | (true, false) => {
@@ -649,6 +672,8 @@ pub fn compare(a: &[RunResult], b: &[RunResult], o: &Options) -> Comparison {
                 .chain(&sb.dirs)
                 .all(|x| x.response().0 == "lat");
             let kind = if all_lat { "lat" } else { "clat" };
+            sa.load_bins(kind);
+            sb.load_bins(kind);
             let trials = sa.dirs.len() >= 2 && sb.dirs.len() >= 2;
             let min_effect = o.min_effect_pct.unwrap_or(if trials { 1.0 } else { 5.0 });
             let rows = if trials {
