@@ -183,6 +183,9 @@ pub fn run(args: Vec<String>) -> i32 {
             }
         };
     }
+    if sw.parse_only {
+        return crate::parse_only::run(&cli, &load_env(host()));
+    }
     let no_jobs = cli.job_files.is_empty() && cli.sections.iter().all(|s| s.global);
     let default_mode = no_jobs;
     let set = if default_mode {
@@ -225,9 +228,6 @@ pub fn run(args: Vec<String>) -> i32 {
             return 1;
         }
     };
-    if sw.parse_only {
-        return 0;
-    }
     let code = execute(&cli, &set, plans, default_mode, sigs);
     if default_mode {
         defaults::cleanup();

@@ -10,6 +10,7 @@ pub mod defaults;
 pub mod diskstats;
 pub mod files;
 pub mod notes;
+pub mod parse_only;
 pub mod plan;
 pub mod progress;
 pub mod signals;
