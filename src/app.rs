@@ -186,8 +186,12 @@ pub fn run(args: Vec<String>) -> i32 {
     if sw.parse_only {
         return crate::parse_only::run(&cli, &load_env(host()));
     }
-    let no_jobs = cli.job_files.is_empty() && cli.sections.iter().all(|s| s.global);
-    let default_mode = no_jobs;
+    if crate::jobless::options_without_job(&cli) {
+        return crate::jobless::no_jobs_defined(
+            "job options were given but no job: a job starts with --name=<name> (or give a job file); a bare `flexio` runs the default benchmark",
+        );
+    }
+    let default_mode = crate::jobless::wants_default_benchmark(&cli);
     let set = if default_mode {
         match defaults::load(&cli, load_env(host())) {
             Ok(s) => s,
@@ -207,11 +211,17 @@ pub fn run(args: Vec<String>) -> i32 {
     };
     if set.jobs.is_empty() && !default_mode {
         // fio: a job file without job sections (empty, comments, [global] only).
-        eprintln!("flexio: No job(s) defined (the job file has no job sections; a job starts with a [name] line)");
-        return 1;
+        return crate::jobless::no_jobs_defined(if set.notes.is_empty() {
+            "the job file has no job sections; a job starts with a [name] line"
+        } else {
+            "every job is disabled (numjobs=0)"
+        });
     }
     for w in &set.warnings {
         eprintln!("flexio: warning: {w}");
+    }
+    for n in &set.notes {
+        eprintln!("flexio: {n}");
     }
     if sw.warnings_fatal && !set.warnings.is_empty() {
         eprintln!("flexio: warnings are fatal (--warnings-fatal)");

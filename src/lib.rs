@@ -9,6 +9,7 @@ pub mod cmd;
 pub mod defaults;
 pub mod diskstats;
 pub mod files;
+pub mod jobless;
 pub mod notes;
 pub mod parse_only;
 pub mod plan;

@@ -55,8 +55,11 @@ pub fn spawn(
             last_ios = ios;
             let elapsed = start.elapsed().as_secs();
             let eta = estimate(&plans, &progress, elapsed);
+            // A size-based estimate settles after 3 s; a time-based one is known at once
+            // (fio shows the share of the runtime), except while ramping.
+            let ramping = states.contains(&'/');
             let pct = match eta {
-                Some(e) if elapsed >= 3 => {
+                Some(e) if elapsed >= 3 || (by_time_only(&plans, &progress) && !ramping) => {
                     Some(100.0 * elapsed as f64 / (elapsed + e).max(1) as f64)
                 }
                 _ => None,
@@ -84,6 +87,16 @@ pub fn spawn(
             let _ = err.flush();
         }
     })
+}
+
+/// Whether every job still to finish ends by time (`runtime` with `time_based`): its ETA
+/// does not depend on progress.
+fn by_time_only(plans: &[ThreadPlan], progress: &[Progress]) -> bool {
+    plans
+        .iter()
+        .zip(progress)
+        .filter(|(_, pr)| pr.state_char() != '_')
+        .all(|(p, _)| p.control.time_limit_us.is_some() && p.io.budget == u64::MAX)
 }
 
 /// Remaining seconds: time-based jobs by their runtime, size-based ones by progress.
