@@ -209,6 +209,9 @@ pub fn run(args: Vec<String>) -> i32 {
             }
         }
     };
+    for n in &set.notes {
+        eprintln!("flexio: {n}");
+    }
     if set.jobs.is_empty() && !default_mode {
         // fio: a job file without job sections (empty, comments, [global] only).
         return crate::jobless::no_jobs_defined(if set.notes.is_empty() {
@@ -220,9 +223,7 @@ pub fn run(args: Vec<String>) -> i32 {
     for w in &set.warnings {
         eprintln!("flexio: warning: {w}");
     }
-    for n in &set.notes {
-        eprintln!("flexio: {n}");
-    }
+
     if sw.warnings_fatal && !set.warnings.is_empty() {
         eprintln!("flexio: warnings are fatal (--warnings-fatal)");
         return 1;

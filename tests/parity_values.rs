@@ -26,7 +26,13 @@ fn column(bin: &Path, args: &[&str], col: usize) -> Vec<u64> {
         "--output-format=terse",
     ];
     a.extend_from_slice(args);
-    let r = run_in(bin, &a, d.path());
+    // flexio reproduces the oracle's version (fio 3.33) where fio versions differ.
+    let env = if bin == flexio_bin() {
+        ORACLE_COMPAT
+    } else {
+        &[]
+    };
+    let r = run_in_env(bin, &a, d.path(), env);
     assert_eq!(r.code, 0, "{} {a:?}: {}", bin.display(), r.stderr);
     log_column(d.path(), col)
 }

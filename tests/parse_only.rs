@@ -107,7 +107,7 @@ fn fio_examples_fio_accepts_flexio_accepts() {
         let d1 = tempfile::tempdir().unwrap();
         let d2 = tempfile::tempdir().unwrap();
         let rf = run_in(&fio, &args, d1.path());
-        let rx = run_bounded(&flexio_bin(), &args, d2.path(), &[], 30);
+        let rx = run_bounded(&flexio_bin(), &args, d2.path(), ORACLE_COMPAT, 30);
         assert!(
             listing(d2.path()).is_empty(),
             "{name}: --parse-only created {:?}",
