@@ -183,6 +183,10 @@ pub fn run(args: Vec<String>) -> i32 {
             }
         };
     }
+    if let Some(code) = crate::selftest::early(&sw.extra) {
+        return code;
+    }
+    crate::debug::init(&sw.extra);
     if sw.parse_only {
         return crate::parse_only::run(&cli, &load_env(host()));
     }
@@ -220,6 +224,7 @@ pub fn run(args: Vec<String>) -> i32 {
             "every job is disabled (numjobs=0)"
         });
     }
+    crate::debug::parse_lines(&set);
     for w in &set.warnings {
         eprintln!("flexio: warning: {w}");
     }
@@ -232,13 +237,14 @@ pub fn run(args: Vec<String>) -> i32 {
         print!("{}", flexio_job::showcmd::showcmd(&set));
         return 0;
     }
-    let plans = match plan::plan(&set, sw.readonly) {
+    let mut plans = match plan::plan(&set, sw.readonly) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("flexio: {e}");
             return 1;
         }
     };
+    crate::run_extra::after_plan(&sw.extra, &mut plans);
     let code = execute(&cli, &set, plans, default_mode, sigs);
     if default_mode {
         defaults::cleanup();
@@ -319,6 +325,7 @@ fn execute(
         resolution_ns,
     };
     let genesis = clock.now();
+    let mut extras = crate::run_extra::RunExtras::start(&sw.extra, genesis);
     let reporter = Reporter {
         formats: sink.formats.clone(),
         terse_version: sink.terse_version,
@@ -408,13 +415,27 @@ fn execute(
         Eta::Never => false,
         Eta::Auto => std::io::stderr().is_terminal(),
     };
-    let status_thread = show_eta.then(|| {
+    let agg_log = match sw.extra.bandwidth_log {
+        true => match status::AggLog::create(Path::new(".")) {
+            Ok(l) => Some(l),
+            Err(e) => {
+                eprintln!("flexio: cannot create the aggregate bandwidth logs: {e}");
+                return 1;
+            }
+        },
+        false => None,
+    };
+    let status_thread = (show_eta || agg_log.is_some()).then(|| {
         status::spawn(
             plans.clone(),
             progress.clone(),
             status_done.clone(),
-            Duration::from_millis(sw.eta_interval_ms),
-            sw.eta_newline_ms.map(Duration::from_millis),
+            status::Show {
+                line: show_eta,
+                interval: Duration::from_millis(sw.eta_interval_ms),
+                newline_every: sw.eta_newline_ms.map(Duration::from_millis),
+                agg_log,
+            },
         )
     });
     // ---- run the stonewall segments in order
@@ -430,7 +451,7 @@ fn execute(
         .map(|m| m + 1)
         .unwrap_or(0);
     for seg in 0..nseg {
-        if terminate.load(Ordering::Relaxed) {
+        if terminate.load(Ordering::Relaxed) || extras.trigger.fired() {
             break;
         }
         let group_stop = Arc::new(AtomicBool::new(false));
@@ -499,6 +520,9 @@ fn execute(
                         }
                     }
                     Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                }
+                if extras.trigger.poll(clock.now()) {
+                    group_stop.store(true, Ordering::Relaxed);
                 }
                 for u in &mut ss_units {
                     if u.poll(&progress, |m| results[m].is_some()) {
@@ -583,7 +607,13 @@ fn execute(
     let disk_reports = diskstats::finish(&disks, (now - disk_start) / 1_000_000);
     let done: Vec<JobResult> = results.iter().flatten().cloned().collect();
     let rep = reporter.report(&done, disk_reports);
-    let mut text = reporter.render(&rep, true);
+    let mut text = extras.decorate(
+        reporter.render(&rep, true),
+        sink.formats
+            .iter()
+            .any(|f| matches!(f, Format::Json | Format::JsonPlus)),
+        sink.normal(),
+    );
     if default_mode {
         text.push_str(&defaults::summary(&rep));
     }
