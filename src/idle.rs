@@ -118,7 +118,7 @@ mod tests {
         );
         let (sys, cpus) = idleness(&a, &b);
         assert!((sys - 80.0).abs() < 1e-9, "{sys}");
-        assert_eq!(cpus, vec![50.0, 100.0]);
+        assert_eq!(cpus, vec![60.0, 100.0]);
         assert_eq!(
             normal_block(IdleProf::Percpu, 22.2, &[11.15, 66.79]),
             "\nCPU idleness:\n  system: 22.20%\n  percpu: 11.15%, 66.79%\n"
