@@ -504,7 +504,7 @@ pub fn usage() -> String {
     }
     s.push_str("Job options are written --option=value (see --cmdhelp); --name=x starts a job.\n");
     s.push_str(
-        "Without a job flexio runs its built-in default benchmark in the current directory.\n",
+        "A bare `flexio` (no job option, no job file) runs its built-in default benchmark in the\ncurrent directory; job options without --name define no job.\n",
     );
     s
 }
