@@ -223,3 +223,30 @@ fn parse_only_still_checks_options_and_values() {
         assert_eq!((f.code, x.code), (1, 1), "{args:?}: {}", x.stderr);
     }
 }
+
+/// Includes and `${VAR}`s are resolved before the values are checked, in both tools.
+#[test]
+fn parse_only_resolves_includes_and_variables() {
+    let Some(fio) = fio_bin() else { return };
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("v.fio"),
+        "[global]\nbs=${BS}\ninclude inc.fio\n[a]\nsize=${SZ}\n",
+    )
+    .unwrap();
+    std::fs::write(d.path().join("inc.fio"), "rw=randread\nioengine=${ENG}\n").unwrap();
+    let args = ["--parse-only", "v.fio"];
+    let good = [("BS", "8k"), ("SZ", "1m"), ("ENG", "libaio")];
+    let bad_size = [("BS", "8k"), ("SZ", "lots"), ("ENG", "libaio")];
+    for (env, want) in [(&good, 0), (&bad_size, 1)] {
+        let f = run_in_env(&fio, &args, d.path(), env);
+        let x = run_in_env(&flexio_bin(), &args, d.path(), env);
+        assert_eq!((f.code, x.code), (want, want), "{env:?}: {}", x.stderr);
+    }
+    let x = run_in_env(&flexio_bin(), &args, d.path(), &bad_size);
+    assert!(
+        x.stderr.contains("v.fio:5: 'size=${SZ}'") && x.stderr.contains("'lots'"),
+        "{}",
+        x.stderr
+    );
+}
