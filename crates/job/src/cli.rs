@@ -49,6 +49,8 @@ pub struct Switches {
     pub compat: Option<Compat>,
     /// `--debug`, `--idle-prof`, `--trigger*`, `--crctest`, ... (see [`crate::cli_extra`]).
     pub extra: crate::cli_extra::Extra,
+    /// `--report FILE`: write the HTML report of this run there at its end (flexio's own).
+    pub report: Option<String>,
 }
 
 impl Default for Switches {
@@ -73,6 +75,7 @@ impl Default for Switches {
             enghelp: None,
             compat: None,
             extra: Default::default(),
+            report: None,
         }
     }
 }
@@ -171,6 +174,11 @@ pub const SWITCHES: &[(&str, Arg, &str)] = &[
         "compat",
         Arg::Required,
         "Reproduce fio 3.33 where it differs from the newest fio (3.33 or latest; env FLEXIO_COMPAT)",
+    ),
+    (
+        "report",
+        Arg::Required,
+        "Write an HTML report of the run (charts, statistics) to file at its end",
     ),
 ];
 
@@ -441,6 +449,7 @@ pub fn parse_args(args: &[String], cat: &Catalog) -> Result<Cli, JobError> {
                         s.max_jobs = Some(n)
                     }
                     "warnings-fatal" => s.warnings_fatal = true,
+                    "report" => s.report = Some(v),
                     "compat" => {
                         s.compat = Some(
                             Compat::parse(&v).map_err(|m| JobError::new(origin, Some(word), m))?,
