@@ -228,7 +228,6 @@ pub fn run(args: Vec<String>) -> i32 {
     for w in &set.warnings {
         eprintln!("flexio: warning: {w}");
     }
-
     if sw.warnings_fatal && !set.warnings.is_empty() {
         eprintln!("flexio: warnings are fatal (--warnings-fatal)");
         return 1;
