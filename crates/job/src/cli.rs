@@ -2,6 +2,7 @@
 //! `getopt_long_only` conventions: `-opt=val`, `--opt=val`, `--opt val`, unique prefixes,
 //! `--name=` starting a job, options before the first `--name` being global.
 
+use crate::compat::Compat;
 use crate::error::{suggest, JobError, Origin};
 use crate::jobfile::{RawOpt, RawSection};
 use crate::table::{self, Catalog};
@@ -44,6 +45,12 @@ pub struct Switches {
     pub cmdhelp: Option<Option<String>>,
     /// `--enghelp[=engine[,opt]]`.
     pub enghelp: Option<Option<String>>,
+    /// `--compat=3.33|latest`; unset: `FLEXIO_COMPAT`, then the newest fio (see [`Compat`]).
+    pub compat: Option<Compat>,
+    /// `--debug`, `--idle-prof`, `--trigger*`, `--crctest`, ... (see [`crate::cli_extra`]).
+    pub extra: crate::cli_extra::Extra,
+    /// `--report FILE`: write the HTML report of this run there at its end (flexio's own).
+    pub report: Option<String>,
 }
 
 impl Default for Switches {
@@ -66,6 +73,9 @@ impl Default for Switches {
             warnings_fatal: false,
             cmdhelp: None,
             enghelp: None,
+            compat: None,
+            extra: Default::default(),
+            report: None,
         }
     }
 }
@@ -160,29 +170,34 @@ pub const SWITCHES: &[(&str, Arg, &str)] = &[
         "Maximum number of threads/processes to support",
     ),
     ("warnings-fatal", Arg::None, "Parser warnings are fatal"),
+    (
+        "compat",
+        Arg::Required,
+        "Reproduce fio 3.33 where it differs from the newest fio (3.33 or latest; env FLEXIO_COMPAT)",
+    ),
+    (
+        "report",
+        Arg::Required,
+        "Write an HTML report of the run (charts, statistics) to file at its end",
+    ),
 ];
 
 /// fio switches flexio does not implement.
 const UNSUPPORTED_SWITCHES: &[&str] = &[
-    "debug",
     "merge-blktrace-only",
-    "bandwidth-log",
-    "cpuclock-test",
-    "crctest",
-    "alloc-size",
     "server",
     "daemonize",
     "client",
     "remote-config",
-    "idle-prof",
     "inflate-log",
-    "trigger-file",
-    "trigger-timeout",
-    "trigger",
     "trigger-remote",
-    "aux-path",
     "append-terse",
 ];
+
+/// The switch table with the extra switches ([`crate::cli_extra::SWITCHES`]).
+fn all_switches() -> impl Iterator<Item = &'static (&'static str, Arg, &'static str)> {
+    SWITCHES.iter().chain(crate::cli_extra::SWITCHES.iter())
+}
 
 enum Target {
     Switch(&'static str, Arg),
@@ -193,7 +208,7 @@ enum Target {
 fn resolve(cat: &Catalog, name: &str, idx: usize, word: &str) -> Result<Target, JobError> {
     let origin = Origin::Argv { index: idx };
     // Exact matches first.
-    if let Some((n, a, _)) = SWITCHES.iter().find(|(n, _, _)| *n == name) {
+    if let Some((n, a, _)) = all_switches().find(|(n, _, _)| *n == name) {
         return Ok(Target::Switch(n, *a));
     }
     if let Some(d) = cat.lookup(name) {
@@ -219,7 +234,7 @@ fn resolve(cat: &Catalog, name: &str, idx: usize, word: &str) -> Result<Target, 
     let mut hits: Vec<Target> = Vec::new();
     let mut hit_names: Vec<&str> = Vec::new();
     if !name.is_empty() {
-        for (n, a, _) in SWITCHES {
+        for (n, a, _) in all_switches() {
             if n.starts_with(name) {
                 hits.push(Target::Switch(n, *a));
                 hit_names.push(n);
@@ -236,8 +251,7 @@ fn resolve(cat: &Catalog, name: &str, idx: usize, word: &str) -> Result<Target, 
     match hits.len() {
         1 => Ok(hits.pop().unwrap()),
         0 => {
-            let cands = SWITCHES
-                .iter()
+            let cands = all_switches()
                 .map(|s| s.0)
                 .chain(cat.all_names())
                 .chain(UNSUPPORTED_SWITCHES.iter().copied());
@@ -435,7 +449,14 @@ pub fn parse_args(args: &[String], cat: &Catalog) -> Result<Cli, JobError> {
                         s.max_jobs = Some(n)
                     }
                     "warnings-fatal" => s.warnings_fatal = true,
-                    _ => unreachable!("switch table and handler disagree: {sw}"),
+                    "report" => s.report = Some(v),
+                    "compat" => {
+                        s.compat = Some(
+                            Compat::parse(&v).map_err(|m| JobError::new(origin, Some(word), m))?,
+                        )
+                    }
+                    _ => crate::cli_extra::apply(&mut s.extra, sw, value.as_deref())
+                        .map_err(|m| JobError::new(origin, Some(word), m))?,
                 }
             }
             Target::Opt(def, used_name) => {
@@ -482,7 +503,7 @@ pub fn parse_args(args: &[String], cat: &Catalog) -> Result<Cli, JobError> {
 /// Help text for `--help`.
 pub fn usage() -> String {
     let mut s = String::from("flexio [options] [job options] <job file(s)>\n");
-    for (n, a, h) in SWITCHES {
+    for (n, a, h) in all_switches() {
         let left = match a {
             Arg::None => format!("--{n}"),
             Arg::Required => format!("--{n}=x"),
@@ -492,7 +513,7 @@ pub fn usage() -> String {
     }
     s.push_str("Job options are written --option=value (see --cmdhelp); --name=x starts a job.\n");
     s.push_str(
-        "Without a job flexio runs its built-in default benchmark in the current directory.\n",
+        "A bare `flexio` (no job option, no job file) runs its built-in default benchmark in the\ncurrent directory; job options without --name define no job.\n",
     );
     s
 }
