@@ -43,8 +43,6 @@ const NOT_SUPPORTED: &[(&str, &[&str])] = &[
         "job control and placement not implemented yet",
         &[
             "wait_for",
-            "exec_prerun",
-            "exec_postrun",
             "exit_what",
             "flow",
             "flow_id",
