@@ -15,83 +15,15 @@
 //! the digest; flexio stores the real digest there. `pattern` blocks hold only
 //! `verify_pattern`; `meta` is the header alone; `null` checks nothing.
 //!
-//! This module is pure: it fills and checks byte slices. The worker decides which blocks
-//! to check and reports the failures (see [`Failure`]).
+//! This is the interface the job loop uses today ([`Verifier`], [`Log`], the text state
+//! file); the modules beside it hold the fio-exact layer both generations share.
 
+use super::sum;
 use flexio_job::options::verify_code as code;
 use flexio_job::options::VerifyPattern;
 
 pub const MAGIC: u16 = 0xacca;
 pub const HDR_LEN: usize = 40;
-
-/// Checksum algorithms, bit-compatible with fio 3.33's.
-pub mod sum {
-    /// fio's crc32c: Castagnoli, initial value !0 and no final inversion.
-    pub fn crc32c(data: &[u8]) -> u32 {
-        !crc32c::crc32c(data)
-    }
-
-    const fn crc32_table() -> [u32; 256] {
-        let mut t = [0u32; 256];
-        let mut i = 0;
-        while i < 256 {
-            let mut c = (i as u32) << 24;
-            let mut k = 0;
-            while k < 8 {
-                c = if c & 0x8000_0000 != 0 {
-                    (c << 1) ^ 0x04C1_1DB7
-                } else {
-                    c << 1
-                };
-                k += 1;
-            }
-            t[i] = c;
-            i += 1;
-        }
-        t
-    }
-    static CRC32: [u32; 256] = crc32_table();
-
-    /// fio's crc32: polynomial 0x04C11DB7, most significant bit first, initial value 0,
-    /// no final inversion.
-    pub fn crc32(data: &[u8]) -> u32 {
-        data.iter().fold(0u32, |c, &b| {
-            (c << 8) ^ CRC32[((c >> 24) as u8 ^ b) as usize]
-        })
-    }
-
-    const fn crc64_table() -> [u64; 256] {
-        let mut t = [0u64; 256];
-        let mut i = 0;
-        while i < 256 {
-            let mut c = i as u64;
-            let mut k = 0;
-            while k < 8 {
-                c = if c & 1 != 0 {
-                    (c >> 1) ^ 0x95AC_9329_AC4B_C9B5
-                } else {
-                    c >> 1
-                };
-                k += 1;
-            }
-            t[i] = c;
-            i += 1;
-        }
-        t
-    }
-    static CRC64: [u64; 256] = crc64_table();
-
-    /// fio's crc64: the Jones polynomial, reflected, initial value 0, no final inversion.
-    pub fn crc64(data: &[u8]) -> u64 {
-        data.iter()
-            .fold(0u64, |c, &b| CRC64[((c as u8) ^ b) as usize] ^ (c >> 8))
-    }
-
-    /// fio's xxhash: XXH32 with seed 1.
-    pub fn xxhash(data: &[u8]) -> u32 {
-        xxhash_rust::xxh32::xxh32(data, 1)
-    }
-}
 
 /// Size of the checksum field that follows the header.
 pub fn csum_len(kind: u16) -> usize {
