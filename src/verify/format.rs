@@ -389,7 +389,8 @@ impl Format {
             (Generation::Latest, true) => (offset, len),
             // fio 3.33 takes offset and length from a header even where there is none.
             _ => {
-                let hl = u32::from_ne_bytes([c[4], c[5], c[6], c[7]]);
+                let at = |k: usize| c.get(k).copied().unwrap_or(0);
+                let hl = u32::from_ne_bytes([at(4), at(5), at(6), at(7)]);
                 let at = offset.wrapping_add((i as u32).wrapping_mul(hl) as u64);
                 (at, hl as u64)
             }
@@ -399,7 +400,10 @@ impl Format {
             place.file, place.flags
         ));
         if no_hdr && self.gen == Generation::Fio333 {
-            let media = u16::from_ne_bytes([c[2], c[3]]);
+            let media = u16::from_ne_bytes([
+                c.get(2).copied().unwrap_or(0),
+                c.get(3).copied().unwrap_or(0),
+            ]);
             if media != Kind::Pattern.code() {
                 lines.push(format!(
                     "fio: verify type mismatch ({media} media, {} given)",

@@ -422,35 +422,74 @@ pub fn analyse(
             return m;
         }
     }
-    // Torn across intervals: consistent headers of two different writes in one block.
-    if has_hdr && step < len {
-        let ids: Vec<Option<(u64, u64)>> = (0..len / step)
-            .map(|j| {
-                let c = logical(fmt, block, j, step);
-                let at_j = offset + (j * step) as u64;
-                Header::decode(gen, &c)
-                    .filter(|h| Header::intact(gen, &c) && h.offset == at_j)
-                    .map(|h| (h.numberio, h.rand_seed))
-            })
-            .collect();
-        let first = ids.iter().flatten().next().copied();
-        if let Some(j) = ids.iter().position(|id| id.is_some() && *id != first) {
-            m.class = Class::Torn;
-            m.tear = Some(offset + (j * step) as u64);
-            m.why = format!(
-                "header intervals of two writes (#{} up to offset {}, #{} from there)",
-                first.map_or(0, |f| f.0),
-                offset + (j * step) as u64,
-                ids[j].map_or(0, |f| f.0)
-            );
-            return m;
-        }
-    }
     let iv = (i * step, (i + 1) * step);
+    // Consistent headers of this block's intervals: (numberio, seed, time).
+    let ids: Vec<Option<(u64, u64, (u32, u32))>> = (0..len / step.max(1))
+        .map(|j| {
+            let c = logical(fmt, block, j, step);
+            let at_j = offset + (j * step) as u64;
+            Header::decode(gen, &c)
+                .filter(|h| has_hdr && Header::intact(gen, &c) && h.offset == at_j)
+                .map(|h| (h.numberio, h.rand_seed, (h.time_sec, h.time_nsec)))
+        })
+        .collect();
+    // A write's time stamp, from a consistent header of it in this block.
+    let time_of = |w: &WriteRef| {
+        ids.iter()
+            .flatten()
+            .find(|id| {
+                let h = Header {
+                    numberio: id.0,
+                    rand_seed: id.1,
+                    ..Header::default()
+                };
+                same_write(fmt, &h, w)
+            })
+            .map_or((0, 0), |id| id.2)
+    };
     let rb = |w: &WriteRef, st: Stamp| {
         let (bytes, lo, hi) = rebuild(fmt, w, st, offset, len);
         Rebuilt { bytes, lo, hi }
     };
+    // Torn across intervals: consistent headers of two different writes in one block.
+    let first = ids.iter().flatten().next().copied();
+    if let Some(j) = ids
+        .iter()
+        .position(|id| id.is_some() && id.map(|x| (x.0, x.1)) != first.map(|x| (x.0, x.1)))
+    {
+        let (f, o) = (first.unwrap_or_default(), ids[j].unwrap_or_default());
+        let w = |id: (u64, u64, (u32, u32))| {
+            let wr = WriteRef {
+                offset,
+                len: len as u64,
+                seed: id.1,
+                numberio: id.0,
+            };
+            rb(
+                &wr,
+                Stamp {
+                    seed: id.1,
+                    numberio: id.0,
+                    time: id.2,
+                },
+            )
+        };
+        let (a, b) = (w(f), w(o));
+        let (class, tear, _) = torn_or_corrupt(block, (0, len), &a, Some(&b));
+        let tear = match (class, tear) {
+            (Class::Torn, Some(t)) => t,
+            _ => j * step,
+        };
+        m.class = Class::Torn;
+        m.tear = Some(offset + tear as u64);
+        m.why = format!(
+            "header intervals of two writes: #{} up to offset {}, #{} from there",
+            f.0,
+            offset + tear as u64,
+            o.0
+        );
+        return m;
+    }
     // The header names another write of this block.
     if let (Some(h), Some(lw)) = (hdr, exp.last.as_ref()) {
         if intact && !same_write(fmt, &h, lw) {
@@ -462,22 +501,29 @@ pub fn analyse(
             };
             let a = rb(&hw, stamp_of(&h));
             let hs = fmt.hdr_size();
-            let consistent = match fmt.kind {
-                k if k.has_checksum() => {
-                    let mut s = [0u8; 128];
-                    let media = Kind::from_code(h.kind).unwrap_or(k);
-                    let start = (gen.header_len() + media.csum_len()).min(lc.len());
-                    sum::matches(gen, k, &lc[start..], &lc[gen.header_len()..], &mut s)
+            // Every interval consistent with its own header: a whole earlier write.
+            let consistent = (0..len / step).all(|j| {
+                let c = logical(fmt, block, j, step);
+                let Some(hj) = Header::decode(gen, &c).filter(|_| Header::intact(gen, &c)) else {
+                    return false;
+                };
+                match fmt.kind {
+                    k if k.has_checksum() => {
+                        let mut s = [0u8; 128];
+                        let media = Kind::from_code(hj.kind).unwrap_or(k);
+                        let start = (gen.header_len() + media.csum_len()).min(c.len());
+                        sum::matches(gen, k, &c[start..], &c[gen.header_len()..], &mut s)
+                    }
+                    _ => fmt.pattern.as_ref().map_or(true, |p| {
+                        let pi = match gen {
+                            Generation::Fio333 => 0,
+                            Generation::Latest => fmt.pattern_interval,
+                        };
+                        let x0 = (j * step + hs) as u64;
+                        super::fill::pattern_mismatch(&c[hs..], x0, p, offset, pi).is_none()
+                    }),
                 }
-                _ => fmt.pattern.as_ref().map_or(true, |p| {
-                    let pi = match gen {
-                        Generation::Fio333 => 0,
-                        Generation::Latest => fmt.pattern_interval,
-                    };
-                    let x0 = (i * step + hs) as u64;
-                    super::fill::pattern_mismatch(&lc[hs..], x0, p, offset, pi).is_none()
-                }),
-            };
+            });
             if consistent {
                 if precedes(gen, h.numberio, lw.numberio) {
                     m.class = Class::Stale;
@@ -494,7 +540,12 @@ pub fn analyse(
                 }
                 return m;
             }
-            let (lw2, lst) = last.expect("last is known when exp.last is");
+            let Some((lw2, mut lst)) = last else {
+                return m;
+            };
+            if lst.time == (0, 0) {
+                lst.time = time_of(&lw2);
+            }
             let b = rb(&lw2, lst);
             return finish(
                 m,
@@ -507,10 +558,13 @@ pub fn analyse(
             );
         }
     }
-    let Some((lw, lst)) = last else {
+    let Some((lw, mut lst)) = last else {
         m.why = "no readable header and no log entry: nothing to compare the bytes with".into();
         return m;
     };
+    if lst.time == (0, 0) {
+        lst.time = time_of(&lw);
+    }
     let a = rb(&lw, lst);
     let prev = exp.prev.map(|p| {
         rb(
@@ -518,7 +572,7 @@ pub fn analyse(
             Stamp {
                 seed: p.seed,
                 numberio: p.numberio,
-                time: (0, 0),
+                time: time_of(&p),
             },
         )
     });
