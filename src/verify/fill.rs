@@ -52,8 +52,8 @@ fn from_pattern(out: &mut [u8], p: &VerifyPattern, mut pos: usize, off: u64) {
             // The slot's bytes [s, s+8) that fall in pattern range [pos, pos+n).
             let lo = s.max(pos);
             let hi = (s + 8).min(pos + n);
-            for k in lo..hi {
-                dst[k - pos] = ob[k - s];
+            if lo < hi {
+                dst[lo - pos..hi - pos].copy_from_slice(&ob[lo - s..hi - s]);
             }
         }
         done += n;

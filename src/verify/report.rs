@@ -282,6 +282,9 @@ fn torn_or_corrupt(
     (Class::Corrupt, None, rebuilt)
 }
 
+/// A write as a header names it: (numberio, seed, time).
+type Id = (u64, u64, (u32, u32));
+
 /// The report for interval `i` of the block as read (`block`: bytes as on the media).
 pub fn analyse(
     fmt: &Format,
@@ -424,7 +427,7 @@ pub fn analyse(
     }
     let iv = (i * step, (i + 1) * step);
     // Consistent headers of this block's intervals: (numberio, seed, time).
-    let ids: Vec<Option<(u64, u64, (u32, u32))>> = (0..len / step.max(1))
+    let ids: Vec<Option<Id>> = (0..len / step.max(1))
         .map(|j| {
             let c = logical(fmt, block, j, step);
             let at_j = offset + (j * step) as u64;
@@ -458,7 +461,7 @@ pub fn analyse(
         .position(|id| id.is_some() && id.map(|x| (x.0, x.1)) != first.map(|x| (x.0, x.1)))
     {
         let (f, o) = (first.unwrap_or_default(), ids[j].unwrap_or_default());
-        let w = |id: (u64, u64, (u32, u32))| {
+        let w = |id: Id| {
             let wr = WriteRef {
                 offset,
                 len: len as u64,

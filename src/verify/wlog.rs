@@ -185,7 +185,7 @@ impl WriteLog {
 
     /// The next write to verify: the first completed entry in order (in-flight ones are
     /// skipped and stay logged). None when none is complete; see [`WriteLog::in_flight`].
-    pub fn next(&mut self) -> Option<Entry> {
+    pub fn next_write(&mut self) -> Option<Entry> {
         match self.order {
             Order::Offset => {
                 let k = *self.tree.iter().find(|(_, e)| !e.in_flight)?.0;
@@ -292,9 +292,10 @@ pub fn checks(gen: Generation, f: &JobFacts) -> Checks {
                 && !f.zone_reset_frequency
                 && !f.overlap_risk()
                 && !f.verify_only;
-            let seq_default = !f.verify_only
-                && !(f.norandommap && f.async_depth)
-                && !(f.experimental_verify && f.overlap_risk());
+            let seq_off = f.verify_only
+                || (f.norandommap && f.async_depth)
+                || (f.experimental_verify && f.overlap_risk());
+            let seq_default = !seq_off;
             Checks {
                 header_seed: f.header_seed.unwrap_or(seed_default),
                 write_sequence: f.write_sequence.unwrap_or(seq_default) && numberio_possible,
