@@ -2,6 +2,7 @@
 //! reports ([`report::RunReport`]). Numbers only; formatting lives in `flexio-output`.
 
 pub mod hist;
+pub mod interval;
 pub mod report;
 pub mod stat;
 pub mod steady;
