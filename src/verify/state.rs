@@ -334,7 +334,7 @@ impl StateV7 {
 
 /// Write a state file atomically.
 pub fn save(path: &Path, s: &VerifyState) -> std::io::Result<()> {
-    crate::out::write_atomic(path, &s.encode())
+    crate::notes::write_atomic(path, &s.encode())
 }
 
 /// Read a state file (fio's messages, prefixed by the path on failure to open).
