@@ -195,6 +195,15 @@ pub fn plan_with(
     Ok(out)
 }
 
+/// The verify formats to read and write: fio 3.33's under `FLEXIO_COMPAT=3.33`, else the
+/// newest fio's.
+fn verify_generation() -> crate::verify::Generation {
+    match std::env::var("FLEXIO_COMPAT").as_deref() {
+        Ok("3.33") => crate::verify::Generation::Fio333,
+        _ => crate::verify::Generation::Latest,
+    }
+}
+
 fn validate(def: &JobDef, caps: &Caps, readonly: bool) -> Result<(), PlanError> {
     let o = &def.opts;
     let rw = o.rw;
@@ -210,14 +219,6 @@ fn validate(def: &JobDef, caps: &Caps, readonly: bool) -> Result<(), PlanError> 
     }
     if readonly && ((rw.writes() && !o.verify_only) || rw.trims() || caps.changes_names) {
         return Err(err(def, "the job writes, but --readonly is set"));
-    }
-    if o.verify_state_load && !(o.verify_only && o.verify != 0) {
-        // The saved state says which writes completed; flexio uses it to limit a
-        // verify_only replay, nowhere else.
-        return Err(err(
-            def,
-            "verify_state_load=1 applies to verify_only jobs with verify= set in flexio",
-        ));
     }
     if o.ioengine == "ftruncate" && rw.reads() {
         return Err(err(
@@ -304,7 +305,15 @@ fn plan_thread(
     };
     let seeds = job_seeds(o, thread_number);
     let spec = workload_spec(o, &files, &seeds, time_based || io_size > region_total);
-    let verify = verify_plan(o, &o.name, thread_number, &seeds);
+    let vctx = VerifyCtx {
+        thread_number,
+        depth,
+        nfiles: files.len() as u32,
+        async_engine: !caps.syncio,
+        io_size_over_size: io_size > region_total,
+        gen: verify_generation(),
+    };
+    let verify = verify_plan(o, &seeds, &vctx).map_err(|e| err(def, e))?;
     let stats_cfg = stats_config(o);
     Ok(ThreadPlan {
         name: o.name.clone(),

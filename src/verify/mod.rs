@@ -10,14 +10,11 @@
 //! * [`wlog`]: the written-block log with the newest fio's last-write-wins semantics, and
 //!   the rules that switch the header-seed and write-sequence checks off.
 //! * [`state`]: `verify_state_save` files of both generations.
-//!
-//! [`legacy`] keeps the interface the job loop uses today (fio 3.33's format only).
 
 pub mod fill;
 pub mod format;
 pub mod header;
 pub mod kind;
-mod legacy;
 pub mod report;
 pub mod state;
 pub mod sum;
@@ -26,5 +23,4 @@ pub mod wlog;
 pub use format::{Expect as Expectation, Format, Stamp, WriteRef};
 pub use header::Generation;
 pub use kind::Kind;
-pub use legacy::*;
 pub use report::{Class, Mismatch};

@@ -22,7 +22,11 @@ use std::collections::{BTreeMap, VecDeque};
 
 /// The seed of write number `numberio` of a job whose base seed is `base`.
 pub fn replay_seed(base: u64, numberio: u64) -> u64 {
-    super::legacy::block_seed(base, numberio)
+    // splitmix64 of the base advanced by `numberio` golden-ratio steps.
+    let mut z = base.wrapping_add(numberio.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,10 +1,14 @@
-//! A job's verification state: write numbering and seeding, the written-block log, the
-//! backlog trigger, the read-back phase, checks of read blocks and the state file. The
-//! block formats and checksums are `crate::verify`'s (pure); this part keeps what one job
-//! thread knows while it runs.
+//! A job's verification state: write numbering and seeding, the written-block log
+//! (last write wins), the backlog trigger, the read-back phase, checks of read blocks and
+//! the state file. Block formats, checksums, the log and the state files are
+//! `crate::verify`'s (pure); this part keeps what one job thread knows while it runs.
 
 use crate::plan::VerifyPlan;
-use crate::verify::{self, Expect, Failure, Log, Piece, Place, Verifier};
+use crate::verify::format::{Expect, Place, Stamp, WriteRef};
+use crate::verify::state::{self, Decision, RandState, StateV3, StateV7, VerifyState, EMPTY};
+use crate::verify::wlog::{self, Checks, Entry, WriteLog};
+use crate::verify::{Format, Generation, Mismatch};
+use std::collections::VecDeque;
 
 /// The read re-reads a logged block (verify phase or backlog).
 pub const VF_PHASE: u8 = 1;
@@ -12,16 +16,19 @@ pub const VF_PHASE: u8 = 1;
 pub const VF_WRITE: u8 = 2;
 
 pub struct VerState {
-    v: Verifier,
-    log: Log,
+    fmt: Format,
+    checks: Checks,
+    log: WriteLog,
     seed_base: u64,
     /// Writes prepared so far (the next write's number).
     writes: u64,
-    /// Writes in flight (their numbers), to know how many completed in order.
+    /// Writes in flight (their numbers), for the state file.
     inflight: Vec<u64>,
+    /// The last `depth` completed writes (file, offset), newest last: fio 3.33's state.
+    recent: VecDeque<(u64, u64)>,
+    /// The write before the one being re-read, per slot (torn-write reports).
+    prev: Vec<Option<WriteRef>>,
     check_reads: bool,
-    check_numberio: bool,
-    overlap: bool,
     do_verify: bool,
     verify_only: bool,
     pub fatal: bool,
@@ -30,12 +37,16 @@ pub struct VerState {
     batch: u64,
     since_backlog: u64,
     backlog_due: bool,
-    /// verify_state_load: only writes below this number are checked.
-    limit: Option<u64>,
-    /// In the write phase (for verify_state_save).
-    writing: bool,
+    /// verify_state_load: the state of the interrupted run.
+    loaded: Option<VerifyState>,
+    /// Verify reads handed out (fio 3.33's stop rule counts them).
+    reads_done: u64,
     state_save: bool,
     state_file: std::path::PathBuf,
+    depth: u32,
+    nfiles: u32,
+    name: String,
+    index: u64,
 }
 
 /// What a prepared write carries: its number and data seed.
@@ -45,23 +56,34 @@ pub struct WriteTag {
     pub seed: u64,
 }
 
+/// The next block of the read-back.
+#[derive(Debug, PartialEq, Eq)]
+pub enum CheckNext {
+    Block(Entry),
+    /// Nothing (more) to check.
+    Done,
+    /// A loaded state ends the check here; fio's message, if it prints one.
+    Stop(Option<String>),
+}
+
 impl VerState {
     /// The state of a verifying job; `Err` when its saved state cannot be loaded.
-    pub fn new(p: &VerifyPlan) -> Result<Self, String> {
-        let limit = if p.state_load {
-            Some(verify::load_state(&p.state_file)?)
+    pub fn new(p: &VerifyPlan, slots: usize) -> Result<Self, String> {
+        let loaded = if p.state_load {
+            Some(state::load(&p.state_file, p.format.gen, p.depth)?)
         } else {
             None
         };
         Ok(VerState {
-            v: p.verifier.clone(),
-            log: Log::default(),
+            fmt: p.format.clone(),
+            checks: p.checks,
+            log: WriteLog::new(p.order),
             seed_base: p.seed_base,
             writes: 0,
-            inflight: Vec::new(),
+            inflight: Vec::with_capacity(p.depth as usize),
+            recent: VecDeque::with_capacity(p.depth as usize + 1),
+            prev: vec![None; slots],
             check_reads: p.check_reads,
-            check_numberio: p.check_numberio,
-            overlap: p.overlap,
             do_verify: p.do_verify,
             verify_only: p.verify_only,
             fatal: p.fatal,
@@ -70,11 +92,20 @@ impl VerState {
             batch: p.backlog_batch,
             since_backlog: 0,
             backlog_due: false,
-            limit,
-            writing: p.writes,
+            loaded,
+            reads_done: 0,
             state_save: p.state_save,
             state_file: p.state_file.clone(),
+            depth: p.depth.max(1),
+            nfiles: p.nfiles,
+            name: p.name.clone(),
+            index: p.format.thread.saturating_sub(1) as u64,
         })
+    }
+
+    /// The format's generation (for the report lines).
+    pub fn generation(&self) -> Generation {
+        self.fmt.gen
     }
 
     /// A read-only job: every read is checked (header and checksum only).
@@ -88,35 +119,48 @@ impl VerState {
         self.verify_only
     }
 
-    /// Number and seed the next write; fill its buffer (data and headers) unless
-    /// verify_only. `since_epoch_ns` stamps the header's time.
-    pub fn next_write(&mut self, buf: &mut [u8], offset: u64, since_epoch_ns: u64) -> WriteTag {
+    /// Number and seed the next write of `buf.len()` bytes at `offset` of `file`, log it
+    /// as in flight and fill its buffer (data and headers) unless verify_only.
+    /// `since_epoch_ns` stamps the header's time.
+    pub fn next_write(
+        &mut self,
+        buf: &mut [u8],
+        file: u32,
+        offset: u64,
+        since_epoch_ns: u64,
+    ) -> WriteTag {
         let n = self.writes;
         self.writes += 1;
-        let seed = verify::block_seed(self.seed_base, n);
+        let seed = wlog::replay_seed(self.seed_base, n);
+        self.log.issue(file, offset, buf.len() as u64, seed, n);
         if !self.verify_only {
             self.inflight.push(n);
             let t = since_epoch_ns;
-            self.v.fill(
+            self.fmt.fill(
                 buf,
                 offset,
-                seed,
-                n as u16,
-                ((t / 1_000_000_000) as u32, (t % 1_000_000_000) as u32),
+                Stamp {
+                    seed,
+                    numberio: n,
+                    time: ((t / 1_000_000_000) as u32, (t % 1_000_000_000) as u32),
+                },
             );
         }
         WriteTag { numberio: n, seed }
     }
 
-    /// A verified write completed (or verify_only replays it): log the block.
-    pub fn written(&mut self, p: Piece) {
-        if let Some(i) = self.inflight.iter().position(|x| *x == p.numberio) {
+    /// A verified write completed (or verify_only replays it).
+    pub fn written(&mut self, file: u32, offset: u64, numberio: u64) {
+        if let Some(i) = self.inflight.iter().position(|x| *x == numberio) {
             self.inflight.swap_remove(i);
         }
-        if self.limit.is_some_and(|l| p.numberio >= l) {
+        if !self.log.complete(file, offset, numberio) {
             return;
         }
-        self.log.push(p);
+        if self.recent.len() == self.depth as usize {
+            self.recent.pop_front();
+        }
+        self.recent.push_back((file as u64, offset));
         if self.backlog > 0 {
             self.since_backlog += 1;
             if self.since_backlog >= self.backlog {
@@ -127,8 +171,9 @@ impl VerState {
     }
 
     /// A verified write failed (and the job goes on): it will not be checked.
-    pub fn write_failed(&mut self, numberio: u64) {
+    pub fn write_failed(&mut self, file: u32, offset: u64, numberio: u64) {
         self.inflight.retain(|x| *x != numberio);
+        self.log.fail(file, offset, numberio);
     }
 
     /// verify_backlog: a batch of logged blocks is due for checking (how many).
@@ -137,40 +182,77 @@ impl VerState {
         std::mem::take(&mut self.backlog_due).then_some(self.batch)
     }
 
-    /// The next logged block to check.
-    pub fn next_check(&mut self) -> Option<Piece> {
-        self.log.next_piece()
+    /// The next logged block to check (completed writes only, last write winning), as a
+    /// loaded state allows.
+    pub fn next_check(&mut self) -> CheckNext {
+        loop {
+            let Some(e) = self.log.next_write() else {
+                return CheckNext::Done;
+            };
+            match &self.loaded {
+                None => return CheckNext::Block(e),
+                Some(VerifyState::V7(s)) => match s.decide(e.numberio) {
+                    Decision::Verify => return CheckNext::Block(e),
+                    Decision::Skip => continue,
+                    Decision::Stop(m) => {
+                        self.log.clear();
+                        return CheckNext::Stop(m);
+                    }
+                },
+                Some(VerifyState::V3(s)) => {
+                    let stop = s.should_stop(self.reads_done, e.file as u64, e.offset);
+                    if stop {
+                        self.log.clear();
+                        return CheckNext::Stop(None);
+                    }
+                    self.reads_done += 1;
+                    return CheckNext::Block(e);
+                }
+            }
+        }
+    }
+
+    /// Remember the write before the one slot `slot` re-reads.
+    pub fn set_prev(&mut self, slot: usize, prev: Option<WriteRef>) {
+        if let Some(p) = self.prev.get_mut(slot) {
+            *p = prev;
+        }
     }
 
     /// After a loop's writes: whether a read-back phase runs (it does unless the job only
-    /// reads or do_verify=0); the log is put in checking order.
+    /// reads or do_verify=0).
     pub fn begin_phase(&mut self) -> bool {
         if self.check_reads || !self.do_verify {
             self.log.clear();
             return false;
         }
-        self.writing = false;
-        self.log.settle(self.overlap);
         true
     }
 
     pub fn end_phase(&mut self) {
         self.log.clear();
-        self.writing = !self.verify_only;
     }
 
-    /// Check a read block; `phase` (with `tag`) for a read-back of a logged write.
+    /// Check a read block of `slot`; with `tag` it re-reads that logged write.
     pub fn check(
         &self,
         buf: &mut [u8],
+        slot: usize,
         offset: u64,
         tag: Option<WriteTag>,
         file: &str,
-    ) -> Result<(), Failure> {
-        let expect = match tag {
+    ) -> Result<(), Box<Mismatch>> {
+        let exp = match tag {
             Some(t) => Expect {
-                seed: Some(t.seed),
-                numberio: self.check_numberio.then_some(t.numberio as u16),
+                last: Some(WriteRef {
+                    offset,
+                    len: buf.len() as u64,
+                    seed: t.seed,
+                    numberio: t.numberio,
+                }),
+                prev: self.prev.get(slot).copied().flatten(),
+                check_seed: self.checks.header_seed,
+                check_numberio: self.checks.write_sequence,
             },
             None => Expect::default(),
         };
@@ -178,18 +260,41 @@ impl VerState {
             file,
             flags: if tag.is_some() { "88" } else { "8" },
         };
-        self.v.check(buf, offset, expect, &place)
+        self.fmt.check(buf, offset, &exp, &place)
     }
 
-    /// verify_state_save: a verifying write job stopped before its read-back records how
-    /// many writes completed in order, for a later `verify_only` + `verify_state_load`.
-    /// `None` when there is nothing to save.
-    pub fn save_state(&self, stopped: bool) -> Option<Result<(), String>> {
-        if !self.state_save || !self.writing || !stopped {
+    /// verify_state_save: a writing job records what it wrote, for a later run with
+    /// `verify_state_load` (fio saves at the end of every verifying write job, and when
+    /// stopped). `None` when there is nothing to save.
+    pub fn save_state(&self) -> Option<Result<(), String>> {
+        if !self.state_save || self.verify_only || self.writes == 0 {
             return None;
         }
-        let done = self.inflight.iter().copied().min().unwrap_or(self.writes);
-        Some(verify::save_state(&self.state_file, done).map_err(|e| {
+        let s = match self.fmt.gen {
+            Generation::Fio333 => VerifyState::V3(StateV3 {
+                depth: self.depth,
+                nofiles: self.nfiles,
+                numberio: self.writes,
+                index: self.index,
+                rand: RandState::default(),
+                name: self.name.clone(),
+                comps: self.recent.iter().rev().copied().collect(),
+            }),
+            Generation::Latest => {
+                let mut inflight: Vec<u64> = self.inflight.clone();
+                inflight.sort_unstable();
+                inflight.resize(self.depth as usize, EMPTY);
+                VerifyState::V7(StateV7 {
+                    numberio: self.writes,
+                    index: self.index,
+                    rand: RandState::default(),
+                    name: self.name.clone(),
+                    inflight,
+                    failed: self.log.failed().to_vec(),
+                })
+            }
+        };
+        Some(state::save(&self.state_file, &s).map_err(|e| {
             format!(
                 "fio: failed to save verify state {}: {e}",
                 self.state_file.display()
@@ -198,27 +303,19 @@ impl VerState {
     }
 }
 
-/// verify_dump: write the received block (and the expected one, when it can be rebuilt)
-/// next to the job as `<file>.<offset>.received|expected`; returns fio's message lines.
-pub fn dump(f: &Failure, block_offset: u64, received: &[u8], file: &str) -> Vec<String> {
+/// verify_dump: write the received interval (and the expected one, when it can be
+/// rebuilt) next to the job as `<file>.<offset>.received|expected`; fio's message lines.
+pub fn dump(m: &Mismatch, received: &[u8], file: &str) -> Vec<String> {
     let base = std::path::Path::new(file)
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "block".into());
-    let lo = (f.offset - block_offset) as usize;
-    let hi = (lo + f.len as usize).min(received.len());
-    let chunk = if f
-        .expected
-        .as_ref()
-        .is_some_and(|e| e.len() == received.len())
-    {
-        received
-    } else {
-        &received[lo.min(hi)..hi]
-    };
+    let lo = (m.offset.saturating_sub(m.block_offset)) as usize;
+    let hi = (lo + m.len as usize).min(received.len());
+    let chunk = &received[lo.min(hi)..hi];
     let mut lines = Vec::new();
     let mut write = |what: &str, data: &[u8]| {
-        let name = format!("{base}.{}.{what}", f.offset);
+        let name = format!("{base}.{}.{what}", m.offset);
         lines.push(
             match crate::notes::write_atomic(std::path::Path::new(&name), data) {
                 Ok(()) => format!("       {what} data dumped as {name}"),
@@ -227,7 +324,7 @@ pub fn dump(f: &Failure, block_offset: u64, received: &[u8], file: &str) -> Vec<
         );
     };
     write("received", chunk);
-    if let Some(e) = &f.expected {
+    if let Some(e) = &m.expected_data {
         write("expected", e);
     }
     lines
@@ -236,17 +333,17 @@ pub fn dump(f: &Failure, block_offset: u64, received: &[u8], file: &str) -> Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use flexio_job::options::verify_code;
+    use crate::verify::wlog::Order;
+    use crate::verify::{Class, Kind};
 
-    fn plan(dir: &std::path::Path) -> VerifyPlan {
+    fn plan(dir: &std::path::Path, gen: Generation, order: Order) -> VerifyPlan {
         VerifyPlan {
-            verifier: Verifier {
-                kind: verify_code::CRC32C,
-                interval: 0,
-                hdr_offset: 0,
-                pattern: None,
-                thread: 1,
+            format: Format::new(gen, Kind::Crc32c, 1),
+            checks: Checks {
+                header_seed: true,
+                write_sequence: true,
             },
+            order,
             seed_base: 42,
             do_verify: true,
             verify_only: false,
@@ -255,82 +352,130 @@ mod tests {
             backlog: 2,
             backlog_batch: 2,
             check_reads: false,
-            check_numberio: true,
-            overlap: false,
             writes: true,
+            depth: 4,
+            nfiles: 1,
+            name: "j".into(),
             state_file: dir.join("local-j-0-verify.state"),
             state_save: true,
             state_load: false,
         }
     }
 
-    fn piece(t: WriteTag, offset: u64) -> Piece {
-        Piece {
-            file: 0,
-            offset,
-            len: 4096,
-            seed: t.seed,
-            numberio: t.numberio,
+    fn block(v: &CheckNext) -> Entry {
+        match v {
+            CheckNext::Block(e) => *e,
+            other => panic!("expected a block, got {other:?}"),
         }
     }
 
     #[test]
     fn writes_are_logged_checked_and_the_backlog_triggers() {
         let d = tempfile::tempdir().unwrap();
-        let mut v = VerState::new(&plan(d.path())).unwrap();
+        let mut v = VerState::new(&plan(d.path(), Generation::Latest, Order::Offset), 4).unwrap();
         let mut blocks = vec![vec![0u8; 4096]; 3];
         let tags: Vec<WriteTag> = (0..3)
-            .map(|i| v.next_write(&mut blocks[i], i as u64 * 4096, 1000))
+            .map(|i| v.next_write(&mut blocks[i], 0, i as u64 * 4096, 1000))
             .collect();
         assert_eq!(tags[2].numberio, 2);
-        v.written(piece(tags[0], 0));
+        v.written(0, 0, 0);
         assert_eq!(v.backlog_due(), None);
-        v.written(piece(tags[1], 4096));
+        v.written(0, 4096, 1);
         assert_eq!(v.backlog_due(), Some(2));
         assert_eq!(v.backlog_due(), None, "taken once");
-        // Stopped with write 2 in flight: the saved state says 2 completed in order.
-        assert!(v.save_state(true).unwrap().is_ok());
-        assert_eq!(verify::load_state(&plan(d.path()).state_file).unwrap(), 2);
-        // The read-back finds good blocks good and a changed byte bad.
+        // Saved with write 2 in flight: v7 names it.
+        assert!(v.save_state().unwrap().is_ok());
+        let st = state::load(
+            &d.path().join("local-j-0-verify.state"),
+            Generation::Latest,
+            4,
+        )
+        .unwrap();
+        let VerifyState::V7(s7) = st else { panic!() };
+        assert_eq!(s7.numberio, 3);
+        assert_eq!(s7.inflight, vec![2, EMPTY, EMPTY, EMPTY]);
+        // The read-back finds good blocks good and a changed byte bad (in flight: skipped).
         assert!(v.begin_phase());
-        let p = v.next_check().unwrap();
+        let e = block(&v.next_check());
         let tag = Some(WriteTag {
-            numberio: p.numberio,
-            seed: p.seed,
+            numberio: e.numberio,
+            seed: e.seed,
         });
-        assert!(v.check(&mut blocks[0], 0, tag, "f").is_ok());
+        assert!(v.check(&mut blocks[0], 0, 0, tag, "f").is_ok());
         blocks[1][100] ^= 1;
-        let p = v.next_check().unwrap();
+        let e = block(&v.next_check());
         let tag = Some(WriteTag {
-            numberio: p.numberio,
-            seed: p.seed,
+            numberio: e.numberio,
+            seed: e.seed,
         });
-        let f = v.check(&mut blocks[1], 4096, tag, "f").unwrap_err();
-        assert_eq!(f.offset, 4096);
-        assert!(v.next_check().is_none());
+        let m = v.check(&mut blocks[1], 0, 4096, tag, "f").unwrap_err();
+        assert_eq!(m.offset, 4096);
+        assert_eq!(m.class, Class::Corrupt);
+        assert_eq!(v.next_check(), CheckNext::Done, "write 2 never completed");
         v.end_phase();
-        assert!(v.save_state(false).is_none(), "not stopped: nothing saved");
     }
 
     #[test]
-    fn a_saved_state_limits_the_replay() {
+    fn a_block_written_twice_is_checked_against_its_last_write() {
         let d = tempfile::tempdir().unwrap();
-        let mut p = plan(d.path());
-        verify::save_state(&p.state_file, 1).unwrap();
-        p.state_load = true;
-        p.verify_only = true;
-        let mut v = VerState::new(&p).unwrap();
-        let mut b = vec![0u8; 4096];
-        let t0 = v.next_write(&mut b, 0, 0);
-        assert!(b.iter().all(|x| *x == 0), "verify_only writes no data");
-        let t1 = v.next_write(&mut b, 4096, 0);
-        v.written(piece(t0, 0));
-        v.written(piece(t1, 4096));
+        let mut v = VerState::new(&plan(d.path(), Generation::Latest, Order::Offset), 4).unwrap();
+        let mut old = vec![0u8; 4096];
+        let mut new = vec![0u8; 4096];
+        v.next_write(&mut old, 0, 8192, 0);
+        v.written(0, 8192, 0);
+        let t = v.next_write(&mut new, 0, 8192, 0);
+        v.written(0, 8192, 1);
         assert!(v.begin_phase());
-        assert_eq!(v.next_check().map(|p| p.numberio), Some(0));
-        assert!(v.next_check().is_none(), "write 1 had not completed");
-        // A missing state file is an error, not an empty check.
-        std::fs::remove_file(&p.state_file).unwrap();
-        assert!(VerState::new(&p).is_err());
+        let e = block(&v.next_check());
+        assert_eq!((e.numberio, e.prev.map(|p| p.numberio)), (1, Some(0)));
+        v.set_prev(0, e.prev);
+        assert_eq!(v.next_check(), CheckNext::Done, "one entry per block");
+        let tag = Some(t);
+        assert!(v.check(&mut new.clone(), 0, 8192, tag, "f").is_ok());
+        // The older write found there instead: stale, not a seed mismatch of nowhere.
+        let m = v.check(&mut old, 0, 8192, tag, "f").unwrap_err();
+        assert_eq!(m.class, Class::Stale, "{:?}", m.lines(Generation::Latest));
+    }
+
+    #[test]
+    fn a_saved_state_limits_the_replay_in_both_generations() {
+        let d = tempfile::tempdir().unwrap();
+        // Writer: writes 0 and 1 complete, 2 in flight when it stops.
+        for gen in [Generation::Latest, Generation::Fio333] {
+            let mut p = plan(d.path(), gen, Order::Written);
+            p.depth = 1;
+            let mut w = VerState::new(&p, 1).unwrap();
+            let mut b = vec![0u8; 4096];
+            for i in 0..3u64 {
+                w.next_write(&mut b, 0, i * 4096, 0);
+            }
+            w.written(0, 0, 0);
+            w.written(0, 4096, 1);
+            w.save_state().unwrap().unwrap();
+            // Reader: verify_only replays the same writes.
+            p.state_load = true;
+            p.verify_only = true;
+            let mut r = VerState::new(&p, 1).unwrap();
+            let mut z = vec![0u8; 4096];
+            for i in 0..3u64 {
+                r.next_write(&mut z, 0, i * 4096, 0);
+                r.written(0, i * 4096, i);
+            }
+            assert!(z.iter().all(|x| *x == 0), "verify_only writes no data");
+            assert!(r.begin_phase());
+            assert_eq!(block(&r.next_check()).numberio, 0, "{gen:?}");
+            assert_eq!(block(&r.next_check()).numberio, 1, "{gen:?}");
+            assert!(
+                matches!(r.next_check(), CheckNext::Stop(_)),
+                "{gen:?}: write 2 had not completed"
+            );
+            // The other generation's reader refuses the file, naming why.
+            let mut q = p.clone();
+            q.format.gen = gen.other();
+            let e = VerState::new(&q, 1).err().unwrap();
+            assert!(e.contains("version in verify state header"), "{e}");
+            std::fs::remove_file(&p.state_file).unwrap();
+            assert!(VerState::new(&p, 1).is_err(), "a missing file is an error");
+        }
     }
 }

@@ -12,7 +12,7 @@ use super::lat_target::{LatStep, LatTarget};
 use super::metering::Meter;
 use super::pacing::{Next, Pacer};
 use super::prio::Prio;
-use super::verify::{VerState, WriteTag, VF_PHASE, VF_WRITE};
+use super::verify::{CheckNext, VerState, WriteTag, VF_PHASE, VF_WRITE};
 use super::{verror, RunCtx};
 use crate::clock::Clock;
 use crate::files;
@@ -138,7 +138,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
                 IoBuffers::new(1, 4096, 4096, false).expect("a 4 KiB buffer can be allocated")
             }
         };
-        let (ver, ver_err) = match p.verify.as_ref().map(VerState::new) {
+        let (ver, ver_err) = match p.verify.as_ref().map(|v| VerState::new(v, depth)) {
             None => (None, None),
             Some(Ok(v)) => (Some(Box::new(v)), None),
             Some(Err(e)) => (None, Some(e)),
@@ -355,7 +355,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             }
         }
         if let Some(e) = self.ver_err.take() {
-            self.ctx.notes.err(&format!("fio: {e}"));
+            self.ctx.notes.err(&e);
             self.fail(libc::ENOENT, "verify_state_load");
             return false;
         }
@@ -429,8 +429,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
 
     /// The end of the job: state file, final statistics, logs, files.
     fn finish(&mut self) {
-        let stopped = self.terminated() || self.stop;
-        if let Some(Err(e)) = self.ver.as_ref().and_then(|v| v.save_state(stopped)) {
+        if let Some(Err(e)) = self.ver.as_ref().and_then(|v| v.save_state()) {
             self.ctx.notes.err(&e);
         }
         let now = self.clock.now();

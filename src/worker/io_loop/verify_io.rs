@@ -11,7 +11,7 @@ impl<E: EngineDef> Worker<'_, E> {
         let Some(vs) = self.ver.as_mut() else { return };
         let s = &mut self.slots[slot as usize];
         let buf = &mut self.bufs.slot_mut(slot as usize)[..s.len as usize];
-        let t = vs.next_write(buf, s.offset, since);
+        let t = vs.next_write(buf, s.file, s.offset, since);
         s.vflags = VF_WRITE;
         s.vnum = t.numberio;
         s.vseed = t.seed;
@@ -22,13 +22,7 @@ impl<E: EngineDef> Worker<'_, E> {
     pub(super) fn log_written(&mut self, slot: u32) {
         let s = self.slots[slot as usize];
         if let Some(vs) = self.ver.as_mut() {
-            vs.written(crate::verify::Piece {
-                file: s.file,
-                offset: s.offset,
-                len: s.len,
-                seed: s.vseed,
-                numberio: s.vnum,
-            });
+            vs.written(s.file, s.offset, s.vnum);
         }
     }
 
@@ -37,8 +31,16 @@ impl<E: EngineDef> Worker<'_, E> {
         let mut left = max;
         let mut now = self.clock.now();
         while left > 0 && !self.stop && !self.terminated() {
-            let Some(piece) = self.ver.as_mut().and_then(|v| v.next_check()) else {
-                break;
+            let Some(vs) = self.ver.as_mut() else { break };
+            let piece = match vs.next_check() {
+                CheckNext::Block(e) => e,
+                CheckNext::Done => break,
+                CheckNext::Stop(msg) => {
+                    if let Some(m) = msg {
+                        self.ctx.notes.info(&m);
+                    }
+                    break;
+                }
             };
             left -= 1;
             let slot = loop {
@@ -52,6 +54,9 @@ impl<E: EngineDef> Worker<'_, E> {
                 }
             };
             let Some(slot) = slot else { break };
+            if let Some(vs) = self.ver.as_mut() {
+                vs.set_prev(slot as usize, piece.prev);
+            }
             self.slots[slot as usize] = Slot {
                 op: 0,
                 ddir: 0,
@@ -100,16 +105,16 @@ impl<E: EngineDef> Worker<'_, E> {
             .map(|f| f.path.to_string_lossy())
             .unwrap_or_default();
         let buf = &mut self.bufs.slot_mut(slot as usize)[..s.len as usize];
-        let Err(f) = vs.check(buf, s.offset, tag, &path) else {
+        let Err(m) = vs.check(buf, slot as usize, s.offset, tag, &path) else {
             return;
         };
-        for l in &f.lines {
-            self.ctx.notes.err(l);
+        for l in m.lines(vs.generation()) {
+            self.ctx.notes.err(&l);
         }
         let (fatal, dump) = (vs.fatal, vs.dump);
         if dump {
             let received = &self.bufs.slot_mut(slot as usize)[..s.len as usize];
-            for l in super::super::verify::dump(&f, s.offset, received, &path) {
+            for l in super::super::verify::dump(&m, received, &path) {
                 self.ctx.notes.err(&l);
             }
         }
