@@ -18,7 +18,7 @@ fn s(p: &Path) -> String {
 
 /// flexio with fio 3.33's formats (what the installed fio reads and writes).
 fn flexio333(args: &[&str], dir: &Path) -> Run {
-    run_in_env(&flexio_bin(), args, dir, &[("FLEXIO_COMPAT", "3.33")])
+    run_in_env(&flexio_bin(), args, dir, ORACLE_COMPAT)
 }
 
 /// Small deterministic generator for corruption positions.

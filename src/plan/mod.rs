@@ -13,7 +13,7 @@ pub use resolved::*;
 
 use flexio_engine::{Caps, EngineConfig};
 use flexio_job::options::{FileService, JobOptions, RandGenOpt, Sequencer, ZoneMode};
-use flexio_job::{JobDef, JobSet, Origin};
+use flexio_job::{Compat, JobDef, JobSet, Origin};
 use flexio_stats::report::ReportParams;
 use flexio_stats::StatsConfig;
 use flexio_workload::gen::{RandGen, Strided};
@@ -27,6 +27,8 @@ pub struct ThreadPlan {
     pub groupid: u32,
     /// 1-based thread number over the whole run.
     pub thread_number: u32,
+    /// Which fio's behaviour this thread reproduces where fio versions differ.
+    pub compat: Compat,
     /// Stonewall segment: threads of one segment run together.
     pub segment: usize,
     /// The job's own options as given (JSON `job options`).
@@ -188,20 +190,11 @@ pub fn plan_with(
         }
         for sub in 0..o.numjobs {
             thread_number += 1;
-            let t = plan_thread(def, sub, thread_number, segment, caps)?;
+            let t = plan_thread(def, sub, thread_number, segment, caps, set.compat)?;
             out.push(t);
         }
     }
     Ok(out)
-}
-
-/// The verify formats to read and write: fio 3.33's under `FLEXIO_COMPAT=3.33`, else the
-/// newest fio's.
-fn verify_generation() -> crate::verify::Generation {
-    match std::env::var("FLEXIO_COMPAT").as_deref() {
-        Ok("3.33") => crate::verify::Generation::Fio333,
-        _ => crate::verify::Generation::Latest,
-    }
 }
 
 fn validate(def: &JobDef, caps: &Caps, readonly: bool) -> Result<(), PlanError> {
@@ -286,6 +279,7 @@ fn plan_thread(
     thread_number: u32,
     segment: usize,
     caps: Caps,
+    compat: Compat,
 ) -> Result<ThreadPlan, PlanError> {
     let o = &def.opts;
     let files = files::resolve(def, sub, &caps)?;
@@ -311,7 +305,10 @@ fn plan_thread(
         nfiles: files.len() as u32,
         async_engine: !caps.syncio,
         io_size_over_size: io_size > region_total,
-        gen: verify_generation(),
+        gen: match compat {
+            Compat::Fio333 => crate::verify::Generation::Fio333,
+            Compat::Latest => crate::verify::Generation::Latest,
+        },
     };
     let verify = verify_plan(o, &seeds, &vctx).map_err(|e| err(def, e))?;
     let stats_cfg = stats_config(o);
@@ -320,6 +317,7 @@ fn plan_thread(
         description: o.description.clone(),
         groupid: def.groupid,
         thread_number,
+        compat,
         segment,
         echo: def.echo.clone(),
         engine: o.ioengine.clone(),

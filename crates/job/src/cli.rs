@@ -2,6 +2,7 @@
 //! `getopt_long_only` conventions: `-opt=val`, `--opt=val`, `--opt val`, unique prefixes,
 //! `--name=` starting a job, options before the first `--name` being global.
 
+use crate::compat::Compat;
 use crate::error::{suggest, JobError, Origin};
 use crate::jobfile::{RawOpt, RawSection};
 use crate::table::{self, Catalog};
@@ -44,6 +45,8 @@ pub struct Switches {
     pub cmdhelp: Option<Option<String>>,
     /// `--enghelp[=engine[,opt]]`.
     pub enghelp: Option<Option<String>>,
+    /// `--compat=3.33|latest`; unset: `FLEXIO_COMPAT`, then the newest fio (see [`Compat`]).
+    pub compat: Option<Compat>,
 }
 
 impl Default for Switches {
@@ -66,6 +69,7 @@ impl Default for Switches {
             warnings_fatal: false,
             cmdhelp: None,
             enghelp: None,
+            compat: None,
         }
     }
 }
@@ -160,6 +164,11 @@ pub const SWITCHES: &[(&str, Arg, &str)] = &[
         "Maximum number of threads/processes to support",
     ),
     ("warnings-fatal", Arg::None, "Parser warnings are fatal"),
+    (
+        "compat",
+        Arg::Required,
+        "Reproduce fio 3.33 where it differs from the newest fio (3.33 or latest; env FLEXIO_COMPAT)",
+    ),
 ];
 
 /// fio switches flexio does not implement.
@@ -435,6 +444,11 @@ pub fn parse_args(args: &[String], cat: &Catalog) -> Result<Cli, JobError> {
                         s.max_jobs = Some(n)
                     }
                     "warnings-fatal" => s.warnings_fatal = true,
+                    "compat" => {
+                        s.compat = Some(
+                            Compat::parse(&v).map_err(|m| JobError::new(origin, Some(word), m))?,
+                        )
+                    }
                     _ => unreachable!("switch table and handler disagree: {sw}"),
                 }
             }
