@@ -194,7 +194,9 @@ pub struct VerifyPlan {
     pub checks: crate::verify::wlog::Checks,
     /// How the written-block log orders and replaces its blocks.
     pub order: crate::verify::wlog::Order,
+    /// Seed of fio's verify stream (slot 3) and whether it is tausworthe64.
     pub seed_base: u64,
+    pub seed64: bool,
     pub do_verify: bool,
     pub verify_only: bool,
     pub fatal: bool,
@@ -692,6 +694,7 @@ pub fn verify_plan(
         checks: wlog::checks(c.gen, &facts),
         order: wlog::order(c.gen, &facts),
         seed_base: seeds[3],
+        seed64: o.random_generator == flexio_job::options::RandGenOpt::Tausworthe64,
         do_verify: o.do_verify,
         verify_only: o.verify_only,
         fatal: o.verify_fatal,

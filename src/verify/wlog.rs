@@ -12,15 +12,44 @@
 //!   entries are verified as written.
 //!
 //! Data seeds: fio draws the k-th write's seed as the k-th value of its verify generator
-//! and the newest fio replays that generator up to a block's numberio to know its seed.
-//! flexio's seed is a pure function of the job's base seed and the numberio
-//! ([`replay_seed`]), so the replay is direct and failed writes shift nothing.
+//! ([`SeedGen`]: two draws multiplied, from the job's verify seed slot), and the newest
+//! fio replays that generator up to a block's numberio to know its seed. flexio draws the
+//! same seeds (so fio's header-seed checks accept flexio's headers and the reverse) and
+//! keeps each write's seed in its log entry, so the check needs no replay.
 
 use super::format::WriteRef;
 use super::header::Generation;
 use std::collections::{BTreeMap, VecDeque};
 
-/// The seed of write number `numberio` of a job whose base seed is `base`.
+/// fio's verify seed generator: each write's data seed is the product of two draws of
+/// the job's verify stream (fio's `FIO_RAND_VER_OFF` slot, tausworthe or tausworthe64 as
+/// `random_generator` says).
+#[derive(Clone, Debug)]
+pub enum SeedGen {
+    T32(flexio_workload::rng::Taus88),
+    T64(flexio_workload::rng::Taus258),
+}
+
+impl SeedGen {
+    pub fn new(seed: u64, use64: bool) -> SeedGen {
+        if use64 {
+            SeedGen::T64(flexio_workload::rng::Taus258::new(seed))
+        } else {
+            SeedGen::T32(flexio_workload::rng::Taus88::new(seed as u32))
+        }
+    }
+
+    /// The next write's data seed.
+    pub fn next_seed(&mut self) -> u64 {
+        match self {
+            SeedGen::T32(r) => r.next_u32() as u64 * r.next_u32() as u64,
+            SeedGen::T64(r) => r.next_u64().wrapping_mul(r.next_u64()),
+        }
+    }
+}
+
+/// A seed function of a base and a write number (for tests and tools that need distinct
+/// seeds without a generator).
 pub fn replay_seed(base: u64, numberio: u64) -> u64 {
     // splitmix64 of the base advanced by `numberio` golden-ratio steps.
     let mut z = base.wrapping_add(numberio.wrapping_mul(0x9E37_79B9_7F4A_7C15));
@@ -310,10 +339,15 @@ pub fn checks(gen: Generation, f: &JobFacts) -> Checks {
 
 /// The log's order: fio 3.33 keeps random writes with a random map in write order and
 /// sorts everything else; the newest also sorts random writes at overlap risk.
+///
+/// One departure from fio 3.33: with `io_size` larger than the files, fio 3.33 verifies
+/// after each pass over the random map (its verify reads counting towards `io_size`), so
+/// its write-order list never holds a block twice; flexio writes the whole `io_size` in
+/// one pass, so it sorts that log too and checks each block against its last write.
 pub fn order(gen: Generation, f: &JobFacts) -> Order {
     let mapped_random = f.random && !f.norandommap;
     match gen {
-        Generation::Fio333 if mapped_random => Order::Written,
+        Generation::Fio333 if mapped_random && !f.io_size_over_size => Order::Written,
         Generation::Latest if mapped_random && !f.overlap_risk() => Order::Written,
         _ => Order::Offset,
     }

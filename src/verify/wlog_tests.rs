@@ -253,6 +253,15 @@ fn checks_switch_off_as_fio_does() {
         ..write
     };
     assert_eq!(order(Generation::Fio333, &rand), Order::Written);
+    let again = JobFacts {
+        io_size_over_size: true,
+        ..rand
+    };
+    assert_eq!(
+        order(Generation::Fio333, &again),
+        Order::Offset,
+        "one pass, sorted"
+    );
     assert_eq!(order(Generation::Fio333, &write), Order::Offset);
     assert_eq!(order(Generation::Latest, &rand), Order::Written);
     assert_eq!(
@@ -284,4 +293,28 @@ fn seed_replay_is_a_function_of_the_numberio() {
     assert_eq!(replay_seed(5, 7), seeds[7]);
     assert_ne!(seeds[6], seeds[7]);
     assert_ne!(replay_seed(6, 7), seeds[7], "another job, other seeds");
+}
+
+#[test]
+fn seeds_are_fios() {
+    // Header rand_seed of the first writes of `fio --name=x --rw=write --bs=4k
+    // --verify=crc32c` (thread 1, default seed), read from fio 3.33's blocks; and the first
+    // with --random_generator=tausworthe64.
+    use flexio_workload::rng::{fio_seeds, slot};
+    let s = fio_seeds(0x89, 1, true);
+    let ver = s[slot::BS + 3];
+    let mut g = SeedGen::new(ver, false);
+    let got: Vec<u64> = (0..4).map(|_| g.next_seed()).collect();
+    assert_eq!(
+        got,
+        vec![
+            46386204153304124,
+            9852480210356360750,
+            4726550845720924880,
+            1763778943062938676
+        ]
+    );
+    let mut g = SeedGen::new(ver, true);
+    assert_eq!(g.next_seed(), 1376551349165771642);
+    assert_eq!(g.next_seed(), 17629557187480396817);
 }

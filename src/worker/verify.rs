@@ -19,7 +19,7 @@ pub struct VerState {
     fmt: Format,
     checks: Checks,
     log: WriteLog,
-    seed_base: u64,
+    seeds: wlog::SeedGen,
     /// Writes prepared so far (the next write's number).
     writes: u64,
     /// Writes in flight (their numbers), for the state file.
@@ -78,7 +78,7 @@ impl VerState {
             fmt: p.format.clone(),
             checks: p.checks,
             log: WriteLog::new(p.order),
-            seed_base: p.seed_base,
+            seeds: wlog::SeedGen::new(p.seed_base, p.seed64),
             writes: 0,
             inflight: Vec::with_capacity(p.depth as usize),
             recent: VecDeque::with_capacity(p.depth as usize + 1),
@@ -131,7 +131,12 @@ impl VerState {
     ) -> WriteTag {
         let n = self.writes;
         self.writes += 1;
-        let seed = wlog::replay_seed(self.seed_base, n);
+        // fio draws no seed for pattern data (the header then says 0).
+        let seed = if self.fmt.pattern.is_some() {
+            0
+        } else {
+            self.seeds.next_seed()
+        };
         self.log.issue(file, offset, buf.len() as u64, seed, n);
         if !self.verify_only {
             self.inflight.push(n);
@@ -345,6 +350,7 @@ mod tests {
             },
             order,
             seed_base: 42,
+            seed64: false,
             do_verify: true,
             verify_only: false,
             fatal: false,
