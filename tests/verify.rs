@@ -512,12 +512,12 @@ fn fio_and_flexio_verify_each_others_blocks() {
 /// An interrupted write job (SIGINT: the state is saved on the way out), then a
 /// `verify_only` run with `verify_state_load=1`: exactly the completed writes are read
 /// back, in either generation's state format; without the state the unwritten rest fails.
-fn state_save_and_load(compat: Option<&str>) {
+fn state_save_and_load(compat: Option<&str>, engine: &[&str]) {
     let d = tempfile::tempdir().unwrap();
     let f = d.path().join("st.dat");
     let fs = format!("--filename={}", s(&f));
     let env: Vec<(&str, &str)> = compat.map(|c| ("FLEXIO_COMPAT", c)).into_iter().collect();
-    let job = [
+    let mut job = vec![
         "--name=st",
         &fs,
         "--rw=write",
@@ -525,6 +525,7 @@ fn state_save_and_load(compat: Option<&str>) {
         "--size=64m",
         "--verify=crc32c",
     ];
+    job.extend_from_slice(engine);
     let mut w: Vec<&str> = job.to_vec();
     w.extend(["--rate_iops=2000", "--output-format=json"]);
     let child = spawn_flexio(&w, d.path(), &env);
@@ -558,10 +559,72 @@ fn state_save_and_load(compat: Option<&str>) {
 
 #[test]
 fn verify_state_save_and_load_check_only_completed_writes() {
-    state_save_and_load(None);
+    state_save_and_load(None, &[]);
+    state_save_and_load(
+        None,
+        &["--rw=randwrite", "--ioengine=libaio", "--iodepth=32"],
+    );
 }
 
 #[test]
 fn verify_state_save_and_load_in_fio_333_format() {
-    state_save_and_load(Some("3.33"));
+    state_save_and_load(Some("3.33"), &[]);
+}
+
+/// A writing job killed outright (SIGKILL: no chance to save on the way out) leaves the
+/// state of its last checkpoint (flexio refreshes it every second while writing); the
+/// state-load verify then checks exactly the writes that state names as completed, all
+/// of which are on the file, and nothing after them.
+#[test]
+fn a_killed_write_job_is_verified_up_to_its_last_checkpoint() {
+    use flexio::verify::state::{self, VerifyState, EMPTY};
+    use flexio::verify::Generation;
+    for engine in [
+        &["--ioengine=psync"][..],
+        &["--ioengine=libaio", "--iodepth=32"][..],
+    ] {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("k.dat");
+        let fs = format!("--filename={}", s(&f));
+        let mut job = vec![
+            "--name=k",
+            &fs,
+            "--rw=write",
+            "--bs=4k",
+            "--size=64m",
+            "--verify=crc32c",
+        ];
+        job.extend_from_slice(engine);
+        let mut w = job.clone();
+        w.push("--rate_iops=2000");
+        let mut child = spawn_flexio(&w, d.path(), &[]);
+        std::thread::sleep(std::time::Duration::from_millis(2600));
+        send_signal(child.id(), "KILL");
+        let _ = child.wait();
+        let sf = d.path().join("local-k-0-verify.state");
+        let VerifyState::V7(st) = state::load(&sf, Generation::Latest, 32).unwrap() else {
+            panic!("newest state format expected")
+        };
+        let first_inflight = st.inflight.iter().copied().filter(|n| *n != EMPTY).min();
+        let expect = first_inflight.unwrap_or(st.numberio).min(st.numberio);
+        assert!(expect > 1000, "{expect} writes by the last checkpoint");
+        let mut v = job.clone();
+        v.extend([
+            "--verify_only",
+            "--verify_state_load=1",
+            "--output-format=json",
+        ]);
+        let r = flexio(&v, d.path());
+        assert_eq!(r.code, 0, "{engine:?}: {}", r.stderr);
+        assert_eq!(
+            json_dir(&r.stdout, "read").0,
+            expect * 4096,
+            "{engine:?}: the writes completed by the checkpoint, no more"
+        );
+        // The file holds more than that (writes after the checkpoint): a verify without
+        // the state reaches blocks never written and fails.
+        let mut v = job.clone();
+        v.push("--verify_only");
+        assert_eq!(flexio(&v, d.path()).code, 1);
+    }
 }

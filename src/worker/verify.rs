@@ -47,7 +47,13 @@ pub struct VerState {
     nfiles: u32,
     name: String,
     index: u64,
+    /// When the state was last saved during the write phase (crash checkpoints).
+    last_save_ns: u64,
 }
+
+/// How often a writing job refreshes its state file while it runs, so that a run killed
+/// without a chance to save (SIGKILL, a crash) leaves the state of at most this long ago.
+pub const CHECKPOINT_NS: u64 = 1_000_000_000;
 
 /// What a prepared write carries: its number and data seed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,6 +106,7 @@ impl VerState {
             nfiles: p.nfiles,
             name: p.name.clone(),
             index: p.format.thread.saturating_sub(1) as u64,
+            last_save_ns: 0,
         })
     }
 
@@ -266,6 +273,16 @@ impl VerState {
             flags: if tag.is_some() { "88" } else { "8" },
         };
         self.fmt.check(buf, offset, &exp, &place)
+    }
+
+    /// flexio: while writing, refresh the state file every [`CHECKPOINT_NS`] (fio saves
+    /// only when the job ends or is stopped; a killed fio leaves no state).
+    pub fn checkpoint(&mut self, now: u64) -> Option<Result<(), String>> {
+        if now.saturating_sub(self.last_save_ns) < CHECKPOINT_NS || self.log.is_empty() {
+            return None;
+        }
+        self.last_save_ns = now;
+        self.save_state()
     }
 
     /// verify_state_save: a writing job records what it wrote, for a later run with
