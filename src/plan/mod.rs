@@ -305,6 +305,7 @@ fn plan_thread(
         nfiles: files.len() as u32,
         async_engine: !caps.syncio,
         io_size_over_size: io_size > region_total,
+        rate_limited: o.rate.iter().chain(&o.rate_iops).any(|r| *r > 0),
         gen: match compat {
             Compat::Fio333 => crate::verify::Generation::Fio333,
             Compat::Latest => crate::verify::Generation::Latest,

@@ -197,6 +197,9 @@ pub struct VerifyPlan {
     /// Seed of fio's verify stream (slot 3) and whether it is tausworthe64.
     pub seed_base: u64,
     pub seed64: bool,
+    /// experimental_verify: the read-back re-generates the writes' offsets and seeds
+    /// from the job's generators instead of keeping a written-block log.
+    pub experimental: bool,
     pub do_verify: bool,
     pub verify_only: bool,
     pub fatal: bool,
@@ -634,6 +637,8 @@ pub struct VerifyCtx {
     pub async_engine: bool,
     /// io_size larger than the files' regions (blocks get written again).
     pub io_size_over_size: bool,
+    /// A rate schedule paces the job.
+    pub rate_limited: bool,
     pub gen: crate::verify::Generation,
 }
 
@@ -666,7 +671,7 @@ pub fn verify_plan(
         rand_multi: random && o.rw_nr > 1,
         io_size_over_size: c.io_size_over_size,
         async_depth: c.async_engine && c.depth > 1,
-        experimental_verify: false,
+        experimental_verify: o.experimental_verify,
         fixed_bs,
         time_based: o.time_based,
         header_seed: o.verify_header_seed,
@@ -681,6 +686,27 @@ pub fn verify_plan(
         pattern_interval: o.verify_pattern_interval,
         thread: c.thread_number as u16,
     };
+    if o.experimental_verify {
+        // The replay re-runs the offset generator alone: it gives the writes again only
+        // when nothing else (reads of a mix, a rate schedule, later loops, a backlog
+        // between writes) took its own turns.
+        let why = if o.rw.reads() {
+            Some("a read/write mix")
+        } else if o.loops > 1 {
+            Some("loops>1")
+        } else if o.verify_backlog > 0 {
+            Some("verify_backlog")
+        } else if c.rate_limited {
+            Some("a rate limit")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err(format!(
+                "experimental_verify with {why} is not supported by flexio"
+            ));
+        }
+    }
     let min_bs = o.min_bs_dir(1).max(1);
     if writes || o.rw.reads() {
         format.validate(if writes {
@@ -695,6 +721,7 @@ pub fn verify_plan(
         order: wlog::order(c.gen, &facts),
         seed_base: seeds[3],
         seed64: o.random_generator == flexio_job::options::RandGenOpt::Tausworthe64,
+        experimental: o.experimental_verify,
         do_verify: o.do_verify,
         verify_only: o.verify_only,
         fatal: o.verify_fatal,

@@ -49,6 +49,20 @@ pub struct VerState {
     index: u64,
     /// When the state was last saved during the write phase (crash checkpoints).
     last_save_ns: u64,
+    /// experimental_verify: no log; the read-back re-generates the writes.
+    experimental: bool,
+    replay: Option<Replay>,
+    seed_base: u64,
+    seed64: bool,
+}
+
+/// experimental_verify's read-back: the job's offset and seed generators run again.
+struct Replay {
+    gen: flexio_workload::Generator,
+    seeds: wlog::SeedGen,
+    /// Writes still to re-generate, and the next one's number.
+    left: u64,
+    numberio: u64,
 }
 
 /// How often a writing job refreshes its state file while it runs, so that a run killed
@@ -107,6 +121,10 @@ impl VerState {
             name: p.name.clone(),
             index: p.format.thread.saturating_sub(1) as u64,
             last_save_ns: 0,
+            experimental: p.experimental,
+            replay: None,
+            seed_base: p.seed_base,
+            seed64: p.seed64,
         })
     }
 
@@ -144,7 +162,9 @@ impl VerState {
         } else {
             self.seeds.next_seed()
         };
-        self.log.issue(file, offset, buf.len() as u64, seed, n);
+        if !self.experimental {
+            self.log.issue(file, offset, buf.len() as u64, seed, n);
+        }
         if !self.verify_only {
             self.inflight.push(n);
             let t = since_epoch_ns;
@@ -198,7 +218,11 @@ impl VerState {
     /// loaded state allows.
     pub fn next_check(&mut self) -> CheckNext {
         loop {
-            let Some(e) = self.log.next_write() else {
+            let next = match self.replay.as_mut() {
+                Some(r) => r.next(self.fmt.pattern.is_some()),
+                None => self.log.next_write(),
+            };
+            let Some(e) = next else {
                 return CheckNext::Done;
             };
             match &self.loaded {
@@ -208,6 +232,7 @@ impl VerState {
                     Decision::Skip => continue,
                     Decision::Stop(m) => {
                         self.log.clear();
+                        self.replay = None;
                         return CheckNext::Stop(m);
                     }
                 },
@@ -215,6 +240,7 @@ impl VerState {
                     let stop = s.should_stop(self.reads_done, e.file as u64, e.offset);
                     if stop {
                         self.log.clear();
+                        self.replay = None;
                         return CheckNext::Stop(None);
                     }
                     self.reads_done += 1;
@@ -232,17 +258,26 @@ impl VerState {
     }
 
     /// After a loop's writes: whether a read-back phase runs (it does unless the job only
-    /// reads or do_verify=0).
-    pub fn begin_phase(&mut self) -> bool {
+    /// reads or do_verify=0). `spec` is the job's workload (experimental_verify replays it).
+    pub fn begin_phase(&mut self, spec: Option<&flexio_workload::Spec>) -> bool {
         if self.check_reads || !self.do_verify {
             self.log.clear();
             return false;
+        }
+        if let Some(spec) = spec.filter(|_| self.experimental) {
+            self.replay = Some(Replay {
+                gen: flexio_workload::Generator::new(spec.clone()),
+                seeds: wlog::SeedGen::new(self.seed_base, self.seed64),
+                left: self.writes,
+                numberio: 0,
+            });
         }
         true
     }
 
     pub fn end_phase(&mut self) {
         self.log.clear();
+        self.replay = None;
     }
 
     /// Check a read block of `slot`; with `tag` it re-reads that logged write.
@@ -325,6 +360,31 @@ impl VerState {
     }
 }
 
+impl Replay {
+    /// The next write as the job's generators give it again.
+    fn next(&mut self, pattern: bool) -> Option<Entry> {
+        while self.left > 0 {
+            let io = self.gen.next_io()?;
+            if io.ddir != 1 {
+                continue;
+            }
+            self.left -= 1;
+            let numberio = self.numberio;
+            self.numberio += 1;
+            return Some(Entry {
+                file: io.file as u32,
+                offset: io.offset,
+                len: io.len,
+                seed: if pattern { 0 } else { self.seeds.next_seed() },
+                numberio,
+                in_flight: false,
+                prev: None,
+            });
+        }
+        None
+    }
+}
+
 /// verify_dump: write the received interval (and the expected one, when it can be
 /// rebuilt) next to the job as `<file>.<offset>.received|expected`; fio's message lines.
 pub fn dump(m: &Mismatch, received: &[u8], file: &str) -> Vec<String> {
@@ -368,6 +428,7 @@ mod tests {
             order,
             seed_base: 42,
             seed64: false,
+            experimental: false,
             do_verify: true,
             verify_only: false,
             fatal: false,
@@ -418,7 +479,7 @@ mod tests {
         assert_eq!(s7.numberio, 3);
         assert_eq!(s7.inflight, vec![2, EMPTY, EMPTY, EMPTY]);
         // The read-back finds good blocks good and a changed byte bad (in flight: skipped).
-        assert!(v.begin_phase());
+        assert!(v.begin_phase(None));
         let e = block(&v.next_check());
         let tag = Some(WriteTag {
             numberio: e.numberio,
@@ -448,7 +509,7 @@ mod tests {
         v.written(0, 8192, 0);
         let t = v.next_write(&mut new, 0, 8192, 0);
         v.written(0, 8192, 1);
-        assert!(v.begin_phase());
+        assert!(v.begin_phase(None));
         let e = block(&v.next_check());
         assert_eq!((e.numberio, e.prev.map(|p| p.numberio)), (1, Some(0)));
         v.set_prev(0, e.prev);
@@ -485,7 +546,7 @@ mod tests {
                 r.written(0, i * 4096, i);
             }
             assert!(z.iter().all(|x| *x == 0), "verify_only writes no data");
-            assert!(r.begin_phase());
+            assert!(r.begin_phase(None));
             assert_eq!(block(&r.next_check()).numberio, 0, "{gen:?}");
             assert_eq!(block(&r.next_check()).numberio, 1, "{gen:?}");
             assert!(

@@ -385,6 +385,8 @@ pub struct JobOptions {
     /// `verify_header_seed` / `verify_write_sequence`: `None` = the automatic rule.
     pub verify_header_seed: Option<bool>,
     pub verify_write_sequence: Option<bool>,
+    /// `experimental_verify`: the read-back re-generates the written offsets.
+    pub experimental_verify: bool,
 
     // --- engine-private options (typed, owned by the engines)
     pub engine: crate::engine_opts::EngineValues,
@@ -656,6 +658,7 @@ impl Default for JobOptions {
             verify_pattern_interval: 0,
             verify_header_seed: None,
             verify_write_sequence: None,
+            experimental_verify: false,
             engine: Default::default(),
             prio: None,
             prioclass: None,

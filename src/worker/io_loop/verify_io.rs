@@ -78,7 +78,7 @@ impl<E: EngineDef> Worker<'_, E> {
     /// After a loop's writes: read back everything logged (fio's do_verify).
     pub(super) fn verify_phase(&mut self) {
         let Some(vs) = self.ver.as_mut() else { return };
-        if !vs.begin_phase() {
+        if !vs.begin_phase(Some(&self.p.spec)) {
             return;
         }
         self.progress.set_state(RunState::Verifying);

@@ -147,6 +147,13 @@ pub(super) static ROWS: &[OptDef] = &[
         }
     ),
     bool_row!(
+        "experimental_verify",
+        [],
+        experimental_verify,
+        "0",
+        "Enable experimental verification"
+    ),
+    bool_row!(
         "verify_fatal",
         [],
         verify_fatal,
