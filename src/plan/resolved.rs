@@ -200,6 +200,8 @@ pub struct VerifyPlan {
     /// experimental_verify: the read-back re-generates the writes' offsets and seeds
     /// from the job's generators instead of keeping a written-block log.
     pub experimental: bool,
+    /// verify_async: verifier threads (0 = check in the job thread).
+    pub async_threads: u32,
     pub do_verify: bool,
     pub verify_only: bool,
     pub fatal: bool,
@@ -722,6 +724,7 @@ pub fn verify_plan(
         seed_base: seeds[3],
         seed64: o.random_generator == flexio_job::options::RandGenOpt::Tausworthe64,
         experimental: o.experimental_verify,
+        async_threads: o.verify_async,
         do_verify: o.do_verify,
         verify_only: o.verify_only,
         fatal: o.verify_fatal,

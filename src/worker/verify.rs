@@ -280,6 +280,30 @@ impl VerState {
         self.replay = None;
     }
 
+    /// What a read of `len` bytes at `offset` in `slot` is checked against; with `tag` it
+    /// re-reads that logged write.
+    pub fn expectation(&self, slot: usize, offset: u64, len: u64, tag: Option<WriteTag>) -> Expect {
+        match tag {
+            Some(t) => Expect {
+                last: Some(WriteRef {
+                    offset,
+                    len,
+                    seed: t.seed,
+                    numberio: t.numberio,
+                }),
+                prev: self.prev.get(slot).copied().flatten(),
+                check_seed: self.checks.header_seed,
+                check_numberio: self.checks.write_sequence,
+            },
+            None => Expect::default(),
+        }
+    }
+
+    /// The block format (verify_async hands it to its threads).
+    pub fn format(&self) -> &Format {
+        &self.fmt
+    }
+
     /// Check a read block of `slot`; with `tag` it re-reads that logged write.
     pub fn check(
         &self,
@@ -289,20 +313,7 @@ impl VerState {
         tag: Option<WriteTag>,
         file: &str,
     ) -> Result<(), Box<Mismatch>> {
-        let exp = match tag {
-            Some(t) => Expect {
-                last: Some(WriteRef {
-                    offset,
-                    len: buf.len() as u64,
-                    seed: t.seed,
-                    numberio: t.numberio,
-                }),
-                prev: self.prev.get(slot).copied().flatten(),
-                check_seed: self.checks.header_seed,
-                check_numberio: self.checks.write_sequence,
-            },
-            None => Expect::default(),
-        };
+        let exp = self.expectation(slot, offset, buf.len() as u64, tag);
         let place = Place {
             file,
             flags: if tag.is_some() { "88" } else { "8" },
@@ -429,6 +440,7 @@ mod tests {
             seed_base: 42,
             seed64: false,
             experimental: false,
+            async_threads: 0,
             do_verify: true,
             verify_only: false,
             fatal: false,

@@ -387,6 +387,8 @@ pub struct JobOptions {
     pub verify_write_sequence: Option<bool>,
     /// `experimental_verify`: the read-back re-generates the written offsets.
     pub experimental_verify: bool,
+    /// `verify_async`: verifier threads.
+    pub verify_async: u32,
 
     // --- engine-private options (typed, owned by the engines)
     pub engine: crate::engine_opts::EngineValues,
@@ -659,6 +661,7 @@ impl Default for JobOptions {
             verify_header_seed: None,
             verify_write_sequence: None,
             experimental_verify: false,
+            verify_async: 0,
             engine: Default::default(),
             prio: None,
             prioclass: None,

@@ -73,6 +73,7 @@ impl<E: EngineDef> Worker<'_, E> {
             self.periodic(now);
         }
         self.quiesce();
+        self.drain_async(true);
     }
 
     /// After a loop's writes: read back everything logged (fio's do_verify).
@@ -88,7 +89,8 @@ impl<E: EngineDef> Worker<'_, E> {
         }
     }
 
-    /// Check a completed read of a verifying job; a failure is EILSEQ in the verify class.
+    /// Check a completed read of a verifying job (inline, or handed to the verify_async
+    /// threads); a failure is EILSEQ in the verify class.
     #[cold]
     pub(super) fn verify_read(&mut self, slot: u32) {
         let s = self.slots[slot as usize];
@@ -97,6 +99,20 @@ impl<E: EngineDef> Worker<'_, E> {
             numberio: s.vnum,
             seed: s.vseed,
         });
+        if self.vasync.is_some() {
+            let exp = vs.expectation(slot as usize, s.offset, s.len, tag);
+            while !self.vasync.as_ref().is_some_and(|a| a.has_room()) {
+                if !self.drain_one(true) {
+                    break;
+                }
+            }
+            let data = &self.bufs.slot_mut(slot as usize)[..s.len as usize];
+            if let Some(a) = self.vasync.as_mut() {
+                a.submit(data, s.offset, s.file, exp, tag.is_some());
+            }
+            self.drain_async(false);
+            return;
+        }
         // No allocation per verified read: a UTF-8 path is borrowed.
         let plan = self.p;
         let path = plan
@@ -108,17 +124,17 @@ impl<E: EngineDef> Worker<'_, E> {
         let Err(m) = vs.check(buf, slot as usize, s.offset, tag, &path) else {
             return;
         };
-        for l in m.lines(vs.generation()) {
-            self.ctx.notes.err(&l);
-        }
-        let (fatal, dump) = (vs.fatal, vs.dump);
-        if dump {
-            let received = &self.bufs.slot_mut(slot as usize)[..s.len as usize];
-            for l in super::super::verify::dump(&m, received, &path) {
-                self.ctx.notes.err(&l);
-            }
-        }
-        let func = if self.caps.syncio {
+        let received = &self.bufs.slot_mut(slot as usize)[..s.len as usize];
+        let fatal = report(vs, &self.ctx.notes, &m, received, &path);
+        self.verify_failed(fatal);
+    }
+
+    /// A failed check: EILSEQ, tolerated (and counted) or fatal as the job says.
+    #[cold]
+    fn verify_failed(&mut self, fatal: bool) {
+        let func = if self.vasync.is_some() {
+            "async_verify"
+        } else if self.caps.syncio {
             "io_u_sync_complete"
         } else {
             "io_u_queued_complete"
@@ -133,4 +149,56 @@ impl<E: EngineDef> Worker<'_, E> {
         }
         self.fail(libc::EILSEQ, func);
     }
+
+    /// Take one finished asynchronous check (waiting for it when `wait`); false when none.
+    fn drain_one(&mut self, wait: bool) -> bool {
+        let Some(d) = self.vasync.as_mut().and_then(|a| a.next_done(wait)) else {
+            return false;
+        };
+        // A job already stopped by a failure reports no more (fio's async threads stop
+        // checking once the job has an error).
+        if let Some(m) = d.mismatch.as_ref().filter(|_| !self.stop) {
+            let plan = self.p;
+            let path = plan
+                .files
+                .get(d.file as usize)
+                .map(|f| f.path.to_string_lossy())
+                .unwrap_or_default();
+            let fatal = match self.ver.as_ref() {
+                Some(vs) => report(vs, &self.ctx.notes, m, &d.buf, &path),
+                None => false,
+            };
+            self.verify_failed(fatal);
+        }
+        if let Some(a) = self.vasync.as_mut() {
+            a.recycle(d.buf);
+        }
+        true
+    }
+
+    /// Report the asynchronous checks that finished (all outstanding ones when `all`).
+    pub(super) fn drain_async(&mut self, all: bool) {
+        while self.vasync.is_some() && self.drain_one(all) {}
+    }
+}
+
+/// fio's lines and flexio's analysis of a failed check, and the verify_dump files;
+/// whether verify_fatal stops the job.
+#[cold]
+fn report(
+    vs: &VerState,
+    notes: &crate::notes::Notes,
+    m: &crate::verify::Mismatch,
+    received: &[u8],
+    path: &str,
+) -> bool {
+    for l in m.lines(vs.generation()) {
+        notes.err(&l);
+    }
+    if vs.dump {
+        for l in super::super::verify::dump(m, received, path) {
+            notes.err(&l);
+        }
+    }
+    vs.fatal
 }

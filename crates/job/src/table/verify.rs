@@ -146,6 +146,17 @@ pub(super) static ROWS: &[OptDef] = &[
             Ok(())
         }
     ),
+    row!(
+        "verify_async",
+        [],
+        Kind::Int { min: 0, max: 1024 },
+        "0",
+        "Number of async verifier threads to use",
+        |o, v| {
+            o.verify_async = int_in(v, o.kb_base, 0, 1024)? as u32;
+            Ok(())
+        }
+    ),
     bool_row!(
         "experimental_verify",
         [],
