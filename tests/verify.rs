@@ -628,3 +628,35 @@ fn a_killed_write_job_is_verified_up_to_its_last_checkpoint() {
         assert_eq!(flexio(&v, d.path()).code, 1);
     }
 }
+
+/// fio's rule for `verify_state_load`: any job may ask for it; the state is read when the
+/// job starts (a missing file fails the job with fio's two lines) and limits whatever
+/// verification the job does, verify_only or not.
+#[test]
+fn verify_state_load_is_accepted_as_fio_accepts_it() {
+    let d = tempfile::tempdir().unwrap();
+    let job = [
+        "--name=m",
+        "--filename=m.dat",
+        "--rw=write",
+        "--bs=4k",
+        "--size=64k",
+        "--verify=crc32c",
+        "--verify_state_load=1",
+    ];
+    let r = flexio333(&job, d.path());
+    assert_eq!(r.code, 1);
+    let lines = "fio: open state file: No such file or directory\nfio: state file: local-m-0-verify.state (for_write=0)";
+    assert!(r.stderr.contains(lines), "{}", r.stderr);
+    if let Some(fio) = fio_bin() {
+        let a = run_in(&fio, &job, d.path());
+        assert_eq!(a.code, 1);
+        assert!(a.stderr.contains(lines), "{}", a.stderr);
+    }
+    // With a state from an earlier run, a write job with its own read-back is accepted.
+    let mut w = job.to_vec();
+    w.pop();
+    assert_eq!(flexio333(&w, d.path()).code, 0);
+    let r = flexio333(&job, d.path());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+}

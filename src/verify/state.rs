@@ -340,8 +340,11 @@ pub fn save(path: &Path, s: &VerifyState) -> std::io::Result<()> {
 /// Read a state file (fio's messages, prefixed by the path on failure to open).
 pub fn load(path: &Path, gen: Generation, iodepth: u32) -> Result<VerifyState, String> {
     let b = std::fs::read(path).map_err(|e| {
+        // fio prints strerror() alone, without Rust's " (os error N)".
+        let text = e.to_string();
+        let text = text.split(" (os error").next().unwrap_or(&text).to_string();
         format!(
-            "fio: open state file: {e}\nfio: state file: {} (for_write=0)",
+            "fio: open state file: {text}\nfio: state file: {} (for_write=0)",
             path.display()
         )
     })?;
