@@ -213,14 +213,6 @@ fn validate(def: &JobDef, caps: &Caps, readonly: bool) -> Result<(), PlanError> 
     if readonly && ((rw.writes() && !o.verify_only) || rw.trims() || caps.changes_names) {
         return Err(err(def, "the job writes, but --readonly is set"));
     }
-    if o.verify_state_load && !(o.verify_only && o.verify != 0) {
-        // The saved state says which writes completed; flexio uses it to limit a
-        // verify_only replay, nowhere else.
-        return Err(err(
-            def,
-            "verify_state_load=1 applies to verify_only jobs with verify= set in flexio",
-        ));
-    }
     if o.ioengine == "ftruncate" && rw.reads() {
         return Err(err(
             def,
@@ -307,7 +299,19 @@ fn plan_thread(
     };
     let seeds = job_seeds(o, thread_number);
     let spec = workload_spec(o, &files, &seeds, time_based || io_size > region_total);
-    let verify = verify_plan(o, &o.name, thread_number, &seeds);
+    let vctx = VerifyCtx {
+        thread_number,
+        depth,
+        nfiles: files.len() as u32,
+        async_engine: !caps.syncio,
+        io_size_over_size: io_size > region_total,
+        rate_limited: o.rate.iter().chain(&o.rate_iops).any(|r| *r > 0),
+        gen: match compat {
+            Compat::Fio333 => crate::verify::Generation::Fio333,
+            Compat::Latest => crate::verify::Generation::Latest,
+        },
+    };
+    let verify = verify_plan(o, &seeds, &vctx).map_err(|e| err(def, e))?;
     let stats_cfg = stats_config(o);
     Ok(ThreadPlan {
         name: o.name.clone(),

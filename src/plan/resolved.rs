@@ -188,8 +188,20 @@ pub struct SsPlan {
 /// Data verification.
 #[derive(Clone, Debug)]
 pub struct VerifyPlan {
-    pub verifier: crate::verify::Verifier,
+    /// Block layout: generation, type, interval, header offset, pattern.
+    pub format: crate::verify::Format,
+    /// Header seed and write-sequence checks (after their automatic rules).
+    pub checks: crate::verify::wlog::Checks,
+    /// How the written-block log orders and replaces its blocks.
+    pub order: crate::verify::wlog::Order,
+    /// Seed of fio's verify stream (slot 3) and whether it is tausworthe64.
     pub seed_base: u64,
+    pub seed64: bool,
+    /// experimental_verify: the read-back re-generates the writes' offsets and seeds
+    /// from the job's generators instead of keeping a written-block log.
+    pub experimental: bool,
+    /// verify_async: verifier threads (0 = check in the job thread).
+    pub async_threads: u32,
     pub do_verify: bool,
     pub verify_only: bool,
     pub fatal: bool,
@@ -198,11 +210,13 @@ pub struct VerifyPlan {
     pub backlog_batch: u64,
     /// A read-only job: every read is checked (header and checksum only).
     pub check_reads: bool,
-    pub check_numberio: bool,
-    /// Random writes without a random map may hit a block twice: check sorted, last wins.
-    pub overlap: bool,
     /// The job writes (and is not verify_only).
     pub writes: bool,
+    /// iodepth and file count, as the state file records them.
+    pub depth: u32,
+    pub nfiles: u32,
+    /// Job name (state file record).
+    pub name: String,
     /// verify_state_save / verify_state_load file.
     pub state_file: PathBuf,
     pub state_save: bool,
@@ -615,28 +629,102 @@ pub fn meter_plan(o: &JobOptions, caps: &Caps, thread_number: u32) -> MeterPlan 
     }
 }
 
-/// Verification, if the job verifies.
+/// What verification needs to know of the job beyond its options.
+#[derive(Clone, Copy, Debug)]
+pub struct VerifyCtx {
+    pub thread_number: u32,
+    pub depth: u32,
+    pub nfiles: u32,
+    /// The engine completes asynchronously (not a sync engine).
+    pub async_engine: bool,
+    /// io_size larger than the files' regions (blocks get written again).
+    pub io_size_over_size: bool,
+    /// A rate schedule paces the job.
+    pub rate_limited: bool,
+    pub gen: crate::verify::Generation,
+}
+
+/// Verification, if the job verifies; `Err` for a layout that cannot work.
 pub fn verify_plan(
     o: &JobOptions,
-    name: &str,
-    thread_number: u32,
     seeds: &[u64],
-) -> Option<VerifyPlan> {
+    c: &VerifyCtx,
+) -> Result<Option<VerifyPlan>, String> {
+    use crate::verify::{wlog, Format, Kind};
     use flexio_job::options::verify_code;
     if o.verify == verify_code::NONE {
-        return None;
+        return Ok(None);
     }
+    let kind = Kind::from_code(o.verify)
+        .ok_or_else(|| format!("verify type {} is not supported by flexio", o.verify))?;
     let writes = o.rw.writes();
     let fixed_bs = o.min_bs_dir(1) == o.max_bs_dir(1);
-    Some(VerifyPlan {
-        verifier: crate::verify::Verifier {
-            kind: o.verify,
-            interval: o.verify_interval,
-            hdr_offset: o.verify_offset,
-            pattern: o.verify_pattern.clone(),
-            thread: thread_number as u16,
-        },
+    let random = o.rw.is_random();
+    let facts = wlog::JobFacts {
+        writes,
+        mixed: writes && o.rw.reads(),
+        random,
+        verify_only: o.verify_only,
+        verify_backlog: o.verify_backlog > 0,
+        zone_reset_frequency: false,
+        norandommap: random && o.norandommap,
+        softrandommap: false,
+        seq_holes: !random && o.rw_nr > 0,
+        rand_multi: random && o.rw_nr > 1,
+        io_size_over_size: c.io_size_over_size,
+        async_depth: c.async_engine && c.depth > 1,
+        experimental_verify: o.experimental_verify,
+        fixed_bs,
+        time_based: o.time_based,
+        header_seed: o.verify_header_seed,
+        write_sequence: o.verify_write_sequence,
+    };
+    let format = Format {
+        gen: c.gen,
+        kind,
+        interval: o.verify_interval,
+        hdr_offset: o.verify_offset,
+        pattern: o.verify_pattern.clone(),
+        pattern_interval: o.verify_pattern_interval,
+        thread: c.thread_number as u16,
+    };
+    if o.experimental_verify {
+        // The replay re-runs the offset generator alone: it gives the writes again only
+        // when nothing else (reads of a mix, a rate schedule, later loops, a backlog
+        // between writes) took its own turns.
+        let why = if o.rw.reads() {
+            Some("a read/write mix")
+        } else if o.loops > 1 {
+            Some("loops>1")
+        } else if o.verify_backlog > 0 {
+            Some("verify_backlog")
+        } else if c.rate_limited {
+            Some("a rate limit")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err(format!(
+                "experimental_verify with {why} is not supported by flexio"
+            ));
+        }
+    }
+    let min_bs = o.min_bs_dir(1).max(1);
+    if writes || o.rw.reads() {
+        format.validate(if writes {
+            min_bs
+        } else {
+            o.min_bs_dir(0).max(1)
+        })?;
+    }
+    Ok(Some(VerifyPlan {
+        format,
+        checks: wlog::checks(c.gen, &facts),
+        order: wlog::order(c.gen, &facts),
         seed_base: seeds[3],
+        seed64: o.random_generator == flexio_job::options::RandGenOpt::Tausworthe64,
+        experimental: o.experimental_verify,
+        async_threads: o.verify_async,
         do_verify: o.do_verify,
         verify_only: o.verify_only,
         fatal: o.verify_fatal,
@@ -648,18 +736,14 @@ pub fn verify_plan(
             o.verify_backlog
         },
         check_reads: !writes && o.rw.reads(),
-        check_numberio: fixed_bs && !o.time_based && !o.verify_only,
-        // fio: random writes without a random map may hit a block twice; they are checked
-        // sorted, last write winning. Otherwise in write order.
-        overlap: o.rw.is_random() && o.norandommap,
         writes: writes && !o.verify_only,
-        state_file: PathBuf::from(crate::verify::state_file_name(
-            name,
-            thread_number.saturating_sub(1),
-        )),
+        depth: c.depth,
+        nfiles: c.nfiles,
+        name: o.name.clone(),
+        state_file: crate::verify::state::path(None, &o.name, c.thread_number.saturating_sub(1)),
         state_save: o.verify_state_save,
-        state_load: o.verify_state_load && o.verify_only,
-    })
+        state_load: o.verify_state_load,
+    }))
 }
 
 /// Latency target and ceilings.

@@ -24,6 +24,7 @@ mod pacing;
 mod placement;
 mod prio;
 mod verify;
+mod verify_async;
 
 pub use logs::create_all as create_log_files;
 

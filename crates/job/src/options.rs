@@ -168,7 +168,7 @@ pub mod err_class {
     pub const ALL: u8 = READ | WRITE | VERIFY;
 }
 
-/// fio 3.33's verify header type codes (`verify_type` in the block header).
+/// fio's verify header type codes (`verify_type` in the block header).
 pub mod verify_code {
     pub const NONE: u16 = 0;
     pub const META: u16 = 1;
@@ -176,10 +176,18 @@ pub mod verify_code {
     pub const CRC64: u16 = 3;
     pub const CRC32: u16 = 4;
     pub const CRC32C: u16 = 5;
+    pub const CRC16: u16 = 7;
+    pub const CRC7: u16 = 8;
     pub const SHA256: u16 = 9;
     pub const SHA512: u16 = 10;
+    pub const SHA3_224: u16 = 11;
+    pub const SHA3_256: u16 = 12;
+    pub const SHA3_384: u16 = 13;
+    pub const SHA3_512: u16 = 14;
     pub const XXHASH: u16 = 15;
     pub const SHA1: u16 = 16;
+    /// `pattern_hdr`: header, then `verify_pattern` (what `verify_pattern` alone selects).
+    pub const PATTERN_HDR: u16 = 17;
     /// `pattern`: the block holds only `verify_pattern`, no header.
     pub const PATTERN: u16 = 18;
     pub const NULL: u16 = 19;
@@ -374,6 +382,15 @@ pub struct JobOptions {
     pub verify_backlog_batch: u64,
     pub verify_state_save: bool,
     pub verify_state_load: bool,
+    /// `verify_pattern_interval` (bytes; 0 = the whole block).
+    pub verify_pattern_interval: u64,
+    /// `verify_header_seed` / `verify_write_sequence`: `None` = the automatic rule.
+    pub verify_header_seed: Option<bool>,
+    pub verify_write_sequence: Option<bool>,
+    /// `experimental_verify`: the read-back re-generates the written offsets.
+    pub experimental_verify: bool,
+    /// `verify_async`: verifier threads.
+    pub verify_async: u32,
 
     // --- engine-private options (typed, owned by the engines)
     pub engine: crate::engine_opts::EngineValues,
@@ -643,6 +660,11 @@ impl Default for JobOptions {
             verify_backlog_batch: 0,
             verify_state_save: true,
             verify_state_load: false,
+            verify_pattern_interval: 0,
+            verify_header_seed: None,
+            verify_write_sequence: None,
+            experimental_verify: false,
+            verify_async: 0,
             engine: Default::default(),
             prio: None,
             prioclass: None,

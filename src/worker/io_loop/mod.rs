@@ -12,7 +12,7 @@ use super::lat_target::{LatStep, LatTarget};
 use super::metering::Meter;
 use super::pacing::{Next, Pacer};
 use super::prio::Prio;
-use super::verify::{VerState, WriteTag, VF_PHASE, VF_WRITE};
+use super::verify::{CheckNext, VerState, WriteTag, VF_PHASE, VF_WRITE};
 use super::{verror, RunCtx};
 use crate::clock::Clock;
 use crate::files;
@@ -96,6 +96,8 @@ pub struct Worker<'a, E: EngineDef> {
     meter: Meter,
     prio: Prio,
     ver: Option<Box<VerState>>,
+    /// verify_async: the verifier threads.
+    vasync: Option<super::verify_async::AsyncVerifier>,
     /// The verification state could not be set up (verify_state_load).
     ver_err: Option<String>,
     lat_target: Option<LatTarget>,
@@ -138,10 +140,33 @@ impl<'a, E: EngineDef> Worker<'a, E> {
                 IoBuffers::new(1, 4096, 4096, false).expect("a 4 KiB buffer can be allocated")
             }
         };
-        let (ver, ver_err) = match p.verify.as_ref().map(VerState::new) {
+        let (ver, mut ver_err) = match p.verify.as_ref().map(|v| VerState::new(v, depth)) {
             None => (None, None),
             Some(Ok(v)) => (Some(Box::new(v)), None),
             Some(Err(e)) => (None, Some(e)),
+        };
+        let vasync = match (p.verify.as_ref(), ver.as_ref()) {
+            (Some(vp), Some(vs)) if vp.async_threads > 0 => {
+                let paths = p
+                    .files
+                    .iter()
+                    .map(|f| f.path.to_string_lossy().into_owned())
+                    .collect();
+                let a = super::verify_async::AsyncVerifier::new(
+                    vp.async_threads,
+                    vs.format(),
+                    paths,
+                    depth * 2,
+                );
+                match a {
+                    Ok(a) => Some(a),
+                    Err(e) => {
+                        ver_err = Some(format!("fio: verify_async threads: {e}"));
+                        None
+                    }
+                }
+            }
+            _ => None,
         };
         let nfiles = p.files.len();
         Worker {
@@ -164,6 +189,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             meter: Meter::new(&p.meter, &p.name, p.thread_number),
             prio: Prio::new(p.prio),
             ver,
+            vasync,
             ver_err,
             lat_target: p.latency.target.map(|t| LatTarget::new(depth as u32, &t)),
             lat_quiesce: false,
@@ -355,7 +381,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             }
         }
         if let Some(e) = self.ver_err.take() {
-            self.ctx.notes.err(&format!("fio: {e}"));
+            self.ctx.notes.err(&e);
             self.fail(libc::ENOENT, "verify_state_load");
             return false;
         }
@@ -429,8 +455,8 @@ impl<'a, E: EngineDef> Worker<'a, E> {
 
     /// The end of the job: state file, final statistics, logs, files.
     fn finish(&mut self) {
-        let stopped = self.terminated() || self.stop;
-        if let Some(Err(e)) = self.ver.as_ref().and_then(|v| v.save_state(stopped)) {
+        self.drain_async(true);
+        if let Some(Err(e)) = self.ver.as_ref().and_then(|v| v.save_state()) {
             self.ctx.notes.err(&e);
         }
         let now = self.clock.now();

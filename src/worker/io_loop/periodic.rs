@@ -142,6 +142,9 @@ impl<E: EngineDef> Worker<'_, E> {
                 // Steady state attained: end the job normally.
                 self.stop = true;
             }
+            if let Some(Err(e)) = self.ver.as_mut().and_then(|v| v.checkpoint(now)) {
+                self.ctx.notes.err(&e);
+            }
             let req = self.ctx.snapshot_req.load(Ordering::Acquire);
             if req != self.progress.snap_gen.load(Ordering::Relaxed) {
                 let snap = self.snapshot(now);

@@ -279,7 +279,7 @@ impl<E: EngineDef> Worker<'_, E> {
         }
         if failed && s.vflags & VF_WRITE != 0 {
             if let Some(vs) = self.ver.as_mut() {
-                vs.write_failed(s.vnum);
+                vs.write_failed(s.file, s.offset, s.vnum);
             }
         }
         if self.ver.is_some() && !failed {

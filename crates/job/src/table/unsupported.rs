@@ -12,8 +12,6 @@ pub static UNSUPPORTED: &[&str] = &[
     "write_barrier",
     "sync_file_range",
     "atomic",
-    "verify_async",
-    "experimental_verify",
     "trim_percentage",
     "trim_verify_zero",
     "trim_backlog",
