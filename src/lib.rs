@@ -3,6 +3,7 @@
 //! [`app::run`]; the modules are a library so that the fuzzer can drive the planner too.
 
 pub mod app;
+pub mod iolog;
 pub mod blockdev;
 pub mod clock;
 pub mod cmd;

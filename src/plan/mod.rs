@@ -6,9 +6,11 @@
 //! fio's size rules (`filesetup.c`) live in `files.rs`.
 
 pub mod files;
+pub mod replay;
 pub mod resolved;
 
 pub use files::{format_name, FilePlan};
+pub use replay::{CapturePlan, ReplayPlan};
 pub use resolved::*;
 
 use flexio_engine::{Caps, EngineConfig};
@@ -58,6 +60,10 @@ pub struct ThreadPlan {
     pub depth_note: bool,
     /// The job's header line in the normal output (printed once per job definition).
     pub header: JobHeader,
+    /// read_iolog: the trace the job replays instead of generating I/O.
+    pub replay: Option<ReplayPlan>,
+    /// write_iolog: where the job's I/O is captured.
+    pub capture: Option<CapturePlan>,
 }
 
 /// What the normal output's job header line shows (`name: (g=0): rw=..., bs=..., ioengine=...,
@@ -188,7 +194,7 @@ pub fn plan_with(
         }
         for sub in 0..o.numjobs {
             thread_number += 1;
-            let t = plan_thread(def, sub, thread_number, segment, caps)?;
+            let t = plan_thread(def, sub, thread_number, segment, caps, readonly)?;
             out.push(t);
         }
     }
@@ -285,9 +291,25 @@ fn plan_thread(
     thread_number: u32,
     segment: usize,
     caps: Caps,
+    readonly: bool,
 ) -> Result<ThreadPlan, PlanError> {
-    let o = &def.opts;
-    let files = files::resolve(def, sub, &caps)?;
+    replay::check_replay_options(def)?;
+    let replayed = replay::load(def, sub, readonly)?;
+    let (o, files) = match &replayed {
+        Some((_, ro, files, _)) => (ro, files.clone()),
+        None => (&def.opts, files::resolve(def, sub, &caps)?),
+    };
+    if let Some((_, _, _, info)) = &replayed {
+        if info.ios[2] > 0 && !caps.trim {
+            return Err(err(
+                def,
+                format!(
+                    "the trace has trims, which ioengine {} does not do in flexio",
+                    o.ioengine
+                ),
+            ));
+        }
+    }
     // ---- budget and depth
     let region_total: u64 = files.iter().map(|f| f.region.len).sum();
     let io_size = o
@@ -295,7 +317,12 @@ fn plan_thread(
         .map(|v| v.resolve(region_total))
         .unwrap_or(region_total);
     let time_based = o.time_based && o.runtime_us > 0;
-    let budget = if time_based { u64::MAX } else { io_size };
+    // A replay ends with its trace.
+    let budget = if time_based || replayed.is_some() {
+        u64::MAX
+    } else {
+        io_size
+    };
     let depth_note = caps.syncio && o.iodepth > 1 && !caps.has_commit;
     let depth = if caps.syncio && !caps.has_commit {
         1
@@ -306,6 +333,20 @@ fn plan_thread(
     let spec = workload_spec(o, &files, &seeds, time_based || io_size > region_total);
     let verify = verify_plan(o, &o.name, thread_number, &seeds);
     let stats_cfg = stats_config(o);
+    let mut io = io_plan(o, &caps, depth, budget, &seeds);
+    let mut layout_on_open = o.create_on_open;
+    if let Some((_, _, _, info)) = &replayed {
+        io.dirs = info.dirs();
+        // fio replays once: later loops find the trace used up.
+        io.loops = 1;
+        layout_on_open = true;
+    }
+    let capture = match (&o.iolog.write, &replayed) {
+        (Some(p), None) => Some(CapturePlan {
+            path: std::path::PathBuf::from(p),
+        }),
+        _ => None,
+    };
     Ok(ThreadPlan {
         name: o.name.clone(),
         description: o.description.clone(),
@@ -315,7 +356,7 @@ fn plan_thread(
         echo: def.echo.clone(),
         engine: o.ioengine.clone(),
         engine_cfg: engine_config(o, depth, files.len() as u32, &seeds),
-        io: io_plan(o, &caps, depth, budget, &seeds),
+        io,
         buffers: buffer_plan(o, depth, &seeds, verify.is_some()),
         open: open_plan(o, files.len()),
         layout: LayoutPlan {
@@ -323,7 +364,7 @@ fn plan_thread(
             fallocate: o.fallocate,
             create_fsync: o.create_fsync,
             allow_create: o.allow_file_create,
-            on_open: o.create_on_open,
+            on_open: layout_on_open,
         },
         pace: pace_plan(o, &seeds),
         meter: meter_plan(o, &caps, thread_number),
@@ -344,11 +385,14 @@ fn plan_thread(
         header: JobHeader {
             first: sub == 0,
             numjobs: o.numjobs,
-            rw: o.rw.as_str(),
-            bs: [0, 1, 2].map(|d| (o.min_bs_dir(d), o.max_bs_dir(d))),
+            // fio prints the header from the options as given, before a trace is read.
+            rw: def.opts.rw.as_str(),
+            bs: [0, 1, 2].map(|d| (def.opts.min_bs_dir(d), def.opts.max_bs_dir(d))),
             bs_by_pattern: o.bs_is_seq_rand,
             iodepth: o.iodepth,
         },
+        replay: replayed.map(|r| r.0),
+        capture,
     })
 }
 

@@ -14,7 +14,10 @@
 //! | `lat_target` | the queue-depth search | continue / quiesce / done / fatal |
 //! | `prio` | per-request priority draws | the priority of the next request |
 //! | `placement` | — | CPU affinity, nice, ioprio of the thread |
+//! | `replay` | the trace being replayed, its pacing state | the next entry; how long to wait before it |
+//! | `capture` | the write_iolog writer | — (records file actions and queued requests) |
 
+mod capture;
 mod file_table;
 mod io_loop;
 mod lat_target;
@@ -23,6 +26,7 @@ mod metering;
 mod pacing;
 mod placement;
 mod prio;
+mod replay;
 mod verify;
 
 pub use logs::create_all as create_log_files;

@@ -437,6 +437,50 @@ pub struct JobOptions {
     /// flexio: per-interval JSON Lines stream (path) and its interval.
     pub interval_log: Option<String>,
     pub interval_log_msec: u64,
+
+    // --- trace capture and replay
+    pub iolog: IologOpts,
+}
+
+/// Trace capture (`write_iolog`) and replay (`read_iolog`, `replay_*`, `merge_blktrace_*`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct IologOpts {
+    pub write: Option<String>,
+    /// `:`-separated per clone (fio's `get_name_by_idx`).
+    pub read: Option<String>,
+    pub chunked: bool,
+    pub no_stall: bool,
+    pub redirect: Option<String>,
+    /// Offsets are aligned down to this (0 = off).
+    pub align: u64,
+    /// Offsets are divided by this (fio's default 1).
+    pub scale: u64,
+    /// Delays are scaled by 100 / this.
+    pub time_scale: u64,
+    /// Bit per direction skipped: read 0, write 1, trim 2, sync 3.
+    pub skip: u8,
+    pub merge_file: Option<String>,
+    pub merge_scalars: Vec<f64>,
+    pub merge_iters: Vec<f64>,
+}
+
+impl Default for IologOpts {
+    fn default() -> Self {
+        IologOpts {
+            write: None,
+            read: None,
+            chunked: false,
+            no_stall: false,
+            redirect: None,
+            align: 0,
+            scale: 1,
+            time_scale: 100,
+            skip: 0,
+            merge_file: None,
+            merge_scalars: Vec::new(),
+            merge_iters: Vec::new(),
+        }
+    }
 }
 
 /// fio 3.33's default percentile list.
@@ -682,6 +726,7 @@ impl Default for JobOptions {
             log_entries: 1024,
             interval_log: None,
             interval_log_msec: 1000,
+            iolog: IologOpts::default(),
         }
     }
 }

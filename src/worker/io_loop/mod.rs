@@ -28,6 +28,7 @@ use std::sync::atomic::Ordering;
 
 mod periodic;
 mod plain;
+mod replay_io;
 mod requests;
 mod verify_io;
 
@@ -126,6 +127,11 @@ pub struct Worker<'a, E: EngineDef> {
     usage_start: flexio_engine::sys::Usage,
     stop: bool,
     first_direct_error_noted: bool,
+    /// read_iolog: requests come from the trace.
+    replay: Option<Box<super::replay::Replay>>,
+    /// write_iolog: requests are logged as they are queued.
+    capture: Option<Box<super::capture::Capture>>,
+    capture_last_offset: u64,
 }
 
 impl<'a, E: EngineDef> Worker<'a, E> {
@@ -186,6 +192,9 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             usage_start: Default::default(),
             stop: false,
             first_direct_error_noted: false,
+            replay: None,
+            capture: None,
+            capture_last_offset: 0,
             e,
         }
     }
@@ -229,6 +238,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
         if let Some(w) = w {
             self.ctx.notes.warn(&w);
         }
+        self.capture_file(i, crate::iolog::Act::Open);
         self.publish_files();
         Ok(())
     }
@@ -241,8 +251,8 @@ impl<'a, E: EngineDef> Worker<'a, E> {
                 .store(self.p.files.len() as u32, Ordering::Relaxed);
             return Ok(());
         }
-        if self.p.open.limit.is_some() {
-            // Opened on demand.
+        if self.p.open.limit.is_some() || self.replay.is_some() {
+            // Opened on demand (a replay opens what its trace opens).
             return Ok(());
         }
         for i in 0..self.p.files.len() {
@@ -262,6 +272,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             match self.files.room(limit) {
                 Room::Free => break,
                 Room::Close(v) => {
+                    self.capture_file(v, crate::iolog::Act::Close);
                     self.files.close(v, &mut self.e, self.p.open.fsync_on_close);
                     self.publish_files();
                 }
@@ -283,6 +294,13 @@ impl<'a, E: EngineDef> Worker<'a, E> {
     }
 
     fn close_files(&mut self) {
+        if self.capture.is_some() {
+            for i in 0..self.p.files.len() {
+                if self.files.is_open(i) {
+                    self.capture_file(i, crate::iolog::Act::Close);
+                }
+            }
+        }
         self.files
             .close_all(&mut self.e, self.p.open.fsync_on_close);
         self.progress.files.store(0, Ordering::Relaxed);
@@ -353,6 +371,9 @@ impl<'a, E: EngineDef> Worker<'a, E> {
                     return false;
                 }
             }
+        }
+        if !self.setup_trace() {
+            return false;
         }
         if let Some(e) = self.ver_err.take() {
             self.ctx.notes.err(&format!("fio: {e}"));
@@ -446,6 +467,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             self.ctx.notes.err(&format!("flexio: {e}"));
         }
         self.close_files();
+        self.finish_trace();
         if self.p.io.unlink || self.p.io.unlink_each_loop {
             self.unlink_files();
         }
@@ -613,6 +635,9 @@ impl<'a, E: EngineDef> Worker<'a, E> {
     /// Pick the next request into `slot`; `None` when the loop's work is done.
     #[inline]
     fn prepare(&mut self, slot: u32) -> Option<u8> {
+        if self.replay.is_some() {
+            return self.prepare_replay(slot);
+        }
         let io = &self.p.io;
         if io.sync_every > 0 && self.writes_since_sync >= io.sync_every && !self.caps.diskless {
             self.writes_since_sync = 0;

@@ -65,6 +65,7 @@ impl<E: EngineDef> Worker<'_, E> {
             return self.clock.now();
         }
         let is_sync = s.op >= OP_SYNC;
+        self.capture_io(slot);
         let t = self.timing;
         if t.lat || (self.caps.syncio && (t.clat || is_sync)) {
             now = self.clock.now();

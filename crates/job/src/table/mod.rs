@@ -173,6 +173,7 @@ macro_rules! time_row {
 mod buffers;
 mod files;
 mod io;
+mod iolog;
 mod job;
 mod placement;
 mod stats;
@@ -224,6 +225,10 @@ pub static CORE: &[Category] = &[
     Category {
         name: "placement",
         rows: placement::ROWS,
+    },
+    Category {
+        name: "iolog",
+        rows: iolog::ROWS,
     },
 ];
 
