@@ -3,13 +3,13 @@
 //! [`app::run`]; the modules are a library so that the fuzzer can drive the planner too.
 
 pub mod app;
-pub mod iolog;
 pub mod blockdev;
 pub mod clock;
 pub mod cmd;
 pub mod defaults;
 pub mod diskstats;
 pub mod files;
+pub mod iolog;
 pub mod notes;
 pub mod plan;
 pub mod progress;

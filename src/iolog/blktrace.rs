@@ -159,7 +159,10 @@ pub fn read_event<R: Read>(r: &mut R, swap: bool) -> Result<Option<(Trace, Vec<u
     }
     let mut pdu = vec![0u8; t.pdu_len as usize];
     if read_full(r, &mut pdu)? < pdu.len() {
-        return Err(format!("blktrace: discarded less than {} payload bytes", t.pdu_len));
+        return Err(format!(
+            "blktrace: discarded less than {} payload bytes",
+            t.pdu_len
+        ));
     }
     Ok(Some((t, pdu)))
 }
@@ -284,7 +287,7 @@ impl BlkReader {
         })
     }
 
-    pub fn next(&mut self) -> Result<Option<Entry>, String> {
+    pub fn next_entry(&mut self) -> Result<Option<Entry>, String> {
         if let Some(e) = self.pending.take() {
             return Ok(Some(e));
         }
@@ -358,7 +361,7 @@ impl BlkReader {
 /// The devices a trace replays on, in order of first appearance.
 pub fn files(path: &Path, swap: bool, opts: &ReplayOpts) -> Result<Vec<PathBuf>, String> {
     let mut r = BlkReader::open(path, swap, opts.clone(), &[])?;
-    while r.next()?.is_some() {}
+    while r.next_entry()?.is_some() {}
     if r.devs.paths.is_empty() {
         return Err("did not find replay device(s) in the blktrace".into());
     }
@@ -411,7 +414,7 @@ pub(crate) mod tests {
         };
         let mut r = BlkReader::open(&p, false, opts, &[]).unwrap();
         let mut got = Vec::new();
-        while let Some(e) = r.next().unwrap() {
+        while let Some(e) = r.next_entry().unwrap() {
             got.push((e.act, e.offset, e.len, e.delay_us));
         }
         assert_eq!(

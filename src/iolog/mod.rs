@@ -90,11 +90,7 @@ impl Default for ReplayOpts {
 impl ReplayOpts {
     /// The offset as fio places it: divided by replay_scale, aligned down by replay_align.
     pub fn place(&self, offset: u64) -> u64 {
-        let mut o = if self.scale > 0 {
-            offset / self.scale
-        } else {
-            offset
-        };
+        let mut o = offset.checked_div(self.scale).unwrap_or(offset);
         if self.align > 0 {
             o &= !(self.align - 1);
         }
@@ -182,10 +178,10 @@ pub enum Reader {
 impl Reader {
     /// The next entry; `Ok(None)` at the end. Bad lines are skipped (with a note in
     /// `notes` where fio prints one).
-    pub fn next(&mut self, notes: &mut Vec<String>) -> Result<Option<Entry>, String> {
+    pub fn next_entry(&mut self, notes: &mut Vec<String>) -> Result<Option<Entry>, String> {
         match self {
-            Reader::Text(r) => r.next(notes),
-            Reader::Blk(r) => r.next(),
+            Reader::Text(r) => r.next_entry(notes),
+            Reader::Blk(r) => r.next_entry(),
         }
     }
 }
@@ -242,7 +238,7 @@ pub fn scan(path: &Path, opts: &ReplayOpts) -> Result<TraceInfo, String> {
     let mut r = open(path, opts, &info.files)?;
     let mut notes = Vec::new();
     let mut dropped = 0u64;
-    while let Some(e) = r.next(&mut notes)? {
+    while let Some(e) = r.next_entry(&mut notes)? {
         info.count(&e);
     }
     if let Reader::Text(t) = &r {
@@ -253,9 +249,8 @@ pub fn scan(path: &Path, opts: &ReplayOpts) -> Result<TraceInfo, String> {
     }
     info.notes = notes;
     if dropped > 0 {
-        info.notes.push(format!(
-            "skips replay of {dropped} writes due to read-only"
-        ));
+        info.notes
+            .push(format!("skips replay of {dropped} writes due to read-only"));
     }
     Ok(info)
 }

@@ -150,7 +150,7 @@ impl TextReader {
         self.index.get(Path::new(name)).copied()
     }
 
-    pub fn next(&mut self, notes: &mut Vec<String>) -> Result<Option<Entry>, String> {
+    pub fn next_entry(&mut self, notes: &mut Vec<String>) -> Result<Option<Entry>, String> {
         loop {
             self.line.clear();
             let n = self
@@ -175,7 +175,10 @@ impl TextReader {
                 if l.act == "wait" {
                     note(
                         notes,
-                        format!("iolog: ignoring wait command with version 3 for file {}", l.name),
+                        format!(
+                            "iolog: ignoring wait command with version 3 for file {}",
+                            l.name
+                        ),
                     );
                     continue;
                 }
@@ -188,7 +191,11 @@ impl TextReader {
                 } else {
                     note(
                         notes,
-                        format!("bad iolog{}: {}", if self.v3 { 3 } else { 2 }, self.line.trim_end()),
+                        format!(
+                            "bad iolog{}: {}",
+                            if self.v3 { 3 } else { 2 },
+                            self.line.trim_end()
+                        ),
                     );
                 }
                 continue;
@@ -200,7 +207,11 @@ impl TextReader {
                 } else {
                     note(
                         notes,
-                        format!("bad iolog{}: {}", if self.v3 { 3 } else { 2 }, self.line.trim_end()),
+                        format!(
+                            "bad iolog{}: {}",
+                            if self.v3 { 3 } else { 2 },
+                            self.line.trim_end()
+                        ),
                     );
                 }
                 continue;
@@ -220,7 +231,10 @@ impl TextReader {
             let Some(file) = self.file_index(l.name) else {
                 note(
                     notes,
-                    format!("iolog line {}: file {} was never added", self.lineno, l.name),
+                    format!(
+                        "iolog line {}: file {} was never added",
+                        self.lineno, l.name
+                    ),
                 );
                 continue;
             };
@@ -334,7 +348,7 @@ mod tests {
         let mut r = crate::iolog::open(p, opts, &info.files).unwrap();
         let mut out = Vec::new();
         let mut notes = Vec::new();
-        while let Some(e) = r.next(&mut notes).unwrap() {
+        while let Some(e) = r.next_entry(&mut notes).unwrap() {
             out.push(e);
         }
         out
@@ -347,7 +361,10 @@ mod tests {
         );
         let e = entries(&p, &ReplayOpts::default());
         assert_eq!(e.len(), 6);
-        assert_eq!((e[2].act, e[2].offset, e[2].len, e[2].delay_us), (Act::Read, 8192, 4096, 100));
+        assert_eq!(
+            (e[2].act, e[2].offset, e[2].len, e[2].delay_us),
+            (Act::Read, 8192, 4096, 100)
+        );
         assert_eq!(e[3].delay_us, 280);
         let o = ReplayOpts {
             time_scale: 200,

@@ -296,10 +296,10 @@ fn plan_thread(
     replay::check_replay_options(def)?;
     let replayed = replay::load(def, sub, readonly)?;
     let (o, files) = match &replayed {
-        Some((_, ro, files, _)) => (ro, files.clone()),
+        Some(l) => (&l.opts, l.files.clone()),
         None => (&def.opts, files::resolve(def, sub, &caps)?),
     };
-    if let Some((_, _, _, info)) = &replayed {
+    if let Some(info) = replayed.as_ref().map(|l| &l.info) {
         if info.ios[2] > 0 && !caps.trim {
             return Err(err(
                 def,
@@ -335,7 +335,7 @@ fn plan_thread(
     let stats_cfg = stats_config(o);
     let mut io = io_plan(o, &caps, depth, budget, &seeds);
     let mut layout_on_open = o.create_on_open;
-    if let Some((_, _, _, info)) = &replayed {
+    if let Some(info) = replayed.as_ref().map(|l| &l.info) {
         io.dirs = info.dirs();
         // fio replays once: later loops find the trace used up.
         io.loops = 1;
@@ -391,7 +391,7 @@ fn plan_thread(
             bs_by_pattern: o.bs_is_seq_rand,
             iodepth: o.iodepth,
         },
-        replay: replayed.map(|r| r.0),
+        replay: replayed.map(|l| l.plan),
         capture,
     })
 }

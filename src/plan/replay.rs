@@ -49,14 +49,19 @@ pub fn replay_opts(o: &JobOptions, readonly: bool) -> ReplayOpts {
     }
 }
 
+/// A loaded trace: the replay, the options the rest of the plan is built from, the files,
+/// and what the trace holds.
+pub struct Loaded {
+    pub plan: ReplayPlan,
+    pub opts: JobOptions,
+    pub files: Vec<FilePlan>,
+    pub info: TraceInfo,
+}
+
 /// Load the trace of clone `sub`: its plan, the options the rest of the plan is built from
 /// (directions and block sizes of the trace, direct I/O for blktrace as fio does) and the
 /// files.
-pub fn load(
-    def: &JobDef,
-    sub: u32,
-    readonly: bool,
-) -> Result<Option<(ReplayPlan, JobOptions, Vec<FilePlan>, TraceInfo)>, PlanError> {
+pub fn load(def: &JobDef, sub: u32, readonly: bool) -> Result<Option<Loaded>, PlanError> {
     let o = &def.opts;
     let Some(list) = &o.iolog.read else {
         return Ok(None);
@@ -71,7 +76,10 @@ pub fn load(
             Format::Blktrace { .. } => "found no ios in blktrace data",
             Format::Text(_) => "the iolog has no I/O to replay",
         };
-        return Err(err(def, format!("read_iolog '{}': {what}", trace.display())));
+        return Err(err(
+            def,
+            format!("read_iolog '{}': {what}", trace.display()),
+        ));
     }
     let mut ro = o.clone();
     ro.rw = match (r, w, t) {
@@ -110,18 +118,18 @@ pub fn load(
             block,
         });
     }
-    Ok(Some((
-        ReplayPlan {
+    Ok(Some(Loaded {
+        plan: ReplayPlan {
             trace,
             opts,
             files: info.files.clone(),
             format,
             notes: info.notes.clone(),
         },
-        ro,
+        opts: ro,
         files,
         info,
-    )))
+    }))
 }
 
 /// Options flexio does not combine with replay (rejected, never ignored).

@@ -36,7 +36,10 @@ impl Capture {
             err: None,
             path: path.display().to_string(),
         };
-        let r = c.out.write_all(VER3.as_bytes()).and_then(|_| c.out.write_all(b"\n"));
+        let r = c
+            .out
+            .write_all(VER3.as_bytes())
+            .and_then(|_| c.out.write_all(b"\n"));
         c.check(r);
         for i in 0..c.names.len() {
             c.file(now_ns, i as u32, Act::Add);

@@ -27,8 +27,8 @@ impl Replay {
     }
 
     /// The next entry; `Ok(None)` at the end of the trace.
-    pub fn next(&mut self) -> Result<Option<Entry>, String> {
-        let r = self.reader.next(&mut self.notes);
+    pub fn next_entry(&mut self) -> Result<Option<Entry>, String> {
+        let r = self.reader.next_entry(&mut self.notes);
         self.notes.clear();
         r
     }
@@ -95,9 +95,9 @@ mod tests {
         r.slept(100, 400);
         assert_eq!(r.sleep_for(100, 5_000_000), 0);
         assert_eq!(r.sleep_for(100, 5_000_000), 100);
-        let e = r.next().unwrap().unwrap();
+        let e = r.next_entry().unwrap().unwrap();
         assert_eq!(e.act, crate::iolog::Act::Add);
-        assert_eq!(r.next().unwrap().unwrap().len, 512);
-        assert!(r.next().unwrap().is_none());
+        assert_eq!(r.next_entry().unwrap().unwrap().len, 512);
+        assert!(r.next_entry().unwrap().is_none());
     }
 }

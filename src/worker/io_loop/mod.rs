@@ -251,8 +251,9 @@ impl<'a, E: EngineDef> Worker<'a, E> {
                 .store(self.p.files.len() as u32, Ordering::Relaxed);
             return Ok(());
         }
-        if self.p.open.limit.is_some() || self.replay.is_some() {
-            // Opened on demand (a replay opens what its trace opens).
+        if self.p.open.limit.is_some() || self.replay.is_some() || self.capture.is_some() {
+            // Opened on demand (a replay opens what its trace opens; a captured job opens
+            // each file at its first use, as fio does, so the log shows fio's order).
             return Ok(());
         }
         for i in 0..self.p.files.len() {

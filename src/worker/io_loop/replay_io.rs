@@ -12,7 +12,7 @@ impl<E: EngineDef> Worker<'_, E> {
             if self.stop || self.terminated() {
                 return None;
             }
-            let e = match self.replay.as_mut()?.next() {
+            let e = match self.replay.as_mut()?.next_entry() {
                 Ok(Some(e)) => e,
                 Ok(None) => return None,
                 Err(m) => {
@@ -28,9 +28,10 @@ impl<E: EngineDef> Worker<'_, E> {
                 Act::Add => continue,
                 Act::Open => {
                     let redirect = self.replay.as_ref().is_some_and(|r| r.redirect);
-                    if !(redirect && self.files.is_open(e.file as usize))
-                        && !self.ensure_open(e.file as usize)
-                    {
+                    // With replay_redirect a re-open of the one file is ignored.
+                    let open = (redirect && self.files.is_open(e.file as usize))
+                        || self.ensure_open(e.file as usize);
+                    if !open {
                         return None;
                     }
                     self.replay_issued();

@@ -10,7 +10,11 @@ fn skip_mask(s: &str) -> Result<u8, String> {
             "write" => 2,
             "trim" => 4,
             "sync" => 8,
-            _ => return Err(format!("Unknown skip type: {p} (valid: read, write, trim, sync)")),
+            _ => {
+                return Err(format!(
+                    "Unknown skip type: {p} (valid: read, write, trim, sync)"
+                ))
+            }
         };
     }
     Ok(m)
