@@ -466,3 +466,117 @@ fn a_blktrace_of_a_loop_device_replays() {
         assert_eq!(a, b, "{extra:?}");
     }
 }
+
+/// A blktrace event (little-endian `struct blk_io_trace`).
+fn bt_event(time: u64, sector: u64, bytes: u32, action: u32) -> Vec<u8> {
+    let mut b = Vec::with_capacity(48);
+    b.extend_from_slice(&0x6561_7407u32.to_le_bytes());
+    b.extend_from_slice(&0u32.to_le_bytes());
+    b.extend_from_slice(&time.to_le_bytes());
+    b.extend_from_slice(&sector.to_le_bytes());
+    b.extend_from_slice(&bytes.to_le_bytes());
+    b.extend_from_slice(&action.to_le_bytes());
+    b.extend_from_slice(&1u32.to_le_bytes()); // pid
+    b.extend_from_slice(&((7u32 << 20) | 200).to_le_bytes()); // a device nobody has
+    b.extend_from_slice(&0u32.to_le_bytes()); // cpu
+    b.extend_from_slice(&0u16.to_le_bytes());
+    b.extend_from_slice(&0u16.to_le_bytes());
+    b
+}
+
+#[test]
+fn blktraces_merge_and_the_merge_replays() {
+    let Some(fio) = fio_bin() else { return };
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let d = tempfile::tempdir().unwrap();
+    const Q: u32 = 1;
+    const R: u32 = 1 << 16;
+    const W: u32 = 2 << 16;
+    let a: Vec<u8> = [
+        bt_event(1_000, 8, 4096, Q | R),
+        bt_event(1_500, 8, 4096, 8 | R), // a completion: not merged
+        bt_event(3_000, 16, 4096, Q | W),
+        bt_event(5_000, 24, 8192, Q | R),
+    ]
+    .concat();
+    let b: Vec<u8> = [
+        bt_event(2_000, 100, 8192, Q | W),
+        bt_event(4_000, 200, 4096, Q | R),
+    ]
+    .concat();
+    std::fs::write(d.path().join("a.bin"), a).unwrap();
+    std::fs::write(d.path().join("b.bin"), b).unwrap();
+    let data = d.path().join("data");
+    std::fs::write(&data, vec![0u8; 1 << 20]).unwrap();
+    let merge = |bin: &Path, out: &str, extra: &[&str]| {
+        let mut args = vec![
+            "--name=m".to_string(),
+            "--read_iolog=a.bin:b.bin".into(),
+            format!("--merge_blktrace_file={out}"),
+            "--merge-blktrace-only".into(),
+        ];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        ok(bin, &args, d.path());
+        std::fs::read(d.path().join(out)).unwrap()
+    };
+    let redirect = format!("--replay_redirect={}", data.display());
+    let cases: &[(&[&str], &[u64])] = &[
+        (&[], &[4096, 51200, 8192, 102400, 12288]),
+        // a at double speed, twice; b once.
+        (
+            &[
+                "--merge_blktrace_scalars=50:100",
+                "--merge_blktrace_iters=2:1",
+            ],
+            &[4096, 8192, 51200, 12288, 4096, 8192, 102400, 12288],
+        ),
+    ];
+    for (extra, offsets) in cases {
+        let ours = merge(&flexio_bin(), "flexio.bin", extra);
+        assert_eq!(ours.len() % 48, 0);
+        // fio 3.33's merge reads its inputs short and writes an empty file; a fio that
+        // merges must agree with flexio.
+        let theirs = merge(&fio, "fio.bin", extra);
+        if !theirs.is_empty() {
+            assert_eq!(theirs, ours, "{extra:?}");
+        }
+        let trace = d.path().join("flexio.bin");
+        let seq = replay(&flexio_bin(), &trace, &[&redirect], d.path());
+        let got: Vec<u64> = seq.iter().map(|s| s.2).collect();
+        assert_eq!(&got, offsets, "{extra:?}");
+        assert_eq!(
+            seq,
+            replay(&fio, &trace, &[&redirect], d.path()),
+            "{extra:?}"
+        );
+    }
+    // Without --merge-blktrace-only the job merges, then replays the merged trace.
+    let mut args = vec![
+        "--name=m".to_string(),
+        "--read_iolog=a.bin:b.bin".into(),
+        "--merge_blktrace_file=run.bin".into(),
+        redirect.clone(),
+        "--write_lat_log=mr".into(),
+        "--log_offset=1".into(),
+    ];
+    args.push("--output-format=terse".into());
+    ok(&flexio_bin(), &args, d.path());
+    assert_eq!(lat_seq(&read(&d.path().join("mr_lat.1.log"))).len(), 5);
+    // Lists of the wrong length are errors.
+    let r = flexio(
+        &[
+            "--name=m",
+            "--read_iolog=a.bin:b.bin",
+            "--merge_blktrace_file=x.bin",
+            "--merge_blktrace_iters=2",
+            "--merge-blktrace-only",
+        ],
+        d.path(),
+    );
+    assert_ne!(r.code, 0);
+    assert!(
+        r.stderr.contains("merge_blktrace_iters(1) != nr_logs(2)"),
+        "{}",
+        r.stderr
+    );
+}

@@ -1,11 +1,14 @@
 //! blktrace binary traces (`struct blk_io_trace`, 48 bytes, then `pdu_len` bytes of
 //! payload), replayed as fio replays them:
-//! * only queue events (`__BLK_TA_QUEUE`) of file-system requests become I/O: reads,
-//!   writes (the write category bit), discards (trims) and empty flushes (syncs);
-//!   notify and SCSI pass-through events are skipped;
-//! * the offset is `sector * 512` (then `replay_scale` and `replay_align`);
-//! * the delay of an I/O is the time since the previous event on the same CPU (any action),
-//!   in µs;
+//! * only queue events (`__BLK_TA_QUEUE`) become I/O: discards (trims), flushes (syncs),
+//!   writes (the write category bit) and reads; notify events and zero-byte requests are
+//!   skipped;
+//! * the offset is `sector * 512` (then `replay_scale` and `replay_align`); with
+//!   `replay_align` the length is rounded up to it;
+//! * the delay of an I/O is the time since the previous queue event, in µs (scaled by
+//!   `replay_time_scale`, none with `replay_no_stall`); skipped events still count as the
+//!   previous one;
+//! * with `--readonly` every write or discard event is dropped (counted in a message);
 //! * each device (`dev_t`, 12-bit major and 20-bit minor) is the block device under /dev
 //!   with that number (or `replay_redirect`); it is opened before its first I/O and closed
 //!   at the end.
@@ -20,9 +23,9 @@ pub const VERSION: u32 = 0x07;
 pub const TRACE_SIZE: usize = 48;
 
 const TA_QUEUE: u32 = 1;
+const TC_READ: u32 = 1 << 0;
 const TC_WRITE: u32 = 1 << 1;
 const TC_FLUSH: u32 = 1 << 2;
-const TC_PC: u32 = 1 << 9;
 const TC_NOTIFY: u32 = 1 << 10;
 const TC_DISCARD: u32 = 1 << 13;
 
@@ -125,20 +128,34 @@ impl Trace {
         self.action & tc(TC_NOTIFY) != 0
     }
 
-    /// What a queue event replays as (None: not replayed).
-    fn act(&self) -> Option<Act> {
-        if self.action & 0xffff != TA_QUEUE || self.action & tc(TC_PC) != 0 || self.is_notify() {
-            return None;
+    fn is_queue(&self) -> bool {
+        self.action & 0xffff == TA_QUEUE
+    }
+
+    /// fio's `t_get_ddir`: the direction by category (None: not a data request).
+    fn ddir(&self) -> Option<usize> {
+        if self.action & tc(TC_READ) != 0 {
+            Some(0)
+        } else if self.action & tc(TC_WRITE) != 0 {
+            Some(1)
+        } else if self.action & tc(TC_DISCARD) != 0 {
+            Some(2)
+        } else {
+            None
         }
-        Some(if self.action & tc(TC_DISCARD) != 0 {
+    }
+
+    /// What a queue event replays as.
+    fn act(&self) -> Act {
+        if self.action & tc(TC_DISCARD) != 0 {
             Act::Trim
-        } else if self.action & tc(TC_FLUSH) != 0 && self.bytes == 0 {
+        } else if self.action & tc(TC_FLUSH) != 0 {
             Act::Sync
         } else if self.action & tc(TC_WRITE) != 0 {
             Act::Write
         } else {
             Act::Read
-        })
+        }
     }
 }
 
@@ -255,7 +272,9 @@ pub struct BlkReader {
     opts: ReplayOpts,
     devs: Devices,
     last_time: u64,
-    last_cpu: u32,
+    zero_noted: bool,
+    /// Messages fio prints while reading.
+    pub notes: Vec<String>,
     /// An I/O waiting behind the open event of its device.
     pending: Option<Entry>,
     /// Close events still to give at the end.
@@ -279,7 +298,8 @@ impl BlkReader {
             devs: Devices::new(opts.redirect.clone()),
             opts,
             last_time: 0,
-            last_cpu: 0,
+            zero_noted: false,
+            notes: Vec::new(),
             pending: None,
             closing: 0,
             ended: false,
@@ -309,26 +329,35 @@ impl BlkReader {
                 self.ended = true;
                 continue;
             };
-            if t.is_notify() {
+            if !t.is_notify() && self.opts.readonly && t.action & tc(TC_WRITE | TC_DISCARD) != 0 {
+                self.readonly_dropped += 1;
                 continue;
             }
-            if self.last_time == 0 {
-                self.last_time = t.time;
-                self.last_cpu = t.cpu;
+            if !t.is_queue() || t.is_notify() {
+                continue;
             }
-            let gap = if t.cpu == self.last_cpu {
-                t.time.saturating_sub(self.last_time)
+            let gap = if self.last_time != 0 && t.time >= self.last_time {
+                t.time - self.last_time
             } else {
                 0
             };
             self.last_time = t.time;
-            self.last_cpu = t.cpu;
-            let Some(act) = t.act() else { continue };
+            let act = t.act();
             if self.opts.skips(act) {
                 continue;
             }
-            if self.opts.readonly && matches!(act, Act::Write | Act::Trim) {
-                self.readonly_dropped += 1;
+            let mut bytes = t.bytes as u64;
+            if self.opts.align > 0 {
+                bytes = (bytes + self.opts.align - 1) & !(self.opts.align - 1);
+            }
+            if bytes == 0 && matches!(act, Act::Read | Act::Write) {
+                if !self.zero_noted {
+                    self.zero_noted = true;
+                    self.notes.push(format!(
+                        "blktrace: ignoring zero byte trace: action={:x}",
+                        t.action
+                    ));
+                }
                 continue;
             }
             let (file, first) = self.devs.resolve(t.device)?;
@@ -340,8 +369,8 @@ impl BlkReader {
                 } else {
                     self.opts.place(t.sector.saturating_mul(512))
                 },
-                len: if act == Act::Sync { 0 } else { t.bytes as u64 },
-                delay_us: self.opts.delay(gap / 1000),
+                len: if act == Act::Sync { 0 } else { bytes },
+                delay_us: self.opts.delay(gap) / 1000,
             };
             if first {
                 self.pending = Some(io);
@@ -366,6 +395,151 @@ pub fn files(path: &Path, swap: bool, opts: &ReplayOpts) -> Result<Vec<PathBuf>,
         return Err("did not find replay device(s) in the blktrace".into());
     }
     Ok(r.devs.paths)
+}
+
+/// One input of a merge (fio's `blktrace_cursor`).
+struct Cursor {
+    path: PathBuf,
+    src: BufReader<std::fs::File>,
+    swap: bool,
+    /// The current event, its time already shifted and scaled.
+    cur: Trace,
+    iter: u32,
+    nr_iter: u32,
+    scalar: u64,
+    /// The time of the last event of the first pass (as recorded).
+    length: u64,
+    last_raw: u64,
+}
+
+impl Cursor {
+    fn open(path: &Path, swap: bool, scalar: u64, nr_iter: u32) -> Result<Cursor, String> {
+        let f = std::fs::File::open(path)
+            .map_err(|e| format!("could not open file: {}: {e}", path.display()))?;
+        Ok(Cursor {
+            path: path.to_path_buf(),
+            src: BufReader::with_capacity(64 * 1024, f),
+            swap,
+            cur: Trace::default(),
+            iter: 0,
+            nr_iter,
+            scalar,
+            length: 0,
+            last_raw: 0,
+        })
+    }
+
+    /// The next queue event with a direction; false at the end of the file.
+    fn read(&mut self) -> Result<bool, String> {
+        loop {
+            let Some((t, _)) = read_event(&mut self.src, self.swap)? else {
+                if self.length == 0 {
+                    self.length = self.last_raw;
+                }
+                return Ok(false);
+            };
+            if !t.is_queue() || t.ddir().is_none() {
+                continue;
+            }
+            self.last_raw = t.time;
+            let time = (t.time as u128 + self.iter as u128 * self.length as u128)
+                * self.scalar as u128
+                / 100;
+            self.cur = Trace {
+                time: time.min(u64::MAX as u128) as u64,
+                pdu_len: 0,
+                ..t
+            };
+            return Ok(true);
+        }
+    }
+
+    /// Start the next pass; false when all passes are done.
+    fn rewind(&mut self) -> Result<bool, String> {
+        self.iter += 1;
+        if self.iter >= self.nr_iter {
+            return Ok(false);
+        }
+        let f = std::fs::File::open(&self.path)
+            .map_err(|e| format!("could not open file: {}: {e}", self.path.display()))?;
+        self.src = BufReader::with_capacity(64 * 1024, f);
+        Ok(true)
+    }
+}
+
+/// fio's list parameters of a merge: none (the default for every trace) or one per trace.
+fn per_trace(vals: &[f64], n: usize, def: u64, what: &str) -> Result<Vec<u64>, String> {
+    let len = vals.iter().take_while(|v| **v != 0.0).count();
+    if len == 0 {
+        return Ok(vec![def; n]);
+    }
+    if len != n {
+        return Err(format!("{what}({len}) != nr_logs({n})"));
+    }
+    Ok(vals[..n].iter().map(|v| *v as u64).collect())
+}
+
+/// `merge_blktrace_file`: merge the traces into one, event by event in time order, each
+/// trace's times scaled by its `merge_blktrace_scalars` percentage and the trace repeated
+/// `merge_blktrace_iters` times: an event of pass `k` is at `(time + k * last) * scalar /
+/// 100`, `last` being the time of the trace's last event. (fio 3.33's merge reads short and
+/// writes an empty file; later fio uses this formula with `last` already scaled, which
+/// lets a scaled trace's next pass start before its previous one ended. flexio scales once.)
+/// Only queue events of reads, writes and discards are kept, without payload. Returns the
+/// number of events written.
+pub fn merge(
+    inputs: &[PathBuf],
+    scalars: &[f64],
+    iters: &[f64],
+    out: &Path,
+) -> Result<u64, String> {
+    let n = inputs.len();
+    let scal = per_trace(scalars, n, 100, "merge_blktrace_scalars")?;
+    let its = per_trace(iters, n, 1, "merge_blktrace_iters")?;
+    let mut cursors: Vec<Cursor> = Vec::with_capacity(n);
+    for (i, p) in inputs.iter().enumerate() {
+        let mut head = [0u8; TRACE_SIZE];
+        let got = std::fs::File::open(p)
+            .and_then(|mut f| read_full(&mut f, &mut head).map_err(std::io::Error::other))
+            .map_err(|e| format!("could not open file: {}: {e}", p.display()))?;
+        let Some(swap) = magic(&head[..got]) else {
+            return Err(format!("file is not a blktrace: {}", p.display()));
+        };
+        let mut c = Cursor::open(p, swap, scal[i], its[i].min(u32::MAX as u64) as u32)?;
+        // A trace without a single replayable event adds nothing, in any pass.
+        if c.read()? {
+            cursors.push(c);
+        }
+    }
+    let mut buf = Vec::new();
+    let mut count = 0u64;
+    while !cursors.is_empty() {
+        // The earliest event (the first of equal times).
+        let mut i = 0;
+        for (k, c) in cursors.iter().enumerate() {
+            if c.cur.time < cursors[i].cur.time {
+                i = k;
+            }
+        }
+        buf.extend_from_slice(&cursors[i].cur.to_bytes());
+        count += 1;
+        let c = &mut cursors[i];
+        let mut more = c.read()?;
+        while !more && c.rewind()? {
+            more = c.read()?;
+            if !more {
+                // An empty pass: nothing more will come.
+                break;
+            }
+        }
+        if !more {
+            // fio keeps the active traces contiguous by moving the last into the gap.
+            cursors.swap_remove(i);
+        }
+    }
+    crate::notes::write_atomic(out, &buf)
+        .map_err(|e| format!("cannot write merged blktrace '{}': {e}", out.display()))?;
+    Ok(count)
 }
 
 #[cfg(test)]
@@ -422,7 +596,7 @@ pub(crate) mod tests {
             vec![
                 (Act::Open, 0, 0, 0),
                 (Act::Read, 4096, 4096, 0),
-                (Act::Write, 8192, 8192, 1500),
+                (Act::Write, 8192, 8192, 2000),
                 (Act::Sync, 0, 0, 1000),
                 (Act::Trim, 16384, 4096, 1000),
                 (Act::Close, 0, 0, 0),
@@ -431,5 +605,53 @@ pub(crate) mod tests {
         let mut sw = bytes[..48].to_vec();
         sw[..4].reverse();
         assert_eq!(magic(&sw), Some(true));
+    }
+
+    fn write_trace(p: &Path, evs: &[Trace]) {
+        let mut b = Vec::new();
+        for e in evs {
+            b.extend_from_slice(&e.to_bytes());
+        }
+        std::fs::write(p, b).unwrap();
+    }
+
+    fn times(p: &Path) -> Vec<(u64, u64)> {
+        let mut f = std::fs::File::open(p).unwrap();
+        let mut v = Vec::new();
+        while let Some((t, _)) = read_event(&mut f, false).unwrap() {
+            v.push((t.time, t.sector));
+        }
+        v
+    }
+
+    #[test]
+    fn merge_orders_scales_and_repeats() {
+        let d = tempfile::tempdir().unwrap();
+        let (a, b, m) = (d.path().join("a"), d.path().join("b"), d.path().join("m"));
+        let q = TA_QUEUE;
+        write_trace(
+            &a,
+            &[
+                event(1000, 1, 512, q | tc(TC_READ), 1),
+                event(1500, 1, 512, 8 | tc(TC_READ), 1), // completion: dropped
+                event(3000, 2, 512, q | tc(TC_WRITE), 1),
+            ],
+        );
+        write_trace(&b, &[event(2000, 10, 512, q | tc(TC_READ), 1)]);
+        let inputs = vec![a.clone(), b.clone()];
+        assert_eq!(merge(&inputs, &[], &[], &m).unwrap(), 3);
+        assert_eq!(times(&m), vec![(1000, 1), (2000, 10), (3000, 2)]);
+        // a at half time, twice; b once.
+        merge(&inputs, &[50.0, 100.0], &[2.0, 1.0], &m).unwrap();
+        // Pass 2 of a: (t + 3000) / 2, 3000 being the time of a's last event.
+        assert_eq!(
+            times(&m),
+            vec![(500, 1), (1500, 2), (2000, 1), (2000, 10), (3000, 2)]
+        );
+        let e = merge(&inputs, &[50.0], &[], &m).unwrap_err();
+        assert!(e.contains("merge_blktrace_scalars(1) != nr_logs(2)"), "{e}");
+        std::fs::write(d.path().join("text"), "fio version 2 iolog\n").unwrap();
+        let e = merge(&[d.path().join("text")], &[], &[], &m).unwrap_err();
+        assert!(e.contains("not a blktrace"), "{e}");
     }
 }

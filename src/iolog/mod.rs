@@ -181,7 +181,11 @@ impl Reader {
     pub fn next_entry(&mut self, notes: &mut Vec<String>) -> Result<Option<Entry>, String> {
         match self {
             Reader::Text(r) => r.next_entry(notes),
-            Reader::Blk(r) => r.next_entry(),
+            Reader::Blk(r) => {
+                let e = r.next_entry();
+                notes.append(&mut r.notes);
+                e
+            }
         }
     }
 }

@@ -59,15 +59,18 @@ pub struct Loaded {
 }
 
 /// Load the trace of clone `sub`: its plan, the options the rest of the plan is built from
-/// (directions and block sizes of the trace, direct I/O for blktrace as fio does) and the
-/// files.
+/// (directions and block sizes of the trace) and the files.
 pub fn load(def: &JobDef, sub: u32, readonly: bool) -> Result<Option<Loaded>, PlanError> {
     let o = &def.opts;
     let Some(list) = &o.iolog.read else {
         return Ok(None);
     };
     let opts = replay_opts(o, readonly);
-    let trace = PathBuf::from(name_by_idx(list, sub));
+    // With merge_blktrace_file the job replays the merged trace (see [`merge`]).
+    let trace = match &o.iolog.merge_file {
+        Some(m) => PathBuf::from(m),
+        None => PathBuf::from(name_by_idx(list, sub)),
+    };
     let info = iolog::scan(&trace, &opts).map_err(|m| err(def, format!("read_iolog: {m}")))?;
     let format = info.format.unwrap_or(Format::Text(2));
     let [r, w, t] = info.dirs();
@@ -97,9 +100,6 @@ pub fn load(def: &JobDef, sub: u32, readonly: bool) -> Result<Option<Loaded>, Pl
     }
     ro.bssplit = None;
     ro.bsrange = None;
-    if matches!(format, Format::Blktrace { .. }) {
-        ro.direct = true;
-    }
     let mut files = Vec::with_capacity(info.files.len());
     for (i, path) in info.files.iter().enumerate() {
         let block = crate::blockdev::probe(path).map_err(|e| {
@@ -130,6 +130,27 @@ pub fn load(def: &JobDef, sub: u32, readonly: bool) -> Result<Option<Loaded>, Pl
         files,
         info,
     }))
+}
+
+/// `merge_blktrace_file`: merge the job's traces (all of `read_iolog`'s list) into one
+/// before its threads are planned, as fio does once per job definition.
+pub fn merge(def: &JobDef) -> Result<(), PlanError> {
+    let o = &def.opts;
+    let (Some(out), Some(list)) = (&o.iolog.merge_file, &o.iolog.read) else {
+        return Ok(());
+    };
+    let inputs: Vec<PathBuf> = flexio_job::value::split_colon_escaped(list)
+        .into_iter()
+        .map(PathBuf::from)
+        .collect();
+    iolog::blktrace::merge(
+        &inputs,
+        &o.iolog.merge_scalars,
+        &o.iolog.merge_iters,
+        std::path::Path::new(out),
+    )
+    .map_err(|m| err(def, format!("merge_blktrace_file: {m}")))?;
+    Ok(())
 }
 
 /// Options flexio does not combine with replay (rejected, never ignored).

@@ -44,6 +44,8 @@ pub struct Switches {
     pub cmdhelp: Option<Option<String>>,
     /// `--enghelp[=engine[,opt]]`.
     pub enghelp: Option<Option<String>>,
+    /// `--merge-blktrace-only`: merge the jobs' blktraces, run nothing.
+    pub merge_blktrace_only: bool,
 }
 
 impl Default for Switches {
@@ -66,6 +68,7 @@ impl Default for Switches {
             warnings_fatal: false,
             cmdhelp: None,
             enghelp: None,
+            merge_blktrace_only: false,
         }
     }
 }
@@ -160,12 +163,16 @@ pub const SWITCHES: &[(&str, Arg, &str)] = &[
         "Maximum number of threads/processes to support",
     ),
     ("warnings-fatal", Arg::None, "Parser warnings are fatal"),
+    (
+        "merge-blktrace-only",
+        Arg::None,
+        "Merge blktraces only, don't start any IO",
+    ),
 ];
 
 /// fio switches flexio does not implement.
 const UNSUPPORTED_SWITCHES: &[&str] = &[
     "debug",
-    "merge-blktrace-only",
     "bandwidth-log",
     "cpuclock-test",
     "crctest",
@@ -421,6 +428,7 @@ pub fn parse_args(args: &[String], cat: &Catalog) -> Result<Cli, JobError> {
                         s.status_interval_ms = Some(t)
                     }
                     "readonly" => s.readonly = true,
+                    "merge-blktrace-only" => s.merge_blktrace_only = true,
                     "max-jobs" => {
                         let n: u32 = v.parse().map_err(|_| {
                             JobError::new(origin.clone(), Some(word), "max-jobs takes a number")
