@@ -153,6 +153,27 @@ pub fn run(args: Vec<String>) -> i32 {
         print!("{VERSION}\n{}{}", cli::usage(), crate::cmd::usage());
         return 0;
     }
+    if let Some(path) = &sw.inflate_log {
+        // fio's --inflate-log: a log.fz as the text lines of the log, on stdout.
+        return match crate::logz::inflate_file(std::path::Path::new(path)) {
+            Ok(text) => {
+                use std::io::Write;
+                let mut out = std::io::stdout().lock();
+                if out
+                    .write_all(text.as_bytes())
+                    .and_then(|_| out.flush())
+                    .is_err()
+                {
+                    return 1;
+                }
+                0
+            }
+            Err(e) => {
+                eprintln!("flexio: --inflate-log: {e}");
+                1
+            }
+        };
+    }
     if let Some(arg) = &sw.cmdhelp {
         return match arg.as_deref() {
             None | Some("") | Some("all") => {

@@ -10,6 +10,7 @@ pub mod defaults;
 pub mod diskstats;
 pub mod files;
 pub mod iolog;
+pub mod logz;
 pub mod notes;
 pub mod plan;
 pub mod progress;

@@ -280,8 +280,40 @@ fn validate(def: &JobDef, caps: &Caps, readonly: bool) -> Result<(), PlanError> 
         }
     }
 
+    validate_logs(def)?;
     if o.direct && o.iomem_align != 0 && o.iomem_align < 512 {
         return Err(err(def, "iomem_align below 512 cannot work with direct=1"));
+    }
+    Ok(())
+}
+
+/// The log options that cannot go together (fio's checks, and what flexio does not do).
+fn validate_logs(def: &JobDef) -> Result<(), PlanError> {
+    use flexio_job::options::LogWindow;
+    let o = &def.opts;
+    if o.log_issue_time && !(o.write_lat_log.is_some() && o.log_offset) {
+        return Err(err(
+            def,
+            "log_issue_time option requires write_lat_log and log_offset options",
+        ));
+    }
+    if o.log_unix_epoch || o.log_alternate_epoch {
+        crate::clock::clock_ms(o.log_alternate_epoch_clock_id)
+            .map_err(|e| err(def, format!("log_alternate_epoch_clock_id: {e}")))?;
+    }
+    if o.log_store_compressed {
+        if o.write_hist_log.is_some() {
+            return Err(err(
+                def,
+                "log_store_compressed with write_hist_log is not supported by flexio (fio stores no histogram there either)",
+            ));
+        }
+        if o.log_issue_time || o.log_window == LogWindow::Both {
+            return Err(err(
+                def,
+                "log_store_compressed with log_issue_time or log_window_value=both is not supported by flexio (it writes fio 3.33's compressed sample layout)",
+            ));
+        }
     }
     Ok(())
 }

@@ -46,6 +46,8 @@ pub struct Switches {
     pub enghelp: Option<Option<String>>,
     /// `--merge-blktrace-only`: merge the jobs' blktraces, run nothing.
     pub merge_blktrace_only: bool,
+    /// `--inflate-log=FILE`: print a compressed log as text and exit.
+    pub inflate_log: Option<String>,
 }
 
 impl Default for Switches {
@@ -69,6 +71,7 @@ impl Default for Switches {
             cmdhelp: None,
             enghelp: None,
             merge_blktrace_only: false,
+            inflate_log: None,
         }
     }
 }
@@ -168,6 +171,11 @@ pub const SWITCHES: &[(&str, Arg, &str)] = &[
         Arg::None,
         "Merge blktraces only, don't start any IO",
     ),
+    (
+        "inflate-log",
+        Arg::Required,
+        "Inflate and output compressed log",
+    ),
 ];
 
 /// fio switches flexio does not implement.
@@ -182,7 +190,6 @@ const UNSUPPORTED_SWITCHES: &[&str] = &[
     "client",
     "remote-config",
     "idle-prof",
-    "inflate-log",
     "trigger-file",
     "trigger-timeout",
     "trigger",
@@ -429,6 +436,7 @@ pub fn parse_args(args: &[String], cat: &Catalog) -> Result<Cli, JobError> {
                     }
                     "readonly" => s.readonly = true,
                     "merge-blktrace-only" => s.merge_blktrace_only = true,
+                    "inflate-log" => s.inflate_log = Some(v),
                     "max-jobs" => {
                         let n: u32 = v.parse().map_err(|_| {
                             JobError::new(origin.clone(), Some(word), "max-jobs takes a number")

@@ -427,7 +427,18 @@ pub struct JobOptions {
     pub write_iops_log: Option<String>,
     pub write_hist_log: Option<String>,
     pub log_avg_msec: u64,
-    pub log_max_value: bool,
+    /// log_window_value (3.33's log_max_value): what a log_avg_msec window logs.
+    pub log_window: LogWindow,
+    /// log_issue_time: a trailing issue-time column in clat and slat logs.
+    pub log_issue_time: bool,
+    /// log_unix_epoch / log_alternate_epoch: log times from a clock's epoch.
+    pub log_unix_epoch: bool,
+    pub log_alternate_epoch: bool,
+    pub log_alternate_epoch_clock_id: i32,
+    /// log_compression: bytes of samples per compressed chunk (0 = off).
+    pub log_compression: u64,
+    pub log_store_compressed: bool,
+    pub log_compression_cpus: Option<Vec<usize>>,
     pub log_offset: bool,
     pub log_prio: bool,
     pub per_job_logs: bool,
@@ -440,6 +451,15 @@ pub struct JobOptions {
 
     // --- trace capture and replay
     pub iolog: IologOpts,
+}
+
+/// What a windowed (log_avg_msec) log entry holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogWindow {
+    Avg,
+    Max,
+    /// Both: the mean, then the maximum in a second value column.
+    Both,
 }
 
 /// Trace capture (`write_iolog`) and replay (`read_iolog`, `replay_*`, `merge_blktrace_*`).
@@ -717,7 +737,14 @@ impl Default for JobOptions {
             write_iops_log: None,
             write_hist_log: None,
             log_avg_msec: 0,
-            log_max_value: false,
+            log_window: LogWindow::Avg,
+            log_issue_time: false,
+            log_unix_epoch: false,
+            log_alternate_epoch: false,
+            log_alternate_epoch_clock_id: 0,
+            log_compression: 0,
+            log_store_compressed: false,
+            log_compression_cpus: None,
             log_offset: false,
             log_prio: false,
             per_job_logs: true,

@@ -312,6 +312,7 @@ impl<E: EngineDef> Worker<'_, E> {
                 lat,
                 clat,
                 slat,
+                s.issue_ns.saturating_sub(self.epoch_ns),
             );
         }
         self.meter.last_bs[d] = s.len;
