@@ -157,11 +157,27 @@ pub fn plan_with(
     readonly: bool,
     probe_engines: bool,
 ) -> Result<Vec<ThreadPlan>, PlanError> {
-    let mut out = Vec::new();
+    let mut out: Vec<ThreadPlan> = Vec::new();
     let mut thread_number = 0u32;
     let mut segment = 0usize;
+    // The thread plans of each job definition so far (wait_for names a job defined before).
+    let mut threads_of: Vec<(String, std::ops::Range<usize>)> = Vec::new();
     for (ji, def) in set.jobs.iter().enumerate() {
         let o = &def.opts;
+        let waitees = match &o.wait_for {
+            None => Vec::new(),
+            Some(w) => threads_of
+                .iter()
+                .filter(|(n, _)| n == w)
+                .flat_map(|(_, r)| r.clone())
+                .collect::<Vec<usize>>(),
+        };
+        if let Some(w) = &o.wait_for {
+            if waitees.is_empty() && !threads_of.iter().any(|(n, _)| n == w) {
+                return Err(err(def, format!("waitee job {w} unknown")));
+            }
+        }
+        let first = out.len();
         if ji > 0 && o.stonewall {
             segment += 1;
         }
@@ -195,9 +211,11 @@ pub fn plan_with(
         replay::merge(def)?;
         for sub in 0..o.numjobs {
             thread_number += 1;
-            let t = plan_thread(def, sub, thread_number, segment, caps, readonly)?;
+            let mut t = plan_thread(def, sub, thread_number, segment, caps, readonly)?;
+            t.control.wait_for = waitees.clone();
             out.push(t);
         }
+        threads_of.push((o.name.clone(), first..out.len()));
     }
     Ok(out)
 }

@@ -331,6 +331,13 @@ pub struct Control {
     pub time_limit_us: Option<u64>,
     /// `time_based` without a runtime (fio warns).
     pub time_based_without_runtime: bool,
+    /// wait_for: the thread plans (indexes) that must end before this thread starts.
+    pub wait_for: Vec<usize>,
+    /// exit_what: which jobs exitall stops.
+    pub exit_what: flexio_job::options::ExitWhat,
+    /// exec_prerun / exec_postrun: shell commands around the job.
+    pub exec_prerun: Option<String>,
+    pub exec_postrun: Option<String>,
 }
 
 /// Which statistics the thread keeps (histograms).
@@ -791,6 +798,10 @@ pub fn control(o: &JobOptions) -> Control {
         time_limit_us: (o.runtime_us > 0)
             .then_some(o.runtime_us + o.ramp_time_us + o.startdelay_us.1),
         time_based_without_runtime: o.time_based && o.runtime_us == 0,
+        wait_for: Vec::new(),
+        exit_what: o.exit_what,
+        exec_prerun: o.exec_prerun.clone(),
+        exec_postrun: o.exec_postrun.clone(),
     }
 }
 

@@ -16,8 +16,10 @@
 //! | `placement` | — | CPU affinity, nice, ioprio of the thread |
 //! | `replay` | the trace being replayed, its pacing state | the next entry; how long to wait before it |
 //! | `capture` | the write_iolog writer | — (records file actions and queued requests) |
+//! | `exec` | — | exec_prerun / exec_postrun ran (and succeeded) |
 
 mod capture;
+mod exec;
 mod file_table;
 mod io_loop;
 mod lat_target;

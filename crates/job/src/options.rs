@@ -230,6 +230,14 @@ pub struct JobOptions {
     pub new_group: bool,
     pub group_reporting: bool,
     pub exitall: bool,
+    /// wait_for: the job (by name, defined before) whose threads must all end before this
+    /// one starts.
+    pub wait_for: Option<String>,
+    /// exit_what: which jobs exitall stops.
+    pub exit_what: ExitWhat,
+    /// Shell commands run before and after the job (fio's exec_prerun / exec_postrun).
+    pub exec_prerun: Option<String>,
+    pub exec_postrun: Option<String>,
     pub exitall_on_error: bool,
     pub stats: bool,
     pub kb_base: KbBase,
@@ -451,6 +459,21 @@ pub struct JobOptions {
 
     // --- trace capture and replay
     pub iolog: IologOpts,
+    /// unique_filename: prefix generated names with the client's address (client/server
+    /// mode only).
+    pub unique_filename: bool,
+}
+
+/// exit_what: which jobs a job with exitall stops when it finishes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ExitWhat {
+    /// The jobs of its reporting group.
+    #[default]
+    Group,
+    /// Every running job; the next stonewall segment still runs.
+    Stonewall,
+    /// Everything: no further segment runs.
+    All,
 }
 
 /// What a windowed (log_avg_msec) log entry holds.
@@ -754,6 +777,11 @@ impl Default for JobOptions {
             interval_log: None,
             interval_log_msec: 1000,
             iolog: IologOpts::default(),
+            unique_filename: true,
+            exec_prerun: None,
+            exit_what: ExitWhat::Group,
+            wait_for: None,
+            exec_postrun: None,
         }
     }
 }

@@ -376,6 +376,12 @@ impl<'a, E: EngineDef> Worker<'a, E> {
         if !self.setup_trace() {
             return false;
         }
+        if let Some(cmd) = &self.p.control.exec_prerun {
+            // fio: a prerun that fails keeps the job from doing any I/O (no error).
+            if !super::exec::run_hook(self.ctx, &self.p.name, "prerun", cmd) {
+                return false;
+            }
+        }
         if let Some(e) = self.ver_err.take() {
             self.ctx.notes.err(&format!("fio: {e}"));
             self.fail(libc::ENOENT, "verify_state_load");
@@ -469,6 +475,9 @@ impl<'a, E: EngineDef> Worker<'a, E> {
         }
         self.close_files();
         self.finish_trace();
+        if let Some(cmd) = &self.p.control.exec_postrun {
+            super::exec::run_hook(self.ctx, &self.p.name, "postrun", cmd);
+        }
         if self.p.io.unlink || self.p.io.unlink_each_loop {
             self.unlink_files();
         }

@@ -315,4 +315,13 @@ pub(super) static ROWS: &[OptDef] = &[
         "0",
         "Pre-read files before starting official testing"
     ),
+    // Only client/server mode prefixes names; flexio runs no clients, so like a local fio
+    // it leaves names as they are.
+    bool_row!(
+        "unique_filename",
+        [],
+        unique_filename,
+        "1",
+        "For network clients, prefix file with source IP"
+    ),
 ];

@@ -16,6 +16,10 @@ pub(super) static ROWS: &[OptDef] = &[
             Ok(())
         }
     ),
+    row!("exec_prerun", [], Kind::Str, "", "Execute this file prior to running job",
+         |o, v| { o.exec_prerun = Some(req(v)?.to_string()); Ok(()) }),
+    row!("exec_postrun", [], Kind::Str, "", "Execute this file after running job",
+         |o, v| { o.exec_postrun = Some(req(v)?.to_string()); Ok(()) }),
     row!("name", [], Kind::Str, "", "Name of this job", |o, v| {
         o.name = req(v)?.to_string();
         Ok(())
@@ -65,6 +69,14 @@ pub(super) static ROWS: &[OptDef] = &[
         "Do reporting on a per-group basis"
     ),
     flag_row!("exitall", [], exitall, "Terminate all jobs when one exits"),
+    row!("wait_for", [], Kind::Str, "", "Name of the job this one wants to wait for before starting",
+         |o, v| { o.wait_for = Some(req(v)?.to_string()); Ok(()) }),
+    row!("exit_what", [],
+         Kind::Choice(&[("group", "exit_all=1 default behaviour"),
+                        ("stonewall", "quit all currently running jobs; continue with next stonewall"),
+                        ("all", "Quit everything")]),
+         "group", "Fine-grained control for exitall",
+         |o, v| { o.exit_what = choice(v, &[("group", ExitWhat::Group), ("stonewall", ExitWhat::Stonewall), ("all", ExitWhat::All)])?; Ok(()) }),
     flag_row!(
         "exitall_on_error",
         [],

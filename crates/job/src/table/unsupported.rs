@@ -3,9 +3,7 @@
 /// fio 3.33 options that flexio recognises but does not implement (yet). They are rejected
 /// with "not supported by flexio", never silently ignored.
 pub static UNSUPPORTED: &[&str] = &[
-    "wait_for",
     "lockfile",
-    "unique_filename",
     "opendir",
     "io_submit_mode",
     "serialize_overlap",
@@ -18,9 +16,6 @@ pub static UNSUPPORTED: &[&str] = &[
     "trim_verify_zero",
     "trim_backlog",
     "trim_backlog_batch",
-    "exit_what",
-    "exec_prerun",
-    "exec_postrun",
     "uid",
     "gid",
     "numa_cpu_nodes",

@@ -1,0 +1,162 @@
+//! Job control options against fio 3.33: exec_prerun/exec_postrun, exitall with
+//! exit_what, wait_for.
+
+mod common;
+use common::*;
+use std::path::Path;
+
+fn json_jobs(text: &str) -> Vec<serde_json::Value> {
+    let v = json_of(text);
+    v["jobs"].as_array().unwrap().clone()
+}
+
+#[test]
+fn exec_hooks_run_around_the_job_as_in_fio() {
+    let Some(fio) = fio_bin() else { return };
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // fio appends `> <job>.<mode>.txt 2>&1` to the command, so a file holds what the last
+    // command of the line printed.
+    let cases: &[(&str, &str, bool)] = &[
+        ("echo pre", "echo post", true),
+        // A failing prerun keeps the job from running (and from its postrun).
+        ("true; sh -c 'echo pre; exit 3'", "echo post", false),
+    ];
+    for (pre, post, runs) in cases {
+        let mut seen = Vec::new();
+        for bin in [fio.as_path(), flexio_bin().as_path()] {
+            let d = tempfile::tempdir().unwrap();
+            let pre_arg = format!("--exec_prerun={pre}");
+            let post_arg = format!("--exec_postrun={post}");
+            let r = run_in(
+                bin,
+                &[
+                    "--name=j",
+                    "--size=64k",
+                    &pre_arg,
+                    &post_arg,
+                    "--output-format=json",
+                ],
+                d.path(),
+            );
+            assert_eq!(r.code, 0, "{}: {}", bin.display(), r.stderr);
+            let jobs = json_jobs(&r.stdout);
+            let bytes = jobs[0]["read"]["io_bytes"].as_u64().unwrap();
+            let read = |n: &str| std::fs::read_to_string(d.path().join(n)).ok();
+            let out = (bytes, read("j.prerun.txt"), read("j.postrun.txt"));
+            assert_eq!(out.0 > 0, *runs, "{}: {out:?}", bin.display());
+            assert_eq!(out.1.as_deref(), Some("pre\n"));
+            seen.push(out);
+        }
+        assert_eq!(seen[0], seen[1], "{pre}");
+    }
+}
+
+fn exit_job(dir: &Path, what: &str) -> String {
+    format!(
+        "[global]\ndirectory={}\nsize=1M\nrw=read\n\
+         [a]\ntime_based\nruntime=2\n\
+         [b]\nnew_group\nruntime=300ms\ntime_based\nexitall\nexit_what={what}\n\
+         [c]\nstonewall\nsize=64k\n",
+        dir.display()
+    )
+}
+
+#[test]
+fn exit_what_stops_what_fio_stops() {
+    let Some(fio) = fio_bin() else { return };
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // (exit_what, job a stopped early, job c ran)
+    for (what, a_stopped, c_ran) in [
+        ("group", false, true),
+        ("stonewall", true, true),
+        ("all", true, false),
+    ] {
+        for bin in [fio.as_path(), flexio_bin().as_path()] {
+            let d = tempfile::tempdir().unwrap();
+            let job = d.path().join("x.fio");
+            std::fs::write(&job, exit_job(d.path(), what)).unwrap();
+            let r = run_in(
+                bin,
+                &["--output-format=json", job.to_str().unwrap()],
+                d.path(),
+            );
+            assert_eq!(r.code, 0, "{}: {}", bin.display(), r.stderr);
+            let jobs = json_jobs(&r.stdout);
+            let names: Vec<&str> = jobs
+                .iter()
+                .map(|j| j["jobname"].as_str().unwrap())
+                .collect();
+            assert_eq!(names, ["a", "b", "c"], "{} {what}", bin.display());
+            let a_ms = jobs[0]["job_runtime"].as_u64().unwrap();
+            assert_eq!(
+                a_ms < 1500,
+                a_stopped,
+                "{} {what}: a ran {a_ms} ms",
+                bin.display()
+            );
+            let c_bytes = jobs[2]["read"]["io_bytes"].as_u64().unwrap();
+            assert_eq!(c_bytes > 0, c_ran, "{} {what}", bin.display());
+        }
+    }
+}
+
+#[test]
+fn wait_for_starts_a_job_after_its_waitee() {
+    let Some(fio) = fio_bin() else { return };
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    for bin in [fio.as_path(), flexio_bin().as_path()] {
+        let d = tempfile::tempdir().unwrap();
+        let job = d.path().join("w.fio");
+        std::fs::write(
+            &job,
+            format!(
+                "[global]\ndirectory={}\nsize=1M\nrw=read\nwrite_lat_log\nlog_unix_epoch=1\n\
+                 [a]\ntime_based\nruntime=400ms\n[b]\nwait_for=a\nsize=64k\n",
+                d.path().display()
+            ),
+        )
+        .unwrap();
+        let r = run_in(
+            bin,
+            &["--output-format=terse", job.to_str().unwrap()],
+            d.path(),
+        );
+        assert_eq!(r.code, 0, "{}: {}", bin.display(), r.stderr);
+        let first = |n: &str, last: bool| -> u64 {
+            let t = std::fs::read_to_string(d.path().join(n)).unwrap();
+            let l = if last {
+                t.lines().last()
+            } else {
+                t.lines().next()
+            };
+            l.unwrap().split(", ").next().unwrap().parse().unwrap()
+        };
+        let (a_start, a_end, b_start) = (
+            first("a_lat.1.log", false),
+            first("a_lat.1.log", true),
+            first("b_lat.2.log", false),
+        );
+        assert!(
+            a_end >= a_start + 350,
+            "{}: a ran {a_start}..{a_end}",
+            bin.display()
+        );
+        assert!(
+            b_start >= a_end,
+            "{}: b started at {b_start}, a ended at {a_end}",
+            bin.display()
+        );
+    }
+    let d = tempfile::tempdir().unwrap();
+    for bin in [fio.as_path(), flexio_bin().as_path()] {
+        let r = run_in(bin, &["--name=c", "--wait_for=zz", "--size=64k"], d.path());
+        assert_ne!(r.code, 0);
+        assert!(
+            (r.stdout.clone() + &r.stderr).contains("waitee job zz unknown"),
+            "{}: {}{}",
+            bin.display(),
+            r.stdout,
+            r.stderr
+        );
+    }
+}
