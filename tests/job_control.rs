@@ -160,3 +160,42 @@ fn wait_for_starts_a_job_after_its_waitee() {
         );
     }
 }
+
+#[test]
+fn flow_keeps_jobs_in_the_ratio_of_their_weights() {
+    let Some(fio) = fio_bin() else { return };
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    for sleep in ["0", "50"] {
+        for bin in [fio.as_path(), flexio_bin().as_path()] {
+            let d = tempfile::tempdir().unwrap();
+            let r = run_in(
+                bin,
+                &[
+                    "--output-format=json",
+                    "--ioengine=null",
+                    "--size=1G",
+                    "--time_based",
+                    "--runtime=1",
+                    "--flow_id=7",
+                    &format!("--flow_sleep={sleep}"),
+                    "--name=a",
+                    "--flow=3",
+                    "--name=b",
+                    "--flow=1",
+                ],
+                d.path(),
+            );
+            assert_eq!(r.code, 0, "{}: {}", bin.display(), r.stderr);
+            let jobs = json_jobs(&r.stdout);
+            let n = |i: usize| jobs[i]["read"]["total_ios"].as_u64().unwrap() as f64;
+            let ratio = n(0) / n(1);
+            assert!(
+                (2.5..3.5).contains(&ratio) && n(1) > 100.0,
+                "{} flow_sleep={sleep}: {} vs {} I/Os",
+                bin.display(),
+                n(0),
+                n(1)
+            );
+        }
+    }
+}

@@ -331,6 +331,8 @@ pub struct Control {
     pub time_limit_us: Option<u64>,
     /// `time_based` without a runtime (fio warns).
     pub time_based_without_runtime: bool,
+    /// flow control: (flow_id, weight, sleep µs) when `flow` is set.
+    pub flow: Option<(u32, u64, u64)>,
     /// wait_for: the thread plans (indexes) that must end before this thread starts.
     pub wait_for: Vec<usize>,
     /// exit_what: which jobs exitall stops.
@@ -798,6 +800,7 @@ pub fn control(o: &JobOptions) -> Control {
         time_limit_us: (o.runtime_us > 0)
             .then_some(o.runtime_us + o.ramp_time_us + o.startdelay_us.1),
         time_based_without_runtime: o.time_based && o.runtime_us == 0,
+        flow: (o.flow > 0).then_some((o.flow_id, o.flow, o.flow_sleep_us)),
         wait_for: Vec::new(),
         exit_what: o.exit_what,
         exec_prerun: o.exec_prerun.clone(),

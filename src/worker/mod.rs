@@ -17,10 +17,12 @@
 //! | `replay` | the trace being replayed, its pacing state | the next entry; how long to wait before it |
 //! | `capture` | the write_iolog writer | — (records file actions and queued requests) |
 //! | `exec` | — | exec_prerun / exec_postrun ran (and succeeded) |
+//! | `flow` | the job's share of its flow group | hold back before this I/O or not |
 
 mod capture;
 mod exec;
 mod file_table;
+mod flow;
 mod io_loop;
 mod lat_target;
 mod logs;

@@ -233,6 +233,10 @@ pub struct JobOptions {
     /// wait_for: the job (by name, defined before) whose threads must all end before this
     /// one starts.
     pub wait_for: Option<String>,
+    /// flow / flow_id / flow_sleep: weighted flow control between jobs.
+    pub flow: u64,
+    pub flow_id: u32,
+    pub flow_sleep_us: u64,
     /// exit_what: which jobs exitall stops.
     pub exit_what: ExitWhat,
     /// Shell commands run before and after the job (fio's exec_prerun / exec_postrun).
@@ -781,6 +785,9 @@ impl Default for JobOptions {
             exec_prerun: None,
             exit_what: ExitWhat::Group,
             wait_for: None,
+            flow: 0,
+            flow_id: 0,
+            flow_sleep_us: 0,
             exec_postrun: None,
         }
     }

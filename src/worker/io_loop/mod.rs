@@ -132,6 +132,8 @@ pub struct Worker<'a, E: EngineDef> {
     /// write_iolog: requests are logged as they are queued.
     capture: Option<Box<super::capture::Capture>>,
     capture_last_offset: u64,
+    /// flow/flow_id: the job's membership in its flow group.
+    flow: Option<super::flow::Member>,
 }
 
 impl<'a, E: EngineDef> Worker<'a, E> {
@@ -195,6 +197,10 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             replay: None,
             capture: None,
             capture_last_offset: 0,
+            flow: p
+                .control
+                .flow
+                .map(|(id, w, _)| super::flow::Member::join(id, w)),
             e,
         }
     }
@@ -752,6 +758,18 @@ impl<'a, E: EngineDef> Worker<'a, E> {
                 self.quiesce();
                 self.verify_blocks(batch);
                 self.progress.set_state(self.p.io.state);
+                now = self.clock.now();
+                continue;
+            }
+            if self.flow.as_mut().is_some_and(|f| f.exceeded()) {
+                // Held back by flow control until the group catches up.
+                let sleep = self.p.control.flow.map_or(0, |f| f.2);
+                if sleep > 0 {
+                    self.quiesce();
+                    let t0 = self.clock.now();
+                    self.sleep_us(sleep);
+                    self.stats.wait_ns += self.clock.now().saturating_sub(t0);
+                }
                 now = self.clock.now();
                 continue;
             }

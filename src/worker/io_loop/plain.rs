@@ -31,6 +31,7 @@ impl<E: EngineDef> Worker<'_, E> {
             && !self.prio.varies()
             && p.io.sync_every == 0
             && p.replay.is_none()
+            && p.control.flow.is_none()
             && p.capture.is_none()
     }
 
