@@ -199,3 +199,167 @@ fn flow_keeps_jobs_in_the_ratio_of_their_weights() {
         }
     }
 }
+
+/// (offset, issue ns, completion ns) of every request in a clat log written with
+/// log_offset=1 and log_issue_time=1.
+fn spans(text: &str) -> Vec<(u64, u64, u64)> {
+    text.lines()
+        .map(|l| {
+            let f: Vec<u64> = l
+                .split(", ")
+                .map(|x| {
+                    u64::from_str_radix(
+                        x.trim_start_matches("0x"),
+                        if x.starts_with("0x") { 16 } else { 10 },
+                    )
+                    .unwrap()
+                })
+                .collect();
+            (f[4], f[6], f[6] + f[1])
+        })
+        .collect()
+}
+
+#[test]
+fn serialize_overlap_keeps_overlapping_requests_apart() {
+    let d = tempfile::tempdir().unwrap();
+    let engine = "libaio";
+    let r = flexio(
+        &[
+            "--name=s",
+            &format!("--ioengine={engine}"),
+            "--iodepth=16",
+            "--rw=randwrite",
+            "--norandommap",
+            "--size=32k",
+            "--bs=4k",
+            "--time_based",
+            "--runtime=300ms",
+            "--serialize_overlap=1",
+            "--write_lat_log=s",
+            "--log_offset=1",
+            "--log_issue_time=1",
+            "--output-format=terse",
+        ],
+        d.path(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let mut v = spans(&std::fs::read_to_string(d.path().join("s_clat.1.log")).unwrap());
+    assert!(v.len() >= 500, "{} requests", v.len());
+    v.sort_by_key(|s| (s.0, s.1));
+    for w in v.windows(2) {
+        if w[0].0 == w[1].0 {
+            assert!(
+                w[1].1 >= w[0].2,
+                "two writes to {} in flight together: {w:?}",
+                w[0].0
+            );
+        }
+    }
+    // fio accepts the same job.
+    if let Some(fio) = fio_bin() {
+        let r = run_in(
+            &fio,
+            &[
+                "--name=s",
+                "--ioengine=libaio",
+                "--iodepth=16",
+                "--rw=randwrite",
+                "--size=32k",
+                "--number_ios=100",
+                "--serialize_overlap=1",
+                "--output-format=terse",
+            ],
+            d.path(),
+        );
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    }
+}
+
+#[test]
+fn lockfile_modes_run_jobs_sharing_a_file_as_fio() {
+    let Some(fio) = fio_bin() else { return };
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    for mode in ["exclusive", "readwrite", "none"] {
+        let mut counts = Vec::new();
+        for bin in [fio.as_path(), flexio_bin().as_path()] {
+            let d = tempfile::tempdir().unwrap();
+            let f = format!("--filename={}", d.path().join("shared").display());
+            let lock = format!("--lockfile={mode}");
+            let r = run_in(
+                bin,
+                &[
+                    "--output-format=json",
+                    "--thread",
+                    &f,
+                    &lock,
+                    "--size=256k",
+                    "--bs=4k",
+                    "--name=w",
+                    "--rw=randwrite",
+                    "--name=r",
+                    "--rw=randread",
+                ],
+                d.path(),
+            );
+            assert_eq!(r.code, 0, "{} {mode}: {}", bin.display(), r.stderr);
+            let jobs = json_jobs(&r.stdout);
+            counts.push((
+                jobs[0]["write"]["total_ios"].as_u64().unwrap(),
+                jobs[1]["read"]["total_ios"].as_u64().unwrap(),
+            ));
+        }
+        assert_eq!(counts[0], counts[1], "{mode}");
+    }
+}
+
+#[test]
+fn opendir_adds_the_files_fio_adds() {
+    let Some(fio) = fio_bin() else { return };
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let d = tempfile::tempdir().unwrap();
+    let od = d.path().join("od");
+    std::fs::create_dir_all(od.join("sub/deeper")).unwrap();
+    for (name, size) in [
+        ("a", 16384),
+        ("sub/b", 8192),
+        ("c", 4096),
+        ("sub/deeper/e", 12288),
+    ] {
+        std::fs::write(od.join(name), vec![1u8; size]).unwrap();
+    }
+    std::os::unix::fs::symlink(od.join("a"), od.join("link")).unwrap();
+    let mut logs = Vec::new();
+    for (bin, log) in [
+        (fio.as_path(), "fio.iolog"),
+        (flexio_bin().as_path(), "flexio.iolog"),
+    ] {
+        let l = d.path().join(log);
+        let r = run_in(
+            bin,
+            &[
+                "--name=j",
+                &format!("--opendir={}", od.display()),
+                "--rw=randread",
+                "--bs=4k",
+                &format!("--write_iolog={}", l.display()),
+                "--output-format=terse",
+            ],
+            d.path(),
+        );
+        assert_eq!(r.code, 0, "{}: {}", bin.display(), r.stderr);
+        // The files added and the I/O; fio closes a file as soon as its part is done,
+        // flexio at the end, so open and close lines are left out.
+        logs.push(
+            std::fs::read_to_string(&l)
+                .unwrap()
+                .lines()
+                .skip(1)
+                .map(|l| l.split_once(' ').unwrap().1.to_string())
+                .filter(|l| !l.ends_with(" open") && !l.ends_with(" close"))
+                .collect::<Vec<_>>(),
+        );
+    }
+    assert_eq!(logs[0], logs[1]);
+    assert_eq!(logs[0].iter().filter(|l| l.ends_with(" add")).count(), 4);
+}

@@ -331,6 +331,10 @@ pub struct Control {
     pub time_limit_us: Option<u64>,
     /// `time_based` without a runtime (fio warns).
     pub time_based_without_runtime: bool,
+    /// lockfile: lock each file around its requests (None = off; Some(true) = reads share).
+    pub lockfile: Option<bool>,
+    /// serialize_overlap: wait for in-flight requests a new one overlaps.
+    pub serialize_overlap: bool,
     /// flow control: (flow_id, weight, sleep µs) when `flow` is set.
     pub flow: Option<(u32, u64, u64)>,
     /// wait_for: the thread plans (indexes) that must end before this thread starts.
@@ -800,6 +804,12 @@ pub fn control(o: &JobOptions) -> Control {
         time_limit_us: (o.runtime_us > 0)
             .then_some(o.runtime_us + o.ramp_time_us + o.startdelay_us.1),
         time_based_without_runtime: o.time_based && o.runtime_us == 0,
+        lockfile: match o.lockfile {
+            flexio_job::options::LockMode::None => None,
+            flexio_job::options::LockMode::Exclusive => Some(false),
+            flexio_job::options::LockMode::ReadWrite => Some(true),
+        },
+        serialize_overlap: o.serialize_overlap,
         flow: (o.flow > 0).then_some((o.flow_id, o.flow, o.flow_sleep_us)),
         wait_for: Vec::new(),
         exit_what: o.exit_what,

@@ -18,6 +18,7 @@
 //! | `capture` | the write_iolog writer | — (records file actions and queued requests) |
 //! | `exec` | — | exec_prerun / exec_postrun ran (and succeeded) |
 //! | `flow` | the job's share of its flow group | hold back before this I/O or not |
+//! | `lockfile` | the per-path locks shared by jobs | — (lock/unlock around queueing) |
 
 mod capture;
 mod exec;
@@ -25,6 +26,7 @@ mod file_table;
 mod flow;
 mod io_loop;
 mod lat_target;
+mod lockfile;
 mod logs;
 mod metering;
 mod pacing;

@@ -466,6 +466,23 @@ pub struct JobOptions {
     /// unique_filename: prefix generated names with the client's address (client/server
     /// mode only).
     pub unique_filename: bool,
+    /// opendir: every regular file below this directory is one of the job's files.
+    pub opendir: Option<String>,
+    /// serialize_overlap: no request is issued while an overlapping one is in flight.
+    pub serialize_overlap: bool,
+    /// lockfile: lock a file (by name, across jobs) around each request.
+    pub lockfile: LockMode,
+}
+
+/// lockfile: how requests to a file shared by jobs are serialized.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LockMode {
+    #[default]
+    None,
+    /// One request at a time.
+    Exclusive,
+    /// Reads together, writes alone.
+    ReadWrite,
 }
 
 /// exit_what: which jobs a job with exitall stops when it finishes.
@@ -782,6 +799,9 @@ impl Default for JobOptions {
             interval_log_msec: 1000,
             iolog: IologOpts::default(),
             unique_filename: true,
+            opendir: None,
+            serialize_overlap: false,
+            lockfile: LockMode::None,
             exec_prerun: None,
             exit_what: ExitWhat::Group,
             wait_for: None,

@@ -134,6 +134,8 @@ pub struct Worker<'a, E: EngineDef> {
     capture_last_offset: u64,
     /// flow/flow_id: the job's membership in its flow group.
     flow: Option<super::flow::Member>,
+    /// lockfile: each file's lock (shared with other jobs by path).
+    locks: Vec<std::sync::Arc<super::lockfile::FileLock>>,
 }
 
 impl<'a, E: EngineDef> Worker<'a, E> {
@@ -201,6 +203,14 @@ impl<'a, E: EngineDef> Worker<'a, E> {
                 .control
                 .flow
                 .map(|(id, w, _)| super::flow::Member::join(id, w)),
+            locks: if p.control.lockfile.is_some() {
+                p.files
+                    .iter()
+                    .map(|f| super::lockfile::of(&f.path))
+                    .collect()
+            } else {
+                Vec::new()
+            },
             e,
         }
     }
@@ -703,6 +713,28 @@ impl<'a, E: EngineDef> Worker<'a, E> {
         Some(ddir as u8)
     }
 
+    /// serialize_overlap: reap until no request in flight overlaps the one in `slot`.
+    #[cold]
+    fn wait_for_overlaps(&mut self, slot: u32) {
+        loop {
+            let s = self.slots[slot as usize];
+            let overlap = (0..self.slots.len() as u32).any(|k| {
+                let o = &self.slots[k as usize];
+                k != slot
+                    && !self.free.contains(&k)
+                    && o.op < OP_SYNC
+                    && o.file == s.file
+                    && o.offset < s.offset + s.len
+                    && s.offset < o.offset + o.len
+            });
+            if !overlap || self.inflight == 0 && self.uncommitted.is_empty() || self.stop {
+                return;
+            }
+            self.commit();
+            self.reap(1);
+        }
+    }
+
     /// The data of a (non-verifying) write: refilled or scrambled as the job asks.
     #[inline]
     fn fill_write(&mut self, slot: u32, offset: u64, len: u64) {
@@ -817,6 +849,14 @@ impl<'a, E: EngineDef> Worker<'a, E> {
                     self.slots[slot as usize].sched_ns = due.max(1);
                     self.pace.issued(d, len);
                 }
+            }
+            if self.p.control.serialize_overlap && op < OP_SYNC {
+                self.wait_for_overlaps(slot);
+                if self.stop {
+                    self.free.push(slot);
+                    break;
+                }
+                now = self.clock.now();
             }
             now = self.submit(slot, now);
             if self.pace.thinks() && op < OP_SYNC {

@@ -32,6 +32,7 @@ impl<E: EngineDef> Worker<'_, E> {
             && p.io.sync_every == 0
             && p.replay.is_none()
             && p.control.flow.is_none()
+            && p.control.lockfile.is_none()
             && p.capture.is_none()
     }
 

@@ -79,7 +79,16 @@ impl<E: EngineDef> Worker<'_, E> {
             // their issue time at submission.
             let issue = now;
             self.slots[slot as usize].issue_ns = issue;
+            let lock = self.p.control.lockfile.map(|rw| {
+                // readwrite: reads share the lock.
+                let shared = rw && s.op == 0;
+                self.locks[s.file as usize].lock(shared);
+                shared
+            });
             let r = self.e.queue(&req);
+            if let Some(shared) = lock {
+                self.locks[s.file as usize].unlock(shared);
+            }
             match r {
                 Queued::Completed(res) => {
                     let t = self.clock.now();

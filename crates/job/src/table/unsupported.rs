@@ -3,10 +3,7 @@
 /// fio 3.33 options that flexio recognises but does not implement (yet). They are rejected
 /// with "not supported by flexio", never silently ignored.
 pub static UNSUPPORTED: &[&str] = &[
-    "lockfile",
-    "opendir",
     "io_submit_mode",
-    "serialize_overlap",
     "write_barrier",
     "sync_file_range",
     "atomic",
