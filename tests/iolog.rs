@@ -50,10 +50,19 @@ fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
-/// Run `bin` in `dir`, requiring success.
+/// Run `bin` in `dir`, requiring success (flexio as fio 3.33, the oracle).
 fn ok(bin: &Path, args: &[String], dir: &Path) -> Run {
+    let env = if bin == flexio_bin() {
+        ORACLE_COMPAT
+    } else {
+        &[]
+    };
+    ok_env(bin, args, dir, env)
+}
+
+fn ok_env(bin: &Path, args: &[String], dir: &Path, env: &[(&str, &str)]) -> Run {
     let a: Vec<&str> = args.iter().map(String::as_str).collect();
-    let r = run_in(bin, &a, dir);
+    let r = run_in_env(bin, &a, dir, env);
     assert_eq!(
         r.code,
         0,
@@ -71,6 +80,26 @@ fn replay(bin: &Path, trace: &Path, extra: &[&str], dir: &Path) -> Vec<(u32, u64
 }
 
 fn replay_log(bin: &Path, trace: &Path, extra: &[&str], dir: &Path) -> String {
+    replay_log_env(
+        bin,
+        trace,
+        extra,
+        dir,
+        if bin == flexio_bin() {
+            ORACLE_COMPAT
+        } else {
+            &[]
+        },
+    )
+}
+
+fn replay_log_env(
+    bin: &Path,
+    trace: &Path,
+    extra: &[&str],
+    dir: &Path,
+    env: &[(&str, &str)],
+) -> String {
     let mut args = vec![
         "--name=r".to_string(),
         format!("--read_iolog={}", trace.display()),
@@ -80,7 +109,7 @@ fn replay_log(bin: &Path, trace: &Path, extra: &[&str], dir: &Path) -> String {
     ];
     args.extend(extra.iter().map(|s| s.to_string()));
     let _ = std::fs::remove_file(dir.join("rp_lat.1.log"));
-    ok(bin, &args, dir);
+    ok_env(bin, &args, dir, env);
     read(&dir.join("rp_lat.1.log"))
 }
 
@@ -208,11 +237,18 @@ fn replay_options_place_skip_and_redirect_as_fio() {
     ];
     for extra in &cases {
         let want = replay(&fio, &trace, extra, d.path());
-        let got = replay(&flexio_bin(), &trace, extra, d.path());
+        let got = lat_seq(&replay_log_env(&flexio_bin(), &trace, extra, d.path(), &[]));
         assert_eq!(got, want, "{extra:?}");
+        let as_333 = replay(&flexio_bin(), &trace, extra, d.path());
+        assert_eq!(
+            as_333,
+            replay(&fio, &trace, extra, d.path()),
+            "{extra:?} as 3.33"
+        );
     }
-    // replay_skip: fio 3.33 honours it for blktrace input only; from 3.34 on (flexio's
-    // default) for iologs too. So: fio's full sequence without the skipped directions.
+    // replay_skip: fio 3.33 honours it for blktrace input only (so does flexio with
+    // --compat=3.33); from 3.34 on (flexio's default) for iologs too: fio's full sequence
+    // without the skipped directions.
     let skips: &[(&[&str], &[u32])] = &[
         (&["--replay_skip=write"], &[1]),
         (&["--replay_skip=read,sync"], &[0]),
@@ -228,8 +264,14 @@ fn replay_options_place_skip_and_redirect_as_fio() {
             .into_iter()
             .filter(|s| !dropped.contains(&s.0))
             .collect();
-        let got = replay(&flexio_bin(), &trace, extra, d.path());
+        let got = lat_seq(&replay_log_env(&flexio_bin(), &trace, extra, d.path(), &[]));
         assert_eq!(got, want, "{extra:?}");
+        let as_333 = replay(&flexio_bin(), &trace, extra, d.path());
+        assert_eq!(
+            as_333,
+            replay(&fio, &trace, extra, d.path()),
+            "{extra:?} as 3.33"
+        );
     }
     // The sequence is the trace's, placed by the options.
     let scaled = replay(

@@ -5,6 +5,16 @@ mod common;
 use common::*;
 use std::path::Path;
 
+/// Run fio, or flexio as fio 3.33 (the oracle's version).
+fn run(bin: &Path, args: &[&str], dir: &Path) -> Run {
+    let env = if bin == flexio_bin() {
+        ORACLE_COMPAT
+    } else {
+        &[]
+    };
+    run_in_env(bin, args, dir, env)
+}
+
 fn json_jobs(text: &str) -> Vec<serde_json::Value> {
     let v = json_of(text);
     v["jobs"].as_array().unwrap().clone()
@@ -27,7 +37,7 @@ fn exec_hooks_run_around_the_job_as_in_fio() {
             let d = tempfile::tempdir().unwrap();
             let pre_arg = format!("--exec_prerun={pre}");
             let post_arg = format!("--exec_postrun={post}");
-            let r = run_in(
+            let r = run(
                 bin,
                 &[
                     "--name=j",
@@ -75,7 +85,7 @@ fn exit_what_stops_what_fio_stops() {
             let d = tempfile::tempdir().unwrap();
             let job = d.path().join("x.fio");
             std::fs::write(&job, exit_job(d.path(), what)).unwrap();
-            let r = run_in(
+            let r = run(
                 bin,
                 &["--output-format=json", job.to_str().unwrap()],
                 d.path(),
@@ -116,7 +126,7 @@ fn wait_for_starts_a_job_after_its_waitee() {
             ),
         )
         .unwrap();
-        let r = run_in(
+        let r = run(
             bin,
             &["--output-format=terse", job.to_str().unwrap()],
             d.path(),
@@ -149,7 +159,7 @@ fn wait_for_starts_a_job_after_its_waitee() {
     }
     let d = tempfile::tempdir().unwrap();
     for bin in [fio.as_path(), flexio_bin().as_path()] {
-        let r = run_in(bin, &["--name=c", "--wait_for=zz", "--size=64k"], d.path());
+        let r = run(bin, &["--name=c", "--wait_for=zz", "--size=64k"], d.path());
         assert_ne!(r.code, 0);
         assert!(
             (r.stdout.clone() + &r.stderr).contains("waitee job zz unknown"),
@@ -168,7 +178,7 @@ fn flow_keeps_jobs_in_the_ratio_of_their_weights() {
     for sleep in ["0", "50"] {
         for bin in [fio.as_path(), flexio_bin().as_path()] {
             let d = tempfile::tempdir().unwrap();
-            let r = run_in(
+            let r = run(
                 bin,
                 &[
                     "--output-format=json",
@@ -258,7 +268,7 @@ fn serialize_overlap_keeps_overlapping_requests_apart() {
     }
     // fio accepts the same job.
     if let Some(fio) = fio_bin() {
-        let r = run_in(
+        let r = run(
             &fio,
             &[
                 "--name=s",
@@ -286,7 +296,7 @@ fn lockfile_modes_run_jobs_sharing_a_file_as_fio() {
             let d = tempfile::tempdir().unwrap();
             let f = format!("--filename={}", d.path().join("shared").display());
             let lock = format!("--lockfile={mode}");
-            let r = run_in(
+            let r = run(
                 bin,
                 &[
                     "--output-format=json",
@@ -335,7 +345,7 @@ fn opendir_adds_the_files_fio_adds() {
         (flexio_bin().as_path(), "flexio.iolog"),
     ] {
         let l = d.path().join(log);
-        let r = run_in(
+        let r = run(
             bin,
             &[
                 "--name=j",

@@ -10,7 +10,8 @@
 //!   `wait` is ignored with a message;
 //! * offsets are divided by `replay_scale` (when non-zero) and then masked with
 //!   `~(replay_align - 1)` (when non-zero); `replay_skip` drops whole directions, and the
-//!   timestamps of dropped lines still count as the previous time;
+//!   timestamps of dropped lines still count as the previous time (fio 3.33, `--compat=3.33`,
+//!   skips in blktrace input only);
 //! * `replay_redirect` sends every I/O to one file: the first `add` adds it, later ones are
 //!   ignored;
 //! * with `--readonly`, writes and trims are dropped with a message.
@@ -71,6 +72,9 @@ pub struct ReplayOpts {
     pub redirect: Option<PathBuf>,
     /// --readonly: writes and trims are dropped.
     pub readonly: bool,
+    /// replay_skip applies to iologs too (fio 3.34 on); fio 3.33 honours it for blktrace
+    /// input only.
+    pub skip_in_iologs: bool,
 }
 
 impl Default for ReplayOpts {
@@ -83,6 +87,7 @@ impl Default for ReplayOpts {
             skip: 0,
             redirect: None,
             readonly: false,
+            skip_in_iologs: true,
         }
     }
 }

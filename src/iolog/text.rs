@@ -216,7 +216,7 @@ impl TextReader {
                 }
                 continue;
             }
-            if self.opts.skips(act) {
+            if self.opts.skip_in_iologs && self.opts.skips(act) {
                 continue;
             }
             if self.opts.readonly && matches!(act, Act::Write | Act::Trim) {

@@ -15,7 +15,7 @@ pub use resolved::*;
 
 use flexio_engine::{Caps, EngineConfig};
 use flexio_job::options::{FileService, JobOptions, RandGenOpt, Sequencer, ZoneMode};
-use flexio_job::{JobDef, JobSet, Origin};
+use flexio_job::{Compat, JobDef, JobSet, Origin};
 use flexio_stats::report::ReportParams;
 use flexio_stats::StatsConfig;
 use flexio_workload::gen::{RandGen, Strided};
@@ -29,6 +29,8 @@ pub struct ThreadPlan {
     pub groupid: u32,
     /// 1-based thread number over the whole run.
     pub thread_number: u32,
+    /// Which fio's behaviour this thread reproduces where fio versions differ.
+    pub compat: Compat,
     /// Stonewall segment: threads of one segment run together.
     pub segment: usize,
     /// The job's own options as given (JSON `job options`).
@@ -211,7 +213,7 @@ pub fn plan_with(
         replay::merge(def)?;
         for sub in 0..o.numjobs {
             thread_number += 1;
-            let mut t = plan_thread(def, sub, thread_number, segment, caps, readonly)?;
+            let mut t = plan_thread(def, sub, thread_number, segment, caps, readonly, set.compat)?;
             t.control.wait_for = waitees.clone();
             out.push(t);
         }
@@ -343,9 +345,10 @@ fn plan_thread(
     segment: usize,
     caps: Caps,
     readonly: bool,
+    compat: Compat,
 ) -> Result<ThreadPlan, PlanError> {
     replay::check_replay_options(def)?;
-    let replayed = replay::load(def, sub, readonly)?;
+    let replayed = replay::load(def, sub, readonly, compat)?;
     let (o, files) = match &replayed {
         Some(l) => (&l.opts, l.files.clone()),
         None => (&def.opts, files::resolve(def, sub, &caps)?),
@@ -403,6 +406,7 @@ fn plan_thread(
         description: o.description.clone(),
         groupid: def.groupid,
         thread_number,
+        compat,
         segment,
         echo: def.echo.clone(),
         engine: o.ioengine.clone(),

@@ -36,7 +36,7 @@ pub fn name_by_idx(list: &str, sub: u32) -> String {
 }
 
 /// The replay options of a job.
-pub fn replay_opts(o: &JobOptions, readonly: bool) -> ReplayOpts {
+pub fn replay_opts(o: &JobOptions, readonly: bool, compat: flexio_job::Compat) -> ReplayOpts {
     let i = &o.iolog;
     ReplayOpts {
         no_stall: i.no_stall,
@@ -46,6 +46,7 @@ pub fn replay_opts(o: &JobOptions, readonly: bool) -> ReplayOpts {
         skip: i.skip,
         redirect: i.redirect.as_ref().map(PathBuf::from),
         readonly,
+        skip_in_iologs: !compat.is_fio333(),
     }
 }
 
@@ -60,12 +61,17 @@ pub struct Loaded {
 
 /// Load the trace of clone `sub`: its plan, the options the rest of the plan is built from
 /// (directions and block sizes of the trace) and the files.
-pub fn load(def: &JobDef, sub: u32, readonly: bool) -> Result<Option<Loaded>, PlanError> {
+pub fn load(
+    def: &JobDef,
+    sub: u32,
+    readonly: bool,
+    compat: flexio_job::Compat,
+) -> Result<Option<Loaded>, PlanError> {
     let o = &def.opts;
     let Some(list) = &o.iolog.read else {
         return Ok(None);
     };
-    let opts = replay_opts(o, readonly);
+    let opts = replay_opts(o, readonly, compat);
     // With merge_blktrace_file the job replays the merged trace (see [`merge`]).
     let trace = match &o.iolog.merge_file {
         Some(m) => PathBuf::from(m),

@@ -2,6 +2,7 @@
 //! `getopt_long_only` conventions: `-opt=val`, `--opt=val`, `--opt val`, unique prefixes,
 //! `--name=` starting a job, options before the first `--name` being global.
 
+use crate::compat::Compat;
 use crate::error::{suggest, JobError, Origin};
 use crate::jobfile::{RawOpt, RawSection};
 use crate::table::{self, Catalog};
@@ -48,6 +49,10 @@ pub struct Switches {
     pub merge_blktrace_only: bool,
     /// `--inflate-log=FILE`: print a compressed log as text and exit.
     pub inflate_log: Option<String>,
+    /// `--compat=3.33|latest`; unset: `FLEXIO_COMPAT`, then the newest fio (see [`Compat`]).
+    pub compat: Option<Compat>,
+    /// `--report FILE`: write the HTML report of this run there at its end (flexio's own).
+    pub report: Option<String>,
 }
 
 impl Default for Switches {
@@ -72,6 +77,8 @@ impl Default for Switches {
             enghelp: None,
             merge_blktrace_only: false,
             inflate_log: None,
+            compat: None,
+            report: None,
         }
     }
 }
@@ -175,6 +182,16 @@ pub const SWITCHES: &[(&str, Arg, &str)] = &[
         "inflate-log",
         Arg::Required,
         "Inflate and output compressed log",
+    ),
+    (
+        "compat",
+        Arg::Required,
+        "Reproduce fio 3.33 where it differs from the newest fio (3.33 or latest; env FLEXIO_COMPAT)",
+    ),
+    (
+        "report",
+        Arg::Required,
+        "Write an HTML report of the run (charts, statistics) to file at its end",
     ),
 ];
 
@@ -451,6 +468,12 @@ pub fn parse_args(args: &[String], cat: &Catalog) -> Result<Cli, JobError> {
                         s.max_jobs = Some(n)
                     }
                     "warnings-fatal" => s.warnings_fatal = true,
+                    "report" => s.report = Some(v),
+                    "compat" => {
+                        s.compat = Some(
+                            Compat::parse(&v).map_err(|m| JobError::new(origin, Some(word), m))?,
+                        )
+                    }
                     _ => unreachable!("switch table and handler disagree: {sw}"),
                 }
             }
