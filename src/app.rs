@@ -240,15 +240,18 @@ pub fn run(args: Vec<String>) -> i32 {
         print!("{}", flexio_job::showcmd::showcmd(&set));
         return 0;
     }
-    if sw.merge_blktrace_only {
-        // Merge each job's blktraces (merge_blktrace_file) and run nothing.
+    if !sw.parse_only {
+        // merge_blktrace_file: each job's blktraces merged into one before planning (which
+        // then reads the merged trace); --merge-blktrace-only stops there.
         for def in &set.jobs {
             if let Err(e) = plan::replay::merge(def) {
                 eprintln!("flexio: {e}");
                 return 1;
             }
         }
-        return 0;
+        if sw.merge_blktrace_only {
+            return 0;
+        }
     }
     let plans = match plan::plan(&set, sw.readonly) {
         Ok(p) => p,

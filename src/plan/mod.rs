@@ -210,7 +210,6 @@ pub fn plan_with(
         if probe_engines {
             flexio_engine::probe(&o.ioengine, &cfg).map_err(|m| err(def, m))?;
         }
-        replay::merge(def)?;
         for sub in 0..o.numjobs {
             thread_number += 1;
             let mut t = plan_thread(def, sub, thread_number, segment, caps, readonly, set.compat)?;

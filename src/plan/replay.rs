@@ -139,7 +139,8 @@ pub fn load(
 }
 
 /// `merge_blktrace_file`: merge the job's traces (all of `read_iolog`'s list) into one
-/// before its threads are planned, as fio does once per job definition.
+/// before the job set is planned (the planner only reads), once per job definition as fio
+/// does.
 pub fn merge(def: &JobDef) -> Result<(), PlanError> {
     let o = &def.opts;
     let (Some(out), Some(list)) = (&o.iolog.merge_file, &o.iolog.read) else {
