@@ -199,8 +199,10 @@ fn flow_keeps_jobs_in_the_ratio_of_their_weights() {
             let jobs = json_jobs(&r.stdout);
             let n = |i: usize| jobs[i]["read"]["total_ios"].as_u64().unwrap() as f64;
             let ratio = n(0) / n(1);
+            // 3:1 by weight; a job starting a moment before the other runs unchecked for
+            // that moment, so the bounds leave room for a loaded machine (1:1 would be 1.0).
             assert!(
-                (2.5..3.5).contains(&ratio) && n(1) > 100.0,
+                (2.2..4.2).contains(&ratio) && n(1) > 100.0,
                 "{} flow_sleep={sleep}: {} vs {} I/Os",
                 bin.display(),
                 n(0),
