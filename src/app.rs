@@ -7,6 +7,7 @@ use crate::progress::Progress;
 use crate::worker::{self, RunCtx};
 use crate::{defaults, diskstats, files, status};
 use flexio_engine::CATALOG;
+use flexio_job::options::ExitWhat;
 use flexio_job::{cli, help, load, Eta, Format, Host, JobSet, LoadEnv};
 use flexio_output::{json, normal, terse};
 use flexio_stats::report::{self, JobResult};
@@ -153,6 +154,27 @@ pub fn run(args: Vec<String>) -> i32 {
         print!("{VERSION}\n{}{}", cli::usage(), crate::cmd::usage());
         return 0;
     }
+    if let Some(path) = &sw.inflate_log {
+        // fio's --inflate-log: a log.fz as the text lines of the log, on stdout.
+        return match crate::logz::inflate_file(std::path::Path::new(path)) {
+            Ok(text) => {
+                use std::io::Write;
+                let mut out = std::io::stdout().lock();
+                if out
+                    .write_all(text.as_bytes())
+                    .and_then(|_| out.flush())
+                    .is_err()
+                {
+                    return 1;
+                }
+                0
+            }
+            Err(e) => {
+                eprintln!("flexio: --inflate-log: {e}");
+                1
+            }
+        };
+    }
     if let Some(arg) = &sw.cmdhelp {
         return match arg.as_deref() {
             None | Some("") | Some("all") => {
@@ -234,6 +256,17 @@ pub fn run(args: Vec<String>) -> i32 {
     }
     if sw.showcmd {
         print!("{}", flexio_job::showcmd::showcmd(&set));
+        return 0;
+    }
+    // merge_blktrace_file: each job's blktraces merged into one before planning (which then
+    // reads the merged trace); --merge-blktrace-only stops there.
+    for def in &set.jobs {
+        if let Err(e) = plan::replay::merge(def) {
+            eprintln!("flexio: {e}");
+            return 1;
+        }
+    }
+    if sw.merge_blktrace_only {
         return 0;
     }
     let mut plans = match plan::plan(&set, sw.readonly) {
@@ -449,28 +482,52 @@ fn execute(
         .max()
         .map(|m| m + 1)
         .unwrap_or(0);
+    // exit_what=all: a job with exitall ended everything; later segments do not run.
+    let mut quit_all = false;
+    // A waitee is done when it has a result, never got to run, or belongs to an earlier
+    // segment.
+    let seg_of: Vec<usize> = plans.iter().map(|p| p.segment).collect();
+    let failed_setup = setup_failed.clone();
+    let waitee_done_in = |w: usize, results: &[Option<JobResult>], seg: usize| {
+        results[w].is_some() || failed_setup[w] || seg_of[w] < seg
+    };
     for seg in 0..nseg {
-        if terminate.load(Ordering::Relaxed) || extras.trigger.fired() {
+        if terminate.load(Ordering::Relaxed) || quit_all || extras.trigger.fired() {
             break;
         }
-        let group_stop = Arc::new(AtomicBool::new(false));
-        let ctx = RunCtx {
-            terminate: group_stop.clone(),
-            clock,
-            notes,
-            readonly: sw.readonly,
-            snapshot_req: snapshot_req.clone(),
-        };
+        let waitee_done = |w: usize, results: &[Option<JobResult>]| waitee_done_in(w, results, seg);
         let members: Vec<usize> = (0..plans.len())
             .filter(|i| plans[*i].segment == seg && !setup_failed[*i])
             .collect();
+        // One stop flag per reporting group of the segment (exit_what=group stops one).
+        let mut groups: Vec<u32> = members.iter().map(|i| plans[*i].groupid).collect();
+        groups.sort_unstable();
+        groups.dedup();
+        let ctxs: Vec<RunCtx> = groups
+            .iter()
+            .map(|_| RunCtx {
+                terminate: Arc::new(AtomicBool::new(false)),
+                clock,
+                notes,
+                readonly: sw.readonly,
+                snapshot_req: snapshot_req.clone(),
+            })
+            .collect();
+        let ctx_of = |i: usize| {
+            let g = groups.binary_search(&plans[i].groupid).unwrap_or(0);
+            &ctxs[g]
+        };
+        let stop_all = || {
+            for c in &ctxs {
+                c.terminate.store(true, Ordering::Relaxed);
+            }
+        };
         let mut ss_units = crate::steady_judge::units(&plans, &members);
         let (tx, rx) = mpsc::channel::<(usize, JobResult)>();
         std::thread::scope(|s| {
-            for &i in &members {
-                let tx = tx.clone();
+            let spawn = |i: usize, tx: mpsc::Sender<(usize, JobResult)>| {
                 let plan = &plans[i];
-                let ctx = &ctx;
+                let ctx = ctx_of(i);
                 let pr = &progress[i];
                 let name = format!("flexio-{}", plan.thread_number);
                 std::thread::Builder::new()
@@ -492,8 +549,25 @@ fn execute(
                         let _ = tx.send((i, r));
                     })
                     .expect("spawning a job thread");
+            };
+            // wait_for: a job starts once every thread of its waitee has ended.
+            let mut waiting: Vec<usize> = Vec::new();
+            for &i in &members {
+                if plans[i]
+                    .control
+                    .wait_for
+                    .iter()
+                    .all(|w| waitee_done(*w, &results))
+                {
+                    spawn(i, tx.clone());
+                } else {
+                    waiting.push(i);
+                }
             }
-            drop(tx);
+            let mut tx = Some(tx);
+            if waiting.is_empty() {
+                tx = None;
+            }
             let mut left = members.len();
             while left > 0 {
                 match rx.recv_timeout(Duration::from_millis(20)) {
@@ -505,23 +579,49 @@ fn execute(
                                 r.pid, r.stats.error, r.stats.verror
                             ));
                             if plans[i].control.exitall_on_error {
-                                group_stop.store(true, Ordering::Relaxed);
+                                stop_all();
                             }
                         }
                         if plans[i].control.exitall {
-                            group_stop.store(true, Ordering::Relaxed);
+                            match plans[i].control.exit_what {
+                                ExitWhat::Group => {
+                                    ctx_of(i).terminate.store(true, Ordering::Relaxed)
+                                }
+                                ExitWhat::Stonewall => stop_all(),
+                                ExitWhat::All => {
+                                    stop_all();
+                                    quit_all = true;
+                                }
+                            }
                         }
                         results[i] = Some(r);
+                        if let Some(t) = &tx {
+                            let (ready, still): (Vec<usize>, Vec<usize>) =
+                                waiting.iter().partition(|&&k| {
+                                    plans[k]
+                                        .control
+                                        .wait_for
+                                        .iter()
+                                        .all(|w| waitee_done(*w, &results))
+                                });
+                            for k in ready {
+                                spawn(k, t.clone());
+                            }
+                            waiting = still;
+                            if waiting.is_empty() {
+                                tx = None;
+                            }
+                        }
                     }
                     Err(mpsc::RecvTimeoutError::Timeout) => {
                         if terminate.load(Ordering::Relaxed) {
-                            group_stop.store(true, Ordering::Relaxed);
+                            stop_all();
                         }
                     }
                     Err(mpsc::RecvTimeoutError::Disconnected) => break,
                 }
                 if extras.trigger.poll(clock.now()) {
-                    group_stop.store(true, Ordering::Relaxed);
+                    stop_all();
                 }
                 for u in &mut ss_units {
                     if u.poll(&progress, |m| results[m].is_some()) {
@@ -560,6 +660,18 @@ fn execute(
                 if let Some(r) = &mut results[m] {
                     r.steadystate = Some(u.state.clone());
                 }
+            }
+        }
+    }
+    if quit_all {
+        // exit_what=all: fio still reports the jobs it never started, with nothing done.
+        for (i, r) in results.iter_mut().enumerate() {
+            if r.is_none() && !setup_failed[i] {
+                *r = Some(worker::result_of(
+                    &plans[i],
+                    0,
+                    flexio_stats::ThreadStats::default(),
+                ));
             }
         }
     }

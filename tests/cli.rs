@@ -75,11 +75,15 @@ fn unimplemented_options_and_engines_are_rejected_not_ignored() {
     let r = flexio(&["--name=x", "--size=1M", "--cgroup=g"], d.path());
     assert_eq!(r.code, 1);
     assert!(r.stderr.contains("not supported by flexio"), "{}", r.stderr);
-    let jf = write(d.path(), "j.fio", "[x]\nsize=1M\nexec_prerun=true\n");
+    let jf = write(
+        d.path(),
+        "j.fio",
+        "[x]\nsize=1M\nblock_error_percentiles=1\n",
+    );
     let r = flexio(&[&jf], d.path());
     assert_eq!(r.code, 1);
     assert!(
-        r.stderr.contains("j.fio:3: 'exec_prerun=true': option 'exec_prerun' is a fio option that is not supported by flexio"),
+        r.stderr.contains("j.fio:3: 'block_error_percentiles=1': option 'block_error_percentiles' is a fio option that is not supported by flexio"),
         "{}",
         r.stderr
     );

@@ -28,6 +28,30 @@ pub fn format_name(fmt: &str, jobname: &str, jobnum: u32, filenum: u32) -> Strin
         .replace("$clientuid", "0")
 }
 
+/// Entries opendir looks at before it gives up (a whole file system is not a job's files).
+const OPENDIR_MAX_ENTRIES: u32 = 65536;
+
+/// The regular files below `dir`, depth first in directory order (symbolic links and
+/// special files are left out).
+fn walk(dir: &Path, out: &mut Vec<PathBuf>, budget: &mut u32) -> std::io::Result<()> {
+    for e in std::fs::read_dir(dir)? {
+        let e = e?;
+        if *budget == 0 {
+            return Err(std::io::Error::other(format!(
+                "more than {OPENDIR_MAX_ENTRIES} entries below it; flexio stops there"
+            )));
+        }
+        *budget -= 1;
+        let t = e.file_type()?;
+        if t.is_dir() {
+            walk(&e.path(), out, budget)?;
+        } else if t.is_file() {
+            out.push(e.path());
+        }
+    }
+    Ok(())
+}
+
 /// Current size of a regular file (None if missing).
 fn existing_size(p: &Path) -> Option<u64> {
     std::fs::metadata(p)
@@ -57,7 +81,19 @@ pub fn resolve(def: &JobDef, sub: u32, caps: &Caps) -> Result<Vec<FilePlan>, Pla
             Path::new(d).join(p)
         }
     };
+    // opendir: the regular files below the directory (in directory order, depth first), then
+    // those of filename=, as fio adds them.
+    let mut found = Vec::new();
+    if let Some(d) = &o.opendir {
+        let mut budget = OPENDIR_MAX_ENTRIES;
+        walk(Path::new(d), &mut found, &mut budget)
+            .map_err(|e| err(def, format!("opendir '{d}': {e}")))?;
+        if found.is_empty() && o.filename.is_none() {
+            return Err(err(def, format!("opendir '{d}' has no regular files")));
+        }
+    }
     let names: Vec<PathBuf> = match &o.filename {
+        None if !found.is_empty() => Vec::new(),
         Some(list) => {
             let v = split_colon_escaped(list);
             if v.is_empty() {
@@ -72,6 +108,7 @@ pub fn resolve(def: &JobDef, sub: u32, caps: &Caps) -> Result<Vec<FilePlan>, Pla
             .map(|i| in_dir(&format_name(&o.filename_format, name, sub, i), i))
             .collect(),
     };
+    let names: Vec<PathBuf> = found.into_iter().chain(names).collect();
     let mut blocks: Vec<Option<crate::blockdev::BlockInfo>> = Vec::new();
     for n in &names {
         let b = crate::blockdev::probe(n).map_err(|e| {

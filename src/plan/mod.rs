@@ -6,9 +6,11 @@
 //! fio's size rules (`filesetup.c`) live in `files.rs`.
 
 pub mod files;
+pub mod replay;
 pub mod resolved;
 
 pub use files::{format_name, FilePlan};
+pub use replay::{CapturePlan, ReplayPlan};
 pub use resolved::*;
 
 use flexio_engine::{Caps, EngineConfig};
@@ -60,6 +62,10 @@ pub struct ThreadPlan {
     pub depth_note: bool,
     /// The job's header line in the normal output (printed once per job definition).
     pub header: JobHeader,
+    /// read_iolog: the trace the job replays instead of generating I/O.
+    pub replay: Option<ReplayPlan>,
+    /// write_iolog: where the job's I/O is captured.
+    pub capture: Option<CapturePlan>,
 }
 
 /// What the normal output's job header line shows (`name: (g=0): rw=..., bs=..., ioengine=...,
@@ -153,11 +159,27 @@ pub fn plan_with(
     readonly: bool,
     probe_engines: bool,
 ) -> Result<Vec<ThreadPlan>, PlanError> {
-    let mut out = Vec::new();
+    let mut out: Vec<ThreadPlan> = Vec::new();
     let mut thread_number = 0u32;
     let mut segment = 0usize;
+    // The thread plans of each job definition so far (wait_for names a job defined before).
+    let mut threads_of: Vec<(String, std::ops::Range<usize>)> = Vec::new();
     for (ji, def) in set.jobs.iter().enumerate() {
         let o = &def.opts;
+        let waitees = match &o.wait_for {
+            None => Vec::new(),
+            Some(w) => threads_of
+                .iter()
+                .filter(|(n, _)| n == w)
+                .flat_map(|(_, r)| r.clone())
+                .collect::<Vec<usize>>(),
+        };
+        if let Some(w) = &o.wait_for {
+            if waitees.is_empty() && !threads_of.iter().any(|(n, _)| n == w) {
+                return Err(err(def, format!("waitee job {w} unknown")));
+            }
+        }
+        let first = out.len();
         if ji > 0 && o.stonewall {
             segment += 1;
         }
@@ -190,9 +212,11 @@ pub fn plan_with(
         }
         for sub in 0..o.numjobs {
             thread_number += 1;
-            let t = plan_thread(def, sub, thread_number, segment, caps, set.compat)?;
+            let mut t = plan_thread(def, sub, thread_number, segment, caps, readonly, set.compat)?;
+            t.control.wait_for = waitees.clone();
             out.push(t);
         }
+        threads_of.push((o.name.clone(), first..out.len()));
     }
     Ok(out)
 }
@@ -267,8 +291,40 @@ fn validate(def: &JobDef, caps: &Caps, readonly: bool) -> Result<(), PlanError> 
         }
     }
 
+    validate_logs(def)?;
     if o.direct && o.iomem_align != 0 && o.iomem_align < 512 {
         return Err(err(def, "iomem_align below 512 cannot work with direct=1"));
+    }
+    Ok(())
+}
+
+/// The log options that cannot go together (fio's checks, and what flexio does not do).
+fn validate_logs(def: &JobDef) -> Result<(), PlanError> {
+    use flexio_job::options::LogWindow;
+    let o = &def.opts;
+    if o.log_issue_time && !(o.write_lat_log.is_some() && o.log_offset) {
+        return Err(err(
+            def,
+            "log_issue_time option requires write_lat_log and log_offset options",
+        ));
+    }
+    if o.log_unix_epoch || o.log_alternate_epoch {
+        crate::clock::clock_ms(o.log_alternate_epoch_clock_id)
+            .map_err(|e| err(def, format!("log_alternate_epoch_clock_id: {e}")))?;
+    }
+    if o.log_store_compressed {
+        if o.write_hist_log.is_some() {
+            return Err(err(
+                def,
+                "log_store_compressed with write_hist_log is not supported by flexio (fio stores no histogram there either)",
+            ));
+        }
+        if o.log_issue_time || o.log_window == LogWindow::Both {
+            return Err(err(
+                def,
+                "log_store_compressed with log_issue_time or log_window_value=both is not supported by flexio (it writes fio 3.33's compressed sample layout)",
+            ));
+        }
     }
     Ok(())
 }
@@ -279,10 +335,26 @@ fn plan_thread(
     thread_number: u32,
     segment: usize,
     caps: Caps,
+    readonly: bool,
     compat: Compat,
 ) -> Result<ThreadPlan, PlanError> {
-    let o = &def.opts;
-    let files = files::resolve(def, sub, &caps)?;
+    replay::check_replay_options(def)?;
+    let replayed = replay::load(def, sub, readonly, compat)?;
+    let (o, files) = match &replayed {
+        Some(l) => (&l.opts, l.files.clone()),
+        None => (&def.opts, files::resolve(def, sub, &caps)?),
+    };
+    if let Some(info) = replayed.as_ref().map(|l| &l.info) {
+        if info.ios[2] > 0 && !caps.trim {
+            return Err(err(
+                def,
+                format!(
+                    "the trace has trims, which ioengine {} does not do in flexio",
+                    o.ioengine
+                ),
+            ));
+        }
+    }
     // ---- budget and depth
     let region_total: u64 = files.iter().map(|f| f.region.len).sum();
     let io_size = o
@@ -290,7 +362,12 @@ fn plan_thread(
         .map(|v| v.resolve(region_total))
         .unwrap_or(region_total);
     let time_based = o.time_based && o.runtime_us > 0;
-    let budget = if time_based { u64::MAX } else { io_size };
+    // A replay ends with its trace.
+    let budget = if time_based || replayed.is_some() {
+        u64::MAX
+    } else {
+        io_size
+    };
     let depth_note = caps.syncio && o.iodepth > 1 && !caps.has_commit;
     let depth = if caps.syncio && !caps.has_commit {
         1
@@ -313,6 +390,20 @@ fn plan_thread(
     };
     let verify = verify_plan(o, &seeds, &vctx).map_err(|e| err(def, e))?;
     let stats_cfg = stats_config(o);
+    let mut io = io_plan(o, &caps, depth, budget, &seeds);
+    let mut layout_on_open = o.create_on_open;
+    if let Some(info) = replayed.as_ref().map(|l| &l.info) {
+        io.dirs = info.dirs();
+        // fio replays once: later loops find the trace used up.
+        io.loops = 1;
+        layout_on_open = true;
+    }
+    let capture = match (&o.iolog.write, &replayed) {
+        (Some(p), None) => Some(CapturePlan {
+            path: std::path::PathBuf::from(p),
+        }),
+        _ => None,
+    };
     Ok(ThreadPlan {
         name: o.name.clone(),
         description: o.description.clone(),
@@ -323,7 +414,7 @@ fn plan_thread(
         echo: def.echo.clone(),
         engine: o.ioengine.clone(),
         engine_cfg: engine_config(o, depth, files.len() as u32, &seeds),
-        io: io_plan(o, &caps, depth, budget, &seeds),
+        io,
         buffers: buffer_plan(o, depth, &seeds, verify.is_some()),
         open: open_plan(o, files.len()),
         layout: LayoutPlan {
@@ -331,7 +422,7 @@ fn plan_thread(
             fallocate: o.fallocate,
             create_fsync: o.create_fsync,
             allow_create: o.allow_file_create,
-            on_open: o.create_on_open,
+            on_open: layout_on_open,
         },
         pace: pace_plan(o, &seeds),
         meter: meter_plan(o, &caps, thread_number),
@@ -352,11 +443,14 @@ fn plan_thread(
         header: JobHeader {
             first: sub == 0,
             numjobs: o.numjobs,
-            rw: o.rw.as_str(),
-            bs: [0, 1, 2].map(|d| (o.min_bs_dir(d), o.max_bs_dir(d))),
+            // fio prints the header from the options as given, before a trace is read.
+            rw: def.opts.rw.as_str(),
+            bs: [0, 1, 2].map(|d| (def.opts.min_bs_dir(d), def.opts.max_bs_dir(d))),
             bs_by_pattern: o.bs_is_seq_rand,
             iodepth: o.iodepth,
         },
+        replay: replayed.map(|l| l.plan),
+        capture,
     })
 }
 

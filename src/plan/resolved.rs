@@ -4,7 +4,9 @@
 
 use crate::progress::RunState;
 use flexio_engine::{Caps, EngineConfig};
-use flexio_job::options::{err_class, FadviseHint, JobOptions, SsCriterion, SyncMode, Unified};
+use flexio_job::options::{
+    err_class, FadviseHint, JobOptions, LogWindow, SsCriterion, SyncMode, Unified,
+};
 use flexio_stats::report::{self, ReportParams};
 use flexio_stats::StatsConfig;
 use flexio_workload::fill::Fill;
@@ -158,13 +160,32 @@ pub struct LogPlan {
     pub hist: Option<PathBuf>,
     /// log_avg_msec (0 = every I/O).
     pub avg_ms: u64,
+    /// log_window_value: the window maximum instead of the mean (`max`), or both.
     pub max_value: bool,
+    pub both_values: bool,
+    /// log_issue_time: issue time column (clat and slat logs).
+    pub issue_time: bool,
+    /// log_unix_epoch / log_alternate_epoch: times count from this clock's epoch.
+    pub epoch_clock: Option<i32>,
+    /// log_compression / log_store_compressed / log_compression_cpus.
+    pub compress: Option<CompressPlan>,
     pub offset: bool,
     /// log_prio: the raw priority value instead of 0/1.
     pub prio_raw: bool,
     /// log_hist_msec (0 = as often as the log is looked at).
     pub hist_ms: u64,
     pub hist_coarseness: u32,
+}
+
+/// Compressed logs.
+#[derive(Clone, Debug, Default)]
+pub struct CompressPlan {
+    /// Bytes of binary samples per zlib stream (0: one stream per batch of samples).
+    pub chunk: u64,
+    /// Keep the file compressed (`.log.fz`); else the text is written as without compression.
+    pub store: bool,
+    /// CPUs the compression runs on.
+    pub cpus: Option<Vec<usize>>,
 }
 
 impl LogPlan {
@@ -324,6 +345,19 @@ pub struct Control {
     pub time_limit_us: Option<u64>,
     /// `time_based` without a runtime (fio warns).
     pub time_based_without_runtime: bool,
+    /// lockfile: lock each file around its requests (None = off; Some(true) = reads share).
+    pub lockfile: Option<bool>,
+    /// serialize_overlap: wait for in-flight requests a new one overlaps.
+    pub serialize_overlap: bool,
+    /// flow control: (flow_id, weight, sleep µs) when `flow` is set.
+    pub flow: Option<(u32, u64, u64)>,
+    /// wait_for: the thread plans (indexes) that must end before this thread starts.
+    pub wait_for: Vec<usize>,
+    /// exit_what: which jobs exitall stops.
+    pub exit_what: flexio_job::options::ExitWhat,
+    /// exec_prerun / exec_postrun: shell commands around the job.
+    pub exec_prerun: Option<String>,
+    pub exec_postrun: Option<String>,
 }
 
 /// Which statistics the thread keeps (histograms).
@@ -569,19 +603,21 @@ fn log_prefix(o: &JobOptions, p: &Option<String>) -> Option<String> {
 }
 
 /// fio's log file name: `<prefix>_<type>.<thread_number>.log` (`<prefix>_<type>.log` with
-/// per_job_logs=0).
-pub fn log_name(prefix: &str, kind: &str, thread_number: u32, per_job: bool) -> PathBuf {
+/// per_job_logs=0; `.log.fz` when stored compressed).
+pub fn log_name(prefix: &str, kind: &str, thread_number: u32, per_job: bool, fz: bool) -> PathBuf {
+    let ext = if fz { "log.fz" } else { "log" };
     if per_job {
-        PathBuf::from(format!("{prefix}_{kind}.{thread_number}.log"))
+        PathBuf::from(format!("{prefix}_{kind}.{thread_number}.{ext}"))
     } else {
-        PathBuf::from(format!("{prefix}_{kind}.log"))
+        PathBuf::from(format!("{prefix}_{kind}.{ext}"))
     }
 }
 
 /// Sampling, logs and steady state.
 pub fn meter_plan(o: &JobOptions, caps: &Caps, thread_number: u32) -> MeterPlan {
     let pj = o.per_job_logs;
-    let name = |p: &str, kind: &str| log_name(p, kind, thread_number, pj);
+    let fz = o.log_store_compressed;
+    let name = |p: &str, kind: &str| log_name(p, kind, thread_number, pj, fz);
     let logs = LogPlan {
         lat: log_prefix(o, &o.write_lat_log)
             .map(|p| [name(&p, "lat"), name(&p, "slat"), name(&p, "clat")]),
@@ -589,7 +625,16 @@ pub fn meter_plan(o: &JobOptions, caps: &Caps, thread_number: u32) -> MeterPlan 
         iops: log_prefix(o, &o.write_iops_log).map(|p| name(&p, "iops")),
         hist: log_prefix(o, &o.write_hist_log).map(|p| name(&p, "clat_hist")),
         avg_ms: o.log_avg_msec,
-        max_value: o.log_max_value,
+        max_value: o.log_window == LogWindow::Max,
+        both_values: o.log_window == LogWindow::Both,
+        issue_time: o.log_issue_time,
+        epoch_clock: (o.log_unix_epoch || o.log_alternate_epoch)
+            .then_some(o.log_alternate_epoch_clock_id),
+        compress: (o.log_compression > 0 || o.log_store_compressed).then(|| CompressPlan {
+            chunk: o.log_compression,
+            store: o.log_store_compressed,
+            cpus: o.log_compression_cpus.clone(),
+        }),
         offset: o.log_offset,
         prio_raw: o.log_prio,
         hist_ms: o.log_hist_msec,
@@ -843,6 +888,17 @@ pub fn control(o: &JobOptions) -> Control {
         time_limit_us: (o.runtime_us > 0)
             .then_some(o.runtime_us + o.ramp_time_us + o.startdelay_us.1),
         time_based_without_runtime: o.time_based && o.runtime_us == 0,
+        lockfile: match o.lockfile {
+            flexio_job::options::LockMode::None => None,
+            flexio_job::options::LockMode::Exclusive => Some(false),
+            flexio_job::options::LockMode::ReadWrite => Some(true),
+        },
+        serialize_overlap: o.serialize_overlap,
+        flow: (o.flow > 0).then_some((o.flow_id, o.flow, o.flow_sleep_us)),
+        wait_for: Vec::new(),
+        exit_what: o.exit_what,
+        exec_prerun: o.exec_prerun.clone(),
+        exec_postrun: o.exec_postrun.clone(),
     }
 }
 

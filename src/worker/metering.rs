@@ -99,6 +99,9 @@ impl Meter {
 
     /// The measured part starts (the job, or the end of ramp_time) at `now`.
     pub fn start(&mut self, now: u64) {
+        if let Some(l) = &mut self.logs {
+            l.start_epoch();
+        }
         self.bw_last_ns = now;
         self.iops_last_ns = now;
         self.bw_last = [0; 3];
@@ -266,9 +269,10 @@ impl Meter {
         lat: u64,
         clat: u64,
         slat: Option<u64>,
+        issue_ns: u64,
     ) {
         let Some(l) = &mut self.logs else { return };
-        l.io(time_ms, ddir, len, offset, prio, lat, clat, slat);
+        l.io(time_ms, ddir, len, offset, prio, lat, clat, slat, issue_ns);
         let d = &mut stats.dirs[ddir as usize];
         if l.per_io_bw && clat > 0 {
             d.bw.add((len as u128 * 1_000_000 / clat as u128) as u64);

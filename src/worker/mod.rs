@@ -14,15 +14,25 @@
 //! | `lat_target` | the queue-depth search | continue / quiesce / done / fatal |
 //! | `prio` | per-request priority draws | the priority of the next request |
 //! | `placement` | — | CPU affinity, nice, ioprio of the thread |
+//! | `replay` | the trace being replayed, its pacing state | the next entry; how long to wait before it |
+//! | `capture` | the write_iolog writer | — (records file actions and queued requests) |
+//! | `exec` | — | exec_prerun / exec_postrun ran (and succeeded) |
+//! | `flow` | the job's share of its flow group | hold back before this I/O or not |
+//! | `lockfile` | the per-path locks shared by jobs | — (lock/unlock around queueing) |
 
+mod capture;
+mod exec;
 mod file_table;
+mod flow;
 mod io_loop;
 mod lat_target;
+mod lockfile;
 mod logs;
 mod metering;
 mod pacing;
 mod placement;
 mod prio;
+mod replay;
 mod verify;
 mod verify_async;
 

@@ -45,6 +45,10 @@ pub struct Switches {
     pub cmdhelp: Option<Option<String>>,
     /// `--enghelp[=engine[,opt]]`.
     pub enghelp: Option<Option<String>>,
+    /// `--merge-blktrace-only`: merge the jobs' blktraces, run nothing.
+    pub merge_blktrace_only: bool,
+    /// `--inflate-log=FILE`: print a compressed log as text and exit.
+    pub inflate_log: Option<String>,
     /// `--compat=3.33|latest`; unset: `FLEXIO_COMPAT`, then the newest fio (see [`Compat`]).
     pub compat: Option<Compat>,
     /// `--debug`, `--idle-prof`, `--trigger*`, `--crctest`, ... (see [`crate::cli_extra`]).
@@ -73,6 +77,8 @@ impl Default for Switches {
             warnings_fatal: false,
             cmdhelp: None,
             enghelp: None,
+            merge_blktrace_only: false,
+            inflate_log: None,
             compat: None,
             extra: Default::default(),
             report: None,
@@ -171,6 +177,16 @@ pub const SWITCHES: &[(&str, Arg, &str)] = &[
     ),
     ("warnings-fatal", Arg::None, "Parser warnings are fatal"),
     (
+        "merge-blktrace-only",
+        Arg::None,
+        "Merge blktraces only, don't start any IO",
+    ),
+    (
+        "inflate-log",
+        Arg::Required,
+        "Inflate and output compressed log",
+    ),
+    (
         "compat",
         Arg::Required,
         "Reproduce fio 3.33 where it differs from the newest fio (3.33 or latest; env FLEXIO_COMPAT)",
@@ -184,12 +200,10 @@ pub const SWITCHES: &[(&str, Arg, &str)] = &[
 
 /// fio switches flexio does not implement.
 const UNSUPPORTED_SWITCHES: &[&str] = &[
-    "merge-blktrace-only",
     "server",
     "daemonize",
     "client",
     "remote-config",
-    "inflate-log",
     "trigger-remote",
     "append-terse",
 ];
@@ -435,6 +449,8 @@ pub fn parse_args(args: &[String], cat: &Catalog) -> Result<Cli, JobError> {
                         s.status_interval_ms = Some(t)
                     }
                     "readonly" => s.readonly = true,
+                    "merge-blktrace-only" => s.merge_blktrace_only = true,
+                    "inflate-log" => s.inflate_log = Some(v),
                     "max-jobs" => {
                         let n: u32 = v.parse().map_err(|_| {
                             JobError::new(origin.clone(), Some(word), "max-jobs takes a number")

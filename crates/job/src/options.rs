@@ -238,6 +238,18 @@ pub struct JobOptions {
     pub new_group: bool,
     pub group_reporting: bool,
     pub exitall: bool,
+    /// wait_for: the job (by name, defined before) whose threads must all end before this
+    /// one starts.
+    pub wait_for: Option<String>,
+    /// flow / flow_id / flow_sleep: weighted flow control between jobs.
+    pub flow: u64,
+    pub flow_id: u32,
+    pub flow_sleep_us: u64,
+    /// exit_what: which jobs exitall stops.
+    pub exit_what: ExitWhat,
+    /// Shell commands run before and after the job (fio's exec_prerun / exec_postrun).
+    pub exec_prerun: Option<String>,
+    pub exec_postrun: Option<String>,
     pub exitall_on_error: bool,
     pub stats: bool,
     pub kb_base: KbBase,
@@ -446,7 +458,18 @@ pub struct JobOptions {
     pub write_iops_log: Option<String>,
     pub write_hist_log: Option<String>,
     pub log_avg_msec: u64,
-    pub log_max_value: bool,
+    /// log_window_value (3.33's log_max_value): what a log_avg_msec window logs.
+    pub log_window: LogWindow,
+    /// log_issue_time: a trailing issue-time column in clat and slat logs.
+    pub log_issue_time: bool,
+    /// log_unix_epoch / log_alternate_epoch: log times from a clock's epoch.
+    pub log_unix_epoch: bool,
+    pub log_alternate_epoch: bool,
+    pub log_alternate_epoch_clock_id: i32,
+    /// log_compression: bytes of samples per compressed chunk (0 = off).
+    pub log_compression: u64,
+    pub log_store_compressed: bool,
+    pub log_compression_cpus: Option<Vec<usize>>,
     pub log_offset: bool,
     pub log_prio: bool,
     pub per_job_logs: bool,
@@ -456,6 +479,91 @@ pub struct JobOptions {
     /// flexio: per-interval JSON Lines stream (path) and its interval.
     pub interval_log: Option<String>,
     pub interval_log_msec: u64,
+
+    // --- trace capture and replay
+    pub iolog: IologOpts,
+    /// unique_filename: prefix generated names with the client's address (client/server
+    /// mode only).
+    pub unique_filename: bool,
+    /// opendir: every regular file below this directory is one of the job's files.
+    pub opendir: Option<String>,
+    /// serialize_overlap: no request is issued while an overlapping one is in flight.
+    pub serialize_overlap: bool,
+    /// lockfile: lock a file (by name, across jobs) around each request.
+    pub lockfile: LockMode,
+}
+
+/// lockfile: how requests to a file shared by jobs are serialized.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LockMode {
+    #[default]
+    None,
+    /// One request at a time.
+    Exclusive,
+    /// Reads together, writes alone.
+    ReadWrite,
+}
+
+/// exit_what: which jobs a job with exitall stops when it finishes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ExitWhat {
+    /// The jobs of its reporting group.
+    #[default]
+    Group,
+    /// Every running job; the next stonewall segment still runs.
+    Stonewall,
+    /// Everything: no further segment runs.
+    All,
+}
+
+/// What a windowed (log_avg_msec) log entry holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogWindow {
+    Avg,
+    Max,
+    /// Both: the mean, then the maximum in a second value column.
+    Both,
+}
+
+/// Trace capture (`write_iolog`) and replay (`read_iolog`, `replay_*`, `merge_blktrace_*`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct IologOpts {
+    pub write: Option<String>,
+    /// `:`-separated per clone (fio's `get_name_by_idx`).
+    pub read: Option<String>,
+    pub chunked: bool,
+    pub no_stall: bool,
+    pub redirect: Option<String>,
+    /// Offsets are aligned down to this (0 = off).
+    pub align: u64,
+    /// Offsets are divided by this (fio's default 1).
+    pub scale: u64,
+    /// Delays are scaled by 100 / this.
+    pub time_scale: u64,
+    /// Bit per direction skipped: read 0, write 1, trim 2, sync 3.
+    pub skip: u8,
+    pub merge_file: Option<String>,
+    pub merge_scalars: Vec<f64>,
+    pub merge_iters: Vec<f64>,
+}
+
+impl Default for IologOpts {
+    fn default() -> Self {
+        IologOpts {
+            write: None,
+            read: None,
+            chunked: false,
+            no_stall: false,
+            redirect: None,
+            align: 0,
+            scale: 1,
+            time_scale: 100,
+            skip: 0,
+            merge_file: None,
+            merge_scalars: Vec::new(),
+            merge_iters: Vec::new(),
+        }
+    }
 }
 
 /// fio 3.33's default percentile list.
@@ -698,7 +806,14 @@ impl Default for JobOptions {
             write_iops_log: None,
             write_hist_log: None,
             log_avg_msec: 0,
-            log_max_value: false,
+            log_window: LogWindow::Avg,
+            log_issue_time: false,
+            log_unix_epoch: false,
+            log_alternate_epoch: false,
+            log_alternate_epoch_clock_id: 0,
+            log_compression: 0,
+            log_store_compressed: false,
+            log_compression_cpus: None,
             log_offset: false,
             log_prio: false,
             per_job_logs: true,
@@ -707,6 +822,18 @@ impl Default for JobOptions {
             log_entries: 1024,
             interval_log: None,
             interval_log_msec: 1000,
+            iolog: IologOpts::default(),
+            unique_filename: true,
+            opendir: None,
+            serialize_overlap: false,
+            lockfile: LockMode::None,
+            exec_prerun: None,
+            exit_what: ExitWhat::Group,
+            wait_for: None,
+            flow: 0,
+            flow_id: 0,
+            flow_sleep_us: 0,
+            exec_postrun: None,
         }
     }
 }

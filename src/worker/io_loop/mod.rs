@@ -28,6 +28,7 @@ use std::sync::atomic::Ordering;
 
 mod periodic;
 mod plain;
+mod replay_io;
 mod requests;
 mod verify_io;
 
@@ -128,6 +129,15 @@ pub struct Worker<'a, E: EngineDef> {
     usage_start: flexio_engine::sys::Usage,
     stop: bool,
     first_direct_error_noted: bool,
+    /// read_iolog: requests come from the trace.
+    replay: Option<Box<super::replay::Replay>>,
+    /// write_iolog: requests are logged as they are queued.
+    capture: Option<Box<super::capture::Capture>>,
+    capture_last_offset: u64,
+    /// flow/flow_id: the job's membership in its flow group.
+    flow: Option<super::flow::Member>,
+    /// lockfile: each file's lock (shared with other jobs by path).
+    locks: Vec<std::sync::Arc<super::lockfile::FileLock>>,
 }
 
 impl<'a, E: EngineDef> Worker<'a, E> {
@@ -212,6 +222,21 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             usage_start: Default::default(),
             stop: false,
             first_direct_error_noted: false,
+            replay: None,
+            capture: None,
+            capture_last_offset: 0,
+            flow: p
+                .control
+                .flow
+                .map(|(id, w, _)| super::flow::Member::join(id, w)),
+            locks: if p.control.lockfile.is_some() {
+                p.files
+                    .iter()
+                    .map(|f| super::lockfile::of(&f.path))
+                    .collect()
+            } else {
+                Vec::new()
+            },
             e,
         }
     }
@@ -255,6 +280,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
         if let Some(w) = w {
             self.ctx.notes.warn(&w);
         }
+        self.capture_file(i, crate::iolog::Act::Open);
         self.publish_files();
         Ok(())
     }
@@ -267,8 +293,9 @@ impl<'a, E: EngineDef> Worker<'a, E> {
                 .store(self.p.files.len() as u32, Ordering::Relaxed);
             return Ok(());
         }
-        if self.p.open.limit.is_some() {
-            // Opened on demand.
+        if self.p.open.limit.is_some() || self.replay.is_some() || self.capture.is_some() {
+            // Opened on demand (a replay opens what its trace opens; a captured job opens
+            // each file at its first use, as fio does, so the log shows fio's order).
             return Ok(());
         }
         for i in 0..self.p.files.len() {
@@ -288,6 +315,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             match self.files.room(limit) {
                 Room::Free => break,
                 Room::Close(v) => {
+                    self.capture_file(v, crate::iolog::Act::Close);
                     self.files.close(v, &mut self.e, self.p.open.fsync_on_close);
                     self.publish_files();
                 }
@@ -309,6 +337,13 @@ impl<'a, E: EngineDef> Worker<'a, E> {
     }
 
     fn close_files(&mut self) {
+        if self.capture.is_some() {
+            for i in 0..self.p.files.len() {
+                if self.files.is_open(i) {
+                    self.capture_file(i, crate::iolog::Act::Close);
+                }
+            }
+        }
         self.files
             .close_all(&mut self.e, self.p.open.fsync_on_close);
         self.progress.files.store(0, Ordering::Relaxed);
@@ -378,6 +413,15 @@ impl<'a, E: EngineDef> Worker<'a, E> {
                     self.fail(e.raw_os_error().unwrap_or(libc::EIO), "file layout");
                     return false;
                 }
+            }
+        }
+        if !self.setup_trace() {
+            return false;
+        }
+        if let Some(cmd) = &self.p.control.exec_prerun {
+            // fio: a prerun that fails keeps the job from doing any I/O (no error).
+            if !super::exec::run_hook(self.ctx, &self.p.name, "prerun", cmd) {
+                return false;
             }
         }
         if let Some(e) = self.ver_err.take() {
@@ -472,6 +516,10 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             self.ctx.notes.err(&format!("flexio: {e}"));
         }
         self.close_files();
+        self.finish_trace();
+        if let Some(cmd) = &self.p.control.exec_postrun {
+            super::exec::run_hook(self.ctx, &self.p.name, "postrun", cmd);
+        }
         if self.p.io.unlink || self.p.io.unlink_each_loop {
             self.unlink_files();
         }
@@ -644,6 +692,9 @@ impl<'a, E: EngineDef> Worker<'a, E> {
     /// Pick the next request into `slot`; `None` when the loop's work is done.
     #[inline]
     fn prepare(&mut self, slot: u32) -> Option<u8> {
+        if self.replay.is_some() {
+            return self.prepare_replay(slot);
+        }
         let io = &self.p.io;
         if io.sync_every > 0 && self.writes_since_sync >= io.sync_every && !self.caps.diskless {
             self.writes_since_sync = 0;
@@ -691,6 +742,28 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             self.fill_write(slot, n.offset, n.len);
         }
         Some(ddir as u8)
+    }
+
+    /// serialize_overlap: reap until no request in flight overlaps the one in `slot`.
+    #[cold]
+    fn wait_for_overlaps(&mut self, slot: u32) {
+        loop {
+            let s = self.slots[slot as usize];
+            let overlap = (0..self.slots.len() as u32).any(|k| {
+                let o = &self.slots[k as usize];
+                k != slot
+                    && !self.free.contains(&k)
+                    && o.op < OP_SYNC
+                    && o.file == s.file
+                    && o.offset < s.offset + s.len
+                    && s.offset < o.offset + o.len
+            });
+            if !overlap || self.inflight == 0 && self.uncommitted.is_empty() || self.stop {
+                return;
+            }
+            self.commit();
+            self.reap(1);
+        }
     }
 
     /// The data of a (non-verifying) write: refilled or scrambled as the job asks.
@@ -751,6 +824,18 @@ impl<'a, E: EngineDef> Worker<'a, E> {
                 now = self.clock.now();
                 continue;
             }
+            if self.flow.as_mut().is_some_and(|f| f.exceeded()) {
+                // Held back by flow control until the group catches up.
+                let sleep = self.p.control.flow.map_or(0, |f| f.2);
+                if sleep > 0 {
+                    self.quiesce();
+                    let t0 = self.clock.now();
+                    self.sleep_us(sleep);
+                    self.stats.wait_ns += self.clock.now().saturating_sub(t0);
+                }
+                now = self.clock.now();
+                continue;
+            }
             let in_use = self.slots.len() - self.free.len();
             let slot = if in_use < self.depth_limit {
                 self.free.pop()
@@ -795,6 +880,14 @@ impl<'a, E: EngineDef> Worker<'a, E> {
                     self.slots[slot as usize].sched_ns = due.max(1);
                     self.pace.issued(d, len);
                 }
+            }
+            if self.p.control.serialize_overlap && op < OP_SYNC {
+                self.wait_for_overlaps(slot);
+                if self.stop {
+                    self.free.push(slot);
+                    break;
+                }
+                now = self.clock.now();
             }
             now = self.submit(slot, now);
             if self.pace.thinks() && op < OP_SYNC {

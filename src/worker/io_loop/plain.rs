@@ -31,6 +31,10 @@ impl<E: EngineDef> Worker<'_, E> {
             && self.meter.logs.is_none()
             && !self.prio.varies()
             && p.io.sync_every == 0
+            && p.replay.is_none()
+            && p.control.flow.is_none()
+            && p.control.lockfile.is_none()
+            && p.capture.is_none()
     }
 
     /// [`Self::do_io`] for [`Self::plain_sync`] jobs: the same requests, statistics and

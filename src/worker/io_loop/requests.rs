@@ -65,6 +65,7 @@ impl<E: EngineDef> Worker<'_, E> {
             return self.clock.now();
         }
         let is_sync = s.op >= OP_SYNC;
+        self.capture_io(slot);
         let t = self.timing;
         if t.lat || (self.caps.syncio && (t.clat || is_sync)) {
             now = self.clock.now();
@@ -86,7 +87,16 @@ impl<E: EngineDef> Worker<'_, E> {
             // their issue time at submission.
             let issue = now;
             self.slots[slot as usize].issue_ns = issue;
+            let lock = self.p.control.lockfile.map(|rw| {
+                // readwrite: reads share the lock.
+                let shared = rw && s.op == 0;
+                self.locks[s.file as usize].lock(shared);
+                shared
+            });
             let r = self.e.queue(&req);
+            if let Some(shared) = lock {
+                self.locks[s.file as usize].unlock(shared);
+            }
             match r {
                 Queued::Completed(res) => {
                     let t = self.clock.now();
@@ -327,6 +337,7 @@ impl<E: EngineDef> Worker<'_, E> {
                 lat,
                 clat,
                 slat,
+                s.issue_ns.saturating_sub(self.epoch_ns),
             );
         }
         self.meter.last_bs[d] = s.len;

@@ -315,4 +315,20 @@ pub(super) static ROWS: &[OptDef] = &[
         "0",
         "Pre-read files before starting official testing"
     ),
+    // Only client/server mode prefixes names; flexio runs no clients, so like a local fio
+    // it leaves names as they are.
+    row!("lockfile", [],
+         Kind::Choice(&[("none", "No file locking"), ("exclusive", "Exclusive file lock"), ("readwrite", "Read vs write lock")]),
+         "none", "Lock file when doing IO to it",
+         |o, v| { o.lockfile = choice(v, &[("none", LockMode::None), ("exclusive", LockMode::Exclusive), ("readwrite", LockMode::ReadWrite)])?; Ok(()) }),
+    bool_row!("serialize_overlap", [], serialize_overlap, "0", "Wait for in-flight IOs that collide to complete"),
+    row!("opendir", [], Kind::Str, "", "Recursively add files from this directory and down",
+         |o, v| { o.opendir = Some(req(v)?.to_string()); Ok(()) }),
+    bool_row!(
+        "unique_filename",
+        [],
+        unique_filename,
+        "1",
+        "For network clients, prefix file with source IP"
+    ),
 ];
