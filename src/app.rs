@@ -260,7 +260,8 @@ fn execute(
     // Job headers, once per job definition (not per clone), as fio prints them at parse time.
     if sink.normal() {
         let mut pre = String::new();
-        for t in plans.iter().filter(|t| t.header.first) {
+        // Engines that move no data print their own line instead (fio's NOIO engines).
+        for t in plans.iter().filter(|t| t.header.first && !t.caps.noio) {
             let h = &t.header;
             pre.push_str(&normal::job_header(
                 &t.name,
@@ -434,6 +435,10 @@ fn execute(
             .filter(|i| plans[*i].segment == seg && !setup_failed[*i])
             .collect();
         let mut ss_units = crate::steady_judge::units(&plans, &members);
+        flexio_engine::api::IO_JOBS_PENDING.store(
+            members.iter().filter(|i| !plans[**i].caps.noio).count(),
+            Ordering::Relaxed,
+        );
         let (tx, rx) = mpsc::channel::<(usize, JobResult)>();
         std::thread::scope(|s| {
             for &i in &members {

@@ -37,6 +37,9 @@ fn existing_size(p: &Path) -> Option<u64> {
 }
 
 /// The files of clone `sub` of a job.
+/// Length of the pseudo-file of engines that move no data (no end in practice).
+const NOIO_LEN: u64 = 1 << 60;
+
 pub fn resolve(def: &JobDef, sub: u32, caps: &Caps) -> Result<Vec<FilePlan>, PlanError> {
     let o = &def.opts;
     let name = &o.name;
@@ -72,6 +75,19 @@ pub fn resolve(def: &JobDef, sub: u32, caps: &Caps) -> Result<Vec<FilePlan>, Pla
             .map(|i| in_dir(&format_name(&o.filename_format, name, sub, i), i))
             .collect(),
     };
+    if caps.noio {
+        // Engines that move no data (cpuio, exec) run on one pseudo-file without end.
+        let len = NOIO_LEN / o.max_bs().max(1) * o.max_bs().max(1);
+        return Ok(vec![FilePlan {
+            path: names
+                .into_iter()
+                .next()
+                .unwrap_or_else(|| PathBuf::from(name)),
+            need: 0,
+            region: Region { start: 0, len },
+            block: None,
+        }]);
+    }
     let mut blocks: Vec<Option<crate::blockdev::BlockInfo>> = Vec::new();
     for n in &names {
         let b = crate::blockdev::probe(n).map_err(|e| {

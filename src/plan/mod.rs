@@ -303,7 +303,11 @@ fn plan_thread(
         o.iodepth
     };
     let seeds = job_seeds(o, thread_number);
-    let spec = workload_spec(o, &files, &seeds, time_based || io_size > region_total);
+    let mut spec = workload_spec(o, &files, &seeds, time_based || io_size > region_total);
+    if caps.noio {
+        // The pseudo-file has no end; offsets mean nothing there.
+        spec.random_map = false;
+    }
     let verify = verify_plan(o, &o.name, thread_number, &seeds);
     let stats_cfg = stats_config(o);
     Ok(ThreadPlan {
@@ -325,7 +329,7 @@ fn plan_thread(
             allow_create: o.allow_file_create,
             on_open: o.create_on_open,
         },
-        pace: pace_plan(o, &seeds),
+        pace: engine_pace(pace_plan(o, &seeds), &caps),
         meter: meter_plan(o, &caps, thread_number),
         verify,
         latency: latency_plan(o),
@@ -350,6 +354,21 @@ fn plan_thread(
             iodepth: o.iodepth,
         },
     })
+}
+
+/// Engines that pace themselves (cpuio, exec) set the job's think time, as fio's do.
+fn engine_pace(mut pace: PacePlan, caps: &Caps) -> PacePlan {
+    if caps.think_us > 0 {
+        pace.think = Some(ThinkPlan {
+            think_us: caps.think_us,
+            spin_us: 0,
+            blocks: Some(1),
+            blocks_issue: false,
+            iotime_us: 0,
+            shift_rate: false,
+        });
+    }
+    pace
 }
 
 /// The workload generator's specification.

@@ -370,6 +370,10 @@ pub fn engine_config(o: &JobOptions, depth: u32, nfiles: u32, seeds: &[u64]) -> 
         advise: o.fadvise_hint != FadviseHint::Off,
         seed: seeds[slot::PRIO] as u32,
         values: o.engine.clone(),
+        job_name: o.name.clone(),
+        runtime_us: o.runtime_us,
+        reads: o.rw.reads(),
+        writes: o.rw.writes(),
     }
 }
 

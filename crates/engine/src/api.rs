@@ -5,6 +5,12 @@
 use std::io;
 use std::os::fd::RawFd;
 use std::path::Path;
+use std::sync::atomic::AtomicUsize;
+
+/// Job threads of the running stonewall segment that do I/O (engines other than cpuio and
+/// exec) and have not finished (fio's "running or pending I/O threads", which cpuio's
+/// exit_on_io_done waits for). The core sets it before a segment starts and counts down.
+pub static IO_JOBS_PENDING: AtomicUsize = AtomicUsize::new(0);
 
 /// What an I/O request asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,6 +71,9 @@ pub enum Queued {
     Completed(i64),
     Queued,
     Busy,
+    /// The engine has nothing more to do: the job ends here, without error (cpuio with
+    /// exit_on_io_done once the I/O jobs are done; exec once its program exited).
+    Finished,
 }
 
 /// A completed asynchronous request.
@@ -103,6 +112,13 @@ pub struct Caps {
     pub creates: bool,
     /// The operation adds or removes names in the file system (refused with --readonly).
     pub changes_names: bool,
+    /// The engine transfers no data (fio's FIO_NOIO: cpuio, exec): the job needs no size
+    /// (one pseudo-file without end; the job runs until its runtime or until the engine
+    /// finishes), counts requests and their latency but no bytes, and prints no job header.
+    pub noio: bool,
+    /// The engine paces itself: a pause of this many µs after every request (fio's engines
+    /// set the job's thinktime: cpuio's idle share, exec's polling period). 0 = none.
+    pub think_us: u64,
 }
 
 /// What an engine is told about a file when the core opens it.
@@ -130,6 +146,13 @@ pub struct EngineConfig {
     pub seed: u32,
     /// The engine-private options the job set.
     pub values: flexio_job::EngineValues,
+    /// The job's name (exec's `%n`, file names of its output).
+    pub job_name: String,
+    /// The job's runtime in µs (0 = none; exec's `%r`).
+    pub runtime_us: u64,
+    /// The job's direction set reads / writes (the net engines: reader or sender).
+    pub reads: bool,
+    pub writes: bool,
 }
 
 /// The engine interface.
@@ -143,6 +166,10 @@ pub trait Engine {
     /// dirdelete create the directories they then measure.
     fn setup(&mut self, _paths: &[&Path]) -> io::Result<()> {
         Ok(())
+    }
+    /// Lines the engine prints once its init is done (fio's engines say what they run).
+    fn init_notes(&self) -> Vec<String> {
+        Vec::new()
     }
     /// Called once the I/O buffers exist (fio's post_init): engines that register memory
     /// with the kernel do it here.

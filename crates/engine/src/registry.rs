@@ -15,10 +15,8 @@ pub struct EngineInfo {
 /// fio engines flexio does not implement (they get a clear error, not "unknown").
 pub static FIO_ONLY_ENGINES: &[&str] = &[
     "io_uring_cmd",
-    "cpuio",
     "net",
     "netsplice",
-    "exec",
     "e4defrag",
     "splice",
     "gfapi",
@@ -115,6 +113,8 @@ registry! {
     "engines/uring.rs" => uring: Uring;
     "engines/libaio.rs" => libaio: Libaio;
     "engines/posixaio.rs" => posixaio: Posixaio;
+    "engines/cpuio.rs" => cpuio: CpuIo;
+    "engines/exec.rs" => exec: Exec;
 }
 
 /// Every option and engine name the job language knows: the core option table and the

@@ -325,6 +325,9 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             .init()
             .and_then(|_| self.e.setup(&paths))
             .and_then(|_| self.e.post_init(&self.bufs));
+        for line in self.e.init_notes() {
+            self.ctx.notes.info(&line);
+        }
         if let Err(e) = ready {
             let errno = e.raw_os_error().unwrap_or(libc::EIO);
             let extra = if self.p.io.depth > 1 && errno == libc::ENOMEM {

@@ -20,6 +20,8 @@ const SYNC_CAPS: Caps = Caps {
     dirs: false,
     creates: false,
     changes_names: false,
+    noio: false,
+    think_us: 0,
 };
 
 /// Borrow the request's descriptor.
