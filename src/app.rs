@@ -435,6 +435,7 @@ fn execute(
             .filter(|i| plans[*i].segment == seg && !setup_failed[*i])
             .collect();
         let mut ss_units = crate::steady_judge::units(&plans, &members);
+        flexio_engine::api::STOP_WAITS.store(false, Ordering::Relaxed);
         flexio_engine::api::IO_JOBS_PENDING.store(
             members.iter().filter(|i| !plans[**i].caps.noio).count(),
             Ordering::Relaxed,
@@ -493,6 +494,9 @@ fn execute(
                         }
                     }
                     Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                }
+                if group_stop.load(Ordering::Relaxed) {
+                    flexio_engine::api::STOP_WAITS.store(true, Ordering::Relaxed);
                 }
                 for u in &mut ss_units {
                     if u.poll(&progress, |m| results[m].is_some()) {

@@ -88,6 +88,30 @@ pub fn resolve(def: &JobDef, sub: u32, caps: &Caps) -> Result<Vec<FilePlan>, Pla
             block: None,
         }]);
     }
+    if caps.pipe {
+        // A stream (net): named by filename (a host or socket path), its length is the
+        // job's size; nothing on disk is looked at.
+        let len = match o.size {
+            Some(SizeVal::Bytes(n)) if n > 0 => n,
+            _ if o.runtime_us > 0 => NOIO_LEN / o.max_bs().max(1) * o.max_bs().max(1),
+            _ => {
+                return Err(err(
+                    def,
+                    format!(
+                        "you need to specify size= (an ioengine={} job transfers that much)",
+                        o.ioengine
+                    ),
+                ))
+            }
+        };
+        let path = PathBuf::from(o.filename.as_deref().unwrap_or(&o.ioengine));
+        return Ok(vec![FilePlan {
+            path,
+            need: 0,
+            region: Region { start: 0, len },
+            block: None,
+        }]);
+    }
     let mut blocks: Vec<Option<crate::blockdev::BlockInfo>> = Vec::new();
     for n in &names {
         let b = crate::blockdev::probe(n).map_err(|e| {

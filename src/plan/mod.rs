@@ -318,7 +318,10 @@ fn plan_thread(
         segment,
         echo: def.echo.clone(),
         engine: o.ioengine.clone(),
-        engine_cfg: engine_config(o, depth, files.len() as u32, &seeds),
+        engine_cfg: EngineConfig {
+            subjob: sub,
+            ..engine_config(o, depth, files.len() as u32, &seeds)
+        },
         io: io_plan(o, &caps, depth, budget, &seeds),
         buffers: buffer_plan(o, depth, &seeds, verify.is_some()),
         open: open_plan(o, files.len()),

@@ -5,12 +5,16 @@
 use std::io;
 use std::os::fd::RawFd;
 use std::path::Path;
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::{AtomicBool, AtomicUsize};
 
 /// Job threads of the running stonewall segment that do I/O (engines other than cpuio and
 /// exec) and have not finished (fio's "running or pending I/O threads", which cpuio's
 /// exit_on_io_done waits for). The core sets it before a segment starts and counts down.
 pub static IO_JOBS_PENDING: AtomicUsize = AtomicUsize::new(0);
+
+/// Set while the running stonewall segment is being stopped (signal, exitall, an error
+/// with exitall_on_error): engines that wait on a peer (net) look at it between waits.
+pub static STOP_WAITS: AtomicBool = AtomicBool::new(false);
 
 /// What an I/O request asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,6 +120,12 @@ pub struct Caps {
     /// (one pseudo-file without end; the job runs until its runtime or until the engine
     /// finishes), counts requests and their latency but no bytes, and prints no job header.
     pub noio: bool,
+    /// The target is a stream, not a file (fio's FIO_PIPEIO: net, netsplice): one
+    /// pseudo-file named by `filename` (or the engine), nothing on disk is looked at, the job's
+    /// size is what it transfers.
+    pub pipe: bool,
+    /// Bandwidth is shown in bits unless unit_base says otherwise (fio's FIO_BIT_BASED: net).
+    pub bit_based: bool,
     /// The engine paces itself: a pause of this many µs after every request (fio's engines
     /// set the job's thinktime: cpuio's idle share, exec's polling period). 0 = none.
     pub think_us: u64,
@@ -153,6 +163,12 @@ pub struct EngineConfig {
     /// The job's direction set reads / writes (the net engines: reader or sender).
     pub reads: bool,
     pub writes: bool,
+    /// The job's offsets are random.
+    pub random: bool,
+    /// The job's `filename` option as given (the net engines: host or socket path).
+    pub filename: Option<String>,
+    /// Which clone of its job definition this thread is (0-based; numjobs).
+    pub subjob: u32,
 }
 
 /// The engine interface.

@@ -15,8 +15,6 @@ pub struct EngineInfo {
 /// fio engines flexio does not implement (they get a clear error, not "unknown").
 pub static FIO_ONLY_ENGINES: &[&str] = &[
     "io_uring_cmd",
-    "net",
-    "netsplice",
     "e4defrag",
     "splice",
     "gfapi",
@@ -115,6 +113,7 @@ registry! {
     "engines/posixaio.rs" => posixaio: Posixaio;
     "engines/cpuio.rs" => cpuio: CpuIo;
     "engines/exec.rs" => exec: Exec;
+    "engines/net.rs" => net: Net, NetSplice;
 }
 
 /// Every option and engine name the job language knows: the core option table and the

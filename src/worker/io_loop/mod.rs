@@ -320,13 +320,16 @@ impl<'a, E: EngineDef> Worker<'a, E> {
         self.progress.set_state(RunState::Initialized);
         let plan = self.p;
         let paths: Vec<&std::path::Path> = plan.files.iter().map(|f| f.path.as_path()).collect();
-        let ready = self
-            .e
-            .init()
-            .and_then(|_| self.e.setup(&paths))
-            .and_then(|_| self.e.post_init(&self.bufs));
-        for line in self.e.init_notes() {
-            self.ctx.notes.info(&line);
+        let mut ready = self.e.init();
+        if ready.is_ok() {
+            // Before setup, which may wait (a net listener for its peer).
+            for line in self.e.init_notes() {
+                self.ctx.notes.info(&line);
+            }
+            ready = self
+                .e
+                .setup(&paths)
+                .and_then(|_| self.e.post_init(&self.bufs));
         }
         if let Err(e) = ready {
             let errno = e.raw_os_error().unwrap_or(libc::EIO);

@@ -21,6 +21,8 @@ const SYNC_CAPS: Caps = Caps {
     creates: false,
     changes_names: false,
     noio: false,
+    pipe: false,
+    bit_based: false,
     think_us: 0,
 };
 
