@@ -382,6 +382,7 @@ pub fn engine_config(o: &JobOptions, depth: u32, nfiles: u32, seeds: &[u64]) -> 
         random: o.rw.is_random(),
         filename: o.filename.clone(),
         subjob: 0,
+        directory: o.directory.clone(),
     }
 }
 

@@ -169,6 +169,8 @@ pub struct EngineConfig {
     pub filename: Option<String>,
     /// Which clone of its job definition this thread is (0-based; numjobs).
     pub subjob: u32,
+    /// The job's `directory` option (e4defrag's donor file goes there).
+    pub directory: Option<String>,
 }
 
 /// The engine interface.

@@ -15,8 +15,6 @@ pub struct EngineInfo {
 /// fio engines flexio does not implement (they get a clear error, not "unknown").
 pub static FIO_ONLY_ENGINES: &[&str] = &[
     "io_uring_cmd",
-    "e4defrag",
-    "splice",
     "gfapi",
     "gfapi_async",
     "mtd",
@@ -114,6 +112,8 @@ registry! {
     "engines/cpuio.rs" => cpuio: CpuIo;
     "engines/exec.rs" => exec: Exec;
     "engines/net.rs" => net: Net, NetSplice;
+    "engines/splice.rs" => splice: Splice;
+    "engines/e4defrag.rs" => e4defrag: E4Defrag;
 }
 
 /// Every option and engine name the job language knows: the core option table and the
@@ -177,7 +177,7 @@ mod tests {
                 }
             }
         }
-        assert!(with_engine("splice", &EngineConfig::default(), NoVisit).is_err());
+        assert!(with_engine("rbd", &EngineConfig::default(), NoVisit).is_err());
     }
 
     struct NoVisit;

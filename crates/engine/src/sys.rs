@@ -186,6 +186,44 @@ pub fn vmsplice_to(pipe_r: &rustix::fd::OwnedFd, buf: &mut [u8]) -> io::Result<u
         .map_err(|e| io::Error::from_raw_os_error(e.raw_os_error()))
 }
 
+/// EXT4_IOC_MOVE_EXT's argument (linux/ext4.h `struct move_extent`).
+#[repr(C)]
+#[derive(Default)]
+pub struct MoveExtent {
+    pub reserved: u32,
+    pub donor_fd: u32,
+    pub orig_start: u64,
+    pub donor_start: u64,
+    pub len: u64,
+    pub moved_len: u64,
+}
+
+/// `_IOWR('f', 15, struct move_extent)`.
+const EXT4_IOC_MOVE_EXT: libc::c_ulong = (3 << 30)
+    | ((std::mem::size_of::<MoveExtent>() as libc::c_ulong) << 16)
+    | ((b'f' as libc::c_ulong) << 8)
+    | 15;
+
+/// ioctl(EXT4_IOC_MOVE_EXT): exchange `me.len` blocks of `fd` with the donor's (ext4's
+/// online defragmentation step). `me.moved_len` says how many moved, also on failure.
+pub fn ext4_move_ext(fd: rustix::fd::BorrowedFd<'_>, me: &mut MoveExtent) -> io::Result<()> {
+    use rustix::fd::AsRawFd;
+    // SAFETY: `fd` is open for the call; `me` is a live, exclusively borrowed struct with the
+    // kernel's layout (repr(C), 40 bytes, the size encoded in the request number), which the
+    // kernel reads and writes back (moved_len) within the call.
+    let r = unsafe {
+        libc::ioctl(
+            fd.as_raw_fd(),
+            EXT4_IOC_MOVE_EXT as _,
+            me as *mut MoveExtent,
+        )
+    };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
