@@ -91,8 +91,14 @@ pub fn resolve(def: &JobDef, sub: u32, caps: &Caps) -> Result<Vec<FilePlan>, Pla
     if caps.pipe {
         // A stream (net): named by filename (a host or socket path), its length is the
         // job's size; nothing on disk is looked at.
-        let len = match o.size {
-            Some(SizeVal::Bytes(n)) if n > 0 => n,
+        let cfg =
+            crate::plan::engine_config(o, o.iodepth, 1, &[0; flexio_workload::rng::slot::COUNT]);
+        let known = flexio_engine::target_size(&o.ioengine, &cfg).map_err(|m| err(def, m))?;
+        let len = match (o.size, known) {
+            (Some(SizeVal::Bytes(n)), Some(k)) if n > 0 => n.min(k),
+            (Some(SizeVal::Percent(p)), Some(k)) => SizeVal::Percent(p).resolve(k),
+            (Some(SizeVal::Bytes(n)), None) if n > 0 => n,
+            (_, Some(k)) if k > 0 => k,
             _ if o.runtime_us > 0 => NOIO_LEN / o.max_bs().max(1) * o.max_bs().max(1),
             _ => {
                 return Err(err(

@@ -233,6 +233,11 @@ pub trait EngineDef: Engine + Sized {
     fn probe(_cfg: &EngineConfig) -> Result<(), String> {
         Ok(())
     }
+    /// For engines whose target is not a file (`Caps::pipe`): the target's size when the
+    /// engine can tell it (an NBD export), asked while planning; `None` = the job's size.
+    fn target_size(_cfg: &EngineConfig) -> Result<Option<u64>, String> {
+        Ok(None)
+    }
 }
 
 /// Receives the concrete engine chosen by `registry::with_engine`.

@@ -19,7 +19,6 @@ pub static FIO_ONLY_ENGINES: &[&str] = &[
     "gfapi_async",
     "mtd",
     "sg",
-    "nbd",
     "rdma",
     "rados",
     "rbd",
@@ -88,6 +87,17 @@ macro_rules! registry {
             )+)*
             CATALOG.check_engine(name)
         }
+
+        /// The size of an engine's target when it is not a file and the engine can tell
+        /// (see [`EngineDef::target_size`]).
+        pub fn target_size(name: &str, cfg: &EngineConfig) -> Result<Option<u64>, String> {
+            $($(
+                    if is::<$m::$ty>(name) {
+                    return <$m::$ty as EngineDef>::target_size(cfg);
+                }
+            )+)*
+            Ok(None)
+        }
     };
 }
 
@@ -114,6 +124,7 @@ registry! {
     "engines/net.rs" => net: Net, NetSplice;
     "engines/splice.rs" => splice: Splice;
     "engines/e4defrag.rs" => e4defrag: E4Defrag;
+    "engines/nbd.rs" => nbd: Nbd;
 }
 
 /// Every option and engine name the job language knows: the core option table and the

@@ -620,7 +620,10 @@ impl<'a, E: EngineDef> Worker<'a, E> {
     #[inline]
     fn prepare(&mut self, slot: u32) -> Option<u8> {
         let io = &self.p.io;
-        if io.sync_every > 0 && self.writes_since_sync >= io.sync_every && !self.caps.diskless {
+        // Engines without a disk skip syncs, except those whose target has its own flush
+        // (nbd's NBD_CMD_FLUSH; the net engines complete it at once, as fio's do).
+        let syncs = !self.caps.diskless || self.caps.pipe;
+        if io.sync_every > 0 && self.writes_since_sync >= io.sync_every && syncs {
             self.writes_since_sync = 0;
             let file = self.last_write_file;
             let s = &mut self.slots[slot as usize];
