@@ -25,7 +25,6 @@ pub static FIO_ONLY_ENGINES: &[&str] = &[
     "pmemblk",
     "dev-dax",
     "libpmem",
-    "http",
     "nfs",
     "xnvme",
     "libcufile",
@@ -125,6 +124,7 @@ registry! {
     "engines/splice.rs" => splice: Splice;
     "engines/e4defrag.rs" => e4defrag: E4Defrag;
     "engines/nbd.rs" => nbd: Nbd;
+    "engines/http.rs" => http: Http;
 }
 
 /// Every option and engine name the job language knows: the core option table and the
