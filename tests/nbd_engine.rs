@@ -146,7 +146,7 @@ fn nbd_matches_fio() {
         "--output-format=json",
     ];
     let rf = run_bounded(&fio, &a, d.path(), &[], 60);
-    let rx = run_bounded(&flexio_bin(), &a, d.path(), &[], 60);
+    let rx = run_bounded(&flexio_bin(), &a, d.path(), ORACLE_COMPAT, 60);
     assert_eq!(rf.code, 0, "{}", rf.stderr);
     assert_eq!(rx.code, 0, "{}", rx.stderr);
     let (jf, jx) = (json_of(&rf.stdout), json_of(&rx.stdout));

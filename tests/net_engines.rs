@@ -283,13 +283,14 @@ fn fio_and_flexio_talk_to_each_other() {
         let listener = Command::new(&rx_bin)
             .args(&rx)
             .current_dir(d.path())
+            .envs(ORACLE_COMPAT.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
         // fio binds when its job starts, a moment after it is launched.
         std::thread::sleep(Duration::from_millis(1500));
-        let s = run_bounded(&tx_bin, &tx, d.path(), &[], 60);
+        let s = run_bounded(&tx_bin, &tx, d.path(), ORACLE_COMPAT, 60);
         let out = listener.wait_with_output().unwrap();
         let rx_out = String::from_utf8_lossy(&out.stdout);
         let what = format!("fio listens: {fio_listens}, udp: {udp}");
@@ -307,6 +308,14 @@ fn fio_and_flexio_talk_to_each_other() {
                 ios + dropped,
                 512,
                 "{what}: {ios} received, {dropped} dropped"
+            );
+        } else if fio_listens {
+            // fio 3.33's receiver undercounts the rest of a short read (fio talking to fio
+            // shows the same): at most one block per short read is missing from its count.
+            let short = jr["jobs"][0]["read"]["short_ios"].as_u64().unwrap();
+            assert!(
+                got <= 4 << 20 && got + short * 8192 >= 4 << 20,
+                "{what}: fio counted {got} bytes with {short} short reads"
             );
         } else {
             assert_eq!(got, 4 << 20, "{what}: the receiver ended at the goodbye");

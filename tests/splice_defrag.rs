@@ -73,7 +73,7 @@ fn e4defrag_moves_extents_and_keeps_the_data() {
         ];
         a.push(&fname);
         a.extend_from_slice(extra);
-        let r = run_in(bin, &a, &mnt);
+        let r = run_in_env(bin, &a, &mnt, ORACLE_COMPAT);
         assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
         json_of(&r.stdout)
     };
