@@ -113,6 +113,10 @@ fn udp_reader_ends_with_the_senders_goodbye() {
     );
     assert_eq!(bytes(&j, 1, "write"), 2 << 20);
     let got = bytes(&j, 0, "read");
+    // What did not arrive is counted from fio's sequence trailer, as fio does.
+    let ios = j["jobs"][0]["read"]["total_ios"].as_u64().unwrap();
+    let dropped = j["jobs"][0]["read"]["drop_ios"].as_u64().unwrap();
+    assert_eq!(ios + dropped, 512, "{ios} received, {dropped} dropped");
     // Datagrams may be lost, but not at this rate on loopback; the reader stopped at the
     // goodbye, long before its 64 MiB.
     assert!(got > 1 << 20 && got <= 2 << 20, "reader got {got} bytes");
@@ -242,7 +246,7 @@ fn fio_and_flexio_talk_to_each_other() {
     };
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let d = tempfile::tempdir().unwrap();
-    for (fio_listens, udp) in [(true, false), (false, false), (true, true)] {
+    for (fio_listens, udp) in [(true, false), (false, false), (true, true), (false, true)] {
         let port = format!("--port={}", free_port(udp));
         let proto = if udp {
             "--protocol=udp"
@@ -300,8 +304,8 @@ fn fio_and_flexio_talk_to_each_other() {
         assert_eq!(bytes(&js, 0, "write"), 4 << 20, "{what}");
         let got = bytes(&jr, 0, "read");
         if udp {
-            // fio's receiver checks the sequence trailer flexio writes: what it misses is
-            // counted as dropped, so received + dropped = sent.
+            // Each receiver checks the sequence trailer the other side writes (fio's): what
+            // it misses is counted as dropped, so received + dropped = sent.
             let ios = jr["jobs"][0]["read"]["total_ios"].as_u64().unwrap();
             let dropped = jr["jobs"][0]["read"]["drop_ios"].as_u64().unwrap();
             assert_eq!(

@@ -185,6 +185,11 @@ pub trait Engine {
     fn setup(&mut self, _paths: &[&Path]) -> io::Result<()> {
         Ok(())
     }
+    /// Requests per direction that the peer sent but that never arrived (UDP sequence
+    /// gaps: fio's "dropped" count), read once when the job ends.
+    fn lost(&self) -> [u64; 3] {
+        [0; 3]
+    }
     /// Lines the engine prints once its init is done (fio's engines say what they run).
     fn init_notes(&self) -> Vec<String> {
         Vec::new()

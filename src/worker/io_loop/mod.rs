@@ -439,6 +439,11 @@ impl<'a, E: EngineDef> Worker<'a, E> {
         if let Some(Err(e)) = self.ver.as_ref().and_then(|v| v.save_state(stopped)) {
             self.ctx.notes.err(&e);
         }
+        if self.accounting {
+            for (d, n) in self.e.lost().into_iter().enumerate() {
+                self.stats.dirs[d].drop_ios += n;
+            }
+        }
         let now = self.clock.now();
         self.fold_lat();
         self.stats.total_run_time_ms = (now.saturating_sub(self.epoch_ns)) / 1_000_000;

@@ -210,6 +210,11 @@ pub struct NetIo<const SPLICE: bool> {
     pipe: Option<(OwnedFd, OwnedFd)>,
     deadline: Option<Instant>,
     send_seq: u64,
+    /// UDP receiver: the next sequence number expected, whether the sender's trailer is
+    /// unusable (other block size), and the datagrams missing so far.
+    recv_seq: u64,
+    seq_off: bool,
+    lost: u64,
     config_error: Option<String>,
 }
 
@@ -235,6 +240,9 @@ impl<const SPLICE: bool> NetIo<SPLICE> {
             pipe: None,
             deadline: None,
             send_seq: 0,
+            recv_seq: 0,
+            seq_off: false,
+            lost: 0,
         }
     }
 
@@ -538,6 +546,26 @@ impl<const SPLICE: bool> NetIo<SPLICE> {
         }
     }
 
+    /// fio's check of a received datagram's sequence trailer: gaps count as lost.
+    fn check_seq(&mut self, buf: &[u8], n: usize) {
+        if self.seq_off || n < 24 || n != buf.len() {
+            return;
+        }
+        let word = |i: usize| u64::from_le_bytes(buf[i..i + 8].try_into().unwrap_or([0; 8]));
+        if word(n - 24) != UDP_SEQ_MAGIC {
+            return;
+        }
+        if word(n - 8) != n as u64 {
+            self.seq_off = true;
+            return;
+        }
+        let seq = word(n - 16);
+        if seq > self.recv_seq {
+            self.lost += seq - self.recv_seq;
+        }
+        self.recv_seq = seq + 1;
+    }
+
     fn is_close_msg(buf: &[u8], n: i64) -> bool {
         n == 8 && buf[..8] == Self::link_msg(LINK_CLOSE, false)
     }
@@ -550,6 +578,9 @@ impl<const SPLICE: bool> NetIo<SPLICE> {
                 if n == 0 || Self::is_close_msg(buf, n) {
                     // The peer closed, or the job must end.
                     return Queued::Finished;
+                }
+                if n > 0 && self.o.protocol.udp() {
+                    self.check_seq(buf, n as usize);
                 }
                 n
             }
@@ -615,6 +646,9 @@ impl<const SPLICE: bool> Engine for NetIo<SPLICE> {
             self.bind_listener()?;
         }
         Ok(())
+    }
+    fn lost(&self) -> [u64; 3] {
+        [self.lost, 0, 0]
     }
     fn init_notes(&self) -> Vec<String> {
         if self.listen && !self.o.protocol.udp() {
