@@ -40,7 +40,12 @@ fn existing_size(p: &Path) -> Option<u64> {
 /// Length of the pseudo-file of engines that move no data (no end in practice).
 const NOIO_LEN: u64 = 1 << 60;
 
-pub fn resolve(def: &JobDef, sub: u32, caps: &Caps) -> Result<Vec<FilePlan>, PlanError> {
+pub fn resolve(
+    def: &JobDef,
+    sub: u32,
+    caps: &Caps,
+    ask_engine: bool,
+) -> Result<Vec<FilePlan>, PlanError> {
     let o = &def.opts;
     let name = &o.name;
     let dirs: Vec<String> = o
@@ -93,7 +98,13 @@ pub fn resolve(def: &JobDef, sub: u32, caps: &Caps) -> Result<Vec<FilePlan>, Pla
         // job's size; nothing on disk is looked at.
         let cfg =
             crate::plan::engine_config(o, o.iodepth, 1, &[0; flexio_workload::rng::slot::COUNT]);
-        let known = flexio_engine::target_size(&o.ioengine, &cfg).map_err(|m| err(def, m))?;
+        // The engine is asked only when planning for a run (not while fuzzing the planner):
+        // an NBD export's size needs a connection.
+        let known = if ask_engine {
+            flexio_engine::target_size(&o.ioengine, &cfg).map_err(|m| err(def, m))?
+        } else {
+            None
+        };
         let len = match (o.size, known) {
             (Some(SizeVal::Bytes(n)), Some(k)) if n > 0 => n.min(k),
             (Some(SizeVal::Percent(p)), Some(k)) => SizeVal::Percent(p).resolve(k),

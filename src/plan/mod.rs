@@ -190,7 +190,15 @@ pub fn plan_with(
         }
         for sub in 0..o.numjobs {
             thread_number += 1;
-            let t = plan_thread(def, sub, thread_number, segment, caps, set.compat)?;
+            let t = plan_thread(
+                def,
+                sub,
+                thread_number,
+                segment,
+                caps,
+                set.compat,
+                probe_engines,
+            )?;
             out.push(t);
         }
     }
@@ -288,9 +296,10 @@ fn plan_thread(
     segment: usize,
     caps: Caps,
     compat: Compat,
+    probe_engines: bool,
 ) -> Result<ThreadPlan, PlanError> {
     let o = &def.opts;
-    let files = files::resolve(def, sub, &caps)?;
+    let files = files::resolve(def, sub, &caps, probe_engines)?;
     // ---- budget and depth
     let region_total: u64 = files.iter().map(|f| f.region.len).sum();
     let io_size = o
