@@ -309,7 +309,8 @@ fn execute(
     // Job headers, once per job definition (not per clone), as fio prints them at parse time.
     if sink.normal() {
         let mut pre = String::new();
-        for t in plans.iter().filter(|t| t.header.first) {
+        // Engines that move no data print their own line instead (fio's NOIO engines).
+        for t in plans.iter().filter(|t| t.header.first && !t.caps.noio) {
             let h = &t.header;
             pre.push_str(&normal::job_header(
                 &t.name,
@@ -523,6 +524,11 @@ fn execute(
             }
         };
         let mut ss_units = crate::steady_judge::units(&plans, &members);
+        flexio_engine::api::STOP_WAITS.store(false, Ordering::Relaxed);
+        flexio_engine::api::IO_JOBS_PENDING.store(
+            members.iter().filter(|i| !plans[**i].caps.noio).count(),
+            Ordering::Relaxed,
+        );
         let (tx, rx) = mpsc::channel::<(usize, JobResult)>();
         std::thread::scope(|s| {
             let spawn = |i: usize, tx: mpsc::Sender<(usize, JobResult)>| {
@@ -622,6 +628,9 @@ fn execute(
                 }
                 if extras.trigger.poll(clock.now()) {
                     stop_all();
+                }
+                if ctxs.iter().any(|c| c.terminate.load(Ordering::Relaxed)) {
+                    flexio_engine::api::STOP_WAITS.store(true, Ordering::Relaxed);
                 }
                 for u in &mut ss_units {
                     if u.poll(&progress, |m| results[m].is_some()) {

@@ -61,7 +61,15 @@ fn existing_size(p: &Path) -> Option<u64> {
 }
 
 /// The files of clone `sub` of a job.
-pub fn resolve(def: &JobDef, sub: u32, caps: &Caps) -> Result<Vec<FilePlan>, PlanError> {
+/// Length of the pseudo-file of engines that move no data (no end in practice).
+const NOIO_LEN: u64 = 1 << 60;
+
+pub fn resolve(
+    def: &JobDef,
+    sub: u32,
+    caps: &Caps,
+    ask_engine: bool,
+) -> Result<Vec<FilePlan>, PlanError> {
     let o = &def.opts;
     let name = &o.name;
     let dirs: Vec<String> = o
@@ -108,6 +116,55 @@ pub fn resolve(def: &JobDef, sub: u32, caps: &Caps) -> Result<Vec<FilePlan>, Pla
             .map(|i| in_dir(&format_name(&o.filename_format, name, sub, i), i))
             .collect(),
     };
+    if caps.noio {
+        // Engines that move no data (cpuio, exec) run on one pseudo-file without end.
+        let len = NOIO_LEN / o.max_bs().max(1) * o.max_bs().max(1);
+        return Ok(vec![FilePlan {
+            path: names
+                .into_iter()
+                .next()
+                .unwrap_or_else(|| PathBuf::from(name)),
+            need: 0,
+            region: Region { start: 0, len },
+            block: None,
+        }]);
+    }
+    if caps.pipe {
+        // A stream (net): named by filename (a host or socket path), its length is the
+        // job's size; nothing on disk is looked at.
+        let cfg =
+            crate::plan::engine_config(o, o.iodepth, 1, &[0; flexio_workload::rng::slot::COUNT]);
+        // The engine is asked only when planning for a run (not while fuzzing the planner):
+        // an NBD export's size needs a connection.
+        let known = if ask_engine {
+            flexio_engine::target_size(&o.ioengine, &cfg).map_err(|m| err(def, m))?
+        } else {
+            None
+        };
+        let len = match (o.size, known) {
+            (Some(SizeVal::Bytes(n)), Some(k)) if n > 0 => n.min(k),
+            (Some(SizeVal::Percent(p)), Some(k)) => SizeVal::Percent(p).resolve(k),
+            (Some(SizeVal::Bytes(n)), None) if n > 0 => n,
+            (_, Some(k)) if k > 0 => k,
+            _ if o.runtime_us > 0 => NOIO_LEN / o.max_bs().max(1) * o.max_bs().max(1),
+            _ => {
+                return Err(err(
+                    def,
+                    format!(
+                        "you need to specify size= (an ioengine={} job transfers that much)",
+                        o.ioengine
+                    ),
+                ))
+            }
+        };
+        let path = PathBuf::from(o.filename.as_deref().unwrap_or(&o.ioengine));
+        return Ok(vec![FilePlan {
+            path,
+            need: 0,
+            region: Region { start: 0, len },
+            block: None,
+        }]);
+    }
     let names: Vec<PathBuf> = found.into_iter().chain(names).collect();
     let mut blocks: Vec<Option<crate::blockdev::BlockInfo>> = Vec::new();
     for n in &names {

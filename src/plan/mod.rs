@@ -212,7 +212,18 @@ pub fn plan_with(
         }
         for sub in 0..o.numjobs {
             thread_number += 1;
-            let mut t = plan_thread(def, sub, thread_number, segment, caps, readonly, set.compat)?;
+            let mut t = plan_thread(
+                def,
+                sub,
+                thread_number,
+                segment,
+                caps,
+                RunWide {
+                    readonly,
+                    compat: set.compat,
+                    probe_engines,
+                },
+            )?;
             t.control.wait_for = waitees.clone();
             out.push(t);
         }
@@ -329,20 +340,34 @@ fn validate_logs(def: &JobDef) -> Result<(), PlanError> {
     Ok(())
 }
 
+/// What holds for every thread of a run.
+#[derive(Clone, Copy)]
+struct RunWide {
+    /// `--readonly`: every writing job is refused.
+    readonly: bool,
+    compat: Compat,
+    /// Ask the kernel / the target (engine probes, an NBD export's size); off when fuzzing.
+    probe_engines: bool,
+}
+
 fn plan_thread(
     def: &JobDef,
     sub: u32,
     thread_number: u32,
     segment: usize,
     caps: Caps,
-    readonly: bool,
-    compat: Compat,
+    run: RunWide,
 ) -> Result<ThreadPlan, PlanError> {
+    let RunWide {
+        readonly,
+        compat,
+        probe_engines,
+    } = run;
     replay::check_replay_options(def)?;
     let replayed = replay::load(def, sub, readonly, compat)?;
     let (o, files) = match &replayed {
         Some(l) => (&l.opts, l.files.clone()),
-        None => (&def.opts, files::resolve(def, sub, &caps)?),
+        None => (&def.opts, files::resolve(def, sub, &caps, probe_engines)?),
     };
     if let Some(info) = replayed.as_ref().map(|l| &l.info) {
         if info.ios[2] > 0 && !caps.trim {
@@ -375,7 +400,11 @@ fn plan_thread(
         o.iodepth
     };
     let seeds = job_seeds(o, thread_number);
-    let spec = workload_spec(o, &files, &seeds, time_based || io_size > region_total);
+    let mut spec = workload_spec(o, &files, &seeds, time_based || io_size > region_total);
+    if caps.noio {
+        // The pseudo-file has no end; offsets mean nothing there.
+        spec.random_map = false;
+    }
     let vctx = VerifyCtx {
         thread_number,
         depth,
@@ -413,7 +442,10 @@ fn plan_thread(
         segment,
         echo: def.echo.clone(),
         engine: o.ioengine.clone(),
-        engine_cfg: engine_config(o, depth, files.len() as u32, &seeds),
+        engine_cfg: EngineConfig {
+            subjob: sub,
+            ..engine_config(o, depth, files.len() as u32, &seeds)
+        },
         io,
         buffers: buffer_plan(o, depth, &seeds, verify.is_some()),
         open: open_plan(o, files.len()),
@@ -424,7 +456,7 @@ fn plan_thread(
             allow_create: o.allow_file_create,
             on_open: layout_on_open,
         },
-        pace: pace_plan(o, &seeds),
+        pace: engine_pace(pace_plan(o, &seeds), &caps),
         meter: meter_plan(o, &caps, thread_number),
         verify,
         latency: latency_plan(o),
@@ -452,6 +484,21 @@ fn plan_thread(
         replay: replayed.map(|l| l.plan),
         capture,
     })
+}
+
+/// Engines that pace themselves (cpuio, exec) set the job's think time, as fio's do.
+fn engine_pace(mut pace: PacePlan, caps: &Caps) -> PacePlan {
+    if caps.think_us > 0 {
+        pace.think = Some(ThinkPlan {
+            think_us: caps.think_us,
+            spin_us: 0,
+            blocks: Some(1),
+            blocks_issue: false,
+            iotime_us: 0,
+            shift_rate: false,
+        });
+    }
+    pace
 }
 
 /// The workload generator's specification.

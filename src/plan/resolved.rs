@@ -387,7 +387,12 @@ pub fn report_params(o: &JobOptions, caps: &Caps) -> ReportParams {
     list.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
     ReportParams {
         kb_base: o.kb_base.value() as u32,
-        unit_base: o.unit_base,
+        // fio: engines that count bits (net) show bits unless unit_base says otherwise.
+        unit_base: if o.unit_base == 0 && caps.bit_based {
+            1
+        } else {
+            o.unit_base
+        },
         sig_figs: o.significant_figures,
         percentile_list: list,
         percentile_precision: o.percentile_precision,
@@ -418,6 +423,14 @@ pub fn engine_config(o: &JobOptions, depth: u32, nfiles: u32, seeds: &[u64]) -> 
         advise: o.fadvise_hint != FadviseHint::Off,
         seed: seeds[slot::PRIO] as u32,
         values: o.engine.clone(),
+        job_name: o.name.clone(),
+        runtime_us: o.runtime_us,
+        reads: o.rw.reads(),
+        writes: o.rw.writes(),
+        random: o.rw.is_random(),
+        filename: o.filename.clone(),
+        subjob: 0,
+        directory: o.directory.clone(),
     }
 }
 

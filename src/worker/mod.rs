@@ -109,6 +109,7 @@ pub fn result_of(plan: &ThreadPlan, pid: i32, stats: ThreadStats) -> JobResult {
 
 /// Run a whole thread plan and package its result.
 pub fn run_thread(plan: &ThreadPlan, ctx: &RunCtx, progress: &Progress) -> JobResult {
+    let _io_job = IoJobDone(!plan.caps.noio);
     let tid = rustix::thread::gettid().as_raw_nonzero().get();
     // A private descriptor table makes every system call on the job's files cheaper; a
     // kernel that refuses only costs that speed.
@@ -145,4 +146,20 @@ pub fn run_thread(plan: &ThreadPlan, ctx: &RunCtx, progress: &Progress) -> JobRe
     };
     progress.set_state(RunState::Exited);
     result_of(plan, tid, stats)
+}
+
+/// Counts an I/O job thread out of [`flexio_engine::api::IO_JOBS_PENDING`] when it ends,
+/// however it ends.
+struct IoJobDone(bool);
+
+impl Drop for IoJobDone {
+    fn drop(&mut self) {
+        if self.0 {
+            let _ = flexio_engine::api::IO_JOBS_PENDING.fetch_update(
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+                |n| n.checked_sub(1),
+            );
+        }
+    }
 }

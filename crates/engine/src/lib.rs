@@ -27,6 +27,7 @@ pub mod api;
 pub mod buffer;
 pub mod cmdprio;
 pub mod registry;
+pub mod sha256;
 pub mod sys;
 
 pub use api::*;

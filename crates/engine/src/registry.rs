@@ -15,24 +15,16 @@ pub struct EngineInfo {
 /// fio engines flexio does not implement (they get a clear error, not "unknown").
 pub static FIO_ONLY_ENGINES: &[&str] = &[
     "io_uring_cmd",
-    "cpuio",
-    "net",
-    "netsplice",
-    "exec",
-    "e4defrag",
-    "splice",
     "gfapi",
     "gfapi_async",
     "mtd",
     "sg",
-    "nbd",
     "rdma",
     "rados",
     "rbd",
     "pmemblk",
     "dev-dax",
     "libpmem",
-    "http",
     "nfs",
     "xnvme",
     "libcufile",
@@ -94,6 +86,17 @@ macro_rules! registry {
             )+)*
             CATALOG.check_engine(name)
         }
+
+        /// The size of an engine's target when it is not a file and the engine can tell
+        /// (see [`EngineDef::target_size`]).
+        pub fn target_size(name: &str, cfg: &EngineConfig) -> Result<Option<u64>, String> {
+            $($(
+                    if is::<$m::$ty>(name) {
+                    return <$m::$ty as EngineDef>::target_size(cfg);
+                }
+            )+)*
+            Ok(None)
+        }
     };
 }
 
@@ -115,6 +118,13 @@ registry! {
     "engines/uring.rs" => uring: Uring;
     "engines/libaio.rs" => libaio: Libaio;
     "engines/posixaio.rs" => posixaio: Posixaio;
+    "engines/cpuio.rs" => cpuio: CpuIo;
+    "engines/exec.rs" => exec: Exec;
+    "engines/net.rs" => net: Net, NetSplice;
+    "engines/splice.rs" => splice: Splice;
+    "engines/e4defrag.rs" => e4defrag: E4Defrag;
+    "engines/nbd.rs" => nbd: Nbd;
+    "engines/http.rs" => http: Http;
 }
 
 /// Every option and engine name the job language knows: the core option table and the
@@ -178,7 +188,7 @@ mod tests {
                 }
             }
         }
-        assert!(with_engine("splice", &EngineConfig::default(), NoVisit).is_err());
+        assert!(with_engine("rbd", &EngineConfig::default(), NoVisit).is_err());
     }
 
     struct NoVisit;

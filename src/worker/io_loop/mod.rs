@@ -381,11 +381,17 @@ impl<'a, E: EngineDef> Worker<'a, E> {
         self.progress.set_state(RunState::Initialized);
         let plan = self.p;
         let paths: Vec<&std::path::Path> = plan.files.iter().map(|f| f.path.as_path()).collect();
-        let ready = self
-            .e
-            .init()
-            .and_then(|_| self.e.setup(&paths))
-            .and_then(|_| self.e.post_init(&self.bufs));
+        let mut ready = self.e.init();
+        if ready.is_ok() {
+            // Before setup, which may wait (a net listener for its peer).
+            for line in self.e.init_notes() {
+                self.ctx.notes.info(&line);
+            }
+            ready = self
+                .e
+                .setup(&paths)
+                .and_then(|_| self.e.post_init(&self.bufs));
+        }
         if let Err(e) = ready {
             let errno = e.raw_os_error().unwrap_or(libc::EIO);
             let extra = if self.p.io.depth > 1 && errno == libc::ENOMEM {
@@ -502,6 +508,11 @@ impl<'a, E: EngineDef> Worker<'a, E> {
         self.drain_async(true);
         if let Some(Err(e)) = self.ver.as_ref().and_then(|v| v.save_state()) {
             self.ctx.notes.err(&e);
+        }
+        if self.accounting {
+            for (d, n) in self.e.lost().into_iter().enumerate() {
+                self.stats.dirs[d].drop_ios += n;
+            }
         }
         let now = self.clock.now();
         self.fold_lat();
@@ -696,7 +707,10 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             return self.prepare_replay(slot);
         }
         let io = &self.p.io;
-        if io.sync_every > 0 && self.writes_since_sync >= io.sync_every && !self.caps.diskless {
+        // Engines without a disk skip syncs, except those whose target has its own flush
+        // (nbd's NBD_CMD_FLUSH; the net engines complete it at once, as fio's do).
+        let syncs = !self.caps.diskless || self.caps.pipe;
+        if io.sync_every > 0 && self.writes_since_sync >= io.sync_every && syncs {
             self.writes_since_sync = 0;
             let file = self.last_write_file;
             let s = &mut self.slots[slot as usize];

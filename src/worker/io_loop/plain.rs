@@ -18,6 +18,7 @@ impl<E: EngineDef> Worker<'_, E> {
             && self.caps.syncio
             && !self.caps.has_commit
             && !self.caps.file_op
+            && !self.caps.noio
             && self.slots.len() == 1
             && self.depth_limit == 1
             && !self.pace.limited()
@@ -93,6 +94,11 @@ impl<E: EngineDef> Worker<'_, E> {
             let r = self.e.queue(&req);
             let t = self.clock.now();
             self.stats.engine_ns += t.saturating_sub(now);
+            if r == Queued::Finished {
+                // The engine is done (a net peer closed the connection): the job ends.
+                self.stop = true;
+                break End::Stop;
+            }
             self.stats.mark_submit(1);
             self.stats.mark_complete(1);
             self.stats.dirs[d].total_ios += 1;

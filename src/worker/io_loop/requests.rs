@@ -133,6 +133,13 @@ impl<E: EngineDef> Worker<'_, E> {
                     }
                     return now;
                 }
+                Queued::Finished => {
+                    // The engine is done (its program exited, the I/O jobs it waits for
+                    // ended): the job ends here, without error.
+                    self.stop = true;
+                    self.free.push(slot);
+                    return now;
+                }
                 Queued::Busy => {
                     if self.inflight == 0 && self.uncommitted.is_empty() {
                         self.fail(libc::EBUSY, "io_u queue");
@@ -315,9 +322,11 @@ impl<E: EngineDef> Worker<'_, E> {
                 s.start_ns.saturating_sub(s.sched_ns),
             );
         }
-        self.bytes[d] += s.len;
+        // Engines that move no data (cpuio, exec) count requests, not bytes (fio's NOIO).
+        let len = if self.caps.noio { 0 } else { s.len };
+        self.bytes[d] += len;
         self.ios[d] += 1;
-        self.stats.dirs[d].io_bytes += s.len;
+        self.stats.dirs[d].io_bytes += len;
         let clat = t.saturating_sub(s.issue_ns);
         let lat = t.saturating_sub(s.start_ns);
         if self.timing.clat && !self.caps.file_op {
@@ -380,6 +389,10 @@ impl<E: EngineDef> Worker<'_, E> {
                 self.files.started(self.slots[slot as usize].file as usize);
                 self.uncommitted.push(slot);
                 self.commit();
+            }
+            Queued::Finished => {
+                self.stop = true;
+                self.free.push(slot);
             }
             Queued::Busy => {
                 self.fail(libc::EBUSY, "io_u requeue");

@@ -20,6 +20,10 @@ const SYNC_CAPS: Caps = Caps {
     dirs: false,
     creates: false,
     changes_names: false,
+    noio: false,
+    pipe: false,
+    bit_based: false,
+    think_us: 0,
 };
 
 /// Borrow the request's descriptor.
