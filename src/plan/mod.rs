@@ -6,6 +6,7 @@
 //! fio's size rules (`filesetup.c`) live in `files.rs`.
 
 pub mod files;
+pub mod newest;
 pub mod resolved;
 
 pub use files::{format_name, FilePlan};
@@ -165,6 +166,7 @@ pub fn plan_with(
         let caps = flexio_engine::caps_of(&o.ioengine, &cfg)
             .ok_or_else(|| err(def, format!("unknown ioengine '{}'", o.ioengine)))?;
         validate(def, &caps, readonly)?;
+        newest::validate(set, ji, &caps)?;
         if o.group_reporting && o.ss_dur_us > 0 {
             // fio: a reporting group is judged as one, so its members must agree.
             let other = set.jobs[..ji].iter().find(|j| {
@@ -291,6 +293,7 @@ fn plan_thread(
 ) -> Result<ThreadPlan, PlanError> {
     let o = &def.opts;
     let files = files::resolve(def, sub, &caps)?;
+    newest::validate_files(def, &files)?;
     // ---- budget and depth
     let region_total: u64 = files.iter().map(|f| f.region.len).sum();
     let io_size = o
@@ -305,8 +308,15 @@ fn plan_thread(
     } else {
         o.iodepth
     };
-    let seeds = job_seeds(o, thread_number);
-    let spec = workload_spec(o, &files, &seeds, time_based || io_size > region_total);
+    let seeds = job_seeds(o, thread_number, compat);
+    let mut spec = workload_spec(o, &files, &seeds, time_based || io_size > region_total);
+    spec.seq_stride = o.newest.random_sequence_stride;
+    let mut io = io_plan(o, &caps, depth, budget, &seeds);
+    io.ramp_ns = newest::ramp_ns(io.ramp_ns, compat);
+    if !compat.is_fio333() {
+        io.ramp_tick_ns = newest::RAMP_TICK_NS;
+        io.sync_after_write_only = true;
+    }
     let verify = verify_plan(o, &o.name, thread_number, &seeds);
     let stats_cfg = stats_config(o);
     Ok(ThreadPlan {
@@ -319,7 +329,7 @@ fn plan_thread(
         echo: def.echo.clone(),
         engine: o.ioengine.clone(),
         engine_cfg: engine_config(o, depth, files.len() as u32, &seeds),
-        io: io_plan(o, &caps, depth, budget, &seeds),
+        io,
         buffers: buffer_plan(o, depth, &seeds, verify.is_some()),
         open: open_plan(o, files.len()),
         layout: LayoutPlan {
@@ -418,32 +428,53 @@ fn workload_spec(
         pct_random: o.percentage_random,
         strided,
         rw_min_bs,
+        seq_stride: false,
     }
 }
 
-/// fio 3.33's seeds for a thread: deterministic from randseed (default 0x89) unless
-/// randrepeat=0 without a randseed (then from the system's entropy).
-pub fn job_seeds(o: &JobOptions, thread_number: u32) -> [u64; flexio_workload::rng::slot::COUNT] {
+/// The seeds of a thread's random streams.
+///
+/// Both fio versions: randseed (default 0x89) stirred into one seed per slot, unless
+/// `randrepeat=0` without a `randseed` (then from the system's entropy). The newest fio uses
+/// those for every stream, the block offsets included, and `allrandrepeat` is an alias of
+/// `randrepeat`. fio 3.33 replaces the block-offset seed of repeatable jobs by
+/// `0xb1899bed * thread_number` (so `randseed` alone does not move the offsets), and
+/// `allrandrepeat=1` replaces every other slot `i` by `0xb1899bed * thread_number + i`.
+pub fn job_seeds(
+    o: &JobOptions,
+    thread_number: u32,
+    compat: Compat,
+) -> [u64; flexio_workload::rng::slot::COUNT] {
     use flexio_workload::rng::{fio_seeds, slot, FIO_RANDSEED};
-    if o.allrandrepeat {
-        let mut s = [0u64; slot::COUNT];
-        for (i, x) in s.iter_mut().enumerate() {
-            *x = FIO_RANDSEED
-                .wrapping_mul(thread_number as u64)
-                .wrapping_add(i as u64);
-        }
-        return s;
-    }
-    if !o.randrepeat && o.randseed.is_none() {
+    let repeatable = if compat.is_fio333() || !o.allrandrepeat_last {
+        o.randrepeat
+    } else {
+        o.allrandrepeat
+    };
+    let mut s = if !repeatable && o.randseed.is_none() {
         let mut s = [0u64; slot::COUNT];
         let mut e = entropy();
         for x in &mut s {
             e = e.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(17) ^ 0xbf58_476d_1ce4_e5b9;
             *x = e;
         }
-        return s;
+        s
+    } else {
+        fio_seeds(o.randseed.unwrap_or(0x89), thread_number, false)
+    };
+    if compat.is_fio333() {
+        if o.allrandrepeat {
+            for (i, x) in s.iter_mut().enumerate() {
+                *x = FIO_RANDSEED
+                    .wrapping_mul(thread_number as u64)
+                    .wrapping_add(i as u64);
+            }
+        }
+        if o.randrepeat {
+            s[slot::BLOCK] = FIO_RANDSEED.wrapping_mul(thread_number as u64);
+        }
     }
-    fio_seeds(o.randseed.unwrap_or(0x89), thread_number, o.randrepeat)
+    s
 }
 
 fn entropy() -> u64 {

@@ -75,6 +75,12 @@ pub fn flexio(args: &[&str], dir: &Path) -> Run {
     run_in(&flexio_bin(), args, dir)
 }
 
+/// flexio as fio 3.33 ([`ORACLE_COMPAT`]): for every result compared with the installed
+/// fio 3.33 or with fixtures it produced.
+pub fn flexio_oracle(args: &[&str], dir: &Path) -> Run {
+    run_in_env(&flexio_bin(), args, dir, ORACLE_COMPAT)
+}
+
 /// Replace `@D@` in arguments with a directory.
 pub fn subst(args: &[&str], dir: &Path) -> Vec<String> {
     args.iter()

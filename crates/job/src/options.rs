@@ -247,6 +247,9 @@ pub struct JobOptions {
     pub randrepeat: bool,
     pub randseed: Option<u64>,
     pub allrandrepeat: bool,
+    /// Set when `allrandrepeat` was the last of `randrepeat`/`allrandrepeat` given: the
+    /// newest fio makes it an alias of `randrepeat`, so its value then wins.
+    pub allrandrepeat_last: bool,
     pub norandommap: bool,
     pub random_generator: RandGenOpt,
     /// Offset distribution per direction.
@@ -437,6 +440,9 @@ pub struct JobOptions {
     /// flexio: per-interval JSON Lines stream (path) and its interval.
     pub interval_log: Option<String>,
     pub interval_log_msec: u64,
+
+    /// Options fio added from 3.34 to 3.42.
+    pub newest: crate::newest::NewestOptions,
 }
 
 /// fio 3.33's default percentile list.
@@ -544,6 +550,7 @@ impl Default for JobOptions {
             randrepeat: true,
             randseed: None,
             allrandrepeat: false,
+            allrandrepeat_last: false,
             norandommap: false,
             random_generator: RandGenOpt::Tausworthe,
             random_distribution: [Dist::Uniform, Dist::Uniform, Dist::Uniform],
@@ -682,6 +689,7 @@ impl Default for JobOptions {
             log_entries: 1024,
             interval_log: None,
             interval_log_msec: 1000,
+            newest: crate::newest::NewestOptions::default(),
         }
     }
 }

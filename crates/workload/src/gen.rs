@@ -115,6 +115,9 @@ pub struct Spec {
     /// Share of random I/Os in a random workload, per direction (the rest is sequential).
     pub pct_random: [u32; 3],
     pub strided: Option<Strided>,
+    /// `random_sequence_stride`: a `sequence` distribution moves on by its length after
+    /// each cycle.
+    pub seq_stride: bool,
 }
 
 /// One I/O to issue.
@@ -306,7 +309,10 @@ impl Generator {
                 .then(|| Lfsr::new(lfsr_blocks, spec.seeds[slot::BLOCK], 0))
                 .flatten(),
             samplers: [0, 1, 2].map(|d| {
-                (spec.random && spec.dist[d] != Dist::Uniform).then(|| {
+                (spec.random
+                    && spec.dist[d] != Dist::Uniform
+                    && !matches!(spec.dist[d], Dist::Sequence(_)))
+                .then(|| {
                     Sampler::new(
                         &spec.dist[d],
                         Self::nblocks(spec, space, d).max(1),
@@ -701,6 +707,19 @@ impl Generator {
 
     /// The next random block of file `fi` for `ddir` within `nblocks`.
     fn random_block(&mut self, fi: usize, ddir: Ddir, nblocks: u64) -> Option<u64> {
+        if let Dist::Sequence(seq) = &self.spec.dist[ddir] {
+            // The n-th I/O of the direction (n = issued so far); past the end the file is
+            // done (the planner rejects a base pattern that does not fit).
+            let n = self.issues[ddir];
+            let len = seq.len().max(1) as u64;
+            let base = seq.get((n % len) as usize).copied().unwrap_or(0);
+            let idx = if self.spec.seq_stride {
+                (n / len).saturating_mul(len).saturating_add(base)
+            } else {
+                base
+            };
+            return (idx < nblocks).then_some(idx);
+        }
         if let Some(s) = &self.files[fi].samplers[ddir] {
             let rng = &mut self.off_rng;
             return Some(s.next(|| rng.unit()).min(nblocks.saturating_sub(1)));
@@ -853,6 +872,7 @@ mod tests {
             seeds: crate::rng::fio_seeds(0x89, 1, true),
             gen: RandGen::Tausworthe,
             dist: [Dist::Uniform, Dist::Uniform, Dist::Uniform],
+            seq_stride: false,
             pct_random: [100; 3],
             strided: None,
         }

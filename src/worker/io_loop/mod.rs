@@ -108,6 +108,8 @@ pub struct Worker<'a, E: EngineDef> {
     accounting: bool,
     epoch_ns: u64,
     ramp_end_ns: u64,
+    /// When the ramp began (ramp_time counts from here).
+    ramp_start_ns: u64,
     runtime_end_ns: u64,
     next_event_ns: u64,
     /// Per-direction elapsed µs over loops (fio's update_runtime).
@@ -121,6 +123,8 @@ pub struct Worker<'a, E: EngineDef> {
     loop_start_ns: u64,
     writes_since_sync: u64,
     last_write_file: u32,
+    /// The last request picked was a write (fio 3.38+ injects periodic syncs only then).
+    last_issued_write: bool,
     completed_total: u64,
     issued_total: u64,
     usage_start: flexio_engine::sys::Usage,
@@ -172,6 +176,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             accounting: true,
             epoch_ns: 0,
             ramp_end_ns: 0,
+            ramp_start_ns: 0,
             runtime_end_ns: u64::MAX,
             next_event_ns: 0,
             elapsed_us: [0; 3],
@@ -181,6 +186,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             loop_start_ns: 0,
             writes_since_sync: 0,
             last_write_file: 0,
+            last_issued_write: false,
             completed_total: 0,
             issued_total: 0,
             usage_start: Default::default(),
@@ -384,11 +390,19 @@ impl<'a, E: EngineDef> Worker<'a, E> {
         }
         let now = self.clock.now();
         self.start_epoch(now);
-        if self.p.io.ramp_ns > 0 {
+        if self.p.io.ramp_ns > 0 || self.p.io.ramp_bytes > 0 {
             self.accounting = false;
             // Steady-state sampling starts with the measured part (end_ramp restarts it).
             self.meter.ramp();
-            self.ramp_end_ns = now + self.p.io.ramp_ns;
+            self.ramp_start_ns = now;
+            // The first look at the ramp's end: at ramp_time, or (ramp_size alone) at the
+            // first tick.
+            self.ramp_end_ns = now
+                + if self.p.io.ramp_ns > 0 {
+                    self.p.io.ramp_ns
+                } else {
+                    self.ramp_tick()
+                };
             self.runtime_end_ns = u64::MAX;
             self.next_event_ns = self.next_event();
             self.progress.set_state(RunState::Ramp);
@@ -614,7 +628,11 @@ impl<'a, E: EngineDef> Worker<'a, E> {
     #[inline]
     fn prepare(&mut self, slot: u32) -> Option<u8> {
         let io = &self.p.io;
-        if io.sync_every > 0 && self.writes_since_sync >= io.sync_every && !self.caps.diskless {
+        if io.sync_every > 0
+            && self.writes_since_sync >= io.sync_every
+            && !self.caps.diskless
+            && (self.last_issued_write || !io.sync_after_write_only)
+        {
             self.writes_since_sync = 0;
             let file = self.last_write_file;
             let s = &mut self.slots[slot as usize];
@@ -643,6 +661,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             self.writes_since_sync += 1;
             self.last_write_file = n.file as u32;
         }
+        self.last_issued_write = ddir == 1;
         let prio = self.prio.pick(ddir);
         let s = &mut self.slots[slot as usize];
         *s = Slot {
@@ -766,8 +785,16 @@ impl<'a, E: EngineDef> Worker<'a, E> {
                 }
             }
             now = self.submit(slot, now);
-            if self.pace.thinks() && op < OP_SYNC {
-                now = self.think(now);
+            if op < OP_SYNC {
+                let cycles = self.pace.cycles();
+                if cycles > 0 {
+                    // Not think time: the CPU is busy, the time is the job's own.
+                    Pacer::spin_cycles(cycles);
+                    now = self.clock.now();
+                }
+                if self.pace.thinks() {
+                    now = self.think(now);
+                }
             }
             if let Some(low) = self.p.io.low {
                 if self.free.is_empty() {
@@ -801,6 +828,11 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             // The target's time, not flexio's.
             let t0 = self.clock.now();
             self.files.fsync_all();
+            self.stats.engine_ns += self.clock.now().saturating_sub(t0);
+        }
+        if self.p.io.end_syncfs {
+            let t0 = self.clock.now();
+            self.files.syncfs_all();
             self.stats.engine_ns += self.clock.now().saturating_sub(t0);
         }
         self.periodic(self.clock.now());

@@ -21,6 +21,7 @@ impl<E: EngineDef> Worker<'_, E> {
             && self.depth_limit == 1
             && !self.pace.limited()
             && !self.pace.thinks()
+            && self.pace.cycles() == 0
             && p.io.low.is_none()
             && p.io.number_ios == 0
             && self.ver.is_none()
