@@ -315,7 +315,14 @@ fn plan_thread(
     io.ramp_ns = newest::ramp_ns(io.ramp_ns, compat);
     if !compat.is_fio333() {
         io.ramp_tick_ns = newest::RAMP_TICK_NS;
-        io.sync_after_write_only = true;
+    }
+    let mut meter = meter_plan(o, &caps, thread_number);
+    if let Some(ss) = &mut meter.ss {
+        ss.scaled_samples = !compat.is_fio333();
+    }
+    let mut pace = pace_plan(o, &seeds);
+    if let Some(t) = &mut pace.think {
+        newest::think_compat(t, compat);
     }
     let verify = verify_plan(o, &o.name, thread_number, &seeds);
     let stats_cfg = stats_config(o);
@@ -339,8 +346,8 @@ fn plan_thread(
             allow_create: o.allow_file_create,
             on_open: o.create_on_open,
         },
-        pace: pace_plan(o, &seeds),
-        meter: meter_plan(o, &caps, thread_number),
+        pace,
+        meter,
         verify,
         latency: latency_plan(o),
         prio: prio_plan(o, &seeds),

@@ -40,6 +40,35 @@ pub(super) fn validate(set: &JobSet, ji: usize, caps: &Caps) -> Result<(), PlanE
             }
         }
     }
+    // ---- steady state (fio 3.35+): one check interval for all, ss_dur a multiple of it.
+    if !set.compat.is_fio333() {
+        if let Some(j) = set.jobs[..ji]
+            .iter()
+            .find(|j| j.opts.ss_interval_us != o.ss_interval_us)
+        {
+            return Err(err(
+                def,
+                format!(
+                    "conflicting ss_check_interval: {} and {}, must be globally equal",
+                    j.opts.ss_interval_us, o.ss_interval_us
+                ),
+            ));
+        }
+        // Both in whole seconds, as fio compares them.
+        let (dur, iv) = (
+            o.ss_dur_us / 1_000_000 * 1_000_000,
+            o.ss_interval_us / 1_000_000 * 1_000_000,
+        );
+        if o.ss_dur_us > 0 && (iv == 0 || dur % iv != 0 || dur <= iv) {
+            return Err(err(
+                def,
+                format!(
+                    "ss_duration {}us must be multiple of ss_check_interval {}us",
+                    o.ss_dur_us, o.ss_interval_us
+                ),
+            ));
+        }
+    }
     // ---- num_range: only engines with multi-range trims (io_uring_cmd) take more than one.
     if n.num_range > 1 {
         if o.rw == flexio_job::options::RwKind::TrimWrite {
@@ -129,6 +158,10 @@ pub(super) fn validate(set: &JobSet, ji: usize, caps: &Caps) -> Result<(), PlanE
         if nfiles != 1 {
             return Err(err(def, "SPRandom supports only one file"));
         }
+        return Err(err(
+            def,
+            "sprandom=1 (SSD preconditioning) is not supported by flexio yet",
+        ));
     }
     Ok(())
 }
@@ -193,6 +226,20 @@ pub fn ramp_ns(ramp_ns: u64, compat: Compat) -> u64 {
         return ramp_ns;
     }
     ramp_ns.div_ceil(RAMP_TICK_NS).saturating_mul(RAMP_TICK_NS)
+}
+
+/// Think time: the newest fio stalls after `thinktime_iotime` of I/O and clips its pauses to
+/// the remaining runtime; fio 3.33 stalls after `thinktime_iotime + thinktime` since the
+/// last pause and thinks out every pause.
+pub fn think_compat(t: &mut super::ThinkPlan, compat: Compat) {
+    if compat.is_fio333() {
+        if t.iotime_us > 0 {
+            t.iotime_us += t.think_us;
+        }
+        t.clip_to_runtime = false;
+    } else {
+        t.clip_to_runtime = true;
+    }
 }
 
 #[cfg(test)]

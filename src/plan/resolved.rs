@@ -47,8 +47,6 @@ pub struct IoPlan {
     pub ramp_tick_ns: u64,
     /// `end_syncfs`: one syncfs per file system at the end of each write pass.
     pub end_syncfs: bool,
-    /// A periodic sync is only injected right after a write was issued (fio 3.38+).
-    pub sync_after_write_only: bool,
     /// startdelay range (µs) and the seed drawing from it.
     pub startdelay_us: (u64, u64),
     pub startdelay_seed: u32,
@@ -139,6 +137,8 @@ pub struct ThinkPlan {
     pub iotime_us: u64,
     /// The rate schedule moves on by the time spent thinking.
     pub shift_rate: bool,
+    /// Spins and sleeps end with the runtime (fio 3.34+; fio 3.33 thinks them out).
+    pub clip_to_runtime: bool,
 }
 
 /// What the job samples, logs and publishes on the way.
@@ -194,6 +194,9 @@ pub struct SsPlan {
     pub dur_us: u64,
     pub ramp_us: u64,
     pub interval_us: u64,
+    /// The newest fio's sample: `rate_time * delta / (I * I / 1000)` (I = interval in ms,
+    /// rate_time = ms since the last sample); fio 3.33: `1000 * delta / rate_time`.
+    pub scaled_samples: bool,
 }
 
 /// Data verification.
@@ -418,7 +421,6 @@ pub fn io_plan(o: &JobOptions, caps: &Caps, depth: u32, budget: u64, seeds: &[u6
         ramp_bytes: o.newest.ramp_size.unwrap_or(0),
         ramp_tick_ns: 0,
         end_syncfs: o.newest.end_syncfs && writes && !caps.diskless,
-        sync_after_write_only: false,
         startdelay_us: o.startdelay_us,
         startdelay_seed: seeds[slot::START_DELAY] as u32,
         sync_every: if o.fsync > 0 { o.fsync } else { o.fdatasync },
@@ -558,6 +560,7 @@ pub fn pace_plan(o: &JobOptions, seeds: &[u64]) -> PacePlan {
             blocks_issue: o.thinktime_blocks_issue,
             iotime_us: o.thinktime_iotime_us,
             shift_rate: o.rate_ignore_thinktime,
+            clip_to_runtime: true,
         }),
     }
 }
@@ -630,6 +633,7 @@ pub fn meter_plan(o: &JobOptions, caps: &Caps, thread_number: u32) -> MeterPlan 
             dur_us: o.ss_dur_us,
             ramp_us: o.ss_ramp_us,
             interval_us: o.ss_interval_us,
+            scaled_samples: false,
         }),
     }
 }

@@ -71,6 +71,12 @@ impl Pacer {
         self.think.is_some()
     }
 
+    /// Whether think-time pauses end with the runtime.
+    #[inline]
+    pub fn clips_think(&self) -> bool {
+        self.think.is_some_and(|t| t.clip_to_runtime)
+    }
+
     /// Whether the job busy-loops after each submission (`thinkcycles`).
     #[inline]
     pub fn cycles(&self) -> u64 {
@@ -292,6 +298,7 @@ mod tests {
                 blocks_issue: false,
                 iotime_us: 0,
                 shift_rate: false,
+                clip_to_runtime: true,
             }),
             ..plan([0; 3], false)
         });

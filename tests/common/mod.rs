@@ -45,6 +45,7 @@ pub fn fio_bin() -> Option<PathBuf> {
     found
 }
 
+#[derive(Debug)]
 pub struct Run {
     pub stdout: String,
     pub stderr: String,

@@ -48,8 +48,6 @@ pub const PLIDS_MAX: usize = 128;
 pub struct NewestOptions {
     /// `ramp_size`: the ramp ends once the job moved this many bytes.
     pub ramp_size: Option<u64>,
-    /// `job_start_clock_id`: clock of the JSON `job_start` stamp (0 = CLOCK_REALTIME).
-    pub job_start_clock_id: i32,
     /// `comm`: the job thread's name (`prctl(PR_SET_NAME)`).
     pub comm: Option<String>,
     pub filetype: FileTypeOpt,
@@ -86,7 +84,6 @@ impl Default for NewestOptions {
     fn default() -> Self {
         NewestOptions {
             ramp_size: None,
-            job_start_clock_id: 0,
             comm: None,
             filetype: FileTypeOpt::None,
             end_syncfs: false,

@@ -110,6 +110,8 @@ pub struct Worker<'a, E: EngineDef> {
     ramp_end_ns: u64,
     /// When the ramp began (ramp_time counts from here).
     ramp_start_ns: u64,
+    /// Bytes moved during the ramp (ramp_size).
+    ramp_moved: u64,
     runtime_end_ns: u64,
     next_event_ns: u64,
     /// Per-direction elapsed µs over loops (fio's update_runtime).
@@ -123,8 +125,6 @@ pub struct Worker<'a, E: EngineDef> {
     loop_start_ns: u64,
     writes_since_sync: u64,
     last_write_file: u32,
-    /// The last request picked was a write (fio 3.38+ injects periodic syncs only then).
-    last_issued_write: bool,
     completed_total: u64,
     issued_total: u64,
     usage_start: flexio_engine::sys::Usage,
@@ -177,6 +177,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             epoch_ns: 0,
             ramp_end_ns: 0,
             ramp_start_ns: 0,
+            ramp_moved: 0,
             runtime_end_ns: u64::MAX,
             next_event_ns: 0,
             elapsed_us: [0; 3],
@@ -186,7 +187,6 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             loop_start_ns: 0,
             writes_since_sync: 0,
             last_write_file: 0,
-            last_issued_write: false,
             completed_total: 0,
             issued_total: 0,
             usage_start: Default::default(),
@@ -574,11 +574,18 @@ impl<'a, E: EngineDef> Worker<'a, E> {
         };
         self.quiesce();
         let t0 = self.clock.now();
-        while self.clock.now() < t0 + pause.spin_us * 1000 && !self.terminated() {
+        let (mut spin_us, mut sleep_us) = (pause.spin_us, pause.sleep_us);
+        if self.pace.clips_think() && self.runtime_end_ns != u64::MAX {
+            // The newest fio: no pause outlasts the runtime.
+            let left = self.runtime_end_ns.saturating_sub(t0) / 1000;
+            spin_us = spin_us.min(left);
+            sleep_us = sleep_us.min(left - spin_us);
+        }
+        while self.clock.now() < t0 + spin_us * 1000 && !self.terminated() {
             std::hint::spin_loop();
         }
-        if pause.sleep_us > 0 {
-            self.sleep_us(pause.sleep_us);
+        if sleep_us > 0 {
+            self.sleep_us(sleep_us);
         }
         let t1 = self.clock.now();
         self.stats.wait_ns += t1 - t0;
@@ -628,11 +635,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
     #[inline]
     fn prepare(&mut self, slot: u32) -> Option<u8> {
         let io = &self.p.io;
-        if io.sync_every > 0
-            && self.writes_since_sync >= io.sync_every
-            && !self.caps.diskless
-            && (self.last_issued_write || !io.sync_after_write_only)
-        {
+        if io.sync_every > 0 && self.writes_since_sync >= io.sync_every && !self.caps.diskless {
             self.writes_since_sync = 0;
             let file = self.last_write_file;
             let s = &mut self.slots[slot as usize];
@@ -661,7 +664,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             self.writes_since_sync += 1;
             self.last_write_file = n.file as u32;
         }
-        self.last_issued_write = ddir == 1;
+
         let prio = self.prio.pick(ddir);
         let s = &mut self.slots[slot as usize];
         *s = Slot {

@@ -182,7 +182,7 @@ impl<E: EngineDef> Worker<'_, E> {
     fn ramp_over(&self, now: u64) -> bool {
         let io = &self.p.io;
         (io.ramp_ns > 0 && now.saturating_sub(self.ramp_start_ns) >= io.ramp_ns)
-            || (io.ramp_bytes > 0 && self.bytes.iter().sum::<u64>() >= io.ramp_bytes)
+            || (io.ramp_bytes > 0 && self.ramp_moved >= io.ramp_bytes)
     }
 
     /// How often the ramp's end is looked at after its first check (the newest fio's helper

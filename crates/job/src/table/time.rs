@@ -58,8 +58,6 @@ pub(super) static ROWS: &[OptDef] = &[
              o.newest.ramp_size = Some(n);
              Ok(())
          }),
-    row!("job_start_clock_id", [], Kind::Int { min: i32::MIN as i64, max: i32::MAX as i64 }, "0", "The clock_id passed to the call to clock_gettime used to record job_start in the json output format (fio 3.36+)",
-         |o, v| { o.newest.job_start_clock_id = int_in(v, o.kb_base, i32::MIN as i64, i32::MAX as i64)? as i32; Ok(()) }),
     row!("clocksource", [], Kind::Choice(&[("gettimeofday", "Use gettimeofday(2) for timing"), ("clock_gettime", "Use clock_gettime(2) for timing"), ("cpu", "Use CPU private clock")]),
          "cpu", "What type of timing source to use (flexio: cpu = the TSC, when invariant and trusted by the kernel)",
          |o, v| { o.clocksource = Some(choice(v, &[("gettimeofday", crate::options::ClockSourceOpt::Gettimeofday), ("clock_gettime", crate::options::ClockSourceOpt::ClockGettime), ("cpu", crate::options::ClockSourceOpt::Cpu)])?); Ok(()) }),
