@@ -401,3 +401,89 @@ fn thinkcycles_keep_the_cpu_busy_between_submissions() {
     let rt = j["jobs"][0]["read"]["runtime"].as_u64().unwrap();
     assert!(rt >= 5, "runtime {rt} ms");
 }
+
+#[test]
+fn rate_iops_with_mixed_sizes_counts_ios_in_the_newest_fio() {
+    // 500 IOPS with half 4k, half 64k blocks for 2 s: the newest fio issues 1000; fio 3.33
+    // spaces by bytes at 4k per I/O slot and issues ~137.
+    let args = [
+        "--name=t",
+        "--ioengine=null",
+        "--size=1g",
+        "--rw=read",
+        "--bssplit=4k/50:64k/50",
+        "--rate_iops=500",
+        "--runtime=2",
+        "--time_based",
+    ];
+    let ios = |env: &[(&str, &str)]| -> u64 {
+        run_json(&args, env).0["jobs"][0]["read"]["total_ios"]
+            .as_u64()
+            .unwrap()
+    };
+    let latest = ios(&[]);
+    assert!((950..=1010).contains(&latest), "newest: {latest}");
+    let old = ios(ORACLE_COMPAT);
+    assert!((100..=180).contains(&old), "3.33: {old}");
+    if let Some(fio) = fio_bin() {
+        let d = tempfile::tempdir().unwrap();
+        let mut a = vec!["--output-format=json"];
+        a.extend_from_slice(&args);
+        let r = run_in(&fio, &a, d.path());
+        let f = json_of(&r.stdout)["jobs"][0]["read"]["total_ios"]
+            .as_u64()
+            .unwrap();
+        assert!(old.abs_diff(f) <= 10, "fio 3.33 {f}, flexio as 3.33 {old}");
+    }
+}
+
+#[test]
+fn steady_state_rules_of_the_newest_fio() {
+    let d = tempfile::tempdir().unwrap();
+    let base = ["--name=t", "--ioengine=null", "--size=1m", "--ss=iops:10%"];
+    // ss_dur must be a multiple of the interval and longer than it.
+    for (extra, ok) in [
+        (&["--ss_dur=1"][..], false),
+        (&["--ss_dur=3", "--ss_interval=2"], false),
+        (&["--ss_dur=4", "--ss_interval=2"], true),
+    ] {
+        let mut a = base.to_vec();
+        a.extend_from_slice(extra);
+        a.push("--parse-only");
+        let r = flexio(&a, d.path());
+        if ok {
+            assert_eq!(r.code, 0, "{extra:?}: {}", r.stderr);
+        } else {
+            assert!(
+                r.stderr.contains("must be multiple of ss_check_interval"),
+                "{extra:?}: {}",
+                r.stderr
+            );
+        }
+    }
+    // fio 3.33 accepted ss_dur=1.
+    let mut a = base.to_vec();
+    a.extend(["--ss_dur=1"]);
+    let r = run_in_env(&flexio_bin(), &a, d.path(), ORACLE_COMPAT);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    // One interval for every job.
+    let r = flexio(
+        &[
+            "--name=a",
+            "--ioengine=null",
+            "--size=1m",
+            "--ss_interval=2",
+            "--name=b",
+            "--ioengine=null",
+            "--size=1m",
+            "--ss_interval=3",
+        ],
+        d.path(),
+    );
+    assert!(
+        r.stderr
+            .contains("conflicting ss_check_interval: 2000000 and 3000000, must be globally equal"),
+        "{}",
+        r.stderr
+    );
+}

@@ -324,6 +324,10 @@ fn plan_thread(
     if let Some(t) = &mut pace.think {
         newest::think_compat(t, compat);
     }
+    if !compat.is_fio333() {
+        // fio 3.42: rate_iops spaces I/Os by count, whatever their sizes.
+        pace.schedule = pace.schedule.take().map(|s| s.count_ios(o.rate_iops));
+    }
     let verify = verify_plan(o, &o.name, thread_number, &seeds);
     let stats_cfg = stats_config(o);
     Ok(ThreadPlan {

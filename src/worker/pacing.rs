@@ -253,6 +253,7 @@ mod tests {
             cycle_ns: 1_000_000_000,
             rwmixread: 50,
             mixed,
+            thinkcycles: 0,
             think: None,
         }
     }
