@@ -301,7 +301,13 @@ fn plan_thread(
         .map(|v| v.resolve(region_total))
         .unwrap_or(region_total);
     let time_based = o.time_based && o.runtime_us > 0;
-    let budget = if time_based { u64::MAX } else { io_size };
+    let spr = newest::sprandom(def, &files, io_size, thread_number)?;
+    let budget = match (time_based, spr) {
+        (true, _) => u64::MAX,
+        // sprandom writes the physical capacity: io_size becomes it.
+        (false, Some((_, phys))) => phys,
+        (false, None) => io_size,
+    };
     let depth_note = caps.syncio && o.iodepth > 1 && !caps.has_commit;
     let depth = if caps.syncio && !caps.has_commit {
         1
@@ -311,6 +317,12 @@ fn plan_thread(
     let seeds = job_seeds(o, thread_number, compat);
     let mut spec = workload_spec(o, &files, &seeds, time_based || io_size > region_total);
     spec.seq_stride = o.newest.random_sequence_stride;
+    if let Some((s, _)) = spr {
+        // sprandom sets random_generator=lfsr and norandommap=1.
+        spec.sprandom = Some(s);
+        spec.gen = RandGen::Lfsr;
+        spec.random_map = false;
+    }
     let mut io = io_plan(o, &caps, depth, budget, &seeds);
     io.ramp_ns = newest::ramp_ns(io.ramp_ns, compat);
     if !compat.is_fio333() {
@@ -440,6 +452,7 @@ fn workload_spec(
         strided,
         rw_min_bs,
         seq_stride: false,
+        sprandom: None,
     }
 }
 

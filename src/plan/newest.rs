@@ -7,6 +7,7 @@ use flexio_job::newest::{DataPlacement, PlidSelect};
 use flexio_job::options::RandGenOpt;
 use flexio_job::{Compat, JobDef, JobSet};
 use flexio_workload::dist::Dist;
+use flexio_workload::sprandom::{physical_bytes, SprSpec};
 
 /// The newest fio ends its ramp on a helper-thread tick, once a second (§6.5).
 pub const RAMP_TICK_NS: u64 = 1_000_000_000;
@@ -158,12 +159,64 @@ pub(super) fn validate(set: &JobSet, ji: usize, caps: &Caps) -> Result<(), PlanE
         if nfiles != 1 {
             return Err(err(def, "SPRandom supports only one file"));
         }
-        return Err(err(
-            def,
-            "sprandom=1 (SSD preconditioning) is not supported by flexio yet",
-        ));
     }
     Ok(())
+}
+
+/// sprandom's resolved parameters and the physical capacity in bytes (the job's new
+/// io_size): logical size L = min(file region, io_size), P = L + ceil(L * spr_op) rounded
+/// down to the write block size.
+pub(super) fn sprandom(
+    def: &JobDef,
+    files: &[super::FilePlan],
+    io_size: u64,
+    thread_number: u32,
+) -> Result<Option<(SprSpec, u64)>, PlanError> {
+    let o = &def.opts;
+    let n = &o.newest;
+    if !n.sprandom {
+        return Ok(None);
+    }
+    let Some(f) = files.first() else {
+        return Ok(None);
+    };
+    let bs = o.min_bs_dir(1).max(1);
+    let logical = f.region.len.min(io_size);
+    let phys = physical_bytes(logical, n.spr_op, bs);
+    let regions = n.spr_num_regions.max(1) as u64;
+    let region_sz = phys / regions;
+    if n.spr_cs > region_sz {
+        return Err(err(
+            def,
+            format!(
+                "sprandom: spr_cs [{}] must be smaller than region_sz [{region_sz}] which means [{}] regions allowed",
+                n.spr_cs,
+                phys / n.spr_cs.max(1)
+            ),
+        ));
+    }
+    Ok(Some((
+        SprSpec {
+            phys_blocks: phys / bs,
+            regions: n.spr_num_regions.max(1),
+            op: n.spr_op,
+            defer: n.spr_cs > 0,
+            seed: sprandom_seed(o.randseed.unwrap_or(0x89), thread_number),
+        },
+        phys,
+    )))
+}
+
+/// The newest fio's seed slot 22 (sprandom), stirred like the 21 older slots.
+fn sprandom_seed(rand_seed: u64, thread_number: u32) -> u64 {
+    let mut seed = rand_seed;
+    for _ in 0..4 {
+        seed = seed.wrapping_mul(0x9e370001);
+    }
+    for _ in 0..22 {
+        seed = seed.wrapping_mul(0x9e370001);
+    }
+    seed.wrapping_mul(thread_number as u64).wrapping_add(22)
 }
 
 /// Checks that need the thread's files: a `sequence` distribution whose base pattern does

@@ -118,6 +118,8 @@ pub struct Spec {
     /// `random_sequence_stride`: a `sequence` distribution moves on by its length after
     /// each cycle.
     pub seq_stride: bool,
+    /// `sprandom`: write offsets of the (one) file come from the preconditioning schedule.
+    pub sprandom: Option<crate::sprandom::SprSpec>,
 }
 
 /// One I/O to issue.
@@ -185,6 +187,7 @@ struct FileState {
 /// Stateful generator for one job thread.
 pub struct Generator {
     spec: Spec,
+    spr: Option<crate::sprandom::Sprandom>,
     files: Vec<FileState>,
     off_rng: OffRng,
     /// Block-size streams per direction (64-bit with random_generator=tausworthe64).
@@ -220,6 +223,14 @@ impl Generator {
             .collect::<Vec<_>>();
         let files_done = files.iter().filter(|f| f.done).count();
         let block_seed = seeds[slot::BLOCK];
+        let spr = spec.sprandom.map(|s| {
+            let blocks = spec
+                .files
+                .first()
+                .map(|f| Self::nblocks(&spec, f.len, 1))
+                .unwrap_or(0);
+            crate::sprandom::Sprandom::new(s, blocks)
+        });
         Generator {
             off_rng: match spec.gen {
                 RandGen::Tausworthe64 => OffRng::T64(Taus258::new(block_seed)),
@@ -276,6 +287,7 @@ impl Generator {
             rwmix_ddir: 0,
             rwmix_issues: 0,
             issues: [0; 3],
+            spr,
             trim_next: false,
             files,
             spec,
@@ -332,6 +344,9 @@ impl Generator {
 
     /// Start a new loop: sequential positions back to the start, random maps cleared.
     pub fn reset(&mut self) {
+        if let Some(s) = &mut self.spr {
+            s.reset();
+        }
         for f in &mut self.files {
             f.pos = [0; 3];
             if let Some(m) = &mut f.map {
@@ -707,6 +722,11 @@ impl Generator {
 
     /// The next random block of file `fi` for `ddir` within `nblocks`.
     fn random_block(&mut self, fi: usize, ddir: Ddir, nblocks: u64) -> Option<u64> {
+        if ddir == 1 {
+            if let Some(s) = &mut self.spr {
+                return s.next_block().filter(|b| *b < nblocks);
+            }
+        }
         if let Dist::Sequence(seq) = &self.spec.dist[ddir] {
             // The n-th I/O of the direction (n = issued so far); past the end the file is
             // done (the planner rejects a base pattern that does not fit).
@@ -873,6 +893,7 @@ mod tests {
             gen: RandGen::Tausworthe,
             dist: [Dist::Uniform, Dist::Uniform, Dist::Uniform],
             seq_stride: false,
+            sprandom: None,
             pct_random: [100; 3],
             strided: None,
         }
