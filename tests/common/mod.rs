@@ -144,6 +144,11 @@ pub fn line_shape(l: &str) -> Option<String> {
     if l.starts_with("note: ") {
         return None;
     }
+    // flexio's own lines beside fio's latency lines (RMS, percentiles resting on too few
+    // samples): fio has no counterpart; tests/report_compare.rs checks them.
+    if l.starts_with("    rms: ") || l.starts_with("    few samples: ") {
+        return None;
+    }
     if Regex::new(r"^\s+\|").unwrap().is_match(l) {
         return Some("PCT_ROW".into());
     }

@@ -47,6 +47,8 @@ pub struct Switches {
     pub enghelp: Option<Option<String>>,
     /// `--compat=3.33|latest`; unset: `FLEXIO_COMPAT`, then the newest fio (see [`Compat`]).
     pub compat: Option<Compat>,
+    /// `--report FILE`: write the HTML report of this run there at its end (flexio's own).
+    pub report: Option<String>,
 }
 
 impl Default for Switches {
@@ -70,6 +72,7 @@ impl Default for Switches {
             cmdhelp: None,
             enghelp: None,
             compat: None,
+            report: None,
         }
     }
 }
@@ -168,6 +171,11 @@ pub const SWITCHES: &[(&str, Arg, &str)] = &[
         "compat",
         Arg::Required,
         "Reproduce fio 3.33 where it differs from the newest fio (3.33 or latest; env FLEXIO_COMPAT)",
+    ),
+    (
+        "report",
+        Arg::Required,
+        "Write an HTML report of the run (charts, statistics) to file at its end",
     ),
 ];
 
@@ -444,6 +452,7 @@ pub fn parse_args(args: &[String], cat: &Catalog) -> Result<Cli, JobError> {
                         s.max_jobs = Some(n)
                     }
                     "warnings-fatal" => s.warnings_fatal = true,
+                    "report" => s.report = Some(v),
                     "compat" => {
                         s.compat = Some(
                             Compat::parse(&v).map_err(|m| JobError::new(origin, Some(word), m))?,
