@@ -321,6 +321,14 @@ fn new_option_errors_are_fios() {
             ],
             "sprandom: spr_cs [1048576] must be smaller than region_sz",
         ),
+        (
+            &[
+                "--sprandom=1",
+                "--rw=randwrite",
+                "--spr_num_regions=4000000000",
+            ],
+            "exceeds the 18 blocks of the physical capacity",
+        ),
         (&["--priohint=1024"], "out of range"),
         (
             &["--ss_interval=500ms"],

@@ -184,6 +184,15 @@ pub(super) fn sprandom(
     let logical = f.region.len.min(io_size);
     let phys = physical_bytes(logical, n.spr_op, bs);
     let regions = n.spr_num_regions.max(1) as u64;
+    if regions > phys / bs {
+        return Err(err(
+            def,
+            format!(
+                "sprandom: spr_num_regions={regions} exceeds the {} blocks of the physical capacity",
+                phys / bs
+            ),
+        ));
+    }
     let region_sz = phys / regions;
     if n.spr_cs > region_sz {
         return Err(err(
