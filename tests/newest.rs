@@ -316,6 +316,7 @@ fn new_option_errors_are_fios() {
             &[
                 "--sprandom=1",
                 "--rw=randwrite",
+                "--size=16m",
                 "--spr_cs=1m",
                 "--spr_num_regions=100",
             ],
