@@ -358,7 +358,7 @@ fn the_verify_example_runs_clean_and_fio_accepts_its_blocks() {
     let d = tempfile::tempdir().unwrap();
     let job = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/verify.fio");
     let job = job.to_str().unwrap();
-    let r = flexio333(&[job, "--output-format=json"], d.path());
+    let r = flexio_oracle(&[job, "--output-format=json"], d.path());
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(json_dir(&r.stdout, "write").0, 64 << 20);
     assert_eq!(json_dir(&r.stdout, "read").0, 64 << 20);
@@ -445,13 +445,13 @@ fn fio_and_flexio_verify_each_others_blocks() {
         ];
         let rd = ["--name=x", &fs, "--rw=read", "--bs=4k", "--size=256k", &vk];
         let _ = std::fs::remove_file(&f);
-        assert_eq!(flexio333(&w, d.path()).code, 0);
+        assert_eq!(flexio_oracle(&w, d.path()).code, 0);
         let r = run_in(&fio, &rd, d.path());
         assert_eq!(r.code, 0, "fio reads flexio's {kind} blocks: {}", r.stderr);
         assert!(!r.stderr.contains("verify"), "{kind}: {}", r.stderr);
         let _ = std::fs::remove_file(&f);
         assert_eq!(run_in(&fio, &w, d.path()).code, 0);
-        let r = flexio333(&rd, d.path());
+        let r = flexio_oracle(&rd, d.path());
         assert_eq!(r.code, 0, "flexio reads fio's {kind} blocks: {}", r.stderr);
         // Same corruption, same report, line for line (flexio adds its own lines after).
         // meta covers the header only; fio 3.33's sha512 field holds the first and last
@@ -461,7 +461,7 @@ fn fio_and_flexio_verify_each_others_blocks() {
         }
         corrupt(&f, 4096 * 5 + 2000, 0x40);
         let a = run_in(&fio, &rd, d.path());
-        let b = flexio333(&rd, d.path());
+        let b = flexio_oracle(&rd, d.path());
         assert_eq!((a.code, b.code), (1, 1), "{kind}");
         let fio_lines: Vec<&str> = a
             .stderr
@@ -496,7 +496,7 @@ fn fio_and_flexio_verify_each_others_blocks() {
         "--verify=md5",
     ];
     let a = run_in(&fio, &rd, d.path());
-    let b = flexio333(&rd, d.path());
+    let b = flexio_oracle(&rd, d.path());
     let keep = |s: &str| -> Vec<String> {
         s.lines()
             .filter(|l| !l.contains("flexio:") && !l.starts_with("fio: pid"))

@@ -167,13 +167,25 @@ pub fn resolve(
     }
     let names: Vec<PathBuf> = found.into_iter().chain(names).collect();
     let mut blocks: Vec<Option<crate::blockdev::BlockInfo>> = Vec::new();
+    let filetype = o.newest.filetype;
     for n in &names {
+        if filetype == flexio_job::newest::FileTypeOpt::File {
+            // filetype=file: every file is taken to be a regular file, nothing is classified.
+            blocks.push(None);
+            continue;
+        }
         let b = crate::blockdev::probe(n).map_err(|e| {
             err(
                 def,
                 format!("cannot open block device '{}': {e}", n.display()),
             )
         })?;
+        if b.is_none() && filetype == flexio_job::newest::FileTypeOpt::Block {
+            return Err(err(
+                def,
+                format!("'{}' is not a block device (filetype=block)", n.display()),
+            ));
+        }
         if b.is_none() && !caps.dirs {
             if let Ok(m) = std::fs::metadata(n) {
                 if !m.is_file() {

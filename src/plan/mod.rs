@@ -6,6 +6,7 @@
 //! fio's size rules (`filesetup.c`) live in `files.rs`.
 
 pub mod files;
+pub mod newest;
 pub mod replay;
 pub mod resolved;
 
@@ -187,6 +188,7 @@ pub fn plan_with(
         let caps = flexio_engine::caps_of(&o.ioengine, &cfg)
             .ok_or_else(|| err(def, format!("unknown ioengine '{}'", o.ioengine)))?;
         validate(def, &caps, readonly)?;
+        newest::validate(set, ji, &caps)?;
         if o.group_reporting && o.ss_dur_us > 0 {
             // fio: a reporting group is judged as one, so its members must agree.
             let other = set.jobs[..ji].iter().find(|j| {
@@ -380,6 +382,7 @@ fn plan_thread(
             ));
         }
     }
+    newest::validate_files(def, &files)?;
     // ---- budget and depth
     let region_total: u64 = files.iter().map(|f| f.region.len).sum();
     let io_size = o
@@ -388,10 +391,12 @@ fn plan_thread(
         .unwrap_or(region_total);
     let time_based = o.time_based && o.runtime_us > 0;
     // A replay ends with its trace.
-    let budget = if time_based || replayed.is_some() {
-        u64::MAX
-    } else {
-        io_size
+    let spr = newest::sprandom(def, &files, io_size, thread_number)?;
+    let budget = match (time_based || replayed.is_some(), spr) {
+        (true, _) => u64::MAX,
+        // sprandom writes the physical capacity: io_size becomes it.
+        (false, Some((_, phys))) => phys,
+        (false, None) => io_size,
     };
     let depth_note = caps.syncio && o.iodepth > 1 && !caps.has_commit;
     let depth = if caps.syncio && !caps.has_commit {
@@ -399,11 +404,35 @@ fn plan_thread(
     } else {
         o.iodepth
     };
-    let seeds = job_seeds(o, thread_number);
+    let seeds = job_seeds(o, thread_number, compat);
     let mut spec = workload_spec(o, &files, &seeds, time_based || io_size > region_total);
     if caps.noio {
         // The pseudo-file has no end; offsets mean nothing there.
         spec.random_map = false;
+    }
+    spec.seq_stride = o.newest.random_sequence_stride;
+    if let Some((s, _)) = spr {
+        // sprandom sets random_generator=lfsr and norandommap=1.
+        spec.sprandom = Some(s);
+        spec.gen = RandGen::Lfsr;
+        spec.random_map = false;
+    }
+    let mut io = io_plan(o, &caps, depth, budget, &seeds);
+    io.ramp_ns = newest::ramp_ns(io.ramp_ns, compat);
+    if !compat.is_fio333() {
+        io.ramp_tick_ns = newest::RAMP_TICK_NS;
+    }
+    let mut meter = meter_plan(o, &caps, thread_number);
+    if let Some(ss) = &mut meter.ss {
+        ss.scaled_samples = !compat.is_fio333();
+    }
+    let mut pace = engine_pace(pace_plan(o, &seeds), &caps);
+    if let Some(t) = &mut pace.think {
+        newest::think_compat(t, compat);
+    }
+    if !compat.is_fio333() {
+        // fio 3.42: rate_iops spaces I/Os by count, whatever their sizes.
+        pace.schedule = pace.schedule.take().map(|s| s.count_ios(o.rate_iops));
     }
     let vctx = VerifyCtx {
         thread_number,
@@ -419,7 +448,6 @@ fn plan_thread(
     };
     let verify = verify_plan(o, &seeds, &vctx).map_err(|e| err(def, e))?;
     let stats_cfg = stats_config(o);
-    let mut io = io_plan(o, &caps, depth, budget, &seeds);
     let mut layout_on_open = o.create_on_open;
     if let Some(info) = replayed.as_ref().map(|l| &l.info) {
         io.dirs = info.dirs();
@@ -456,8 +484,8 @@ fn plan_thread(
             allow_create: o.allow_file_create,
             on_open: layout_on_open,
         },
-        pace: engine_pace(pace_plan(o, &seeds), &caps),
-        meter: meter_plan(o, &caps, thread_number),
+        pace,
+        meter,
         verify,
         latency: latency_plan(o),
         prio: prio_plan(o, &seeds),
@@ -496,6 +524,7 @@ fn engine_pace(mut pace: PacePlan, caps: &Caps) -> PacePlan {
             blocks_issue: false,
             iotime_us: 0,
             shift_rate: false,
+            clip_to_runtime: true,
         });
     }
     pace
@@ -564,32 +593,54 @@ fn workload_spec(
         pct_random: o.percentage_random,
         strided,
         rw_min_bs,
+        seq_stride: false,
+        sprandom: None,
     }
 }
 
-/// fio 3.33's seeds for a thread: deterministic from randseed (default 0x89) unless
-/// randrepeat=0 without a randseed (then from the system's entropy).
-pub fn job_seeds(o: &JobOptions, thread_number: u32) -> [u64; flexio_workload::rng::slot::COUNT] {
+/// The seeds of a thread's random streams.
+///
+/// Both fio versions: randseed (default 0x89) stirred into one seed per slot, unless
+/// `randrepeat=0` without a `randseed` (then from the system's entropy). The newest fio uses
+/// those for every stream, the block offsets included, and `allrandrepeat` is an alias of
+/// `randrepeat`. fio 3.33 replaces the block-offset seed of repeatable jobs by
+/// `0xb1899bed * thread_number` (so `randseed` alone does not move the offsets), and
+/// `allrandrepeat=1` replaces every other slot `i` by `0xb1899bed * thread_number + i`.
+pub fn job_seeds(
+    o: &JobOptions,
+    thread_number: u32,
+    compat: Compat,
+) -> [u64; flexio_workload::rng::slot::COUNT] {
     use flexio_workload::rng::{fio_seeds, slot, FIO_RANDSEED};
-    if o.allrandrepeat {
-        let mut s = [0u64; slot::COUNT];
-        for (i, x) in s.iter_mut().enumerate() {
-            *x = FIO_RANDSEED
-                .wrapping_mul(thread_number as u64)
-                .wrapping_add(i as u64);
-        }
-        return s;
-    }
-    if !o.randrepeat && o.randseed.is_none() {
+    let repeatable = if compat.is_fio333() || !o.allrandrepeat_last {
+        o.randrepeat
+    } else {
+        o.allrandrepeat
+    };
+    let mut s = if !repeatable && o.randseed.is_none() {
         let mut s = [0u64; slot::COUNT];
         let mut e = entropy();
         for x in &mut s {
             e = e.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(17) ^ 0xbf58_476d_1ce4_e5b9;
             *x = e;
         }
-        return s;
+        s
+    } else {
+        fio_seeds(o.randseed.unwrap_or(0x89), thread_number, false)
+    };
+    if compat.is_fio333() {
+        if o.allrandrepeat {
+            for (i, x) in s.iter_mut().enumerate() {
+                *x = FIO_RANDSEED
+                    .wrapping_mul(thread_number as u64)
+                    .wrapping_add(i as u64);
+            }
+        }
+        if o.randrepeat {
+            s[slot::BLOCK] = FIO_RANDSEED.wrapping_mul(thread_number as u64);
+        }
     }
-    fio_seeds(o.randseed.unwrap_or(0x89), thread_number, o.randrepeat)
+    s
 }
 
 fn entropy() -> u64 {

@@ -42,6 +42,13 @@ pub struct IoPlan {
     /// Runtime limit (ns; 0 = none) and ramp time (ns).
     pub runtime_ns: u64,
     pub ramp_ns: u64,
+    /// `ramp_size`: the ramp also ends once the job moved this many bytes (0 = none).
+    pub ramp_bytes: u64,
+    /// The ramp's end is looked at on ticks this far apart from the job's start (the newest
+    /// fio's helper thread: 1 s); 0 = continuously (fio 3.33).
+    pub ramp_tick_ns: u64,
+    /// `end_syncfs`: one syncfs per file system at the end of each write pass.
+    pub end_syncfs: bool,
     /// startdelay range (µs) and the seed drawing from it.
     pub startdelay_us: (u64, u64),
     pub startdelay_seed: u32,
@@ -114,6 +121,8 @@ pub struct PacePlan {
     /// of reads, and whether the job mixes reads and writes.
     pub rwmixread: u32,
     pub mixed: bool,
+    /// `thinkcycles`: empty loop iterations after each submission.
+    pub thinkcycles: u64,
     pub think: Option<ThinkPlan>,
 }
 
@@ -130,6 +139,8 @@ pub struct ThinkPlan {
     pub iotime_us: u64,
     /// The rate schedule moves on by the time spent thinking.
     pub shift_rate: bool,
+    /// Spins and sleeps end with the runtime (fio 3.34+; fio 3.33 thinks them out).
+    pub clip_to_runtime: bool,
 }
 
 /// What the job samples, logs and publishes on the way.
@@ -204,6 +215,9 @@ pub struct SsPlan {
     pub dur_us: u64,
     pub ramp_us: u64,
     pub interval_us: u64,
+    /// The newest fio's sample: `rate_time * delta / (I * I / 1000)` (I = interval in ms,
+    /// rate_time = ms since the last sample); fio 3.33: `1000 * delta / rate_time`.
+    pub scaled_samples: bool,
 }
 
 /// Data verification.
@@ -284,7 +298,10 @@ pub struct Placement {
     pub cpus: Option<Vec<usize>>,
     pub nice: i32,
     /// I/O priority class and level (ioprio_set).
-    pub ioprio: Option<(u32, u32)>,
+    /// `comm`: the thread's name.
+    pub comm: Option<std::ffi::CString>,
+    /// (class, level, hint).
+    pub ioprio: Option<(u32, u32, u32)>,
 }
 
 /// What an I/O error does.
@@ -462,6 +479,9 @@ pub fn io_plan(o: &JobOptions, caps: &Caps, depth: u32, budget: u64, seeds: &[u6
         loops: if time_based { u32::MAX } else { o.loops },
         runtime_ns: o.runtime_us * 1000,
         ramp_ns: o.ramp_time_us * 1000,
+        ramp_bytes: o.newest.ramp_size.unwrap_or(0),
+        ramp_tick_ns: 0,
+        end_syncfs: o.newest.end_syncfs && writes && !caps.diskless,
         startdelay_us: o.startdelay_us,
         startdelay_seed: seeds[slot::START_DELAY] as u32,
         sync_every: if o.fsync > 0 { o.fsync } else { o.fdatasync },
@@ -593,6 +613,7 @@ pub fn pace_plan(o: &JobOptions, seeds: &[u64]) -> PacePlan {
         cycle_ns: o.rate_cycle_ms * 1_000_000,
         rwmixread: o.rwmixread,
         mixed: o.rw.reads() && o.rw.writes(),
+        thinkcycles: o.newest.thinkcycles,
         think: (o.thinktime_us > 0).then_some(ThinkPlan {
             think_us: o.thinktime_us,
             spin_us: o.thinktime_spin_us.min(o.thinktime_us),
@@ -600,6 +621,7 @@ pub fn pace_plan(o: &JobOptions, seeds: &[u64]) -> PacePlan {
             blocks_issue: o.thinktime_blocks_issue,
             iotime_us: o.thinktime_iotime_us,
             shift_rate: o.rate_ignore_thinktime,
+            clip_to_runtime: true,
         }),
     }
 }
@@ -683,6 +705,7 @@ pub fn meter_plan(o: &JobOptions, caps: &Caps, thread_number: u32) -> MeterPlan 
             dur_us: o.ss_dur_us,
             ramp_us: o.ss_ramp_us,
             interval_us: o.ss_interval_us,
+            scaled_samples: false,
         }),
     }
 }
@@ -819,9 +842,10 @@ pub fn latency_plan(o: &JobOptions) -> LatencyPlan {
 
 /// The I/O priority value requests carry by default (the thread's; 0 when not set).
 pub fn default_ioprio(o: &JobOptions) -> u16 {
+    let hint = o.newest.priohint.unwrap_or(0) << 3;
     match (o.prioclass, o.prio) {
-        (None, None) => 0,
-        (c, l) => ((c.unwrap_or(2) << 13) | l.unwrap_or(4)) as u16,
+        (None, None) => hint as u16,
+        (c, l) => ((c.unwrap_or(2) << 13) | hint | l.unwrap_or(4)) as u16,
     }
 }
 
@@ -851,8 +875,21 @@ pub fn placement(o: &JobOptions, thread_number: u32) -> Placement {
             }
         }),
         nice: o.nice,
-        ioprio: (o.prio.is_some() || o.prioclass.is_some())
-            .then(|| (o.prioclass.unwrap_or(2), o.prio.unwrap_or(4))),
+        comm: o
+            .newest
+            .comm
+            .as_deref()
+            .and_then(|c| std::ffi::CString::new(c.as_bytes()).ok()),
+        // fio: a priority hint alone also sets the priority (class 0 is best effort).
+        ioprio: (o.prio.is_some() || o.prioclass.is_some() || o.newest.priohint.is_some()).then(
+            || {
+                (
+                    o.prioclass.unwrap_or(if o.prio.is_some() { 2 } else { 0 }),
+                    o.prio.unwrap_or(if o.prioclass.is_some() { 4 } else { 0 }),
+                    o.newest.priohint.unwrap_or(0),
+                )
+            },
+        ),
     }
 }
 

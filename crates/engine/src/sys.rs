@@ -116,9 +116,12 @@ pub fn ctime(secs: i64) -> String {
 
 const IOPRIO_WHO_PROCESS: libc::c_long = 1;
 
-/// ioprio_set(IOPRIO_WHO_PROCESS, 0 = the calling thread, class << 13 | level).
-pub fn ioprio_set_self(class: u32, level: u32) -> io::Result<()> {
-    let value = ((class as libc::c_long) << 13) | level as libc::c_long;
+/// ioprio_set(IOPRIO_WHO_PROCESS, 0 = the calling thread, class << 13 | hint << 3 | level);
+/// the hint (fio 3.36's `priohint`, e.g. a command duration limit index) needs Linux 6.10.
+pub fn ioprio_set_self(class: u32, level: u32, hint: u32) -> io::Result<()> {
+    let value = ((class as libc::c_long) << 13)
+        | (((hint & 0x3ff) as libc::c_long) << 3)
+        | (level & 7) as libc::c_long;
     // SAFETY: a plain system call with integer arguments.
     let r = unsafe {
         libc::syscall(

@@ -269,6 +269,9 @@ pub struct JobOptions {
     pub randrepeat: bool,
     pub randseed: Option<u64>,
     pub allrandrepeat: bool,
+    /// Set when `allrandrepeat` was the last of `randrepeat`/`allrandrepeat` given: the
+    /// newest fio makes it an alias of `randrepeat`, so its value then wins.
+    pub allrandrepeat_last: bool,
     pub norandommap: bool,
     pub random_generator: RandGenOpt,
     /// Offset distribution per direction.
@@ -491,6 +494,8 @@ pub struct JobOptions {
     pub serialize_overlap: bool,
     /// lockfile: lock a file (by name, across jobs) around each request.
     pub lockfile: LockMode,
+    /// Options fio added from 3.34 to 3.42.
+    pub newest: crate::newest::NewestOptions,
 }
 
 /// lockfile: how requests to a file shared by jobs are serialized.
@@ -672,6 +677,7 @@ impl Default for JobOptions {
             randrepeat: true,
             randseed: None,
             allrandrepeat: false,
+            allrandrepeat_last: false,
             norandommap: false,
             random_generator: RandGenOpt::Tausworthe,
             random_distribution: [Dist::Uniform, Dist::Uniform, Dist::Uniform],
@@ -834,6 +840,7 @@ impl Default for JobOptions {
             flow_id: 0,
             flow_sleep_us: 0,
             exec_postrun: None,
+            newest: crate::newest::NewestOptions::default(),
         }
     }
 }

@@ -111,6 +111,10 @@ pub struct Worker<'a, E: EngineDef> {
     accounting: bool,
     epoch_ns: u64,
     ramp_end_ns: u64,
+    /// When the ramp began (ramp_time counts from here).
+    ramp_start_ns: u64,
+    /// Bytes moved during the ramp (ramp_size).
+    ramp_moved: u64,
     runtime_end_ns: u64,
     next_event_ns: u64,
     /// Per-direction elapsed µs over loops (fio's update_runtime).
@@ -208,6 +212,8 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             accounting: true,
             epoch_ns: 0,
             ramp_end_ns: 0,
+            ramp_start_ns: 0,
+            ramp_moved: 0,
             runtime_end_ns: u64::MAX,
             next_event_ns: 0,
             elapsed_us: [0; 3],
@@ -460,11 +466,19 @@ impl<'a, E: EngineDef> Worker<'a, E> {
         }
         let now = self.clock.now();
         self.start_epoch(now);
-        if self.p.io.ramp_ns > 0 {
+        if self.p.io.ramp_ns > 0 || self.p.io.ramp_bytes > 0 {
             self.accounting = false;
             // Steady-state sampling starts with the measured part (end_ramp restarts it).
             self.meter.ramp();
-            self.ramp_end_ns = now + self.p.io.ramp_ns;
+            self.ramp_start_ns = now;
+            // The first look at the ramp's end: at ramp_time, or (ramp_size alone) at the
+            // first tick.
+            self.ramp_end_ns = now
+                + if self.p.io.ramp_ns > 0 {
+                    self.p.io.ramp_ns
+                } else {
+                    self.ramp_tick()
+                };
             self.runtime_end_ns = u64::MAX;
             self.next_event_ns = self.next_event();
             self.progress.set_state(RunState::Ramp);
@@ -650,11 +664,18 @@ impl<'a, E: EngineDef> Worker<'a, E> {
         };
         self.quiesce();
         let t0 = self.clock.now();
-        while self.clock.now() < t0 + pause.spin_us * 1000 && !self.terminated() {
+        let (mut spin_us, mut sleep_us) = (pause.spin_us, pause.sleep_us);
+        if self.pace.clips_think() && self.runtime_end_ns != u64::MAX {
+            // The newest fio: no pause outlasts the runtime.
+            let left = self.runtime_end_ns.saturating_sub(t0) / 1000;
+            spin_us = spin_us.min(left);
+            sleep_us = sleep_us.min(left - spin_us);
+        }
+        while self.clock.now() < t0 + spin_us * 1000 && !self.terminated() {
             std::hint::spin_loop();
         }
-        if pause.sleep_us > 0 {
-            self.sleep_us(pause.sleep_us);
+        if sleep_us > 0 {
+            self.sleep_us(sleep_us);
         }
         let t1 = self.clock.now();
         self.stats.wait_ns += t1 - t0;
@@ -739,6 +760,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             self.writes_since_sync += 1;
             self.last_write_file = n.file as u32;
         }
+
         let prio = self.prio.pick(ddir);
         let s = &mut self.slots[slot as usize];
         *s = Slot {
@@ -904,8 +926,16 @@ impl<'a, E: EngineDef> Worker<'a, E> {
                 now = self.clock.now();
             }
             now = self.submit(slot, now);
-            if self.pace.thinks() && op < OP_SYNC {
-                now = self.think(now);
+            if op < OP_SYNC {
+                let cycles = self.pace.cycles();
+                if cycles > 0 {
+                    // Not think time: the CPU is busy, the time is the job's own.
+                    Pacer::spin_cycles(cycles);
+                    now = self.clock.now();
+                }
+                if self.pace.thinks() {
+                    now = self.think(now);
+                }
             }
             if let Some(low) = self.p.io.low {
                 if self.free.is_empty() {
@@ -939,6 +969,11 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             // The target's time, not flexio's.
             let t0 = self.clock.now();
             self.files.fsync_all();
+            self.stats.engine_ns += self.clock.now().saturating_sub(t0);
+        }
+        if self.p.io.end_syncfs {
+            let t0 = self.clock.now();
+            self.files.syncfs_all();
             self.stats.engine_ns += self.clock.now().saturating_sub(t0);
         }
         self.periodic(self.clock.now());

@@ -23,6 +23,7 @@ impl<E: EngineDef> Worker<'_, E> {
             && self.depth_limit == 1
             && !self.pace.limited()
             && !self.pace.thinks()
+            && self.pace.cycles() == 0
             && p.io.low.is_none()
             && p.io.number_ios == 0
             && self.ver.is_none()
@@ -107,7 +108,9 @@ impl<E: EngineDef> Worker<'_, E> {
             match r {
                 Queued::Completed(res) if d < 2 && res as u64 == n.len => {
                     self.completed_total += 1;
-                    if self.accounting {
+                    if !self.accounting {
+                        self.ramp_moved += n.len;
+                    } else {
                         self.bytes[d] += n.len;
                         self.ios[d] += 1;
                         self.stats.dirs[d].io_bytes += n.len;

@@ -293,6 +293,9 @@ impl<E: EngineDef> Worker<'_, E> {
         }
         if self.accounting && !failed {
             self.account(&s, t);
+        } else if !failed {
+            // Still ramping: only ramp_size looks at this.
+            self.ramp_moved += s.len;
         }
         if failed && s.vflags & VF_WRITE != 0 {
             if let Some(vs) = self.ver.as_mut() {

@@ -238,6 +238,37 @@ pub(super) static ROWS: &[OptDef] = &[
         "0",
         "Include fsync at the end of job"
     ),
+    row!(
+        "end_syncfs",
+        [],
+        Kind::Bool,
+        "0",
+        "Include syncfs at the end of job (fio 3.42+)",
+        |o, v| {
+            o.newest.end_syncfs = parse_bool(req(v)?)?;
+            Ok(())
+        }
+    ),
+    row!(
+        "filetype",
+        [],
+        Kind::Choice(&[
+            ("none", "Classify each file with stat"),
+            ("file", "Every file is a regular file"),
+            ("block", "Every file is a block device"),
+            ("char", "Every file is a character device")
+        ]),
+        "none",
+        "Assume all files are of this type, skipping stat (fio 3.41+)",
+        |o, v| {
+            use crate::newest::FileTypeOpt as F;
+            o.newest.filetype = choice(
+                v,
+                &[("none", F::None), ("file", F::File), ("block", F::Block), ("char", F::Char)],
+            )?;
+            Ok(())
+        }
+    ),
     bool_row!(
         "fsync_on_close",
         [],

@@ -25,6 +25,17 @@ pub(super) static ROWS: &[OptDef] = &[
         Ok(())
     }),
     row!(
+        "comm",
+        [],
+        Kind::Str,
+        "",
+        "Process (thread) name of the job, as ps shows it (fio 3.42+)",
+        |o, v| {
+            o.newest.comm = Some(req(v)?.to_string());
+            Ok(())
+        }
+    ),
+    row!(
         "numjobs",
         [],
         Kind::Int { min: 0, max: 65536 },

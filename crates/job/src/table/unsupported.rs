@@ -60,4 +60,6 @@ pub static UNSUPPORTED: &[&str] = &[
     "grace_time",
     "std_redirect",
     "softrandommap",
+    // fio 3.36+: the clock of the JSON `job_start` stamp, which flexio's JSON does not have.
+    "job_start_clock_id",
 ];
