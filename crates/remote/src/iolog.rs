@@ -198,7 +198,15 @@ impl Payload for IoLog {
         let (data, mut incomplete) = match compressed {
             PLAIN => (body.to_vec(), false),
             XMIT_COMPRESSED | STORE_COMPRESSED => {
-                let (d, ok) = inflate_all(body, MAX_INFLATED, compressed == STORE_COMPRESSED)?;
+                // A stream sent for nr_samples records cannot legitimately inflate to more
+                // than that many of the largest records (store-compressed logs announce 0).
+                let limit = match compressed {
+                    XMIT_COMPRESSED => nr_samples
+                        .saturating_mul((SAMPLE_OFFSET_LEN + HIST_ENTRY_LEN) as u64)
+                        .min(MAX_INFLATED as u64) as usize,
+                    _ => MAX_INFLATED,
+                };
+                let (d, ok) = inflate_all(body, limit, compressed == STORE_COMPRESSED)?;
                 (d, !ok)
             }
             c => {

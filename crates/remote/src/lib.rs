@@ -13,6 +13,7 @@ pub mod convert;
 pub mod crc;
 pub mod error;
 pub mod frame;
+pub mod gs;
 pub mod iolog;
 pub mod message;
 pub mod msg;

@@ -5,7 +5,9 @@
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
 use crate::frame::Opcode;
-use crate::msg::{exact, Payload};
+use crate::gs::{get_io, get_io3, put_io};
+pub use crate::gs::{GroupStats, IoStat, GS_LEN};
+use crate::msg::Payload;
 
 /// Histogram buckets of fio 3.33 (`FIO_IO_U_PLAT_NR`).
 pub const PLAT_NR: usize = 1856;
@@ -17,8 +19,6 @@ pub const BLOCK_INFOS_MAX: usize = 8192;
 pub const TS_BLOCK_LEN: usize = 183_888;
 /// Size of a TS payload without extension.
 pub const TS_BASE_LEN: usize = 184_056;
-/// Size of the group stats.
-pub const GS_LEN: usize = 164;
 /// Size of one `clat_prio_stat` record of the extension.
 pub const PRIO_LEN: usize = 14_912;
 /// ss_state bits.
@@ -35,144 +35,6 @@ pub const DEFAULT_PERCENTILES: [f64; 17] = [
     1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
     99.99,
 ];
-
-/// fio's `io_stat` (56 bytes): units ns (latency), KiB/s (bw) or I/O per second.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct IoStat {
-    pub max: u64,
-    /// 2^64−1 when unused.
-    pub min: u64,
-    pub samples: u64,
-    pub mean: f64,
-    /// Sum of squared deviations (Welford's S).
-    pub s: f64,
-}
-
-impl Default for IoStat {
-    fn default() -> Self {
-        IoStat {
-            max: 0,
-            min: u64::MAX,
-            samples: 0,
-            mean: 0.0,
-            s: 0.0,
-        }
-    }
-}
-
-fn put_io(w: &mut Writer, s: &IoStat) {
-    w.u64(s.max);
-    w.u64(s.min);
-    w.u64(s.samples);
-    w.fp64(s.mean);
-    w.fp64(s.s);
-}
-
-fn get_io(r: &mut Reader) -> Result<IoStat> {
-    Ok(IoStat {
-        max: r.u64()?,
-        min: r.u64()?,
-        samples: r.u64()?,
-        mean: r.fp64()?,
-        s: r.fp64()?,
-    })
-}
-
-fn get_io3(r: &mut Reader) -> Result<[IoStat; 3]> {
-    Ok([get_io(r)?, get_io(r)?, get_io(r)?])
-}
-
-/// `group_run_stats` (164 bytes, packed): a reporting group's aggregate.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GroupStats {
-    /// ms
-    pub max_run: [u64; 3],
-    /// ms; 2^64−1 for an unused direction.
-    pub min_run: [u64; 3],
-    /// bytes/s
-    pub max_bw: [u64; 3],
-    /// bytes/s; 2^64−1 for an unused direction.
-    pub min_bw: [u64; 3],
-    pub iobytes: [u64; 3],
-    /// Aggregate bytes/s.
-    pub agg: [u64; 3],
-    pub kb_base: u32,
-    pub unit_base: u32,
-    pub sig_figs: u32,
-    pub groupid: u32,
-    pub unified_rw_rep: u32,
-}
-
-impl Default for GroupStats {
-    fn default() -> Self {
-        GroupStats {
-            max_run: [0; 3],
-            min_run: [u64::MAX; 3],
-            max_bw: [0; 3],
-            min_bw: [u64::MAX; 3],
-            iobytes: [0; 3],
-            agg: [0; 3],
-            kb_base: 1024,
-            unit_base: 0,
-            sig_figs: 4,
-            groupid: 0,
-            unified_rw_rep: 0,
-        }
-    }
-}
-
-impl GroupStats {
-    fn put(&self, w: &mut Writer) {
-        for a in [
-            &self.max_run,
-            &self.min_run,
-            &self.max_bw,
-            &self.min_bw,
-            &self.iobytes,
-            &self.agg,
-        ] {
-            w.u64s(a);
-        }
-        w.u32s(&[
-            self.kb_base,
-            self.unit_base,
-            self.sig_figs,
-            self.groupid,
-            self.unified_rw_rep,
-        ]);
-    }
-    fn get(r: &mut Reader) -> Result<Self> {
-        let (max_run, min_run, max_bw) = (r.u64s()?, r.u64s()?, r.u64s()?);
-        let (min_bw, iobytes, agg) = (r.u64s()?, r.u64s()?, r.u64s()?);
-        let [kb_base, unit_base, sig_figs, groupid, unified_rw_rep] = r.u32s()?;
-        Ok(GroupStats {
-            max_run,
-            min_run,
-            max_bw,
-            min_bw,
-            iobytes,
-            agg,
-            kb_base,
-            unit_base,
-            sig_figs,
-            groupid,
-            unified_rw_rep,
-        })
-    }
-}
-
-impl Payload for GroupStats {
-    const OPCODE: Opcode = Opcode::Gs;
-    fn encode(&self) -> Vec<u8> {
-        let mut w = Writer::with_capacity(GS_LEN);
-        self.put(&mut w);
-        w.buf
-    }
-    fn decode(p: &[u8]) -> Result<Self> {
-        exact("GS", p, GS_LEN, "164")?;
-        GroupStats::get(&mut Reader::new(p, "GS"))
-    }
-}
 
 /// A latency histogram in fio's layout.
 pub type Plat = [u64; PLAT_NR];
@@ -828,24 +690,5 @@ mod tests {
         let mut bad = b;
         bad[150_904..150_912].copy_from_slice(&9000u64.to_le_bytes());
         assert!(ThreadStat::decode(&bad).is_err());
-    }
-
-    #[test]
-    fn group_stats_layout() {
-        let g = GroupStats {
-            max_run: [1, 2, 3],
-            agg: [4, 5, 6],
-            groupid: 7,
-            unified_rw_rep: 1,
-            ..Default::default()
-        };
-        let b = g.encode();
-        assert_eq!(b.len(), GS_LEN);
-        assert_eq!(le64(&b, 120), 4);
-        assert_eq!(le32(&b, 144), 1024);
-        assert_eq!(le32(&b, 156), 7);
-        assert_eq!(le32(&b, 160), 1);
-        assert_eq!(GroupStats::decode(&b).unwrap(), g);
-        assert!(GroupStats::decode(&b[..163]).is_err());
     }
 }
