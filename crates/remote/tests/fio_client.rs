@@ -208,12 +208,15 @@ fn serve(listener: TcpListener, run: WireRun) -> Received {
     };
     c.send(&text("Starting 1 process\n"), 0).unwrap();
     c.send(&Message::ServerStart, 0).unwrap();
-    // Running: answer the client's ETA requests for a little over a second.
-    let running_until = Instant::now() + Duration::from_millis(1300);
+    // Running: answer the client's ETA requests (it polls about once a second) until one
+    // has been answered, for at most 5 s.
+    let started = Instant::now();
     c.stream
-        .set_read_timeout(Some(Duration::from_millis(200)))
+        .set_read_timeout(Some(Duration::from_millis(100)))
         .unwrap();
-    while Instant::now() < running_until {
+    while started.elapsed() < Duration::from_secs(5)
+        && (got.eta_requests == 0 || started.elapsed() < Duration::from_millis(300))
+    {
         match c.recv() {
             Ok((tag, Message::SendEta)) => {
                 got.eta_requests += 1;
