@@ -1,6 +1,6 @@
 //! fio 3.33's client/server wire protocol (version 97), as documented in
 //! `fio-protocol.md`: framing with CRC-16 and fragmentation ([`frame`]), every message
-//! layout with typed encode/decode ([`msg`], [`ts`], [`pack`], [`iolog`], [`vstate`],
+//! layout with typed encode/decode ([`msg`], [`ts`], [`gs`], [`pack`], [`iolog`], [`vstate`],
 //! [`message`]), address strings ([`addr`]) and the conversions between fio's
 //! `thread_stat` / `group_run_stats` and flexio's results model ([`convert`]).
 //!
