@@ -144,7 +144,7 @@ impl Payload for Job {
     }
 }
 
-/// `JOBLINE` (C→S): an argument vector, argv[0] included (§4.4).
+/// `JOBLINE` (C→S): an argument vector, `argv[0]` included (§4.4).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JobLine {
     pub client_type: u16,

@@ -27,9 +27,9 @@ pub enum Kind {
     U64s(usize),
     Fp64s(usize),
     Bytes(usize),
-    /// bssplit[3][64] of {u64 bs, u32 perc, 4 pad}; counts in `bssplit_nr`.
+    /// `bssplit[3][64]` of {u64 bs, u32 perc, 4 pad}; counts in `bssplit_nr`.
     BsSplit,
-    /// zone_split[3][256] of {u8 access_perc, u8 size_perc, 6 pad, u64 size}; counts in
+    /// `zone_split[3][256]` of {u8 access_perc, u8 size_perc, 6 pad, u64 size}; counts in
     /// `zone_split_nr`.
     ZoneSplit,
 }
