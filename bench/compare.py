@@ -41,7 +41,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..")
-FLEXIO = os.path.join(ROOT, "target", "release", "flexio")
+# FLEXIO_BENCH_BIN measures another flexio build (e.g. the one before a change).
+FLEXIO = os.environ.get("FLEXIO_BENCH_BIN", os.path.join(ROOT, "target", "release", "flexio"))
 REFLOOP = os.path.join(ROOT, "target", "release", "flexio-refloop")
 # Files "on the machine's disk" live here (not tmpfs); kept between runs.
 DISK = os.environ.get("FLEXIO_BENCH_DISK_DIR", os.path.join(ROOT, "target", "bench-disk"))

@@ -1,11 +1,12 @@
 //! One invocation of flexio: parse, plan, lay out, run the groups, report.
 
 use crate::clock::Clock;
-use crate::out::Notes;
+use crate::notes::Notes;
 use crate::plan::{self, ThreadPlan};
 use crate::progress::Progress;
 use crate::worker::{self, RunCtx};
 use crate::{defaults, diskstats, files, status};
+use flexio_engine::CATALOG;
 use flexio_job::{cli, help, load, Eta, Format, Host, JobSet, LoadEnv};
 use flexio_output::{json, normal, terse};
 use flexio_stats::report::{self, JobResult};
@@ -47,20 +48,11 @@ fn host() -> Host<'static> {
     }
 }
 
-fn engine_names() -> Vec<&'static str> {
-    flexio_engine::ENGINES
-        .iter()
-        .map(|e| e.name)
-        .chain(flexio_engine::FIO_ONLY_ENGINES.iter().copied())
-        .collect()
-}
-
-fn load_env<'a>(h: Host<'a>, names: &'a [&'a str]) -> LoadEnv<'a> {
+fn load_env(h: Host<'_>) -> LoadEnv<'_> {
     LoadEnv {
         host: h,
         read: &read_file,
-        check_engine: &flexio_engine::check_engine,
-        engine_names: names,
+        catalog: &CATALOG,
     }
 }
 
@@ -78,13 +70,13 @@ fn enghelp(arg: Option<&str>) -> Result<String, String> {
                 Some((e, o)) => (e, Some(o)),
                 None => (a, None),
             };
-            flexio_engine::check_engine(eng)?;
-            let opts = help::engine_options(eng);
+            CATALOG.check_engine(eng)?;
+            let opts = CATALOG.engine_options(eng);
             if let Some(o) = opt {
                 return opts
                     .iter()
                     .find(|d| d.name == o)
-                    .map(|d| help::option_detail(d))
+                    .map(|d| help::option_detail(d, &CATALOG))
                     .ok_or_else(|| format!("ioengine {eng} has no option '{o}'"));
             }
             if opts.is_empty() {
@@ -145,7 +137,7 @@ pub fn run(args: Vec<String>) -> i32 {
     if let Some(code) = crate::cmd::dispatch(&args) {
         return code;
     }
-    let cli = match cli::parse_args(&args) {
+    let cli = match cli::parse_args(&args, &CATALOG) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("flexio: {e}");
@@ -164,10 +156,10 @@ pub fn run(args: Vec<String>) -> i32 {
     if let Some(arg) = &sw.cmdhelp {
         return match arg.as_deref() {
             None | Some("") | Some("all") => {
-                print!("{}", help::list_all());
+                print!("{}", help::list_all(&CATALOG));
                 0
             }
-            Some(name) => match help::cmdhelp(name) {
+            Some(name) => match help::cmdhelp(name, &CATALOG) {
                 Ok(s) => {
                     print!("{s}");
                     0
@@ -193,9 +185,8 @@ pub fn run(args: Vec<String>) -> i32 {
     }
     let no_jobs = cli.job_files.is_empty() && cli.sections.iter().all(|s| s.global);
     let default_mode = no_jobs;
-    let names = engine_names();
     let set = if default_mode {
-        match defaults::load(&cli, load_env(host(), &names)) {
+        match defaults::load(&cli, load_env(host())) {
             Ok(s) => s,
             Err(e) => {
                 eprintln!("flexio: {e}");
@@ -203,7 +194,7 @@ pub fn run(args: Vec<String>) -> i32 {
             }
         }
     } else {
-        match load::load(&cli, &load_env(host(), &names)) {
+        match load::load(&cli, &load_env(host())) {
             Ok(s) => s,
             Err(e) => {
                 eprintln!("flexio: {e}");
@@ -269,27 +260,26 @@ fn execute(
     // Job headers, once per job definition (not per clone), as fio prints them at parse time.
     if sink.normal() {
         let mut pre = String::new();
-        for j in &set.jobs {
-            let o = &j.opts;
-            let bs = [0, 1, 2].map(|d| (o.min_bs_dir(d), o.max_bs_dir(d)));
+        for t in plans.iter().filter(|t| t.header.first) {
+            let h = &t.header;
             pre.push_str(&normal::job_header(
-                &o.name,
-                j.groupid,
-                o.rw.as_str(),
-                bs,
-                o.bs_is_seq_rand,
-                &o.ioengine,
-                o.iodepth,
-                o.kb_base.value() as u32,
-                o.significant_figures,
+                &t.name,
+                t.groupid,
+                h.rw,
+                h.bs,
+                h.bs_by_pattern,
+                &t.engine,
+                h.iodepth,
+                t.report.kb_base,
+                t.report.sig_figs,
             ));
-            if o.numjobs > 1 {
+            if h.numjobs > 1 {
                 pre.push_str("...\n");
             }
         }
         pre.push_str(VERSION);
         pre.push('\n');
-        let nthreads = plans.iter().filter(|p| p.opts.thread).count();
+        let nthreads = plans.iter().filter(|p| p.control.thread).count();
         let nprocs = plans.len() - nthreads;
         let plural = |n: usize, one: &str, many: &str| {
             if n == 1 {
@@ -329,7 +319,7 @@ fn execute(
     // ---- file layout, serialized in the main thread (create_serialize)
     let mut setup_failed = vec![false; plans.len()];
     for (i, t) in plans.iter().enumerate() {
-        if !t.opts.create_serialize {
+        if t.io.layout_in_thread {
             continue; // laid out by the job thread itself
         }
         if terminate.load(Ordering::Relaxed) {
@@ -343,7 +333,7 @@ fn execute(
         if let Err(e) = files::lay_out(t, &which, sw.readonly) {
             let errno = e.raw_os_error().unwrap_or(libc::EIO);
             let text = if e.raw_os_error().is_some() {
-                crate::out::strerror(errno)
+                crate::notes::strerror(errno)
             } else {
                 e.to_string()
             };
@@ -355,11 +345,15 @@ fn execute(
     // Log files start empty (threads sharing a name with per_job_logs=0 then append).
     let mut log_paths: Vec<PathBuf> = plans
         .iter()
-        .flat_map(|t| crate::logs::files_of(&t.opts, t.thread_number))
+        .flat_map(|t| {
+            let m = &t.meter;
+            let logs = m.logs.iter().flat_map(|l| l.paths());
+            logs.chain(m.interval_log.iter().map(|(p, _)| p.clone()))
+        })
         .collect();
     log_paths.sort();
     log_paths.dedup();
-    if let Err(e) = crate::logs::create_all(&log_paths) {
+    if let Err(e) = worker::create_log_files(&log_paths) {
         eprintln!("flexio: cannot create log files: {e}");
         return 1;
     }
@@ -372,23 +366,19 @@ fn execute(
         if t.depth_note {
             notes.info("note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1");
         }
-        if t.opts.time_based && t.opts.runtime_us == 0 {
+        if t.control.time_based_without_runtime {
             notes.warn("fio: time_based requires a runtime/timeout setting");
         }
     }
     // ---- disks under the files
     let paths: Vec<PathBuf> = plans
         .iter()
-        .filter(|t| !t.caps.diskless && t.opts.disk_util)
+        .filter(|t| !t.caps.diskless && t.control.disk_util)
         .flat_map(|t| t.files.iter().map(|f| f.path.clone()))
         .collect();
     let prio_paths: Vec<PathBuf> = plans
         .iter()
-        .filter(|t| {
-            t.opts.prio.is_some()
-                || t.opts.prioclass.is_some()
-                || t.opts.cmdprio_percentage.iter().any(|p| *p > 0)
-        })
+        .filter(|t| t.control.uses_prio)
         .filter(|t| !t.caps.diskless)
         .flat_map(|t| t.files.iter().map(|f| f.path.clone()))
         .collect();
@@ -443,7 +433,7 @@ fn execute(
         let members: Vec<usize> = (0..plans.len())
             .filter(|i| plans[*i].segment == seg && !setup_failed[*i])
             .collect();
-        let mut ss_units = crate::steady::units(&plans, &members);
+        let mut ss_units = crate::steady_judge::units(&plans, &members);
         let (tx, rx) = mpsc::channel::<(usize, JobResult)>();
         std::thread::scope(|s| {
             for &i in &members {
@@ -483,11 +473,11 @@ fn execute(
                                 "fio: pid={}, err={}/{}",
                                 r.pid, r.stats.error, r.stats.verror
                             ));
-                            if plans[i].opts.exitall_on_error {
+                            if plans[i].control.exitall_on_error {
                                 group_stop.store(true, Ordering::Relaxed);
                             }
                         }
-                        if plans[i].opts.exitall {
+                        if plans[i].control.exitall {
                             group_stop.store(true, Ordering::Relaxed);
                         }
                         results[i] = Some(r);
@@ -548,7 +538,7 @@ fn execute(
         let Some(r) = r else { continue };
         let s = &r.stats;
         let wall = s.total_run_time_ms as f64 * 1e6;
-        if plans[i].opts.ioengine == "null" || s.issued_rwt() == 0 || wall < 1e8 {
+        if plans[i].engine == "null" || s.issued_rwt() == 0 || wall < 1e8 {
             continue;
         }
         let engine = s.engine_ns as f64 * 100.0 / wall;
@@ -564,8 +554,7 @@ fn execute(
     // Jobs that never ran (interrupted before their turn) still remove the files they were
     // told to remove.
     for (i, t) in plans.iter().enumerate() {
-        let o = &t.opts;
-        if results[i].is_none() && (o.unlink || o.unlink_each_loop) && !t.caps.diskless {
+        if results[i].is_none() && (t.io.unlink || t.io.unlink_each_loop) && !t.caps.diskless {
             for f in t.files.iter().filter(|f| f.block.is_none()) {
                 let _ = std::fs::remove_file(&f.path);
             }
@@ -589,7 +578,7 @@ fn execute(
     }
     sink.emit(&text);
     if let Some(p) = &sink.file {
-        if let Err(e) = crate::out::write_atomic(p, sink.buf.as_bytes()) {
+        if let Err(e) = crate::notes::write_atomic(p, sink.buf.as_bytes()) {
             eprintln!("flexio: cannot write output file '{}': {e}", p.display());
             return 1;
         }

@@ -2,31 +2,13 @@
 //! and pre-reading.
 
 use crate::plan::ThreadPlan;
-use flexio_job::options::{Fallocate, JobOptions};
-use flexio_workload::fill::{fill, Fill};
+use flexio_job::options::Fallocate;
+use flexio_workload::fill::fill;
 use flexio_workload::Taus88;
 use rustix::fs::{FallocateFlags, Mode, OFlags};
 use std::io;
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::Path;
-
-/// How a job's write buffers are filled.
-pub fn fill_mode(o: &JobOptions) -> Fill {
-    if let Some(p) = &o.buffer_pattern {
-        return Fill::Pattern(p.clone());
-    }
-    if o.zero_buffers {
-        return Fill::Zero;
-    }
-    match o.buffer_compress_percentage {
-        Some(100) => Fill::Zero,
-        Some(p) if p > 0 => Fill::Compress {
-            pct: p,
-            chunk: o.buffer_compress_chunk,
-        },
-        _ => Fill::Random,
-    }
-}
 
 fn ioerr(e: rustix::io::Errno) -> io::Error {
     io::Error::from_raw_os_error(e.raw_os_error())
@@ -46,7 +28,7 @@ fn create_parent(path: &Path) -> io::Result<()> {
 
 /// Whether a thread's files need laying out, and the files that do.
 pub fn files_to_lay_out(t: &ThreadPlan) -> Vec<usize> {
-    if t.caps.diskless || t.opts.create_on_open {
+    if t.caps.diskless || t.layout.on_open {
         return Vec::new();
     }
     t.files
@@ -85,14 +67,14 @@ pub fn layout_message(t: &ThreadPlan, which: &[usize]) -> String {
 
 /// Lay out the given files of a thread.
 pub fn lay_out(t: &ThreadPlan, which: &[usize], readonly: bool) -> io::Result<()> {
-    let o = &t.opts;
+    let l = &t.layout;
     if readonly {
         return Err(io::Error::new(
             io::ErrorKind::PermissionDenied,
             "files would have to be created, but --readonly is set",
         ));
     }
-    if !o.allow_file_create {
+    if !l.allow_create {
         let missing: Vec<_> = which
             .iter()
             .map(|i| &t.files[*i].path)
@@ -105,16 +87,14 @@ pub fn lay_out(t: &ThreadPlan, which: &[usize], readonly: bool) -> io::Result<()
             ));
         }
     }
-    // Read jobs (and overwrite, and engines that cannot extend files) need real data.
-    let write_data = o.rw.reads() || o.overwrite || t.caps.no_extend || t.caps.file_op;
-    let fillm = fill_mode(o);
-    let mut rng = Taus88::new(t.spec.seeds[flexio_workload::rng::slot::BUF] as u32 ^ 0x5a5a);
+    let mut rng = Taus88::new(t.buffers.fill_seed ^ 0x5a5a);
     let mut chunk = vec![0u8; 1 << 20];
-    fill(&mut chunk, &fillm, &mut rng);
+    fill(&mut chunk, &t.buffers.fill, &mut rng);
     for &i in which {
         let f = &t.files[i];
         create_parent(&f.path)?;
-        if write_data {
+        // Read jobs (and overwrite, and engines that cannot extend files) need real data.
+        if l.write_data {
             let fd = rustix::fs::open(
                 &f.path,
                 OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC | OFlags::CLOEXEC,
@@ -124,7 +104,8 @@ pub fn lay_out(t: &ThreadPlan, which: &[usize], readonly: bool) -> io::Result<()
             rustix::fs::ftruncate(&fd, f.need).map_err(ioerr)?;
             let mut off = 0u64;
             while off < f.need {
-                let n = ((f.need - off) as usize).min(chunk.len());
+                // The remaining length may exceed usize on 32-bit targets: compare as u64.
+                let n = (f.need - off).min(chunk.len() as u64) as usize;
                 let w = rustix::io::pwrite(&fd, &chunk[..n], off).map_err(ioerr)?;
                 if w == 0 {
                     return Err(io::Error::new(
@@ -134,7 +115,7 @@ pub fn lay_out(t: &ThreadPlan, which: &[usize], readonly: bool) -> io::Result<()
                 }
                 off += w as u64;
             }
-            if o.create_fsync {
+            if l.create_fsync {
                 rustix::fs::fsync(&fd).map_err(ioerr)?;
             }
         } else {
@@ -145,8 +126,8 @@ pub fn lay_out(t: &ThreadPlan, which: &[usize], readonly: bool) -> io::Result<()
                 Mode::from_raw_mode(0o644),
             )
             .map_err(ioerr)?;
-            allocate(&fd, o.fallocate, f.need)?;
-            if o.create_fsync {
+            allocate(&fd, l.fallocate, f.need)?;
+            if l.create_fsync {
                 rustix::fs::fsync(&fd).map_err(ioerr)?;
             }
         }
@@ -175,24 +156,6 @@ fn allocate(fd: &OwnedFd, mode: Fallocate, size: u64) -> io::Result<()> {
             }
         }
     }
-}
-
-/// Open flags for a job's files.
-pub fn open_flags(o: &JobOptions, writes: bool) -> OFlags {
-    let mut f = OFlags::CLOEXEC;
-    f |= if writes { OFlags::RDWR } else { OFlags::RDONLY };
-    if writes && o.allow_file_create {
-        f |= OFlags::CREATE;
-    }
-    if o.direct {
-        f |= OFlags::DIRECT;
-    }
-    match o.sync {
-        flexio_job::options::SyncMode::Sync => f |= OFlags::SYNC,
-        flexio_job::options::SyncMode::Dsync => f |= OFlags::DSYNC,
-        flexio_job::options::SyncMode::None => {}
-    }
-    f
 }
 
 /// Open one file of a thread.

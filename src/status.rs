@@ -2,121 +2,11 @@
 
 use crate::plan::ThreadPlan;
 use crate::progress::Progress;
-use flexio_output::num2str::{num2str, Unit};
+use flexio_output::status::{line, RateLimits};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// Render the run-state string: `R(2),w(1)`.
-pub fn run_string(states: &[char]) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < states.len() {
-        let c = states[i];
-        let mut n = 1;
-        while i + n < states.len() && states[i + n] == c {
-            n += 1;
-        }
-        parts.push(format!("{c}({n})"));
-        i += n;
-    }
-    parts.join(",")
-}
-
-/// fio's eta text: `00m:05s`, `01h:02m:03s`, `1d:01h:02m:03s`.
-pub fn eta_text(secs: u64) -> String {
-    let d = secs / 86400;
-    let h = (secs / 3600) % 24;
-    let m = (secs / 60) % 60;
-    let s = secs % 60;
-    if d > 0 {
-        format!("{d:02}d:{h:02}h:{m:02}m:{s:02}s")
-    } else if h > 0 {
-        format!("{h:02}h:{m:02}m:{s:02}s")
-    } else {
-        format!("{m:02}m:{s:02}s")
-    }
-}
-
-/// The rate limits of the running jobs: minimum and maximum bytes/s, or IOPS.
-#[derive(Default, Clone, Copy, Debug)]
-pub struct RateLimits {
-    pub min_bps: u64,
-    pub max_bps: u64,
-    pub min_iops: u64,
-    pub max_iops: u64,
-}
-
-impl RateLimits {
-    pub fn add(&mut self, o: &flexio_job::JobOptions) {
-        self.min_bps += o.rate_min.iter().sum::<u64>();
-        self.max_bps += o.rate.iter().sum::<u64>();
-        self.min_iops += o.rate_iops_min.iter().sum::<u64>();
-        self.max_iops += o.rate_iops.iter().sum::<u64>();
-    }
-
-    /// fio's `, <min>-<max>` or `, <min>-<max> IOPS` part (empty without limits).
-    fn text(&self) -> String {
-        if self.min_bps > 0 || self.max_bps > 0 {
-            format!(
-                ", {}-{}",
-                num2str(self.min_bps, 4, 1, true, Unit::BytePerSec),
-                num2str(self.max_bps, 4, 1, true, Unit::BytePerSec)
-            )
-        } else if self.min_iops > 0 || self.max_iops > 0 {
-            format!(", {}-{} IOPS", self.min_iops, self.max_iops)
-        } else {
-            String::new()
-        }
-    }
-}
-
-/// One status line from the current state.
-#[allow(clippy::too_many_arguments)]
-pub fn line(
-    running: usize,
-    files: u32,
-    states: &[char],
-    pct: Option<f64>,
-    rates: [u64; 3],
-    iops: [u64; 3],
-    eta: Option<u64>,
-    limits: &RateLimits,
-) -> String {
-    let mut s = format!(
-        "Jobs: {running} (f={files}){}: [{}]",
-        limits.text(),
-        run_string(states)
-    );
-    match pct {
-        Some(p) => s.push_str(&format!("[{p:.1}%]")),
-        None => s.push_str("[-.-%]"),
-    }
-    let names = ["r", "w", "t"];
-    if rates.iter().any(|r| *r > 0) || iops.iter().any(|r| *r > 0) {
-        let r: Vec<String> = (0..3)
-            .filter(|d| rates[*d] > 0)
-            .map(|d| {
-                format!(
-                    "{}={}",
-                    names[d],
-                    num2str(rates[d], 4, 1, true, Unit::BytePerSec)
-                )
-            })
-            .collect();
-        let i: Vec<String> = (0..3)
-            .filter(|d| iops[*d] > 0)
-            .map(|d| format!("{}={}", names[d], num2str(iops[d], 4, 1, false, Unit::None)))
-            .collect();
-        s.push_str(&format!("[{}][{} IOPS]", r.join(","), i.join(",")));
-    }
-    s.push_str(&format!(
-        "[eta {}]",
-        eta.map(eta_text).unwrap_or_else(|| "--m:--s".into())
-    ));
-    s
-}
 
 /// Runs until `done` is set, redrawing the line every `interval`.
 pub fn spawn(
@@ -174,7 +64,7 @@ pub fn spawn(
             let mut limits = RateLimits::default();
             for (p, st) in plans.iter().zip(&states) {
                 if !matches!(st, '_' | 'P' | 'E') {
-                    limits.add(&p.opts);
+                    limits.add(p.control.rate_sums);
                 }
             }
             let l = line(running, files, &states, pct, rates, iops, eta, &limits);
@@ -203,12 +93,14 @@ fn estimate(plans: &[ThreadPlan], progress: &[Progress], elapsed: u64) -> Option
         if pr.state_char() == '_' {
             continue;
         }
-        let o = &p.opts;
-        let limit = (o.runtime_us + o.ramp_time_us + o.startdelay_us.1) / 1_000_000;
-        let by_time = (o.runtime_us > 0).then(|| limit.saturating_sub(elapsed));
+        let by_time = p
+            .control
+            .time_limit_us
+            .map(|us| (us / 1_000_000).saturating_sub(elapsed));
         let done: u64 = (0..3).map(|d| pr.bytes[d].load(Ordering::Relaxed)).sum();
-        let total = p.io_budget.saturating_mul(o.loops as u64);
-        let by_size = (p.io_budget != u64::MAX && done > 0 && elapsed > 0)
+        let budget = p.io.budget;
+        let total = budget.saturating_mul(p.io.loops as u64);
+        let by_size = (budget != u64::MAX && done > 0 && elapsed > 0)
             .then(|| (elapsed as f64 * (total.saturating_sub(done)) as f64 / done as f64) as u64);
         let e = match (by_time, by_size) {
             (Some(t), Some(s)) => t.min(s),
@@ -219,50 +111,4 @@ fn estimate(plans: &[ThreadPlan], progress: &[Progress], elapsed: u64) -> Option
         eta = eta.max(e);
     }
     Some(eta)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn formats() {
-        assert_eq!(run_string(&['R', 'R', 'w']), "R(2),w(1)");
-        assert_eq!(eta_text(5), "00m:05s");
-        assert_eq!(eta_text(3723), "01h:02m:03s");
-        let none = RateLimits::default();
-        let l = line(
-            1,
-            1,
-            &['r'],
-            None,
-            [8_196_096, 0, 0],
-            [2001, 0, 0],
-            Some(0),
-            &none,
-        );
-        assert_eq!(
-            l,
-            "Jobs: 1 (f=1): [r(1)][-.-%][r=8004KiB/s][r=2001 IOPS][eta 00m:00s]"
-        );
-        // fio 3.33 with rate_iops=2000 (captured).
-        let lim = RateLimits {
-            max_iops: 2000,
-            ..Default::default()
-        };
-        let l = line(
-            1,
-            1,
-            &['r'],
-            None,
-            [8_196_096, 0, 0],
-            [2001, 0, 0],
-            Some(0),
-            &lim,
-        );
-        assert_eq!(
-            l,
-            "Jobs: 1 (f=1), 0-2000 IOPS: [r(1)][-.-%][r=8004KiB/s][r=2001 IOPS][eta 00m:00s]"
-        );
-    }
 }

@@ -534,7 +534,7 @@ pub fn state_file_name(job: &str, index: u32) -> String {
 /// Save how many writes completed in order, so a later `verify_only` run with
 /// `verify_state_load=1` checks only those. Written atomically.
 pub fn save_state(path: &std::path::Path, completed: u64) -> std::io::Result<()> {
-    crate::out::write_atomic(
+    crate::notes::write_atomic(
         path,
         format!("flexio-verify-state 1\ncompleted={completed}\n").as_bytes(),
     )

@@ -315,8 +315,8 @@ fn priorities_nice_and_cpu_placement_are_applied() {
         return;
     }
     let d = tmp();
-    let child = std::process::Command::new(flexio_bin())
-        .args([
+    let child = spawn_flexio(
+        &[
             "--name=p",
             "--ioengine=null",
             "--size=1G",
@@ -329,12 +329,10 @@ fn priorities_nice_and_cpu_placement_are_applied() {
             "--cpus_allowed_policy=split",
             "--numjobs=2",
             "--output-format=json",
-        ])
-        .current_dir(d.path())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+        ],
+        d.path(),
+        &[],
+    );
     let pid = child.id();
     std::thread::sleep(std::time::Duration::from_millis(700));
     for (n, cpu) in [(1u32, "0"), (2, "1")] {

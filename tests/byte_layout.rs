@@ -262,7 +262,7 @@ fn report_from_fio(j: &Value, pids: &[(i32, u32)]) -> RunReport {
                 clat_percentiles: has_pct("clat_ns"),
                 lat_percentiles: has_pct("lat_ns"),
                 slat_percentiles: has_pct("slat_ns"),
-                iodepth: u(&jv["latency_depth"]) as u32,
+                latency_depth: u(&jv["latency_depth"]) as u32,
                 continue_on_error: jv.get("total_err").is_some(),
                 unified: Unified::None,
                 nostats_engine: nostats,

@@ -396,26 +396,20 @@ fn mixed_workload_respects_rwmixread() {
 #[test]
 fn sigint_stops_prints_report_and_exits_128() {
     let d = tmp();
-    let child = std::process::Command::new(flexio_bin())
-        .args([
+    let child = spawn_flexio(
+        &[
             "--name=s",
             "--ioengine=null",
             "--size=1G",
             "--time_based",
             "--runtime=60",
             "--output-format=json",
-        ])
-        .current_dir(d.path())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+        ],
+        d.path(),
+        &[],
+    );
     std::thread::sleep(std::time::Duration::from_millis(1500));
-    let st = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(st.success());
+    send_signal(child.id(), "INT");
     let t0 = std::time::Instant::now();
     let out = child.wait_with_output().unwrap();
     assert!(t0.elapsed().as_secs() < 10, "flexio did not stop promptly");

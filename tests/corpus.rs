@@ -6,8 +6,6 @@
 mod common;
 use common::*;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 fn run_entry(dir: &Path, name: &str) -> (i32, String, String) {
     let path = dir.join(name);
@@ -20,34 +18,11 @@ fn run_entry(dir: &Path, name: &str) -> (i32, String, String) {
     } else {
         vec![name.to_string()]
     };
-    let child = Command::new(flexio_bin())
-        .args(&args)
-        .current_dir(dir)
-        .env_remove("FLEXIO_CORPUS_UNSET_VARIABLE")
-        .env("RUST_BACKTRACE", "0")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
-    // Collect the output on another thread (pipes must drain), with a deadline.
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait_with_output());
-    });
-    let start = Instant::now();
-    let out = match rx.recv_timeout(Duration::from_secs(30)) {
-        Ok(o) => o.unwrap(),
-        Err(_) => {
-            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
-            panic!("{name}: hung for {:?}", start.elapsed());
-        }
-    };
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    // The corpus names an unset variable: make sure it is unset.
+    std::env::remove_var("FLEXIO_CORPUS_UNSET_VARIABLE");
+    let r = run_bounded(&flexio_bin(), &argv, dir, &[], 30);
+    (r.code, r.stdout, r.stderr)
 }
 
 #[test]

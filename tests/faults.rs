@@ -1,5 +1,5 @@
 //! Errors from the target, injected by flexio-faultfs (a FUSE file system, see
-//! src/bin/flexio-faultfs.rs): EIO on chosen offsets, ENOSPC after N bytes, short reads
+//! tools/faultfs): EIO on chosen offsets, ENOSPC after N bytes, short reads
 //! and writes, delayed replies. Each test drives flexio into the fault and checks its
 //! report (err=, file, offset, direction) and exit code, against fio where fio is the
 //! reference. Needs root and /dev/fuse; skips with the reason otherwise.
@@ -30,11 +30,12 @@ impl FaultFs {
             eprintln!("SKIP: /dev/fuse is missing (modprobe fuse)");
             return None;
         }
+        let bin = faultfs_bin()?;
         let dir = tempfile::tempdir().unwrap();
         let mnt = dir.path().join("mnt");
         std::fs::create_dir(&mnt).unwrap();
         let stderr_path = dir.path().join("faultfs.log");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_flexio-faultfs"))
+        let mut child = Command::new(bin)
             .arg(&mnt)
             .args(args)
             .stdout(Stdio::piped())
@@ -79,41 +80,13 @@ impl Drop for FaultFs {
 }
 
 /// Run flexio (or fio) with a deadline: no fault may make it hang.
-fn run_bounded(bin: &Path, args: &[&str], secs: u64) -> Run {
-    run_bounded_env(bin, args, &[], secs)
-}
-
-/// [`run_bounded`] with extra environment variables.
-fn run_bounded_env(bin: &Path, args: &[&str], env: &[(&str, &str)], secs: u64) -> Run {
-    let start = Instant::now();
-    let mut child = Command::new(bin)
-        .args(args)
-        .env("TZ", "UTC")
-        .envs(env.iter().copied())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            break;
-        }
-        if start.elapsed() > Duration::from_secs(secs) {
-            let _ = child.kill();
-            panic!("{} {args:?} hung for {secs} s", bin.display());
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let out = child.wait_with_output().unwrap();
-    Run {
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        code: out.status.code().unwrap_or(-1),
-    }
+fn run_bounded_in_cwd(bin: &Path, args: &[&str], env: &[(&str, &str)], secs: u64) -> Run {
+    let here = std::env::current_dir().unwrap();
+    run_bounded(bin, args, &here, env, secs)
 }
 
 fn fx(args: &[&str]) -> Run {
-    run_bounded(&flexio_bin(), args, 60)
+    run_bounded_in_cwd(&flexio_bin(), args, &[], 60)
 }
 
 /// Lines of a report with fio's and flexio's source locations, pids and dates masked.
@@ -165,7 +138,7 @@ fn eio_on_a_read_is_reported_like_fio_on_every_engine_family() {
     // The same job under fio: the same lines, apart from source locations and pids.
     if let Some(fio) = fio_bin() {
         let args = ["--name=f", &f, "--rw=read", "--bs=4k", "--size=1m"];
-        let a = run_bounded(&fio, &args, 60);
+        let a = run_bounded_in_cwd(&fio, &args, &[], 60);
         let b = fx(&args);
         assert_eq!(a.code, b.code);
         assert_eq!(masked(&a.stderr), masked(&b.stderr));
@@ -266,9 +239,10 @@ fn enospc_is_fatal_unless_ignore_error_lists_it() {
         // A fresh file system (the space limit counts every byte ever written).
         let fresh = FaultFs::mount(&["--size", "1m", "--enospc-after", "100000"]).unwrap();
         let f2 = format!("--filename={}", fresh.file());
-        let a = run_bounded(
+        let a = run_bounded_in_cwd(
             &fio,
             &["--name=f", &f2, "--rw=write", "--bs=4k", "--size=1m"],
+            &[],
             60,
         );
         assert_eq!(a.code, 1);
@@ -411,19 +385,19 @@ fn a_stalled_target_does_not_hang_a_time_based_run_or_ctrl_c() {
     assert!(t.elapsed() < Duration::from_secs(10));
     serde_json::from_str::<serde_json::Value>(&r.stdout).expect("valid JSON");
     // SIGINT during a stalled I/O: results are printed once it returns, exit 128.
-    let child = Command::new(flexio_bin())
-        .args([
+    let here = std::env::current_dir().unwrap();
+    let child = spawn_flexio(
+        &[
             "--name=f",
             &f,
             "--rw=read",
             "--bs=4k",
             "--size=1m",
             "--output-format=json",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        ],
+        &here,
+        &[],
+    );
     std::thread::sleep(Duration::from_millis(700));
     send_signal(child.id(), "INT");
     let t = Instant::now();
@@ -463,7 +437,7 @@ fn plain_loop_hands_short_transfers_and_errors_to_the_general_completion() {
             "--output-format=json",
         ];
         let env = [("FLEXIO_GENERAL_PATH", if general { "1" } else { "0" })];
-        let r = run_bounded_env(&flexio_bin(), &args, &env, 60);
+        let r = run_bounded_in_cwd(&flexio_bin(), &args, &env, 60);
         let v: serde_json::Value =
             serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.stderr));
         (Some(r.code), v["jobs"][0].clone())

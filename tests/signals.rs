@@ -4,7 +4,7 @@
 
 mod common;
 use common::*;
-use std::process::{Command, Stdio};
+
 use std::time::{Duration, Instant};
 
 /// A small deterministic generator for the interruption points (printed on failure).
@@ -35,35 +35,31 @@ fn engine_usable(engine: &str) -> bool {
 
 fn interrupt(engine: &str, delay_ms: u64, sig: i32, out_file: bool) {
     let d = tempfile::tempdir().unwrap();
-    let mut cmd = Command::new(flexio_bin());
-    cmd.current_dir(d.path())
-        .args([
-            "--name=s",
-            "--ioengine",
-            engine,
-            "--filename=victim",
-            "--size=128m",
-            "--bs=4k",
-            "--rw=randrw",
-            "--iodepth=8",
-            "--unlink=1",
-            "--runtime=30",
-            "--time_based",
-            "--output-format=json",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    let mut args = vec![
+        "--name=s",
+        "--ioengine",
+        engine,
+        "--filename=victim",
+        "--size=128m",
+        "--bs=4k",
+        "--rw=randrw",
+        "--iodepth=8",
+        "--unlink=1",
+        "--runtime=30",
+        "--time_based",
+        "--output-format=json",
+    ];
     if out_file {
-        cmd.arg("--output=res.json");
+        args.push("--output=res.json");
     }
-    let child = cmd.spawn().unwrap();
+    let child = spawn_flexio(&args, d.path(), &[]);
     let pid = child.id() as i32;
     // The random point is counted from the moment flexio handles the signal (its first
     // action in main): before that, as for any program, the default action applies.
     wait_for_handler(pid, sig);
     std::thread::sleep(Duration::from_millis(delay_ms));
     let t0 = Instant::now();
-    unsafe_free_kill(pid, sig);
+    send_signal(pid as u32, &sig.to_string());
     let out = child.wait_with_output().unwrap();
     let what = format!("{engine}, signal {sig} after {delay_ms} ms");
     assert!(
@@ -114,10 +110,6 @@ fn wait_for_handler(pid: i32, sig: i32) {
     panic!("flexio (pid {pid}) did not install a handler for signal {sig} within 5 s");
 }
 
-fn unsafe_free_kill(pid: i32, sig: i32) {
-    send_signal(pid as u32, &sig.to_string());
-}
-
 #[test]
 fn interrupted_runs_leave_valid_json_and_no_files() {
     let mut seed = std::env::var("FLEXIO_SIGNAL_SEED")
@@ -147,22 +139,20 @@ fn interrupted_runs_leave_valid_json_and_no_files() {
 #[test]
 fn sigusr1_prints_the_statistics_so_far() {
     let d = tempfile::tempdir().unwrap();
-    let child = Command::new(flexio_bin())
-        .current_dir(d.path())
-        .args([
+    let child = spawn_flexio(
+        &[
             "--name=u",
             "--ioengine=null",
             "--size=1g",
             "--runtime=2",
             "--time_based",
             "--output-format=json",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        ],
+        d.path(),
+        &[],
+    );
     std::thread::sleep(Duration::from_millis(700));
-    unsafe_free_kill(child.id() as i32, 10);
+    send_signal(child.id(), "USR1");
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout);
@@ -193,23 +183,21 @@ fn a_second_sigint_exits_at_once() {
     let d = tempfile::tempdir().unwrap();
     // A job stuck in think time: the first SIGINT asks it to stop (it does at its next
     // check), a second one ends the process immediately.
-    let child = Command::new(flexio_bin())
-        .current_dir(d.path())
-        .args([
+    let child = spawn_flexio(
+        &[
             "--name=t",
             "--ioengine=null",
             "--size=1g",
             "--runtime=60",
             "--time_based",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        ],
+        d.path(),
+        &[],
+    );
     std::thread::sleep(Duration::from_millis(300));
     let pid = child.id() as i32;
-    unsafe_free_kill(pid, 2);
-    unsafe_free_kill(pid, 2);
+    send_signal(pid as u32, "INT");
+    send_signal(pid as u32, "INT");
     let t0 = Instant::now();
     let out = child.wait_with_output().unwrap();
     assert!(t0.elapsed() < Duration::from_secs(2));

@@ -510,12 +510,7 @@ fn verify_state_save_and_load_check_only_completed_writes() {
     ];
     let mut w: Vec<&str> = job.to_vec();
     w.extend(["--rate_iops=2000", "--output-format=json"]);
-    let child = std::process::Command::new(flexio_bin())
-        .args(&w)
-        .current_dir(d.path())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = spawn_flexio(&w, d.path(), &[]);
     std::thread::sleep(std::time::Duration::from_millis(1500));
     send_signal(child.id(), "INT");
     let out = child.wait_with_output().unwrap();

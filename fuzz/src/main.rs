@@ -61,11 +61,6 @@ fn host() -> Host<'static> {
 
 /// Run one input through both targets; the outcome's "shape" for novelty tracking.
 fn exec(input: &[u8]) -> String {
-    let names: Vec<&str> = flexio_engine::ENGINES
-        .iter()
-        .map(|e| e.name)
-        .chain(flexio_engine::FIO_ONLY_ENGINES.iter().copied())
-        .collect();
     let data = input.to_vec();
     let reader = move |p: &Path| -> std::io::Result<Vec<u8>> {
         match p.to_str().unwrap_or("") {
@@ -78,13 +73,12 @@ fn exec(input: &[u8]) -> String {
     let env = LoadEnv {
         host: host(),
         read: &reader,
-        check_engine: &flexio_engine::check_engine,
-        engine_names: &names,
+        catalog: &flexio_engine::CATALOG,
     };
     let mut shape = String::new();
     // As a job file.
     let args = ["flexio".to_string(), "fuzz.fio".to_string()];
-    if let Ok(cli) = parse_args(&args[1..]) {
+    if let Ok(cli) = parse_args(&args[1..], &flexio_engine::CATALOG) {
         shape.push_str(&outcome(load(&cli, &env)));
     }
     // As a command line.
@@ -95,7 +89,7 @@ fn exec(input: &[u8]) -> String {
         .take(256)
         .map(str::to_string)
         .collect();
-    match parse_args(&argv) {
+    match parse_args(&argv, &flexio_engine::CATALOG) {
         Ok(cli) => {
             shape.push('|');
             shape.push_str(&outcome(load(&cli, &env)));
@@ -144,7 +138,7 @@ fn error_shape(m: &str) -> String {
 
 fn dictionary() -> Vec<Vec<u8>> {
     let mut d: Vec<Vec<u8>> = Vec::new();
-    for o in flexio_job::table::OPTIONS {
+    for o in flexio_engine::CATALOG.rows() {
         d.push(o.name.as_bytes().to_vec());
         d.push(format!("{}=", o.name).into_bytes());
         for a in o.aliases {

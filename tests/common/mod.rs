@@ -12,6 +12,22 @@ pub fn flexio_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_flexio"))
 }
 
+/// The fault-injecting FUSE file system, built by `cargo test --workspace` next to flexio
+/// (it is its own package, so `cargo install` of flexio does not build it). `None` (with a
+/// visible SKIP) when it was not built, unless the CI's FLEXIO_REQUIRE_FIO=1 asks for every
+/// test to run.
+pub fn faultfs_bin() -> Option<PathBuf> {
+    let p = flexio_bin().with_file_name("flexio-faultfs");
+    if p.is_file() {
+        return Some(p);
+    }
+    if std::env::var("FLEXIO_REQUIRE_FIO").as_deref() == Ok("1") {
+        panic!("{} is missing: run the tests with --workspace", p.display());
+    }
+    eprintln!("SKIP: flexio-faultfs is not built (run cargo test --workspace)");
+    None
+}
+
 /// The fio binary, if installed. With FLEXIO_REQUIRE_FIO=1 (set by .ci/run) a missing fio is
 /// a failure, so CI can never skip the oracle comparisons silently.
 pub fn fio_bin() -> Option<PathBuf> {
@@ -301,7 +317,55 @@ pub fn assert_same_terse_shape(fio: &str, flexio: &str, what: &str) {
     }
 }
 
-/// Send signal `sig` to process `pid` (through kill(1): no unsafe in the tests).
+/// Start flexio in `dir` with piped stdout and stderr (and TZ=UTC), for tests that signal
+/// it or watch it while it runs. Collect it with `wait_with_output`.
+pub fn spawn_flexio(args: &[&str], dir: &Path, env: &[(&str, &str)]) -> std::process::Child {
+    Command::new(flexio_bin())
+        .args(args)
+        .current_dir(dir)
+        .env("TZ", "UTC")
+        .envs(env.iter().copied())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run flexio: {e}"))
+}
+
+/// Run a program with a deadline: a run that does not end within `secs` is killed and the
+/// test fails saying so (no input may make flexio hang). Output is drained while it runs.
+pub fn run_bounded(bin: &Path, args: &[&str], dir: &Path, env: &[(&str, &str)], secs: u64) -> Run {
+    let child = Command::new(bin)
+        .args(args)
+        .current_dir(dir)
+        .env("TZ", "UTC")
+        .env("RUST_BACKTRACE", "0")
+        .envs(env.iter().copied())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", bin.display()));
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    let start = std::time::Instant::now();
+    let out = match rx.recv_timeout(std::time::Duration::from_secs(secs)) {
+        Ok(o) => o.unwrap(),
+        Err(_) => {
+            send_signal(pid, "KILL");
+            panic!("{} {args:?} hung for {:?}", bin.display(), start.elapsed());
+        }
+    };
+    Run {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: out.status.code().unwrap_or(-1),
+    }
+}
+
+/// Send signal `sig` (a name such as "INT" or a number such as "9") to process `pid`
+/// (through kill(1): no unsafe in the tests).
 pub fn send_signal(pid: u32, sig: &str) {
     let s = Command::new("kill")
         .arg(format!("-{sig}"))

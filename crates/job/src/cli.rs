@@ -4,7 +4,7 @@
 
 use crate::error::{suggest, JobError, Origin};
 use crate::jobfile::{RawOpt, RawSection};
-use crate::table;
+use crate::table::{self, Catalog};
 
 /// An output format (`--output-format`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -190,13 +190,13 @@ enum Target {
     Unsupported(&'static str),
 }
 
-fn resolve(name: &str, idx: usize, word: &str) -> Result<Target, JobError> {
+fn resolve(cat: &Catalog, name: &str, idx: usize, word: &str) -> Result<Target, JobError> {
     let origin = Origin::Argv { index: idx };
     // Exact matches first.
     if let Some((n, a, _)) = SWITCHES.iter().find(|(n, _, _)| *n == name) {
         return Ok(Target::Switch(n, *a));
     }
-    if let Some(d) = table::lookup(name) {
+    if let Some(d) = cat.lookup(name) {
         let canon = if d.name == name {
             d.name
         } else {
@@ -225,7 +225,7 @@ fn resolve(name: &str, idx: usize, word: &str) -> Result<Target, JobError> {
                 hit_names.push(n);
             }
         }
-        for d in table::OPTIONS {
+        for d in cat.rows() {
             let mut names = std::iter::once(d.name).chain(d.aliases.iter().copied());
             if let Some(n) = names.find(|n| n.starts_with(name)) {
                 hits.push(Target::Opt(d, n));
@@ -239,7 +239,7 @@ fn resolve(name: &str, idx: usize, word: &str) -> Result<Target, JobError> {
             let cands = SWITCHES
                 .iter()
                 .map(|s| s.0)
-                .chain(table::all_names())
+                .chain(cat.all_names())
                 .chain(UNSUPPORTED_SWITCHES.iter().copied());
             Err(JobError::new(
                 origin,
@@ -300,7 +300,7 @@ fn time_ms(v: &str, idx: usize, word: &str) -> Result<u64, JobError> {
 }
 
 /// Parse argv (without the program name).
-pub fn parse_args(args: &[String]) -> Result<Cli, JobError> {
+pub fn parse_args(args: &[String], cat: &Catalog) -> Result<Cli, JobError> {
     let mut cli = Cli::default();
     cli.sections.push(RawSection {
         name: "global".into(),
@@ -328,7 +328,7 @@ pub fn parse_args(args: &[String]) -> Result<Cli, JobError> {
             None => (body, None),
         };
         let origin = Origin::Argv { index: idx };
-        match resolve(name, idx, word)? {
+        match resolve(cat, name, idx, word)? {
             Target::Unsupported(n) => {
                 return Err(JobError::new(
                     origin,
@@ -507,9 +507,12 @@ mod tests {
 
     #[test]
     fn globals_before_first_name() {
-        let c = parse_args(&args(
-            "-filename=/x -rw=write --time_based --runtime=60 -bs=4k -name=file1 --iodepth=16",
-        ))
+        let c = parse_args(
+            &args(
+                "-filename=/x -rw=write --time_based --runtime=60 -bs=4k -name=file1 --iodepth=16",
+            ),
+            &crate::table::CORE_ONLY,
+        )
         .unwrap();
         assert_eq!(c.sections.len(), 2);
         assert!(c.sections[0].global);
@@ -522,7 +525,11 @@ mod tests {
 
     #[test]
     fn space_separated_values_and_job_files() {
-        let c = parse_args(&args("--bs 8k a.fio --output-format json,normal b.fio")).unwrap();
+        let c = parse_args(
+            &args("--bs 8k a.fio --output-format json,normal b.fio"),
+            &crate::table::CORE_ONLY,
+        )
+        .unwrap();
         assert_eq!(c.sections[0].opts[0].value.as_deref(), Some("8k"));
         assert_eq!(
             c.job_files.iter().map(|j| j.1.as_str()).collect::<Vec<_>>(),
@@ -533,22 +540,26 @@ mod tests {
 
     #[test]
     fn prefixes_ambiguity_and_suggestions() {
-        let c = parse_args(&args("--name=x --runti=3")).unwrap();
+        let c = parse_args(&args("--name=x --runti=3"), &crate::table::CORE_ONLY).unwrap();
         assert_eq!(c.sections[1].opts[1].key, "runtime");
-        let e = parse_args(&args("--iodep=4")).unwrap_err();
+        let e = parse_args(&args("--iodep=4"), &crate::table::CORE_ONLY).unwrap_err();
         assert!(e.msg.contains("ambiguous"), "{e}");
-        let e = parse_args(&args("--runtm=3")).unwrap_err();
+        let e = parse_args(&args("--runtm=3"), &crate::table::CORE_ONLY).unwrap_err();
         assert_eq!(e.suggestion.as_deref(), Some("runtime"));
-        let e = parse_args(&args("--direct")).unwrap_err();
+        let e = parse_args(&args("--direct"), &crate::table::CORE_ONLY).unwrap_err();
         assert!(e.msg.contains("requires an argument"), "{e}");
-        let e = parse_args(&args("--verify_async=2")).unwrap_err();
+        let e = parse_args(&args("--verify_async=2"), &crate::table::CORE_ONLY).unwrap_err();
         assert!(e.msg.contains("not supported by flexio"), "{e}");
     }
 
     #[test]
     fn json_plus_subsumes_json() {
-        let c = parse_args(&args("--output-format=json,json+")).unwrap();
+        let c = parse_args(
+            &args("--output-format=json,json+"),
+            &crate::table::CORE_ONLY,
+        )
+        .unwrap();
         assert_eq!(c.switches.formats, vec![Format::JsonPlus]);
-        assert!(parse_args(&args("--output-format=xml")).is_err());
+        assert!(parse_args(&args("--output-format=xml"), &crate::table::CORE_ONLY).is_err());
     }
 }

@@ -1,6 +1,6 @@
 //! `--cmdhelp` and `--enghelp` text, generated from the option table.
 
-use crate::table::{self, Kind, OptDef};
+use crate::table::{self, Catalog, Kind, OptDef};
 
 fn kind_line(d: &OptDef) -> &'static str {
     match d.kind {
@@ -10,7 +10,7 @@ fn kind_line(d: &OptDef) -> &'static str {
 }
 
 /// Detailed help for one option, in fio's layout.
-pub fn option_detail(d: &OptDef) -> String {
+pub fn option_detail(d: &OptDef, cat: &Catalog) -> String {
     let mut s = format!("{:>20}: {}\n", d.name, d.help);
     for a in d.aliases {
         s.push_str(&format!("{:>20}: {}\n", "alias", a));
@@ -29,49 +29,40 @@ pub fn option_detail(d: &OptDef) -> String {
             s.push_str(&format!("{label:>20}: {n:<10} {h}\n"));
         }
     }
-    if !d.engines.is_empty() {
-        s.push_str(&format!("{:>20}: {}\n", "ioengines", d.engines.join(", ")));
+    let owners = cat.owners(d.name);
+    if !owners.is_empty() {
+        s.push_str(&format!("{:>20}: {}\n", "ioengines", owners.join(", ")));
     }
     s
 }
 
 /// `--cmdhelp` without an argument (or `all`): one line per generic option.
-pub fn list_all() -> String {
-    table::OPTIONS
-        .iter()
-        .filter(|d| d.engines.is_empty())
+pub fn list_all(cat: &Catalog) -> String {
+    cat.core_rows()
         .map(|d| format!("{:<24}: {}\n", d.name, d.help))
         .collect()
 }
 
 /// `--cmdhelp=name`; unknown names show the closest match, as fio does.
-pub fn cmdhelp(name: &str) -> Result<String, String> {
+pub fn cmdhelp(name: &str, cat: &Catalog) -> Result<String, String> {
     if name == "all" {
-        return Ok(list_all());
+        return Ok(list_all(cat));
     }
-    if let Some(d) = table::lookup(name) {
-        return Ok(option_detail(d) + "\n");
+    if let Some(d) = cat.lookup(name) {
+        return Ok(option_detail(d, cat) + "\n");
     }
     if table::UNSUPPORTED.contains(&name) {
         return Err(format!(
             "'{name}' is a fio option that is not supported by flexio"
         ));
     }
-    match crate::error::suggest(name, table::all_names()).and_then(|n| table::lookup(&n)) {
+    match crate::error::suggest(name, cat.all_names()).and_then(|n| cat.lookup(&n)) {
         Some(d) => Ok(format!(
             "No such command: {name}\n - showing closest match\n{}\n",
-            option_detail(d)
+            option_detail(d, cat)
         )),
         None => Err(format!("No such command: {name}")),
     }
-}
-
-/// Options private to one engine.
-pub fn engine_options(engine: &str) -> Vec<&'static OptDef> {
-    table::OPTIONS
-        .iter()
-        .filter(|d| d.engines.contains(&engine))
-        .collect()
 }
 
 #[cfg(test)]
@@ -80,13 +71,14 @@ mod tests {
 
     #[test]
     fn detail_layout() {
-        let s = cmdhelp("runtime").unwrap();
+        let c = &table::CORE_ONLY;
+        let s = cmdhelp("runtime", c).unwrap();
         assert!(s.starts_with("             runtime: Stop workload"), "{s}");
         assert!(s.contains("               alias: timeout\n"));
-        assert!(cmdhelp("fallocate")
+        assert!(cmdhelp("fallocate", c)
             .unwrap()
             .contains("        valid values: none       Do not pre-allocate space\n"));
-        assert!(cmdhelp("runtme").unwrap().contains("closest match"));
-        assert!(cmdhelp("verify_async").is_err());
+        assert!(cmdhelp("runtme", c).unwrap().contains("closest match"));
+        assert!(cmdhelp("verify_async", c).is_err());
     }
 }

@@ -7,6 +7,7 @@
 pub mod bssplit;
 pub mod cli;
 pub mod cpus;
+pub mod engine_opts;
 pub mod error;
 pub mod help;
 pub mod jobfile;
@@ -19,7 +20,9 @@ pub mod table;
 pub mod value;
 
 pub use cli::{parse_args, Cli, Eta, Format, Switches};
+pub use engine_opts::EngineValues;
 pub use error::{JobError, Origin};
 pub use load::{load, JobDef, JobSet, LoadEnv};
 pub use options::JobOptions;
 pub use subst::Host;
+pub use table::Catalog;

@@ -6,7 +6,7 @@ use crate::error::{suggest, JobError, Origin};
 use crate::jobfile::{parse_job_file, RawOpt, RawSection, Reader};
 use crate::options::JobOptions;
 use crate::subst::{substitute, Host};
-use crate::table::{self, OptDef};
+use crate::table::{self, Catalog, OptDef};
 use std::path::Path;
 
 /// Options as they will be echoed in JSON `job options` (canonical name, value as given
@@ -19,7 +19,7 @@ pub struct Scope {
     pub opts: JobOptions,
     pub echo: Echo,
     /// Engine-private options applied (inherited ones included), to check ownership.
-    engine_opts: Vec<(&'static str, &'static [&'static str], Origin, String)>,
+    engine_opts: Vec<(&'static str, Vec<&'static str>, Origin, String)>,
 }
 
 /// One job definition (before `numjobs` cloning).
@@ -46,16 +46,14 @@ pub struct JobSet {
 pub struct LoadEnv<'a> {
     pub host: Host<'a>,
     pub read: Reader<'a>,
-    /// Validates an engine name: `Err(message)` if flexio cannot run it.
-    pub check_engine: &'a dyn Fn(&str) -> Result<(), String>,
-    /// Engine names, for did-you-mean.
-    pub engine_names: &'a [&'a str],
+    /// The options and engines flexio knows (the engine registry's catalog).
+    pub catalog: &'a Catalog,
 }
 
 /// Upper bound on threads (fio's FIO_MAX_JOBS default).
 pub const DEFAULT_MAX_JOBS: u32 = 4096;
 
-fn unknown_option(raw: &RawOpt) -> JobError {
+fn unknown_option(raw: &RawOpt, cat: &Catalog) -> JobError {
     let text = raw.text();
     if table::UNSUPPORTED.contains(&raw.key.as_str()) {
         return JobError::new(
@@ -72,11 +70,14 @@ fn unknown_option(raw: &RawOpt) -> JobError {
         Some(&text),
         format!("unknown option '{}'", raw.key),
     )
-    .with_suggestion(suggest(&raw.key, table::all_names()))
+    .with_suggestion(suggest(&raw.key, cat.all_names()))
 }
 
 fn apply_line(scope: &mut Scope, raw: &RawOpt, env: &LoadEnv) -> Result<(), JobError> {
-    let def: &'static OptDef = table::lookup(&raw.key).ok_or_else(|| unknown_option(raw))?;
+    let cat = env.catalog;
+    let def: &'static OptDef = cat
+        .lookup(&raw.key)
+        .ok_or_else(|| unknown_option(raw, cat))?;
     let text = raw.text();
     let value = match (&raw.value, raw.substitute) {
         (Some(v), true) => Some(
@@ -92,30 +93,26 @@ fn apply_line(scope: &mut Scope, raw: &RawOpt, env: &LoadEnv) -> Result<(), JobE
             format!("bad value for '{}': {m}", def.name),
         );
         if def.name == "ioengine" {
-            e = e.with_suggestion(suggest(
-                value.as_deref().unwrap_or(""),
-                env.engine_names.iter().copied(),
-            ));
+            e = e.with_suggestion(suggest(value.as_deref().unwrap_or(""), cat.engine_names()));
         }
         e
     })?;
     if def.name == "ioengine" {
         let v = value.as_deref().unwrap_or("");
-        (env.check_engine)(v).map_err(|m| {
-            JobError::new(raw.origin.clone(), Some(&text), m).with_suggestion(suggest(
-                v,
-                env.engine_names.iter().copied().filter(|n| *n != v),
-            ))
+        cat.check_engine(v).map_err(|m| {
+            JobError::new(raw.origin.clone(), Some(&text), m)
+                .with_suggestion(suggest(v, cat.engine_names().filter(|n| *n != v)))
         })?;
     }
     // Bare keys are echoed with an empty value: JSON omits them (as fio), --showcmd keeps them.
     scope
         .echo
         .push((def.name.to_string(), value.unwrap_or_default()));
-    if !def.engines.is_empty() {
+    let owners = cat.owners(def.name);
+    if !owners.is_empty() {
         scope
             .engine_opts
-            .push((def.name, def.engines, raw.origin.clone(), text));
+            .push((def.name, owners, raw.origin.clone(), text));
     }
     Ok(())
 }
@@ -125,7 +122,7 @@ fn apply_line(scope: &mut Scope, raw: &RawOpt, env: &LoadEnv) -> Result<(), JobE
 fn apply_section(scope: &mut Scope, sec: &RawSection, env: &LoadEnv) -> Result<(), JobError> {
     let mut lines: Vec<&RawOpt> = sec.opts.iter().collect();
     if !matches!(sec.origin, Origin::Argv { .. }) {
-        lines.sort_by_key(|r| -(table::lookup(&r.key).map(|d| d.prio).unwrap_or(0) as i32));
+        lines.sort_by_key(|r| -(env.catalog.lookup(&r.key).map(|d| d.prio).unwrap_or(0) as i32));
     }
     for raw in lines {
         apply_line(scope, raw, env)?;
@@ -133,10 +130,14 @@ fn apply_section(scope: &mut Scope, sec: &RawSection, env: &LoadEnv) -> Result<(
     Ok(())
 }
 
-fn finish_job(mut scope: Scope, sec: &RawSection) -> Result<JobDef, JobError> {
-    let engine = scope.opts.ioengine.clone();
+fn finish_job(mut scope: Scope, sec: &RawSection, cat: &Catalog) -> Result<JobDef, JobError> {
+    // An alias of an engine owns what the engine owns.
+    let engine = cat
+        .engine(&scope.opts.ioengine)
+        .map(|e| e.engine)
+        .unwrap_or_default();
     for (name, owners, origin, text) in &scope.engine_opts {
-        if !owners.contains(&engine.as_str()) {
+        if !owners.contains(&engine) {
             return Err(JobError::new(
                 origin.clone(),
                 Some(text),
@@ -175,7 +176,7 @@ pub fn load(cli: &Cli, env: &LoadEnv) -> Result<JobSet, JobError> {
                 ..global.clone()
             };
             apply_section(&mut job, sec, env)?;
-            set.jobs.push(finish_job(job, sec)?);
+            set.jobs.push(finish_job(job, sec, env.catalog)?);
         }
     }
     for (fi, (_, file)) in cli.job_files.iter().enumerate() {
@@ -205,7 +206,7 @@ pub fn load(cli: &Cli, env: &LoadEnv) -> Result<JobSet, JobError> {
                 ..global.clone()
             };
             apply_section(&mut job, sec, env)?;
-            let mut def = finish_job(job, sec)?;
+            let mut def = finish_job(job, sec, env.catalog)?;
             if fi > 0 && first_in_file {
                 def.opts.stonewall = true;
             }
@@ -267,18 +268,46 @@ mod tests {
                 env: &|_| None,
             },
             read: &read,
-            check_engine: &|e| {
-                if ["psync", "sync", "null", "pvsync2"].contains(&e) {
-                    Ok(())
-                } else {
-                    Err(format!("ioengine '{e}' is not supported by flexio"))
-                }
-            },
-            engine_names: &["psync", "sync", "null", "pvsync2"],
+            catalog: &TEST_CATALOG,
         };
         let args: Vec<String> = args.split_whitespace().map(str::to_string).collect();
-        load(&parse_args(&args)?, &env)
+        load(&parse_args(&args, &TEST_CATALOG)?, &env)
     }
+
+    crate::engine_options! {
+        /// A private option of the test's pvsync2.
+        struct HipriOpts; rows HIPRI;
+        /// Polled I/O.
+        hipri: bool = false, "hipri", crate::table::Kind::Flag, "0", "Polled I/O",
+            crate::engine_opts::parse::flag;
+    }
+
+    static TEST_CATALOG: Catalog = Catalog {
+        core: crate::table::CORE,
+        engines: &[
+            crate::table::EngineOptions {
+                engine: "psync",
+                aliases: &[],
+                groups: &[],
+            },
+            crate::table::EngineOptions {
+                engine: "sync",
+                aliases: &[],
+                groups: &[],
+            },
+            crate::table::EngineOptions {
+                engine: "null",
+                aliases: &[],
+                groups: &[],
+            },
+            crate::table::EngineOptions {
+                engine: "pvsync2",
+                aliases: &[],
+                groups: &[HIPRI],
+            },
+        ],
+        fio_only_engines: &["netsplice", "splice"],
+    };
 
     #[test]
     fn cli_jobs_copy_globals_not_previous_jobs() {
@@ -351,9 +380,19 @@ mod tests {
 
     #[test]
     fn engine_private_options_need_their_engine() {
-        assert!(run("--name=a --ioengine=pvsync2 --hipri", &[]).is_ok());
+        let s = run("--name=a --ioengine=pvsync2 --hipri", &[]).unwrap();
+        assert!(HipriOpts::from_values(&s.jobs[0].opts.engine).hipri);
         let e = run("--name=a --hipri", &[]).unwrap_err();
         assert!(e.msg.contains("belongs to ioengine pvsync2"), "{e}");
+    }
+
+    #[test]
+    fn engine_suggestions_are_engines_flexio_runs() {
+        let e = run("--name=a --ioengine=splice", &[]).unwrap_err();
+        assert!(e.msg.contains("not supported by flexio"), "{e}");
+        assert_ne!(e.suggestion.as_deref(), Some("netsplice"));
+        let e = run("--name=a --ioengine=pvsnc2", &[]).unwrap_err();
+        assert_eq!(e.suggestion.as_deref(), Some("pvsync2"));
     }
 
     #[test]

@@ -159,13 +159,6 @@ pub enum Unified {
     Both,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StatType {
-    Stat,
-    Lstat,
-    Statx,
-}
-
 /// Error classes for `continue_on_error` (bit set).
 pub mod err_class {
     pub const READ: u8 = 1;
@@ -380,20 +373,8 @@ pub struct JobOptions {
     pub verify_state_save: bool,
     pub verify_state_load: bool,
 
-    // --- engine-private
-    pub hipri: bool,
-    pub hipri_percentage: u32,
-    pub nowait: bool,
-    pub uncached: u32,
-    pub stat_type: StatType,
-    pub fixedbufs: bool,
-    pub registerfiles: bool,
-    pub sqthread_poll: bool,
-    pub sqthread_poll_cpu: Option<u32>,
-    /// -1 auto, 0 vectored, 1 non-vectored.
-    pub nonvectored: i32,
-    pub force_async: u32,
-    pub userspace_reap: bool,
+    // --- engine-private options (typed, owned by the engines)
+    pub engine: crate::engine_opts::EngineValues,
 
     // --- priorities and placement
     /// I/O priority level 0-7 (ioprio_set), with `prioclass`.
@@ -405,11 +386,6 @@ pub struct JobOptions {
     pub cpus_allowed: Option<Vec<usize>>,
     /// cpus_allowed_policy=split: each thread gets one CPU of the set.
     pub cpus_split: bool,
-    /// Per-request priority for io_uring/libaio (read, write): percentage of requests,
-    /// their class and level.
-    pub cmdprio_percentage: [u32; 2],
-    pub cmdprio_class: [u32; 2],
-    pub cmdprio: [u32; 2],
 
     // --- rate, think time, latency target
     /// Bytes/s caps and floors per direction.
@@ -434,8 +410,6 @@ pub struct JobOptions {
     pub latency_run: bool,
     /// Per-direction total-latency ceiling (µs; 0 = none).
     pub max_latency_us: [u64; 3],
-    /// null engine test aid: sleep this long (ns) once, at this I/O number.
-    pub null_stall: Option<(u64, u64)>,
     /// clocksource: None = the default (TSC where usable).
     pub clocksource: Option<ClockSourceOpt>,
 
@@ -666,26 +640,12 @@ impl Default for JobOptions {
             verify_backlog_batch: 0,
             verify_state_save: true,
             verify_state_load: false,
-            hipri: false,
-            hipri_percentage: 100,
-            nowait: false,
-            uncached: 0,
-            stat_type: StatType::Stat,
-            fixedbufs: false,
-            registerfiles: false,
-            sqthread_poll: false,
-            sqthread_poll_cpu: None,
-            nonvectored: -1,
-            force_async: 0,
-            userspace_reap: false,
+            engine: Default::default(),
             prio: None,
             prioclass: None,
             nice: 0,
             cpus_allowed: None,
             cpus_split: false,
-            cmdprio_percentage: [0; 2],
-            cmdprio_class: [1; 2],
-            cmdprio: [0; 2],
             rate: [0; 3],
             rate_min: [0; 3],
             rate_iops: [0; 3],
@@ -703,7 +663,6 @@ impl Default for JobOptions {
             latency_percentile: 100.0,
             latency_run: false,
             max_latency_us: [0; 3],
-            null_stall: None,
             clocksource: None,
             ss: SsCriterion::default(),
             ss_dur_us: 0,

@@ -52,6 +52,13 @@ impl Obj {
     }
 }
 
+/// `s` as a JSON string (quotes included), escaped as the printer escapes.
+pub fn quote(s: &str, out: &mut String) {
+    out.push('"');
+    escape(s, out);
+    out.push('"');
+}
+
 fn escape(s: &str, out: &mut String) {
     for c in s.chars() {
         match c {
@@ -306,7 +313,7 @@ pub fn job_obj(j: &JobReport, r: &RunReport, plus: bool) -> Obj {
             .int("first_error", j.first_error);
     }
     o = o
-        .int("latency_depth", j.params.iodepth)
+        .int("latency_depth", j.params.latency_depth)
         .int("latency_target", j.params.latency_target_ns)
         .float("latency_percentile", j.params.latency_percentile)
         .int("latency_window", j.params.latency_window_us);

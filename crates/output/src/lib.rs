@@ -2,6 +2,8 @@
 //! compute statistics. Each fio format is reproduced byte for byte where fio defines it.
 
 pub mod json;
+pub mod logs;
 pub mod normal;
 pub mod num2str;
+pub mod status;
 pub mod terse;

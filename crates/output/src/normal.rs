@@ -428,7 +428,7 @@ fn show_job(out: &mut String, j: &JobReport, g: &GroupReport, time: &str) {
         j.params.latency_target_ns,
         j.params.latency_window_us,
         j.params.latency_percentile,
-        j.params.iodepth
+        j.params.latency_depth
     );
     if let Some(ss) = &j.steadystate {
         let kb = j.params.kb_base as u64;

@@ -3,6 +3,7 @@
 
 pub mod cluster;
 pub mod hist;
+pub mod interval;
 pub mod report;
 pub mod stat;
 pub mod steady;

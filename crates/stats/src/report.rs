@@ -6,10 +6,9 @@
 use crate::hist::Hist;
 use crate::stat::Stat;
 use crate::thread::{DirStats, ThreadStats, DEPTH_BUCKETS};
-use serde::{Deserialize, Serialize};
 
 /// Unified read/write reporting mode (`unified_rw_reporting`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Unified {
     #[default]
     None,
@@ -18,7 +17,7 @@ pub enum Unified {
 }
 
 /// Report-relevant job settings (what fio keeps in `thread_stat` besides numbers).
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug)]
 pub struct ReportParams {
     /// 1024 or 1000: unit preference of the output.
     pub kb_base: u32,
@@ -33,8 +32,9 @@ pub struct ReportParams {
     pub clat_percentiles: bool,
     pub lat_percentiles: bool,
     pub slat_percentiles: bool,
-    /// Queue depth (fio's `latency_depth`, printed on the `latency` line).
-    pub iodepth: u32,
+    /// fio's `latency_depth` (JSON, and the normal output's `latency` line): the configured
+    /// iodepth, or the depth a latency_target search found.
+    pub latency_depth: u32,
     /// Whether continue_on_error is set (adds the errors line and JSON keys).
     pub continue_on_error: bool,
     pub unified: Unified,
@@ -67,7 +67,7 @@ pub struct JobResult {
 }
 
 /// One latency statistic (slat, clat, lat or sync).
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default)]
 pub struct LatSummary {
     /// Minimum in ns (0 without samples).
     pub min_ns: u64,
@@ -104,7 +104,7 @@ impl LatSummary {
 }
 
 /// Bandwidth or IOPS sample statistics.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default)]
 pub struct SampleSummary {
     pub min: u64,
     pub max: u64,
@@ -129,7 +129,7 @@ impl SampleSummary {
 }
 
 /// Latency of the requests of one I/O priority.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default)]
 pub struct PrioReport {
     /// ioprio class (0 none, 1 real-time, 2 best-effort, 3 idle) and level (0-7).
     pub class: u16,
@@ -140,7 +140,7 @@ pub struct PrioReport {
 }
 
 /// One data direction of a job.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default)]
 pub struct DirReport {
     /// Bytes transferred.
     pub io_bytes: u64,
@@ -176,7 +176,7 @@ pub struct DirReport {
 }
 
 /// How a rate-limited direction kept to its schedule.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default)]
 pub struct SchedReport {
     /// Latency from each I/O's scheduled start to its completion (ns), with percentiles:
     /// free of coordinated omission.
@@ -189,14 +189,14 @@ pub struct SchedReport {
 }
 
 /// fsync/fdatasync statistics.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default)]
 pub struct SyncReport {
     pub total_ios: u64,
     pub lat: LatSummary,
 }
 
 /// One reporting unit: a job, or a whole group with group_reporting.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug)]
 pub struct JobReport {
     pub name: String,
     pub groupid: u32,
@@ -248,7 +248,7 @@ pub struct JobReport {
 
 /// flexio measuring itself: CPU per I/O, and the share of the job's time spent neither in
 /// the engine nor sleeping on purpose (rate limits, think time), i.e. in flexio's code.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default)]
 pub struct ToolReport {
     pub cpu_ns_per_io: f64,
     pub engine_pct: f64,
@@ -259,7 +259,7 @@ pub struct ToolReport {
 }
 
 /// The clock a run used and what it costs.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default)]
 pub struct ClockInfo {
     pub source: String,
     pub read_ns: f64,
@@ -267,7 +267,7 @@ pub struct ClockInfo {
 }
 
 /// One data direction of a reporting group.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default)]
 pub struct GroupDir {
     /// Aggregate bandwidth: io_bytes * 1000 / max_run (bytes/s).
     pub agg_bw: u64,
@@ -279,7 +279,7 @@ pub struct GroupDir {
     pub max_run_ms: u64,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug)]
 pub struct GroupReport {
     pub id: u32,
     pub kb_base: u32,
@@ -292,7 +292,7 @@ pub struct GroupReport {
 }
 
 /// Disk utilisation of one block device over the run.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default)]
 pub struct DiskReport {
     pub name: String,
     pub read_ios: u64,
@@ -307,7 +307,7 @@ pub struct DiskReport {
 }
 
 /// A whole run.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug)]
 pub struct RunReport {
     /// Version string printed in place of fio's.
     pub version: String,
@@ -325,34 +325,29 @@ pub struct RunReport {
     pub clock: ClockInfo,
 }
 
-/// fio's `stat_calc_dist`: percent with a floor of 0.1 for non-empty buckets.
-fn dist(map: &[u64; DEPTH_BUCKETS], total: u64) -> [f64; DEPTH_BUCKETS] {
-    let mut out = [0.0; DEPTH_BUCKETS];
-    if total == 0 {
-        return out;
-    }
-    for i in 0..DEPTH_BUCKETS {
-        out[i] = map[i] as f64 / total as f64 * 100.0;
-        if out[i] < 0.1 && map[i] > 0 {
-            out[i] = 0.1;
-        }
-    }
-    out
-}
-
-/// fio's `stat_calc_lat`: percent of issued I/Os with a floor of 0.01.
-fn lat_dist<const N: usize>(src: &[u64; N], total: u64) -> [f64; N] {
+/// Percent of `total` per bucket, with fio's floor for a non-empty bucket that rounds below
+/// it: 0.1 for the depth, submit and complete distributions (`stat_calc_dist`), 0.01 for
+/// the latency ones (`stat_calc_lat`).
+fn percent_with_floor<const N: usize>(src: &[u64; N], total: u64, floor: f64) -> [f64; N] {
     let mut out = [0.0; N];
     if total == 0 {
         return out;
     }
     for i in 0..N {
         out[i] = src[i] as f64 / total as f64 * 100.0;
-        if out[i] < 0.01 && src[i] > 0 {
-            out[i] = 0.01;
+        if out[i] < floor && src[i] > 0 {
+            out[i] = floor;
         }
     }
     out
+}
+
+fn dist(map: &[u64; DEPTH_BUCKETS], total: u64) -> [f64; DEPTH_BUCKETS] {
+    percent_with_floor(map, total, 0.1)
+}
+
+fn lat_dist<const N: usize>(src: &[u64; N], total: u64) -> [f64; N] {
+    percent_with_floor(src, total, 0.01)
 }
 
 fn dir_report(d: &DirStats, p: &ReportParams, agg: u64) -> DirReport {
@@ -583,13 +578,7 @@ pub fn build(
             error: ts.error,
             verror: ts.verror.clone(),
             echo: u.echo.clone(),
-            params: {
-                let mut params = p.clone();
-                if let Some(d) = ts.latency_depth {
-                    params.iodepth = d;
-                }
-                params
-            },
+            params: p.clone(),
             dirs,
             mixed,
             sync: SyncReport {
@@ -666,7 +655,7 @@ mod tests {
             clat_percentiles: true,
             lat_percentiles: false,
             slat_percentiles: false,
-            iodepth: 1,
+            latency_depth: 1,
             continue_on_error: false,
             unified: Unified::None,
             nostats_engine: false,

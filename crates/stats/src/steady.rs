@@ -6,11 +6,10 @@
 //! samples are assumed evenly spaced), and the mean that a relative slope is divided by is
 //! the integer mean of the window.
 
-use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 /// The criterion: metric, slope or deviation, limit, relative or absolute.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Criterion {
     /// IOPS (true) or bandwidth in bytes/s (false).
     pub iops: bool,
@@ -33,7 +32,7 @@ impl Criterion {
 }
 
 /// One job's (or reporting group's) steady-state window and verdict.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug)]
 pub struct SteadyState {
     pub crit: Criterion,
     /// ss_dur in seconds (JSON `duration`).

@@ -65,6 +65,30 @@ pub struct DirStats {
 pub const LATE_NS: u64 = 1_000_000;
 
 impl DirStats {
+    /// Add another direction's or member's numbers: counts summed, latency statistics and
+    /// histograms merged, bandwidth and IOPS samples summed with fio's rule (`first`: this
+    /// is the first member of a group), the longest runtime kept.
+    pub fn merge(&mut self, s: &DirStats, first: bool) {
+        self.io_bytes += s.io_bytes;
+        self.total_ios += s.total_ios;
+        self.short_ios += s.short_ios;
+        self.drop_ios += s.drop_ios;
+        self.slat.merge(&s.slat);
+        self.clat.merge(&s.clat);
+        self.lat.merge(&s.lat);
+        self.slat_hist.merge(&s.slat_hist);
+        self.clat_hist.merge(&s.clat_hist);
+        self.lat_hist.merge(&s.lat_hist);
+        self.bw.sum(&s.bw, first);
+        self.iops.sum(&s.iops, first);
+        self.runtime_ms = self.runtime_ms.max(s.runtime_ms);
+        self.merge_prios(&s.prios);
+        self.sched.merge(&s.sched);
+        self.sched_hist.merge(&s.sched_hist);
+        self.lag.merge(&s.lag);
+        self.late += s.late;
+    }
+
     /// Record a latency for priority `ioprio` (linear search: a job uses one or two).
     #[inline]
     pub fn add_prio(&mut self, ioprio: u16, ns: u64, hist: bool) {
@@ -336,24 +360,7 @@ impl ThreadStats {
             self.latency_depth = o.latency_depth;
         }
         for (d, s) in self.dirs.iter_mut().zip(o.dirs.iter()) {
-            d.sched.merge(&s.sched);
-            d.sched_hist.merge(&s.sched_hist);
-            d.lag.merge(&s.lag);
-            d.late += s.late;
-            d.io_bytes += s.io_bytes;
-            d.total_ios += s.total_ios;
-            d.short_ios += s.short_ios;
-            d.drop_ios += s.drop_ios;
-            d.slat.merge(&s.slat);
-            d.clat.merge(&s.clat);
-            d.lat.merge(&s.lat);
-            d.slat_hist.merge(&s.slat_hist);
-            d.clat_hist.merge(&s.clat_hist);
-            d.lat_hist.merge(&s.lat_hist);
-            d.bw.sum(&s.bw, first);
-            d.iops.sum(&s.iops, first);
-            d.runtime_ms = d.runtime_ms.max(s.runtime_ms);
-            d.merge_prios(&s.prios);
+            d.merge(s, first);
         }
         self.sync.merge(&o.sync);
         self.sync_hist.merge(&o.sync_hist);
@@ -396,24 +403,7 @@ impl ThreadStats {
     pub fn fold_mixed(&self) -> DirStats {
         let mut m = self.dirs[0].clone();
         for s in &self.dirs[1..] {
-            m.io_bytes += s.io_bytes;
-            m.total_ios += s.total_ios;
-            m.short_ios += s.short_ios;
-            m.drop_ios += s.drop_ios;
-            m.slat.merge(&s.slat);
-            m.clat.merge(&s.clat);
-            m.lat.merge(&s.lat);
-            m.slat_hist.merge(&s.slat_hist);
-            m.clat_hist.merge(&s.clat_hist);
-            m.lat_hist.merge(&s.lat_hist);
-            m.bw.sum(&s.bw, false);
-            m.iops.sum(&s.iops, false);
-            m.runtime_ms = m.runtime_ms.max(s.runtime_ms);
-            m.merge_prios(&s.prios);
-            m.sched.merge(&s.sched);
-            m.sched_hist.merge(&s.sched_hist);
-            m.lag.merge(&s.lag);
-            m.late += s.late;
+            m.merge(s, false);
         }
         m
     }

@@ -1,6 +1,9 @@
 //! The synchronous system-call engines: sync, psync, pvsync, pvsync2 and vsync.
 
-use crate::{from_rustix, Caps, Completion, Engine, EngineConfig, FileInfo, IoReq, Op, Queued};
+use crate::api::{EngineDef, Caps, Completion, Engine, EngineConfig, FileInfo, IoReq, Op, Queued};
+use crate::from_rustix;
+use flexio_job::engine_opts::parse;
+use flexio_job::table::Kind;
 use rustix::fd::BorrowedFd;
 use rustix::io::{IoSlice, IoSliceMut, ReadWriteFlags};
 use std::io;
@@ -14,6 +17,9 @@ const SYNC_CAPS: Caps = Caps {
     trim: false,
     no_fd: false,
     no_slat: false,
+    dirs: false,
+    creates: false,
+    changes_names: false,
 };
 
 /// Borrow the request's descriptor.
@@ -62,10 +68,15 @@ fn einval() -> i64 {
 /// `psync`: pread(2)/pwrite(2).
 pub struct Psync;
 
-impl Engine for Psync {
-    fn name(&self) -> &'static str {
-        "psync"
+impl EngineDef for Psync {
+    const NAME: &'static str = "psync";
+    const HELP: &'static str = "Basic pread(2) or pwrite(2) I/O (default)";
+    fn build(_: &EngineConfig) -> Self {
+        Psync
     }
+}
+
+impl Engine for Psync {
     fn caps(&self) -> Caps {
         SYNC_CAPS
     }
@@ -98,10 +109,15 @@ impl Default for SyncRw {
     }
 }
 
-impl Engine for SyncRw {
-    fn name(&self) -> &'static str {
-        "sync"
+impl EngineDef for SyncRw {
+    const NAME: &'static str = "sync";
+    const HELP: &'static str = "Basic read(2) or write(2) I/O, lseek(2) to position";
+    fn build(_: &EngineConfig) -> Self {
+        SyncRw::new()
     }
+}
+
+impl Engine for SyncRw {
     fn caps(&self) -> Caps {
         SYNC_CAPS
     }
@@ -150,10 +166,15 @@ impl Engine for SyncRw {
 /// `pvsync`: preadv(2)/pwritev(2) with one vector.
 pub struct Pvsync;
 
-impl Engine for Pvsync {
-    fn name(&self) -> &'static str {
-        "pvsync"
+impl EngineDef for Pvsync {
+    const NAME: &'static str = "pvsync";
+    const HELP: &'static str = "Basic preadv(2) or pwritev(2) I/O";
+    fn build(_: &EngineConfig) -> Self {
+        Pvsync
     }
+}
+
+impl Engine for Pvsync {
     fn caps(&self) -> Caps {
         SYNC_CAPS
     }
@@ -179,6 +200,26 @@ impl Engine for Pvsync {
 /// `RWF_UNCACHED` (called RWF_DONTCACHE by the kernel since 6.14).
 const RWF_UNCACHED: u32 = 0x80;
 
+flexio_job::engine_options! {
+    /// pvsync2's options (fio's pvsync2 option table).
+    pub struct Pvsync2Opts; rows OPTIONS;
+    /// RWF_HIPRI: polled completions.
+    hipri: bool = false,
+        "hipri", Kind::Flag, "0", "Set RWF_HIPRI for pwritev2/preadv2", parse::flag;
+    /// Share of requests with RWF_HIPRI (percent).
+    hipri_percentage: u32 = 100,
+        "hipri_percentage", Kind::Int { min: 0, max: 100 }, "100",
+        "Probabilistically set RWF_HIPRI for pwritev2/preadv2",
+        |v, kb| parse::int(v, kb, 0, 100).map(|n| n as u32);
+    /// RWF_UNCACHED on buffered reads and writes.
+    uncached: bool = false,
+        "uncached", Kind::Int { min: 0, max: 1 }, "0", "Use RWF_UNCACHED for buffered read/writes",
+        |v, kb| parse::int(v, kb, 0, 1).map(|n| n == 1);
+    /// RWF_NOWAIT.
+    nowait: bool = false,
+        "nowait", Kind::Bool, "0", "Set RWF_NOWAIT for pwritev2/preadv2", parse::boolean;
+}
+
 /// `pvsync2`: preadv2(2)/pwritev2(2) with RWF_HIPRI / RWF_NOWAIT / RWF_UNCACHED.
 pub struct Pvsync2 {
     base: ReadWriteFlags,
@@ -186,19 +227,28 @@ pub struct Pvsync2 {
     rng: u32,
 }
 
+impl EngineDef for Pvsync2 {
+    const NAME: &'static str = "pvsync2";
+    const HELP: &'static str = "Basic preadv2(2) or pwritev2(2) I/O with RWF flags";
+    const OPTIONS: &'static [&'static [flexio_job::table::OptDef]] = &[OPTIONS];
+    fn build(cfg: &EngineConfig) -> Self {
+        Pvsync2::new(&Pvsync2Opts::from_values(&cfg.values), cfg.seed)
+    }
+}
+
 impl Pvsync2 {
-    pub fn new(cfg: &EngineConfig) -> Self {
+    pub fn new(o: &Pvsync2Opts, seed: u32) -> Self {
         let mut base = ReadWriteFlags::empty();
-        if cfg.nowait {
+        if o.nowait {
             base |= ReadWriteFlags::NOWAIT;
         }
-        if cfg.uncached {
+        if o.uncached {
             base |= ReadWriteFlags::from_bits_retain(RWF_UNCACHED);
         }
         Pvsync2 {
             base,
-            hipri_pct: if cfg.hipri { cfg.hipri_percentage } else { 0 },
-            rng: cfg.seed | 1,
+            hipri_pct: if o.hipri { o.hipri_percentage } else { 0 },
+            rng: seed | 1,
         }
     }
 
@@ -223,9 +273,6 @@ impl Pvsync2 {
 }
 
 impl Engine for Pvsync2 {
-    fn name(&self) -> &'static str {
-        "pvsync2"
-    }
     fn caps(&self) -> Caps {
         SYNC_CAPS
     }
@@ -283,10 +330,15 @@ impl Vsync {
     }
 }
 
-impl Engine for Vsync {
-    fn name(&self) -> &'static str {
-        "vsync"
+impl EngineDef for Vsync {
+    const NAME: &'static str = "vsync";
+    const HELP: &'static str = "Basic readv(2) or writev(2) I/O, contiguous requests coalesced";
+    fn build(cfg: &EngineConfig) -> Self {
+        Vsync::new(cfg.iodepth as usize)
     }
+}
+
+impl Engine for Vsync {
     fn caps(&self) -> Caps {
         Caps {
             syncio: true,

@@ -20,29 +20,28 @@ pub struct SsUnit {
 pub fn units(plans: &[ThreadPlan], members: &[usize]) -> Vec<SsUnit> {
     let mut out: Vec<SsUnit> = Vec::new();
     for &i in members {
-        let o = &plans[i].opts;
-        if o.ss_dur_us == 0 {
+        let Some(ss) = plans[i].meter.ss else {
             continue;
-        }
-        if o.group_reporting {
+        };
+        if plans[i].control.group_reporting {
             if let Some(u) = out.iter_mut().find(|u| {
                 let f = &plans[u.members[0]];
-                f.opts.group_reporting && f.groupid == plans[i].groupid
+                f.control.group_reporting && f.groupid == plans[i].groupid
             }) {
                 u.members.push(i);
                 continue;
             }
         }
         let crit = Criterion {
-            iops: o.ss.iops,
-            slope: o.ss.slope,
-            limit: o.ss.limit,
-            pct: o.ss.pct,
+            iops: ss.criterion.iops,
+            slope: ss.criterion.slope,
+            limit: ss.criterion.limit,
+            pct: ss.criterion.pct,
         };
-        let window = (o.ss_dur_us / o.ss_interval_us.max(1)).max(1) as usize;
+        let window = (ss.dur_us / ss.interval_us.max(1)).max(1) as usize;
         out.push(SsUnit {
             members: vec![i],
-            state: SteadyState::new(crit, o.ss_dur_us / 1_000_000, window),
+            state: SteadyState::new(crit, ss.dur_us / 1_000_000, window),
             next: 0,
         });
     }

@@ -3,7 +3,9 @@
 //! `userspace_reap` reads completions straight from the ring the kernel maps into our
 //! address space instead of calling io_getevents.
 
-use crate::{Caps, Completion, Engine, EngineConfig, IoReq, Op, Queued};
+use crate::api::{EngineDef, Caps, Completion, Engine, EngineConfig, IoReq, Op, Queued};
+use flexio_job::engine_opts::parse;
+use flexio_job::table::{Kind, OptDef};
 use std::io;
 use std::sync::atomic::{fence, Ordering};
 
@@ -67,17 +69,47 @@ pub struct Libaio {
     nowait: bool,
 }
 
+flexio_job::engine_options! {
+    /// libaio's options (fio's libaio option table).
+    pub struct LibaioOpts; rows OPTIONS;
+    /// Reap completions from the user-space ring without a system call.
+    userspace_reap: bool = false,
+        "userspace_reap", Kind::Flag, "0", "Use alternative user-space reap implementation",
+        parse::flag;
+    /// RWF_NOWAIT on reads and writes.
+    nowait: bool = false,
+        "nowait", Kind::Bool, "0", "Set RWF_NOWAIT for reads/writes", parse::boolean;
+}
+
+impl EngineDef for Libaio {
+    const NAME: &'static str = "libaio";
+    const HELP: &'static str = "Linux native asynchronous I/O (io_submit/io_getevents)";
+    const OPTIONS: &'static [&'static [OptDef]] = &[OPTIONS, crate::cmdprio::OPTIONS];
+    fn build(cfg: &EngineConfig) -> Self {
+        Libaio::new(cfg)
+    }
+    fn probe(_: &EngineConfig) -> Result<(), String> {
+        let mut a = Libaio::new(&EngineConfig {
+            iodepth: 1,
+            ..Default::default()
+        });
+        a.init()
+            .map_err(|e| format!("ioengine libaio is not available on this system: {e}"))
+    }
+}
+
 impl Libaio {
     pub fn new(cfg: &EngineConfig) -> Self {
         let depth = cfg.iodepth.max(1) as usize;
+        let o = LibaioOpts::from_values(&cfg.values);
         Libaio {
             depth,
             ctx: 0,
             iocbs: vec![Iocb::default(); depth],
             pending: Vec::with_capacity(depth),
             events: vec![IoEvent::default(); depth],
-            userspace_reap: cfg.userspace_reap,
-            nowait: cfg.nowait,
+            userspace_reap: o.userspace_reap,
+            nowait: o.nowait,
         }
     }
 
@@ -123,9 +155,6 @@ fn last_err() -> io::Error {
 }
 
 impl Engine for Libaio {
-    fn name(&self) -> &'static str {
-        "libaio"
-    }
     fn caps(&self) -> Caps {
         Caps {
             has_commit: true,

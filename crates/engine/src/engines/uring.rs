@@ -8,15 +8,60 @@
 //! (+`sqthread_poll_cpu`: kernel submission thread), `nonvectored`, `force_async`
 //! (IOSQE_ASYNC every N requests), `nowait` (RWF_NOWAIT), and per-request priorities.
 
+use crate::api::{EngineDef, Caps, Completion, Engine, EngineConfig, FileInfo, IoReq, Op, Queued};
 use crate::buffer::IoBuffers;
-use crate::{Caps, Completion, Engine, EngineConfig, FileInfo, IoReq, Op, Queued};
+use flexio_job::engine_opts::parse;
+use flexio_job::table::{Kind, OptDef};
 use io_uring::{opcode, squeue, types, IoUring};
 use std::io;
 
 const RWF_NOWAIT: i32 = 0x8;
+/// `RWF_UNCACHED` (RWF_DONTCACHE since Linux 6.14).
+const RWF_UNCACHED: i32 = 0x80;
+
+flexio_job::engine_options! {
+    /// io_uring's options (fio's io_uring option table).
+    pub struct UringOpts; rows OPTIONS;
+    /// IORING_SETUP_IOPOLL: polled completions.
+    hipri: bool = false,
+        "hipri", Kind::Flag, "0", "Use polled IO completions", parse::flag;
+    /// Register the I/O buffers and use READ_FIXED/WRITE_FIXED.
+    fixedbufs: bool = false,
+        "fixedbufs", Kind::Flag, "0", "Pre map IO buffers", parse::flag;
+    /// Register the files and address them by index.
+    registerfiles: bool = false,
+        "registerfiles", Kind::Flag, "0", "Pre-open/register files", parse::flag;
+    /// Kernel submission-queue polling thread.
+    sqthread_poll: bool = false,
+        "sqthread_poll", Kind::Flag, "0", "Offload submission/completion to kernel thread",
+        parse::flag;
+    /// CPU of the polling thread.
+    sqthread_poll_cpu: Option<u32> = None,
+        "sqthread_poll_cpu", Kind::Int { min: 0, max: 65535 }, "",
+        "What CPU to run SQ thread polling on",
+        |v, kb| parse::int(v, kb, 0, 65535).map(|n| Some(n as u32));
+    /// -1 auto, 0 vectored (READV/WRITEV), 1 non-vectored (READ/WRITE).
+    nonvectored: i32 = -1,
+        "nonvectored", Kind::Int { min: -1, max: 1 }, "-1", "Use non-vectored read/write commands",
+        |v, kb| parse::int(v, kb, -1, 1).map(|n| n as i32);
+    /// IOSQE_ASYNC on every N-th request (0 = never).
+    force_async: u32 = 0,
+        "force_async", Kind::Int { min: 0, max: u32::MAX as i64 }, "0",
+        "Set IOSQE_ASYNC every N requests",
+        |v, kb| parse::int(v, kb, 0, u32::MAX as i64).map(|n| n as u32);
+    /// RWF_NOWAIT on reads and writes.
+    nowait: bool = false,
+        "nowait", Kind::Bool, "0", "Use RWF_NOWAIT for reads/writes", parse::boolean;
+    /// RWF_UNCACHED on buffered reads and writes.
+    uncached: bool = false,
+        "uncached", Kind::Int { min: 0, max: 1 }, "0", "Use RWF_UNCACHED for buffered read/writes",
+        |v, kb| parse::int(v, kb, 0, 1).map(|n| n == 1);
+}
 
 pub struct Uring {
-    cfg: EngineConfig,
+    o: UringOpts,
+    depth: u32,
+    nfiles: u32,
     ring: Option<IoUring>,
     /// One iovec per request slot for the vectored opcodes (must live until completion).
     iovecs: Vec<libc::iovec>,
@@ -29,11 +74,33 @@ pub struct Uring {
     counter: u32,
 }
 
+impl EngineDef for Uring {
+    const NAME: &'static str = "io_uring";
+    const HELP: &'static str = "Linux io_uring submission/completion rings";
+    const OPTIONS: &'static [&'static [OptDef]] = &[OPTIONS, crate::cmdprio::OPTIONS];
+    fn build(cfg: &EngineConfig) -> Self {
+        Uring::new(cfg)
+    }
+    fn probe(cfg: &EngineConfig) -> Result<(), String> {
+        // A one-entry ring with the job's setup flags, no registered files.
+        let mut u = Uring::new(&EngineConfig {
+            iodepth: 1,
+            nfiles: 0,
+            ..cfg.clone()
+        });
+        u.o.registerfiles = false;
+        u.init()
+            .map_err(|e| format!("ioengine io_uring is not available on this system: {e}"))
+    }
+}
+
 impl Uring {
     pub fn new(cfg: &EngineConfig) -> Self {
         let depth = cfg.iodepth.max(1) as usize;
+        let o = UringOpts::from_values(&cfg.values);
         Uring {
-            cfg: cfg.clone(),
+            depth: cfg.iodepth,
+            nfiles: cfg.nfiles,
             ring: None,
             iovecs: vec![
                 libc::iovec {
@@ -44,7 +111,8 @@ impl Uring {
             ],
             pending: 0,
             inflight: 0,
-            vectored: cfg.nonvectored == 0,
+            vectored: o.nonvectored == 0,
+            o,
             fixed: false,
             counter: 0,
         }
@@ -52,7 +120,7 @@ impl Uring {
 }
 
 /// A clear one-line reason for a failed io_uring setup.
-fn setup_error(e: io::Error, cfg: &EngineConfig) -> io::Error {
+fn setup_error(e: io::Error, cfg: &UringOpts) -> io::Error {
     let why = match e.raw_os_error() {
         Some(libc::ENOSYS) => "this kernel has no io_uring (ENOSYS)".to_string(),
         Some(libc::EPERM) => {
@@ -76,40 +144,37 @@ fn setup_error(e: io::Error, cfg: &EngineConfig) -> io::Error {
 }
 
 impl Engine for Uring {
-    fn name(&self) -> &'static str {
-        "io_uring"
-    }
     fn caps(&self) -> Caps {
         Caps {
             has_commit: true,
-            no_slat: self.cfg.sqthread_poll,
+            no_slat: self.o.sqthread_poll,
             ..Caps::default()
         }
     }
     fn init(&mut self) -> io::Result<()> {
-        let entries = self.cfg.iodepth.max(1).next_power_of_two();
+        let entries = self.depth.max(1).next_power_of_two();
         let mut b = IoUring::builder();
-        if self.cfg.hipri {
+        if self.o.hipri {
             b.setup_iopoll();
         }
-        if self.cfg.sqthread_poll {
+        if self.o.sqthread_poll {
             b.setup_sqpoll(1000);
-            if let Some(cpu) = self.cfg.sqthread_poll_cpu {
+            if let Some(cpu) = self.o.sqthread_poll_cpu {
                 b.setup_sqpoll_cpu(cpu);
             }
         }
         b.setup_cqsize(entries * 2);
-        let ring = b.build(entries).map_err(|e| setup_error(e, &self.cfg))?;
-        if self.cfg.nonvectored < 0 {
+        let ring = b.build(entries).map_err(|e| setup_error(e, &self.o))?;
+        if self.o.nonvectored < 0 {
             // Auto: plain READ/WRITE where the kernel has them (5.6+), as fio does.
             let mut probe = io_uring::Probe::new();
             let vectored = ring.submitter().register_probe(&mut probe).is_err()
                 || !probe.is_supported(opcode::Read::CODE);
             self.vectored = vectored;
         }
-        if self.cfg.registerfiles {
+        if self.o.registerfiles {
             // A table of empty slots, filled as the core opens files.
-            let n = self.cfg.nfiles.max(1) as usize;
+            let n = self.nfiles.max(1) as usize;
             ring.submitter()
                 .register_files(&vec![-1; n])
                 .map_err(|e| io::Error::new(e.kind(), format!("registerfiles: {e}")))?;
@@ -118,7 +183,7 @@ impl Engine for Uring {
         Ok(())
     }
     fn post_init(&mut self, bufs: &IoBuffers) -> io::Result<()> {
-        if !self.cfg.fixedbufs {
+        if !self.o.fixedbufs {
             return Ok(());
         }
         let ring = self
@@ -141,7 +206,7 @@ impl Engine for Uring {
         Ok(())
     }
     fn open_file(&mut self, file: u32, f: &FileInfo) -> io::Result<()> {
-        if self.cfg.registerfiles {
+        if self.o.registerfiles {
             if let Some(ring) = &self.ring {
                 ring.submitter()
                     .register_files_update(file, &[f.fd])
@@ -151,7 +216,7 @@ impl Engine for Uring {
         Ok(())
     }
     fn close_file(&mut self, file: u32) -> io::Result<()> {
-        if self.cfg.registerfiles {
+        if self.o.registerfiles {
             if let Some(ring) = &self.ring {
                 let _ = ring.submitter().register_files_update(file, &[-1]);
             }
@@ -162,8 +227,9 @@ impl Engine for Uring {
         let Some(ring) = self.ring.as_mut() else {
             return Queued::Completed(-(libc::EINVAL as i64));
         };
-        let reg = self.cfg.registerfiles;
-        let rw_flags = if self.cfg.nowait { RWF_NOWAIT } else { 0 };
+        let reg = self.o.registerfiles;
+        let rw_flags = if self.o.nowait { RWF_NOWAIT } else { 0 }
+            | if self.o.uncached { RWF_UNCACHED } else { 0 };
         let len = io.len as u32;
         macro_rules! target {
             ($build:expr) => {
@@ -223,9 +289,9 @@ impl Engine for Uring {
             Op::Trim => return Queued::Completed(-(libc::EOPNOTSUPP as i64)),
         };
         let mut entry = entry.user_data(io.idx as u64);
-        if self.cfg.force_async > 0 {
+        if self.o.force_async > 0 {
             self.counter += 1;
-            if self.counter % self.cfg.force_async == 0 {
+            if self.counter % self.o.force_async == 0 {
                 entry = entry.flags(squeue::Flags::ASYNC);
             }
         }
@@ -252,7 +318,7 @@ impl Engine for Uring {
             match ring.submit() {
                 Ok(n) => {
                     // With SQPOLL the kernel thread takes entries on its own; count them all.
-                    let n = if self.cfg.sqthread_poll {
+                    let n = if self.o.sqthread_poll {
                         self.pending as usize
                     } else {
                         n

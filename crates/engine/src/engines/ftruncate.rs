@@ -1,15 +1,20 @@
 //! `ftruncate`: each write truncates the file to the write's offset (the block size only
 //! counts as transferred bytes); reads are invalid.
 
-use crate::{Caps, Engine, IoReq, Op, Queued};
+use crate::api::{EngineDef, Caps, Engine, EngineConfig, IoReq, Op, Queued};
 use rustix::fd::BorrowedFd;
 
 pub struct Ftruncate;
 
-impl Engine for Ftruncate {
-    fn name(&self) -> &'static str {
-        "ftruncate"
+impl EngineDef for Ftruncate {
+    const NAME: &'static str = "ftruncate";
+    const HELP: &'static str = "Truncate the file to the offset of each write";
+    fn build(_: &EngineConfig) -> Self {
+        Ftruncate
     }
+}
+
+impl Engine for Ftruncate {
     fn caps(&self) -> Caps {
         Caps {
             syncio: true,

@@ -1,7 +1,7 @@
 //! `mmap`: each file is mapped whole; reads copy out of the mapping, writes copy into it,
 //! and sync requests msync(2) it.
 
-use crate::{Caps, Engine, EngineConfig, FileInfo, IoReq, Op, Queued};
+use crate::api::{EngineDef, Caps, Engine, EngineConfig, FileInfo, IoReq, Op, Queued};
 use rustix::mm::{MapFlags, MsyncFlags, ProtFlags};
 use std::io;
 
@@ -18,11 +18,20 @@ pub struct Mmap {
 // SAFETY: the mappings are private to the job thread that owns the engine.
 unsafe impl Send for Mmap {}
 
+impl EngineDef for Mmap {
+    const NAME: &'static str = "mmap";
+    const HELP: &'static str = "File is memory mapped and data copied to/from it";
+    fn build(cfg: &EngineConfig) -> Self {
+        Mmap::new(cfg.advise)
+    }
+}
+
 impl Mmap {
-    pub fn new(cfg: &EngineConfig) -> Self {
+    /// `advise`: madvise the mapping for the access pattern (fadvise_hint).
+    pub fn new(advise: bool) -> Self {
         Mmap {
             maps: Vec::new(),
-            advise: cfg.advise,
+            advise,
         }
     }
 
@@ -43,9 +52,6 @@ impl Drop for Mmap {
 }
 
 impl Engine for Mmap {
-    fn name(&self) -> &'static str {
-        "mmap"
-    }
     fn caps(&self) -> Caps {
         Caps {
             syncio: true,

@@ -1,16 +1,22 @@
 //! `falloc`: fallocate(2) as the I/O. Reads allocate keeping the size, writes allocate
 //! (extending), trims punch holes.
 
-use crate::{Caps, Engine, IoReq, Op, Queued};
+use crate::api::{EngineDef, Caps, Engine, EngineConfig, IoReq, Op, Queued};
 use rustix::fd::BorrowedFd;
 use rustix::fs::FallocateFlags;
 
 pub struct Falloc;
 
-impl Engine for Falloc {
-    fn name(&self) -> &'static str {
-        "falloc"
+impl EngineDef for Falloc {
+    const NAME: &'static str = "falloc";
+    const HELP: &'static str =
+        "fallocate(2): read = keep size, write = allocate, trim = punch hole";
+    fn build(_: &EngineConfig) -> Self {
+        Falloc
     }
+}
+
+impl Engine for Falloc {
     fn caps(&self) -> Caps {
         Caps {
             syncio: true,

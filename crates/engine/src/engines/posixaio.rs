@@ -3,7 +3,7 @@
 //! libaio. There is no commit step: each request is handed over in `queue` (so slat is the
 //! aio_read/aio_write call, as in fio).
 
-use crate::{Caps, Completion, Engine, EngineConfig, IoReq, Op, Queued};
+use crate::api::{EngineDef, Caps, Completion, Engine, EngineConfig, IoReq, Op, Queued};
 use std::io;
 
 pub struct Posixaio {
@@ -26,10 +26,15 @@ impl Posixaio {
     }
 }
 
-impl Engine for Posixaio {
-    fn name(&self) -> &'static str {
-        "posixaio"
+impl EngineDef for Posixaio {
+    const NAME: &'static str = "posixaio";
+    const HELP: &'static str = "POSIX asynchronous I/O (aio_read/aio_write)";
+    fn build(cfg: &EngineConfig) -> Self {
+        Posixaio::new(cfg)
     }
+}
+
+impl Engine for Posixaio {
     fn caps(&self) -> Caps {
         Caps::default()
     }

@@ -2,8 +2,30 @@
 //! requests are queued and a commit "completes" the whole batch (as fio's null engine),
 //! which exercises the asynchronous path of the core at no device cost.
 
-use crate::{Caps, Completion, Engine, IoReq, Queued};
+use crate::api::{EngineDef, Caps, Completion, Engine, EngineConfig, IoReq, Queued};
+use flexio_job::engine_opts::parse;
+use flexio_job::table::Kind;
 use std::io;
+
+flexio_job::engine_options! {
+    /// The null engine's options (flexio's own test aid).
+    pub struct NullOpts; rows OPTIONS;
+    /// (duration ns, I/O number): sleep once inside that I/O.
+    null_stall: Option<(u64, u64)> = None,
+        "null_stall", Kind::Str, "",
+        "flexio test aid: stall one I/O for this long, <time>[@<I/O number, default 1000>]",
+        |v, _| {
+            let s = flexio_job::table::req(v)?;
+            let (t, n) = match s.split_once('@') {
+                Some((t, n)) => (
+                    t,
+                    n.parse::<u64>().map_err(|_| format!("'{n}' is not an I/O number"))?,
+                ),
+                None => (s, 1000),
+            };
+            Ok(Some((parse::time_us(Some(t), false)? * 1000, n.max(1))))
+        };
+}
 
 pub struct Null {
     depth: usize,
@@ -32,10 +54,16 @@ impl Null {
     }
 }
 
-impl Engine for Null {
-    fn name(&self) -> &'static str {
-        "null"
+impl EngineDef for Null {
+    const NAME: &'static str = "null";
+    const HELP: &'static str = "Doesn't transfer any data, just pretends to (tool overhead)";
+    const OPTIONS: &'static [&'static [flexio_job::table::OptDef]] = &[OPTIONS];
+    fn build(cfg: &EngineConfig) -> Self {
+        Null::new(cfg.iodepth as usize).with_stall(NullOpts::from_values(&cfg.values).null_stall)
     }
+}
+
+impl Engine for Null {
     fn caps(&self) -> Caps {
         Caps {
             syncio: self.depth == 1,

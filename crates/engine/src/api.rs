@@ -1,0 +1,197 @@
+//! The engine contract (fio's `ioengine_ops`): requests, completions, capabilities and the
+//! [`Engine`] trait every engine implements. Engines import this module; the registry
+//! (`registry.rs`) imports the engines; neither imports the crate root.
+
+use std::io;
+use std::os::fd::RawFd;
+use std::path::Path;
+
+/// What an I/O request asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Read = 0,
+    Write = 1,
+    Trim = 2,
+    /// fsync(2)
+    Sync = 3,
+    /// fdatasync(2)
+    Datasync = 4,
+}
+
+impl Op {
+    pub fn from_ddir(d: usize) -> Op {
+        match d {
+            0 => Op::Read,
+            1 => Op::Write,
+            _ => Op::Trim,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Read => "read",
+            Op::Write => "write",
+            Op::Trim => "trim",
+            Op::Sync | Op::Datasync => "sync",
+        }
+    }
+}
+
+/// One I/O request.
+#[derive(Clone, Copy, Debug)]
+pub struct IoReq {
+    /// Slot in the core's request pool; returned in [`Completion::idx`].
+    pub idx: u32,
+    pub op: Op,
+    /// Index of the file in the job's file table.
+    pub file: u32,
+    /// Open descriptor of that file (-1 for engines that use no descriptors).
+    pub fd: RawFd,
+    pub offset: u64,
+    /// Data buffer, `len` bytes, valid and unmoved until the request completes.
+    pub buf: *mut u8,
+    pub len: usize,
+    /// I/O priority for this request (ioprio value: class << 13 | level; 0 = none).
+    pub ioprio: u16,
+}
+
+// SAFETY: an IoReq is plain data; the buffer it points to is owned by the job thread that
+// also owns the engine, and is only touched by that thread (or by the kernel on its behalf).
+unsafe impl Send for IoReq {}
+
+/// Result of [`Engine::queue`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Queued {
+    /// Bytes transferred (>= 0) or `-errno`.
+    Completed(i64),
+    Queued,
+    Busy,
+}
+
+/// A completed asynchronous request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Completion {
+    pub idx: u32,
+    /// Bytes transferred or `-errno`.
+    pub res: i64,
+}
+
+/// Engine capabilities (fio's engine flags).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Caps {
+    /// Every request completes inside `queue` (fio's FIO_SYNCIO).
+    pub syncio: bool,
+    /// No disk behind it: no file layout, no disk statistics (FIO_DISKLESSIO).
+    pub diskless: bool,
+    /// Cannot extend files: they are laid out in full first (FIO_NOEXTEND).
+    pub no_extend: bool,
+    /// Each file open is the measured operation (filecreate/filestat/filedelete); the engine
+    /// records nothing else (FIO_NOSTATS | FIO_FAKEIO).
+    pub file_op: bool,
+    /// The engine has a commit step (submit/complete distributions are its business).
+    pub has_commit: bool,
+    /// Trim requests are supported.
+    pub trim: bool,
+    /// The core opens no descriptors for this engine.
+    pub no_fd: bool,
+    /// Submission is not a measurable step (io_uring with a kernel polling thread):
+    /// no slat is recorded.
+    pub no_slat: bool,
+    /// The job's targets are directories (dircreate, dirstat, dirdelete).
+    pub dirs: bool,
+    /// The measured operation creates the target: it needs no size and must not exist
+    /// (filecreate, dircreate).
+    pub creates: bool,
+    /// The operation adds or removes names in the file system (refused with --readonly).
+    pub changes_names: bool,
+}
+
+/// What an engine is told about a file when the core opens it.
+pub struct FileInfo<'a> {
+    pub path: &'a Path,
+    pub fd: RawFd,
+    /// Bytes of the file the job may touch (from 0).
+    pub size: u64,
+    pub writable: bool,
+    /// The access pattern is random (for madvise).
+    pub random: bool,
+}
+
+/// What an engine is built from: the job's generic facts engines need, and the
+/// engine-private options the job set (each engine turns them into its own option struct,
+/// declared in its file with `flexio_job::engine_options!`).
+#[derive(Clone, Debug, Default)]
+pub struct EngineConfig {
+    pub iodepth: u32,
+    /// Number of files of the job (for registered-file tables).
+    pub nfiles: u32,
+    /// `fadvise_hint` allows madvise for mmap.
+    pub advise: bool,
+    /// Seed for per-I/O random decisions (hipri_percentage).
+    pub seed: u32,
+    /// The engine-private options the job set.
+    pub values: flexio_job::EngineValues,
+}
+
+/// The engine interface.
+pub trait Engine {
+    fn caps(&self) -> Caps;
+    /// Per-job setup in the job thread. Errors are reported as "init failed".
+    fn init(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+    /// Prepare the job's targets before the first open (fio's `setup`): e.g. dirstat and
+    /// dirdelete create the directories they then measure.
+    fn setup(&mut self, _paths: &[&Path]) -> io::Result<()> {
+        Ok(())
+    }
+    /// Called once the I/O buffers exist (fio's post_init): engines that register memory
+    /// with the kernel do it here.
+    fn post_init(&mut self, _bufs: &crate::buffer::IoBuffers) -> io::Result<()> {
+        Ok(())
+    }
+    /// Called after the core opened a file.
+    fn open_file(&mut self, _file: u32, _f: &FileInfo) -> io::Result<()> {
+        Ok(())
+    }
+    /// Called before the core closes a file.
+    fn close_file(&mut self, _file: u32) -> io::Result<()> {
+        Ok(())
+    }
+    /// For `file_op` engines: the measured operation on one file.
+    fn file_op(&mut self, _path: &Path) -> io::Result<()> {
+        Err(io::Error::from_raw_os_error(libc::EINVAL))
+    }
+    fn queue(&mut self, io: &IoReq) -> Queued;
+    /// Submit what `queue` accepted. Returns the number of requests submitted.
+    fn commit(&mut self) -> io::Result<usize> {
+        Ok(0)
+    }
+    /// Collect at least `min` (at most `max`) completions into `out` (which has room for the
+    /// queue depth; pushing never allocates). Returns the number added.
+    fn reap(&mut self, _min: usize, _max: usize, _out: &mut Vec<Completion>) -> io::Result<usize> {
+        Ok(0)
+    }
+}
+
+/// What an engine declares about itself (fio's `ioengine_ops` name and options).
+pub trait EngineDef: Engine + Sized {
+    const NAME: &'static str;
+    const ALIASES: &'static [&'static str] = &[];
+    /// One line for `--enghelp`.
+    const HELP: &'static str;
+    /// The engine's private option rows (groups, so engines can share one).
+    const OPTIONS: &'static [&'static [flexio_job::table::OptDef]] = &[];
+    /// Build the engine for one job thread.
+    fn build(cfg: &EngineConfig) -> Self;
+    /// Check, before any job runs, that this system provides what the engine needs with
+    /// these options; the error is one line saying what is missing.
+    fn probe(_cfg: &EngineConfig) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// Receives the concrete engine chosen by `registry::with_engine`.
+pub trait EngineVisitor {
+    type Out;
+    fn visit<E: EngineDef>(self, engine: E) -> Self::Out;
+}

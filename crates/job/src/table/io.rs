@@ -1,0 +1,441 @@
+//! I/O pattern: direction, block sizes, sizes and offsets, randomness, zones, engine and depth.
+
+use super::*;
+
+/// I/O pattern: direction, block sizes, sizes and offsets, randomness, zones, engine and depth.
+#[rustfmt::skip]
+pub(super) static ROWS: &[OptDef] = &[
+    row!(
+        "rw",
+        ["readwrite"],
+        Kind::Choice(RwKind::CHOICES),
+        "read",
+        "IO direction",
+        |o, v| {
+            let s = req(v)?;
+            let (base, post) = match s.split_once(':') {
+                Some((b, p)) => (b, Some(p)),
+                None => (s, None),
+            };
+            o.rw = RwKind::from_name(base).ok_or_else(|| {
+                let names: Vec<&str> = RwKind::CHOICES.iter().map(|c| c.0).collect();
+                format!(
+                    "'{base}' is not a valid value; valid values: {}",
+                    names.join(", ")
+                )
+            })?;
+            o.rw_nr = match post {
+                Some(p) => parse_size(p, o.kb_base)?,
+                None => 0,
+            };
+            Ok(())
+        }
+    ),
+    row!(
+        "rw_sequencer",
+        [],
+        Kind::Choice(&[
+            ("sequential", "Generate sequential offsets"),
+            ("identical", "Generate identical offsets")
+        ]),
+        "sequential",
+        "IO offset generator modifier",
+        |o, v| {
+            o.rw_sequencer = choice(
+                v,
+                &[
+                    ("sequential", Sequencer::Sequential),
+                    ("identical", Sequencer::Identical),
+                ],
+            )?;
+            Ok(())
+        }
+    ),
+    row!(
+        "rwmixread",
+        [],
+        Kind::Int { min: 0, max: 100 },
+        "50",
+        "Percentage of mixed workload that is reads",
+        |o, v| {
+            o.rwmixread = int_in(v, o.kb_base, 0, 100)? as u32;
+            Ok(())
+        }
+    ),
+    row!(
+        "rwmixwrite",
+        [],
+        Kind::Int { min: 0, max: 100 },
+        "50",
+        "Percentage of mixed workload that is writes",
+        |o, v| {
+            o.rwmixread = 100 - int_in(v, o.kb_base, 0, 100)? as u32;
+            Ok(())
+        }
+    ),
+    row!(
+        "bs",
+        ["blocksize"],
+        Kind::SizeDir,
+        "4096",
+        "Block size unit",
+        |o, v| {
+            let bs = dirs_sizes(o, req(v)?, o.bs)?;
+            if bs.contains(&0) {
+                return Err("block size must be at least 1".into());
+            }
+            o.bs = bs;
+            Ok(())
+        }
+    ),
+    row!(
+        "ba",
+        ["blockalign"],
+        Kind::SizeDir,
+        "",
+        "IO block offset alignment",
+        |o, v| {
+            let cur = o.blockalign.unwrap_or([0; 3]);
+            let ba = dirs_sizes(o, req(v)?, cur)?;
+            if ba.contains(&0) {
+                return Err("block alignment must be at least 1".into());
+            }
+            o.blockalign = Some(ba);
+            Ok(())
+        }
+    ),
+    row!(
+        "bsrange",
+        ["blocksize_range"],
+        Kind::Range,
+        "",
+        "Set block size range (in more detail than bs)",
+        |o, v| {
+            let s = req(v)?;
+            let mut r =
+                o.bsrange
+                    .unwrap_or([(o.bs[0], o.bs[0]), (o.bs[1], o.bs[1]), (o.bs[2], o.bs[2])]);
+            let parts: Vec<&str> = s.split(',').collect();
+            if parts.len() > 3 {
+                return Err("at most three ranges (read,write,trim) are allowed".into());
+            }
+            let mut last = None;
+            for (i, p) in parts.iter().enumerate() {
+                if p.is_empty() {
+                    continue;
+                }
+                let rr = parse_range(p, o.kb_base)?;
+                if rr.0 == 0 {
+                    return Err("block size must be at least 1".into());
+                }
+                r[i] = rr;
+                last = Some(rr);
+            }
+            if let Some(l) = last {
+                for slot in r.iter_mut().skip(parts.len()) {
+                    *slot = l;
+                }
+            }
+            o.bsrange = Some(r);
+            Ok(())
+        }
+    ),
+    row!(
+        "bssplit",
+        [],
+        Kind::Str,
+        "",
+        "Set a specific mix of block sizes",
+        |o, v| {
+            o.bssplit = Some(crate::bssplit::parse_bssplit(req(v)?, o.kb_base)?);
+            Ok(())
+        }
+    ),
+    flag_row!(
+        "bs_unaligned",
+        ["blocksize_unaligned"],
+        bs_unaligned,
+        "Don't sector align IO buffer sizes"
+    ),
+    bool_row!(
+        "bs_is_seq_rand",
+        [],
+        bs_is_seq_rand,
+        "0",
+        "Consider any blocksize setting to be sequential,random"
+    ),
+    row!(
+        "size",
+        [],
+        Kind::Size { pct: true },
+        "",
+        "Total size of device or files",
+        |o, v| {
+            o.size = Some(parse_size_pct(req(v)?, o.kb_base)?);
+            Ok(())
+        }
+    ),
+    row!(
+        "io_size",
+        ["io_limit"],
+        Kind::Size { pct: true },
+        "",
+        "Total size of I/O to be performed",
+        |o, v| {
+            o.io_size = Some(parse_size_pct(req(v)?, o.kb_base)?);
+            Ok(())
+        }
+    ),
+    bool_row!(
+        "fill_device",
+        ["fill_fs"],
+        fill_device,
+        "0",
+        "Write until an ENOSPC error occurs"
+    ),
+    row!(
+        "filesize",
+        [],
+        Kind::Range,
+        "",
+        "Size of individual files",
+        |o, v| {
+            let s = req(v)?;
+            let r = if s.chars().skip(1).any(|c| c == '-' || c == ':') {
+                parse_range(s, o.kb_base)?
+            } else {
+                let n = parse_size(s, o.kb_base)?;
+                (n, n)
+            };
+            if r.0 == 0 {
+                return Err("file size must be at least 1".into());
+            }
+            o.filesize = Some(r);
+            Ok(())
+        }
+    ),
+    bool_row!(
+        "file_append",
+        [],
+        file_append,
+        "0",
+        "IO will start at the end of the file(s)"
+    ),
+    row!(
+        "offset",
+        ["fileoffset"],
+        Kind::Size { pct: true },
+        "0",
+        "Start IO from this offset",
+        |o, v| {
+            o.offset = parse_size_pct(req(v)?, o.kb_base)?;
+            Ok(())
+        }
+    ),
+    row!(
+        "offset_increment",
+        [],
+        Kind::Size { pct: true },
+        "0",
+        "What is the increment from one offset to the next",
+        |o, v| {
+            o.offset_increment = parse_size_pct(req(v)?, o.kb_base)?;
+            Ok(())
+        }
+    ),
+    row!(
+        "offset_align",
+        [],
+        Kind::Size { pct: false },
+        "0",
+        "Start IO from this offset alignment",
+        |o, v| {
+            o.offset_align = parse_size(req(v)?, o.kb_base)?;
+            Ok(())
+        }
+    ),
+    row!(
+        "number_ios",
+        [],
+        Kind::Size { pct: false },
+        "0",
+        "Force job completion after this number of IOs",
+        |o, v| {
+            o.number_ios = parse_size(req(v)?, o.kb_base)?;
+            Ok(())
+        }
+    ),
+    bool_row!(
+        "randrepeat",
+        [],
+        randrepeat,
+        "1",
+        "Use repeatable random IO pattern"
+    ),
+    row!(
+        "randseed",
+        [],
+        Kind::Size { pct: false },
+        "0x89",
+        "Set the random generator seed value",
+        |o, v| {
+            o.randseed = Some(parse_size(req(v)?, o.kb_base)?);
+            o.randrepeat = false;
+            Ok(())
+        }
+    ),
+    flag_row!("allrandrepeat", [], allrandrepeat, "Use repeatable random numbers for everything"),
+    flag_row!(
+        "norandommap",
+        [],
+        norandommap,
+        "Accept potential duplicate random blocks"
+    ),
+    row!(
+        "random_generator",
+        [],
+        Kind::Choice(&[
+            ("tausworthe", "Strong Tausworthe generator"),
+            ("lfsr", "Variable length LFSR"),
+            ("tausworthe64", "64-bit Tausworthe variant")
+        ]),
+        "tausworthe",
+        "Type of random number generator to use",
+        |o, v| {
+            o.random_generator = choice(v, &[("tausworthe", RandGenOpt::Tausworthe), ("lfsr", RandGenOpt::Lfsr), ("tausworthe64", RandGenOpt::Tausworthe64)])?;
+            Ok(())
+        }
+    ),
+    row!(
+        "random_distribution",
+        [],
+        Kind::Choice(&[
+            ("random", "Random uniform distribution"),
+            ("zipf", "Zipf distribution"),
+            ("pareto", "Pareto distribution"),
+            ("normal", "Normal (Gaussian) distribution"),
+            ("zoned", "Zoned random distribution"),
+            ("zoned_abs", "Zoned absolute random distribution")
+        ]),
+        "random",
+        "Random offset distribution generator",
+        |o, v| {
+            // Per direction, separated by ',' (read,write,trim); one value for all.
+            let s = req(v)?;
+            let parts: Vec<&str> = s.split(',').collect();
+            if parts.len() > 3 {
+                return Err("at most three distributions (read,write,trim)".into());
+            }
+            let kb1024 = o.kb_base == KbBase::K1024;
+            let mut last = None;
+            for (i, p) in parts.iter().enumerate() {
+                if p.is_empty() {
+                    continue;
+                }
+                let d = flexio_workload::dist::parse_dist(p, kb1024)?;
+                o.random_distribution[i] = d.clone();
+                last = Some(d);
+            }
+            if let Some(d) = last {
+                for slot in o.random_distribution.iter_mut().skip(parts.len()) {
+                    *slot = d.clone();
+                }
+            }
+            Ok(())
+        }
+    ),
+    row!("percentage_random", [], Kind::IntDir, "100", "Percentage of seq/random mix that should be random",
+         |o, v| {
+             let parts = split_dirs(req(v)?, false)?;
+             for (i, p) in parts.iter().enumerate() {
+                 if let Some(p) = p {
+                     let n = int_in(Some(p), o.kb_base, 0, 100)? as u32;
+                     o.percentage_random[i] = n;
+                 }
+             }
+             Ok(())
+         }),
+    row!("zonemode", [], Kind::Choice(&[("none", "no zoning"), ("strided", "strided mode - random I/O is restricted to a single zone"), ("zbd", "zoned block device mode - random I/O selects one of multiple zones randomly")]),
+         "none", "Mode for the zonesize, zonerange and zoneskip parameters",
+         |o, v| {
+             o.zonemode = match req(v)? {
+                 "none" => ZoneMode::None,
+                 "strided" => ZoneMode::Strided,
+                 "zbd" => return Err("zonemode=zbd (zoned block devices) is not supported by flexio".into()),
+                 s => return Err(format!("'{s}' is not a valid value; valid values: none, strided, zbd")),
+             };
+             Ok(())
+         }),
+    row!("zonesize", [], Kind::Size { pct: false }, "0", "Amount of data to read per zone",
+         |o, v| { o.zonesize = parse_size(req(v)?, o.kb_base)?; Ok(()) }),
+    row!("zonerange", [], Kind::Size { pct: false }, "0", "Give size of an IO zone",
+         |o, v| { o.zonerange = parse_size(req(v)?, o.kb_base)?; Ok(()) }),
+    row!("zoneskip", [], Kind::Size { pct: false }, "0", "Space between IO zones",
+         |o, v| { o.zoneskip = parse_size(req(v)?, o.kb_base)?; Ok(()) }),
+    row!(
+        "ioengine",
+        [],
+        Kind::Choice(ENGINE_NAMES_HELP),
+        "psync",
+        "IO engine to use",
+        |o, v| {
+            o.ioengine = req(v)?.to_string();
+            Ok(())
+        }
+    ),
+    row!(
+        "iodepth",
+        [],
+        Kind::Int { min: 1, max: 65536 },
+        "1",
+        "Number of IO buffers to keep in flight",
+        |o, v| {
+            o.iodepth = int_in(v, o.kb_base, 1, 65536)? as u32;
+            Ok(())
+        }
+    ),
+    row!(
+        "iodepth_batch",
+        ["iodepth_batch_submit"],
+        Kind::Int { min: 0, max: 65536 },
+        "1",
+        "Number of IO buffers to submit in one go",
+        |o, v| {
+            o.iodepth_batch = int_in(v, o.kb_base, 0, 65536)? as u32;
+            Ok(())
+        }
+    ),
+    row!(
+        "iodepth_batch_complete_min",
+        ["iodepth_batch_complete"],
+        Kind::Int { min: 0, max: 65536 },
+        "1",
+        "Min number of IO buffers to retrieve in one go",
+        |o, v| {
+            o.iodepth_batch_complete_min = int_in(v, o.kb_base, 0, 65536)? as u32;
+            Ok(())
+        }
+    ),
+    row!(
+        "iodepth_batch_complete_max",
+        [],
+        Kind::Int { min: 0, max: 65536 },
+        "",
+        "Max number of IO buffers to retrieve in one go",
+        |o, v| {
+            o.iodepth_batch_complete_max = Some(int_in(v, o.kb_base, 0, 65536)? as u32);
+            Ok(())
+        }
+    ),
+    row!(
+        "iodepth_low",
+        [],
+        Kind::Int { min: 0, max: 65536 },
+        "",
+        "Low water mark for queuing depth",
+        |o, v| {
+            o.iodepth_low = Some(int_in(v, o.kb_base, 0, 65536)? as u32);
+            Ok(())
+        }
+    ),
+];

@@ -1,0 +1,204 @@
+//! Data verification and error handling.
+
+use super::*;
+
+/// Data verification and error handling.
+#[rustfmt::skip]
+pub(super) static ROWS: &[OptDef] = &[
+    row!(
+        "verify",
+        [],
+        Kind::Choice(&[
+            ("0", "Don't do IO verification"),
+            ("md5", "Use md5 checksums for verification"),
+            ("crc64", "Use crc64 checksums for verification"),
+            ("crc32", "Use crc32 checksums for verification"),
+            ("crc32c-intel", "Use crc32c checksums for verification (hw assisted, if available)"),
+            ("crc32c", "Use crc32c checksums for verification (hw assisted, if available)"),
+            ("crc16", "Use crc16 checksums for verification"),
+            ("crc7", "Use crc7 checksums for verification"),
+            ("sha1", "Use sha1 checksums for verification"),
+            ("sha256", "Use sha256 checksums for verification"),
+            ("sha512", "Use sha512 checksums for verification"),
+            ("sha3-224", "Use sha3-224 checksums for verification"),
+            ("sha3-256", "Use sha3-256 checksums for verification"),
+            ("sha3-384", "Use sha3-384 checksums for verification"),
+            ("sha3-512", "Use sha3-512 checksums for verification"),
+            ("xxhash", "Use xxhash checksums for verification"),
+            ("meta", "Use io information"),
+            ("pattern", "Verify strict pattern"),
+            ("null", "Pretend to verify")
+        ]),
+        "0",
+        "Verify data written",
+        |o, v| {
+            use crate::options::verify_code::*;
+            let s = req(v)?;
+            if matches!(s, "crc16" | "crc7") || s.starts_with("sha3-") {
+                return Err(format!("verify={s} is not supported by flexio (use crc32c, crc64, md5, sha1, sha256, sha512 or xxhash)"));
+            }
+            o.verify = choice(
+                v,
+                &[
+                    ("0", NONE),
+                    ("md5", MD5),
+                    ("crc64", CRC64),
+                    ("crc32", CRC32),
+                    ("crc32c-intel", CRC32C),
+                    ("crc32c", CRC32C),
+                    ("sha1", SHA1),
+                    ("sha256", SHA256),
+                    ("sha512", SHA512),
+                    ("xxhash", XXHASH),
+                    ("meta", META),
+                    ("pattern", PATTERN),
+                    ("null", NULL),
+                ],
+            )?;
+            Ok(())
+        }
+    ),
+    bool_row!(
+        "do_verify",
+        [],
+        do_verify,
+        "1",
+        "Run verification stage after write"
+    ),
+    flag_row!(
+        "verify_only",
+        [],
+        verify_only,
+        "Verifies previously written data is still valid"
+    ),
+    row!(
+        "verify_interval",
+        [],
+        Kind::Int { min: 2 * 40, max: u32::MAX as i64 },
+        "",
+        "Store verify buffer header every N bytes",
+        |o, v| {
+            o.verify_interval = int_in(v, o.kb_base, 80, u32::MAX as i64)? as u64;
+            Ok(())
+        }
+    ),
+    row!(
+        "verify_offset",
+        [],
+        Kind::Int { min: 40, max: u32::MAX as i64 },
+        "",
+        "Offset verify header location by N bytes",
+        |o, v| {
+            o.verify_offset = int_in(v, o.kb_base, 40, u32::MAX as i64)? as u64;
+            Ok(())
+        }
+    ),
+    row!(
+        "verify_pattern",
+        [],
+        Kind::Str,
+        "",
+        "Fill pattern for IO buffers",
+        |o, v| {
+            o.verify_pattern = Some(crate::pattern::parse_verify_pattern(req(v)?)?);
+            // fio: a pattern without a verify type means verify=pattern.
+            if o.verify == crate::options::verify_code::NONE {
+                o.verify = crate::options::verify_code::PATTERN;
+            }
+            Ok(())
+        }
+    ),
+    bool_row!(
+        "verify_fatal",
+        [],
+        verify_fatal,
+        "0",
+        "Exit on a single verify failure, don't continue"
+    ),
+    bool_row!(
+        "verify_dump",
+        [],
+        verify_dump,
+        "0",
+        "Dump contents of good and bad blocks on failure"
+    ),
+    count_row!(
+        "verify_backlog",
+        [],
+        verify_backlog,
+        "",
+        "Verify after this number of blocks are written"
+    ),
+    count_row!(
+        "verify_backlog_batch",
+        [],
+        verify_backlog_batch,
+        "",
+        "Verify this number of IO blocks"
+    ),
+    bool_row!(
+        "verify_state_save",
+        [],
+        verify_state_save,
+        "1",
+        "Save verify state on termination"
+    ),
+    bool_row!(
+        "verify_state_load",
+        [],
+        verify_state_load,
+        "0",
+        "Load verify state on termination"
+    ),
+    row!(
+        "continue_on_error",
+        [],
+        Kind::Choice(&[
+            ("none", "Exit when an error is encountered"),
+            ("read", "Continue on read errors only"),
+            ("write", "Continue on write errors only"),
+            ("io", "Continue on any IO errors"),
+            ("verify", "Continue on verify errors only"),
+            ("all", "Continue on all io and verify errors"),
+            ("0", "Alias for 'none'"),
+            ("1", "Alias for 'all'")
+        ]),
+        "none",
+        "Continue on non-fatal errors during IO",
+        |o, v| {
+            use crate::options::err_class::*;
+            o.continue_on_error = choice(
+                v,
+                &[
+                    ("none", 0),
+                    ("0", 0),
+                    ("read", READ),
+                    ("write", WRITE),
+                    ("io", IO),
+                    ("verify", VERIFY),
+                    ("all", ALL),
+                    ("1", ALL),
+                ],
+            )?;
+            Ok(())
+        }
+    ),
+    row!(
+        "ignore_error",
+        [],
+        Kind::Str,
+        "",
+        "Set a specific list of errors to ignore (READ,WRITE,VERIFY lists of names or numbers)",
+        |o, v| {
+            o.ignore_error = crate::pattern::parse_ignore_error(req(v)?)?;
+            Ok(())
+        }
+    ),
+    bool_row!(
+        "error_dump",
+        [],
+        error_dump,
+        "0",
+        "Dump info on each error"
+    ),
+];

@@ -1,0 +1,465 @@
+//! Stage three of the configuration: turn job definitions into one resolved plan per job
+//! thread (numjobs clones): files, sizes, regions, the workload spec, and every setting the
+//! worker, the headers and the report need, typed (`resolved.rs`). Nothing after this stage
+//! reads the raw job options.
+//!
+//! fio's size rules (`filesetup.c`) live in `files.rs`.
+
+pub mod files;
+pub mod resolved;
+
+pub use files::{format_name, FilePlan};
+pub use resolved::*;
+
+use flexio_engine::{Caps, EngineConfig};
+use flexio_job::options::{FileService, JobOptions, RandGenOpt, Sequencer, ZoneMode};
+use flexio_job::{JobDef, JobSet, Origin};
+use flexio_stats::report::ReportParams;
+use flexio_stats::StatsConfig;
+use flexio_workload::gen::{RandGen, Strided};
+use flexio_workload::{BsPolicy, FileSelect, Spec};
+
+/// Everything one job thread needs to run, resolved.
+#[derive(Clone, Debug)]
+pub struct ThreadPlan {
+    pub name: String,
+    pub description: Option<String>,
+    pub groupid: u32,
+    /// 1-based thread number over the whole run.
+    pub thread_number: u32,
+    /// Stonewall segment: threads of one segment run together.
+    pub segment: usize,
+    /// The job's own options as given (JSON `job options`).
+    pub echo: Vec<(String, String)>,
+    /// The engine's name, capabilities and configuration.
+    pub engine: String,
+    pub caps: Caps,
+    pub engine_cfg: EngineConfig,
+    pub files: Vec<FilePlan>,
+    pub spec: Spec,
+    pub io: IoPlan,
+    pub buffers: BufferPlan,
+    pub open: OpenPlan,
+    pub layout: LayoutPlan,
+    pub pace: PacePlan,
+    pub meter: MeterPlan,
+    pub verify: Option<VerifyPlan>,
+    pub latency: LatencyPlan,
+    pub prio: PrioPlan,
+    pub placement: Placement,
+    pub errors: ErrorPolicy,
+    pub timing: Timing,
+    pub stats_cfg: StatsConfig,
+    pub report: ReportParams,
+    /// Include the job in the final statistics (fio's `stats`).
+    pub stats_enabled: bool,
+    pub control: Control,
+    /// Print fio's "queue depth will be capped at 1" note.
+    pub depth_note: bool,
+    /// The job's header line in the normal output (printed once per job definition).
+    pub header: JobHeader,
+}
+
+/// What the normal output's job header line shows (`name: (g=0): rw=..., bs=..., ioengine=...,
+/// iodepth=...`).
+#[derive(Clone, Debug)]
+pub struct JobHeader {
+    /// The first thread of its job definition (the header is printed once, then `...`).
+    pub first: bool,
+    pub numjobs: u32,
+    pub rw: &'static str,
+    /// Smallest and largest block size per direction.
+    pub bs: [(u64, u64); 3],
+    pub bs_by_pattern: bool,
+    /// The configured depth (fio's header shows it before the "capped at 1" rule).
+    pub iodepth: u32,
+}
+
+/// How the job's files are laid out before the run (fio's `extend_file`).
+#[derive(Clone, Debug)]
+pub struct LayoutPlan {
+    /// Write real data (read jobs, overwrite, engines that cannot extend files); else
+    /// allocate with `fallocate`.
+    pub write_data: bool,
+    pub fallocate: flexio_job::options::Fallocate,
+    pub create_fsync: bool,
+    pub allow_create: bool,
+    /// create_on_open: files are created when opened, not laid out.
+    pub on_open: bool,
+}
+
+/// A plan error: what is wrong and, where known, which job definition.
+#[derive(Debug)]
+pub struct PlanError {
+    pub job: String,
+    pub origin: Origin,
+    pub msg: String,
+}
+
+impl std::fmt::Display for PlanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: job '{}': {}", self.origin, self.job, self.msg)
+    }
+}
+
+fn err(def: &JobDef, msg: impl Into<String>) -> PlanError {
+    PlanError {
+        job: def.opts.name.clone(),
+        origin: def.origin.clone(),
+        msg: msg.into(),
+    }
+}
+
+fn bs_policy(o: &JobOptions, d: usize) -> BsPolicy {
+    if let Some(split) = &o.bssplit {
+        if !split[d].is_empty() {
+            // fio sorts the entries by percentage (stable for equal ones) before drawing.
+            let mut v: Vec<(u64, u32)> = split[d].iter().map(|e| (e.bs, e.perc)).collect();
+            v.sort_by_key(|e| e.1);
+            return BsPolicy::Split(v);
+        }
+    }
+    if let Some(r) = &o.bsrange {
+        if r[d].0 != r[d].1 {
+            return BsPolicy::Range {
+                min: r[d].0,
+                max: r[d].1,
+                unaligned: o.bs_unaligned,
+            };
+        }
+        return BsPolicy::Fixed(r[d].0);
+    }
+    BsPolicy::Fixed(o.bs[d])
+}
+
+/// Whether blockalign differs from the smallest block size in some direction (fio then
+/// turns the random map off).
+pub fn blockalign_differs(o: &JobOptions) -> bool {
+    o.blockalign
+        .is_some_and(|b| (0..3).any(|d| b[d] != 0 && b[d] != o.min_bs_dir(d)))
+}
+
+/// Build the per-thread plans. `readonly` refuses every writing job.
+pub fn plan(set: &JobSet, readonly: bool) -> Result<Vec<ThreadPlan>, PlanError> {
+    plan_with(set, readonly, true)
+}
+
+/// [`plan`], optionally without asking the kernel whether the engines work (the fuzzer
+/// plans thousands of job sets a second).
+pub fn plan_with(
+    set: &JobSet,
+    readonly: bool,
+    probe_engines: bool,
+) -> Result<Vec<ThreadPlan>, PlanError> {
+    let mut out = Vec::new();
+    let mut thread_number = 0u32;
+    let mut segment = 0usize;
+    for (ji, def) in set.jobs.iter().enumerate() {
+        let o = &def.opts;
+        if ji > 0 && o.stonewall {
+            segment += 1;
+        }
+        let cfg = engine_config(o, o.iodepth, 0, &[0; flexio_workload::rng::slot::COUNT]);
+        let caps = flexio_engine::caps_of(&o.ioengine, &cfg)
+            .ok_or_else(|| err(def, format!("unknown ioengine '{}'", o.ioengine)))?;
+        validate(def, &caps, readonly)?;
+        if o.group_reporting && o.ss_dur_us > 0 {
+            // fio: a reporting group is judged as one, so its members must agree.
+            let other = set.jobs[..ji].iter().find(|j| {
+                j.groupid == def.groupid
+                    && j.opts.group_reporting
+                    && (j.opts.ss != o.ss
+                        || j.opts.ss_dur_us != o.ss_dur_us
+                        || j.opts.ss_ramp_us != o.ss_ramp_us
+                        || j.opts.ss_interval_us != o.ss_interval_us)
+            });
+            if let Some(j) = other {
+                return Err(err(
+                    def,
+                    format!(
+                        "job rejected: steadystate options must be consistent within reporting groups (job '{}' differs)",
+                        j.opts.name
+                    ),
+                ));
+            }
+        }
+        if probe_engines {
+            flexio_engine::probe(&o.ioengine, &cfg).map_err(|m| err(def, m))?;
+        }
+        for sub in 0..o.numjobs {
+            thread_number += 1;
+            let t = plan_thread(def, sub, thread_number, segment, caps)?;
+            out.push(t);
+        }
+    }
+    Ok(out)
+}
+
+fn validate(def: &JobDef, caps: &Caps, readonly: bool) -> Result<(), PlanError> {
+    let o = &def.opts;
+    let rw = o.rw;
+    if rw.trims() && !caps.trim {
+        return Err(err(
+            def,
+            format!(
+                "rw={} needs trim support, which ioengine {} does not have in flexio",
+                rw.as_str(),
+                o.ioengine
+            ),
+        ));
+    }
+    if readonly && ((rw.writes() && !o.verify_only) || rw.trims() || caps.changes_names) {
+        return Err(err(def, "the job writes, but --readonly is set"));
+    }
+    if o.verify_state_load && !(o.verify_only && o.verify != 0) {
+        // The saved state says which writes completed; flexio uses it to limit a
+        // verify_only replay, nowhere else.
+        return Err(err(
+            def,
+            "verify_state_load=1 applies to verify_only jobs with verify= set in flexio",
+        ));
+    }
+    if o.ioengine == "ftruncate" && rw.reads() {
+        return Err(err(
+            def,
+            "ioengine ftruncate only does writes (use rw=write or rw=randwrite)",
+        ));
+    }
+    if o.filename.as_deref() == Some("-") {
+        return Err(err(
+            def,
+            "filename=- (stdin/stdout) is not supported by flexio",
+        ));
+    }
+    if o.fill_device {
+        return Err(err(def, "fill_device is not supported by flexio yet"));
+    }
+    if o.time_based && o.runtime_us == 0 {
+        // fio warns and ignores time_based; flexio does the same, loudly.
+    }
+    if let Some(cpus) = &o.cpus_allowed {
+        let allowed = rustix::thread::sched_getaffinity(None).ok();
+        if let Some(set) = allowed {
+            let usable: Vec<usize> = (0..rustix::thread::CpuSet::MAX_CPU)
+                .filter(|c| set.is_set(*c))
+                .collect();
+            if let Some(bad) = cpus.iter().find(|c| !usable.contains(c)) {
+                return Err(err(
+                    def,
+                    format!("cannot set CPU affinity: CPU {bad} is not available to flexio (usable CPUs: {usable:?})"),
+                ));
+            }
+        }
+    }
+    if o.min_bs() == 0 {
+        return Err(err(def, "block size must be at least 1"));
+    }
+    for d in 0..3 {
+        let name = ["read", "write", "trim"][d];
+        if o.rate[d] > 0 && o.rate_min[d] > o.rate[d] {
+            return Err(err(def, format!("minimum rate exceeds rate ({name})")));
+        }
+        if o.rate_iops[d] > 0 && o.rate_iops_min[d] > o.rate_iops[d] {
+            return Err(err(
+                def,
+                format!("minimum IOPS rate exceeds rate_iops ({name})"),
+            ));
+        }
+        if o.rate[d] > 0 && o.rate_iops[d] > 0 {
+            return Err(err(
+                def,
+                format!("rate and rate_iops are mutually exclusive ({name})"),
+            ));
+        }
+    }
+
+    if o.direct && o.iomem_align != 0 && o.iomem_align < 512 {
+        return Err(err(def, "iomem_align below 512 cannot work with direct=1"));
+    }
+    Ok(())
+}
+
+fn plan_thread(
+    def: &JobDef,
+    sub: u32,
+    thread_number: u32,
+    segment: usize,
+    caps: Caps,
+) -> Result<ThreadPlan, PlanError> {
+    let o = &def.opts;
+    let files = files::resolve(def, sub, &caps)?;
+    // ---- budget and depth
+    let region_total: u64 = files.iter().map(|f| f.region.len).sum();
+    let io_size = o
+        .io_size
+        .map(|v| v.resolve(region_total))
+        .unwrap_or(region_total);
+    let time_based = o.time_based && o.runtime_us > 0;
+    let budget = if time_based { u64::MAX } else { io_size };
+    let depth_note = caps.syncio && o.iodepth > 1 && !caps.has_commit;
+    let depth = if caps.syncio && !caps.has_commit {
+        1
+    } else {
+        o.iodepth
+    };
+    let seeds = job_seeds(o, thread_number);
+    let spec = workload_spec(o, &files, &seeds, time_based || io_size > region_total);
+    let verify = verify_plan(o, &o.name, thread_number, &seeds);
+    let stats_cfg = stats_config(o);
+    Ok(ThreadPlan {
+        name: o.name.clone(),
+        description: o.description.clone(),
+        groupid: def.groupid,
+        thread_number,
+        segment,
+        echo: def.echo.clone(),
+        engine: o.ioengine.clone(),
+        engine_cfg: engine_config(o, depth, files.len() as u32, &seeds),
+        io: io_plan(o, &caps, depth, budget, &seeds),
+        buffers: buffer_plan(o, depth, &seeds, verify.is_some()),
+        open: open_plan(o, files.len()),
+        layout: LayoutPlan {
+            write_data: o.rw.reads() || o.overwrite || caps.no_extend || caps.file_op,
+            fallocate: o.fallocate,
+            create_fsync: o.create_fsync,
+            allow_create: o.allow_file_create,
+            on_open: o.create_on_open,
+        },
+        pace: pace_plan(o, &seeds),
+        meter: meter_plan(o, &caps, thread_number),
+        verify,
+        latency: latency_plan(o),
+        prio: prio_plan(o, &seeds),
+        placement: placement(o, thread_number),
+        errors: error_policy(o),
+        timing: timing(o, &caps, &stats_cfg),
+        stats_cfg,
+        report: report_params(o, &caps),
+        stats_enabled: o.stats,
+        control: control(o),
+        caps,
+        files,
+        spec,
+        depth_note,
+        header: JobHeader {
+            first: sub == 0,
+            numjobs: o.numjobs,
+            rw: o.rw.as_str(),
+            bs: [0, 1, 2].map(|d| (o.min_bs_dir(d), o.max_bs_dir(d))),
+            bs_by_pattern: o.bs_is_seq_rand,
+            iodepth: o.iodepth,
+        },
+    })
+}
+
+/// The workload generator's specification.
+fn workload_spec(
+    o: &JobOptions,
+    files: &[FilePlan],
+    seeds: &[u64; flexio_workload::rng::slot::COUNT],
+    wrap: bool,
+) -> Spec {
+    let dirs_on = job_dirs(o);
+    // fio's ba[ddir]: blockalign, by default each direction's smallest block size.
+    let align = [0, 1, 2].map(|d| {
+        o.blockalign
+            .map(|b| b[d])
+            .filter(|b| *b > 0)
+            .unwrap_or_else(|| o.min_bs_dir(d))
+            .max(1)
+    });
+    let rw_min_bs = (0..3)
+        .filter(|d| dirs_on[*d])
+        .map(|d| o.min_bs_dir(d))
+        .min()
+        .unwrap_or(o.min_bs());
+    let strided = (o.zonemode == ZoneMode::Strided || o.zonesize > 0).then(|| {
+        let range = if o.zonerange > 0 {
+            o.zonerange
+        } else {
+            o.zonesize
+        };
+        Strided {
+            size: o.zonesize.max(1),
+            range: range.max(1),
+            skip: o.zoneskip,
+        }
+    });
+    Spec {
+        dirs: dirs_on,
+        random: o.rw.is_random(),
+        rwmixread: o.rwmixread,
+        rw_nr: o.rw_nr,
+        identical: o.rw_sequencer == Sequencer::Identical,
+        bs: [bs_policy(o, 0), bs_policy(o, 1), bs_policy(o, 2)],
+        bs_by_pattern: o.bs_is_seq_rand,
+        align,
+        // fio: a block alignment other than the block size turns the random map off.
+        random_map: !o.norandommap && !blockalign_differs(o),
+        files: files.iter().map(|f| f.region).collect(),
+        select: match o.file_service {
+            FileService::RoundRobin => FileSelect::RoundRobin,
+            FileService::Random => FileSelect::Random,
+            FileService::Sequential => FileSelect::Sequential,
+        },
+        select_nr: o.file_service_nr,
+        wrap,
+        seeds: *seeds,
+        gen: match o.random_generator {
+            RandGenOpt::Tausworthe => RandGen::Tausworthe,
+            RandGenOpt::Tausworthe64 => RandGen::Tausworthe64,
+            RandGenOpt::Lfsr => RandGen::Lfsr,
+        },
+        dist: o.random_distribution.clone(),
+        pct_random: o.percentage_random,
+        strided,
+        rw_min_bs,
+    }
+}
+
+/// fio 3.33's seeds for a thread: deterministic from randseed (default 0x89) unless
+/// randrepeat=0 without a randseed (then from the system's entropy).
+pub fn job_seeds(o: &JobOptions, thread_number: u32) -> [u64; flexio_workload::rng::slot::COUNT] {
+    use flexio_workload::rng::{fio_seeds, slot, FIO_RANDSEED};
+    if o.allrandrepeat {
+        let mut s = [0u64; slot::COUNT];
+        for (i, x) in s.iter_mut().enumerate() {
+            *x = FIO_RANDSEED
+                .wrapping_mul(thread_number as u64)
+                .wrapping_add(i as u64);
+        }
+        return s;
+    }
+    if !o.randrepeat && o.randseed.is_none() {
+        let mut s = [0u64; slot::COUNT];
+        let mut e = entropy();
+        for x in &mut s {
+            e = e.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(17) ^ 0xbf58_476d_1ce4_e5b9;
+            *x = e;
+        }
+        return s;
+    }
+    fio_seeds(o.randseed.unwrap_or(0x89), thread_number, o.randrepeat)
+}
+
+fn entropy() -> u64 {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(1);
+    t ^ (std::process::id() as u64) << 32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert_eq!(
+            format_name("$jobname.$jobnum.$filenum", "job1", 0, 0),
+            "job1.0.0"
+        );
+        assert_eq!(format_name("x-$filenum", "j", 2, 7), "x-7");
+    }
+}

@@ -1,0 +1,829 @@
+//! The resolved plan of one job thread: every decision the worker, the headers and the
+//! report need, computed once from the typed options and carried typed. After this stage
+//! nothing reads [`JobOptions`]: each part of the worker gets its own section below.
+
+use crate::progress::RunState;
+use flexio_engine::{Caps, EngineConfig};
+use flexio_job::options::{err_class, FadviseHint, JobOptions, SsCriterion, SyncMode, Unified};
+use flexio_stats::report::{self, ReportParams};
+use flexio_stats::StatsConfig;
+use flexio_workload::fill::Fill;
+use flexio_workload::rate::{Process, Schedule};
+use flexio_workload::rng::slot;
+use rustix::fs::OFlags;
+use std::path::PathBuf;
+
+/// How the job loop runs: depth, batching, budget and stopping rules.
+#[derive(Clone, Debug)]
+pub struct IoPlan {
+    /// Requests in flight at most (fio's iodepth after the "capped at 1" rule).
+    pub depth: u32,
+    /// Commit once this many requests are queued (iodepth_batch, within 1..=depth).
+    pub submit_batch: u32,
+    /// Completions to wait for when the queue is full (iodepth_batch_complete_min, ≥ 1).
+    pub complete_min: u32,
+    /// Completions to take at most per reap (iodepth_batch_complete_max; None = the minimum).
+    pub complete_max: Option<u32>,
+    /// iodepth_low: drain to this many before refilling a full queue.
+    pub low: Option<u32>,
+    /// Bytes to transfer per loop (u64::MAX when time based).
+    pub budget: u64,
+    /// Directions whose bytes count against the budget (fio's io_bytes_exceeded: reads and
+    /// writes, else writes (trimwrite's trims are extra), else reads, else trims).
+    pub budget_dirs: [bool; 3],
+    /// Directions the job performs.
+    pub dirs: [bool; 3],
+    /// Stop after this many I/Os (0 = no limit).
+    pub number_ios: u64,
+    /// Loops over the workload (u32::MAX when time based).
+    pub loops: u32,
+    /// Runtime limit (ns; 0 = none) and ramp time (ns).
+    pub runtime_ns: u64,
+    pub ramp_ns: u64,
+    /// startdelay range (µs) and the seed drawing from it.
+    pub startdelay_us: (u64, u64),
+    pub startdelay_seed: u32,
+    /// A sync request every this many writes (fsync or fdatasync; 0 = never).
+    pub sync_every: u64,
+    pub sync_is_fdatasync: bool,
+    /// fsync every file at the end of a loop's writes.
+    pub end_fsync: bool,
+    /// The state letter of the status line while running.
+    pub state: RunState,
+    /// create_only: open (create) the files, do no I/O.
+    pub create_only: bool,
+    /// create_serialize=0: the job thread lays out its own files.
+    pub layout_in_thread: bool,
+    /// Remove the files at the end / before every further loop.
+    pub unlink: bool,
+    pub unlink_each_loop: bool,
+    /// Drop the page cache of a file when a time-based job wraps around to its start.
+    pub invalidate_on_wrap: bool,
+    /// The job has a runtime or is time based (drives the status line's estimate).
+    pub time_based: bool,
+}
+
+/// The job thread's I/O buffers and how write data is made.
+#[derive(Clone, Debug)]
+pub struct BufferPlan {
+    pub slots: usize,
+    pub slot_size: usize,
+    pub align: usize,
+    /// Lay buffers of 1 MiB or more out on transparent huge pages.
+    pub thp: bool,
+    pub fill: Fill,
+    pub fill_seed: u32,
+    /// refill_buffers: new data for every write.
+    pub refill: bool,
+    /// scramble_buffers: stamp every write so it is not deduplicated.
+    pub scramble: bool,
+}
+
+/// How the job's files are opened, kept open and closed.
+#[derive(Clone, Debug)]
+pub struct OpenPlan {
+    pub flags: OFlags,
+    /// The job writes or trims (read-write open; engines get told).
+    pub writable: bool,
+    /// openfiles below the number of files: open on demand within this limit.
+    pub limit: Option<u32>,
+    /// Read the region into the page cache at open (through a buffered descriptor).
+    pub pre_read: bool,
+    /// Drop the region's page cache at open and again before each further loop.
+    pub invalidate: bool,
+    /// fadvise advice at open.
+    pub advice: Option<rustix::fs::Advice>,
+    /// The access pattern is random (for engines that map files).
+    pub random: bool,
+    /// fsync a written file when it is closed, and between loops.
+    pub fsync_on_close: bool,
+}
+
+/// Rate limits, minimum rates and think time.
+#[derive(Clone, Debug)]
+pub struct PacePlan {
+    /// The rate schedule as it starts (cloned per thread run).
+    pub schedule: Option<Schedule>,
+    /// rate_min (bytes/s) and rate_iops_min per direction, judged every `cycle_ns`.
+    pub rate_min: [u64; 3],
+    pub rate_iops_min: [u64; 3],
+    pub cycle_ns: u64,
+    /// A mixed job may switch direction to the one that is due (fio's rate_ddir): the share
+    /// of reads, and whether the job mixes reads and writes.
+    pub rwmixread: u32,
+    pub mixed: bool,
+    pub think: Option<ThinkPlan>,
+}
+
+/// Think time (fio's thinktime options).
+#[derive(Clone, Copy, Debug)]
+pub struct ThinkPlan {
+    pub think_us: u64,
+    pub spin_us: u64,
+    /// Pause every this many I/Os (None: not set, counts as 1 unless only iotime is set).
+    pub blocks: Option<u64>,
+    /// Count issued (true) or completed I/Os.
+    pub blocks_issue: bool,
+    /// Pause after this much I/O time (µs; 0 = not used).
+    pub iotime_us: u64,
+    /// The rate schedule moves on by the time spent thinking.
+    pub shift_rate: bool,
+}
+
+/// What the job samples, logs and publishes on the way.
+#[derive(Clone, Debug)]
+pub struct MeterPlan {
+    /// bw and IOPS statistics samples (bwavgtime / iopsavgtime, ms); off for file-op engines
+    /// and disable_bw_measurement.
+    pub sample: bool,
+    pub bw_ms: u64,
+    pub iops_ms: u64,
+    pub logs: Option<LogPlan>,
+    /// flexio's interval JSON Lines stream: file and interval (ms).
+    pub interval_log: Option<(PathBuf, u64)>,
+    /// Steady state: window, ramp and check interval (µs).
+    pub ss: Option<SsPlan>,
+    /// How often log windows are looked at (ns): a tenth of the shortest log period, at
+    /// least 1 ms.
+    pub log_tick_ns: u64,
+}
+
+/// fio's per-job log files.
+#[derive(Clone, Debug, Default)]
+pub struct LogPlan {
+    /// lat, slat and clat log files (write_lat_log).
+    pub lat: Option<[PathBuf; 3]>,
+    pub bw: Option<PathBuf>,
+    pub iops: Option<PathBuf>,
+    pub hist: Option<PathBuf>,
+    /// log_avg_msec (0 = every I/O).
+    pub avg_ms: u64,
+    pub max_value: bool,
+    pub offset: bool,
+    /// log_prio: the raw priority value instead of 0/1.
+    pub prio_raw: bool,
+    /// log_hist_msec (0 = as often as the log is looked at).
+    pub hist_ms: u64,
+    pub hist_coarseness: u32,
+}
+
+impl LogPlan {
+    /// Every file these logs write.
+    pub fn paths(&self) -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = self.lat.iter().flatten().cloned().collect();
+        v.extend(self.bw.iter().chain(&self.iops).chain(&self.hist).cloned());
+        v
+    }
+}
+
+/// Steady-state detection (fio's ss options).
+#[derive(Clone, Copy, Debug)]
+pub struct SsPlan {
+    pub criterion: SsCriterion,
+    pub dur_us: u64,
+    pub ramp_us: u64,
+    pub interval_us: u64,
+}
+
+/// Data verification.
+#[derive(Clone, Debug)]
+pub struct VerifyPlan {
+    pub verifier: crate::verify::Verifier,
+    pub seed_base: u64,
+    pub do_verify: bool,
+    pub verify_only: bool,
+    pub fatal: bool,
+    pub dump: bool,
+    pub backlog: u64,
+    pub backlog_batch: u64,
+    /// A read-only job: every read is checked (header and checksum only).
+    pub check_reads: bool,
+    pub check_numberio: bool,
+    /// Random writes without a random map may hit a block twice: check sorted, last wins.
+    pub overlap: bool,
+    /// The job writes (and is not verify_only).
+    pub writes: bool,
+    /// verify_state_save / verify_state_load file.
+    pub state_file: PathBuf,
+    pub state_save: bool,
+    pub state_load: bool,
+}
+
+/// Latency checks: the queue-depth search and the per-direction ceiling.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LatencyPlan {
+    pub target: Option<LatTargetPlan>,
+    /// max_latency per direction (ns; 0 = none).
+    pub max_ns: [u64; 3],
+}
+
+/// latency_target, latency_window, latency_percentile, latency_run.
+#[derive(Clone, Copy, Debug)]
+pub struct LatTargetPlan {
+    pub target_ns: u64,
+    pub window_ns: u64,
+    pub percentile: f64,
+    pub keep_running: bool,
+}
+
+/// I/O priorities of requests.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PrioPlan {
+    /// The thread's priority (ioprio value; 0 = not set).
+    pub default: u16,
+    /// cmdprio: share of requests (percent) with the command priority, per direction.
+    pub cmdprio_pct: [u32; 2],
+    pub cmdprio_value: [u16; 2],
+    /// Record latency per priority (the job varies priorities per request), of the total
+    /// latency (lat_percentiles) or the completion latency, with histograms or not.
+    pub track: bool,
+    pub by_total_lat: bool,
+    pub hist: bool,
+    pub seed: u32,
+}
+
+/// Where and how the job thread runs.
+#[derive(Clone, Debug, Default)]
+pub struct Placement {
+    /// CPUs of this thread (one CPU with cpus_allowed_policy=split).
+    pub cpus: Option<Vec<usize>>,
+    pub nice: i32,
+    /// I/O priority class and level (ioprio_set).
+    pub ioprio: Option<(u32, u32)>,
+}
+
+/// What an I/O error does.
+#[derive(Clone, Debug, Default)]
+pub struct ErrorPolicy {
+    /// continue_on_error classes (err_class bits).
+    pub continue_on: u8,
+    /// ignore_error per class (read, write, verify); None = EIO and EILSEQ.
+    pub ignore: [Option<Vec<i32>>; 3],
+    /// error_dump: print ignored errors too.
+    pub dump: bool,
+    /// Hints for the first failing request: O_DIRECT in use, polled I/O asked for.
+    pub direct: bool,
+    pub hipri: bool,
+}
+
+impl ErrorPolicy {
+    /// Whether `errno` in error class `class` (read, write or verify) lets the job go on.
+    pub fn tolerates(&self, class: u8, errno: i32) -> bool {
+        let list = match class {
+            err_class::READ => &self.ignore[0],
+            err_class::WRITE => &self.ignore[1],
+            _ => &self.ignore[2],
+        };
+        self.continue_on & class != 0
+            && match list {
+                Some(l) => l.contains(&errno),
+                None => errno == libc::EIO || errno == libc::EILSEQ,
+            }
+    }
+}
+
+/// Which latencies the loop measures.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Timing {
+    pub lat: bool,
+    pub clat: bool,
+    pub slat: bool,
+    /// Synchronous engines stamp one time for start and issue, so lat equals clat: it is
+    /// recorded once, as clat, and folded into lat when statistics are taken.
+    pub lat_from_clat: bool,
+}
+
+/// What the main thread needs of a job beyond the worker's parts.
+#[derive(Clone, Debug, Default)]
+pub struct Control {
+    /// thread=1 (only changes the "Starting N processes" wording: jobs are threads).
+    pub thread: bool,
+    pub exitall: bool,
+    pub exitall_on_error: bool,
+    pub group_reporting: bool,
+    pub disk_util: bool,
+    /// The job sets a thread priority or command priorities (for scheduler notes).
+    pub uses_prio: bool,
+    /// Rate limits for the status line: sums of rate_min, rate, rate_iops_min, rate_iops.
+    pub rate_sums: [u64; 4],
+    /// Seconds the status line may expect: runtime + ramp + maximum start delay (µs).
+    pub time_limit_us: Option<u64>,
+    /// `time_based` without a runtime (fio warns).
+    pub time_based_without_runtime: bool,
+}
+
+/// Which statistics the thread keeps (histograms).
+pub fn stats_config(o: &JobOptions) -> StatsConfig {
+    StatsConfig {
+        clat_hist: !o.disable_clat
+            && (o.clat_percentiles || o.write_hist_log.is_some() || o.interval_log.is_some()),
+        lat_hist: o.lat_percentiles && !o.disable_lat,
+        slat_hist: o.slat_percentiles && !o.disable_slat,
+        sched_hist: rate_limited(o),
+    }
+}
+
+fn rate_limited(o: &JobOptions) -> bool {
+    o.rate.iter().chain(o.rate_iops.iter()).any(|r| *r > 0)
+}
+
+/// Report parameters.
+pub fn report_params(o: &JobOptions, caps: &Caps) -> ReportParams {
+    // fio ends the percentile list at its first 0.
+    let mut list: Vec<f64> = o
+        .percentile_list
+        .iter()
+        .copied()
+        .take_while(|v| *v != 0.0)
+        .collect();
+    list.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    ReportParams {
+        kb_base: o.kb_base.value() as u32,
+        unit_base: o.unit_base,
+        sig_figs: o.significant_figures,
+        percentile_list: list,
+        percentile_precision: o.percentile_precision,
+        clat_percentiles: o.clat_percentiles && !o.disable_clat,
+        lat_percentiles: o.lat_percentiles && !o.disable_lat,
+        slat_percentiles: o.slat_percentiles && !o.disable_slat,
+        // fio reports the configured depth; a latency_target search replaces it with the
+        // depth it found (set from the thread's statistics when the job ends).
+        latency_depth: o.iodepth,
+        continue_on_error: o.continue_on_error != 0,
+        unified: match o.unified_rw_reporting {
+            Unified::None => report::Unified::None,
+            Unified::Mixed => report::Unified::Mixed,
+            Unified::Both => report::Unified::Both,
+        },
+        nostats_engine: caps.file_op,
+        latency_target_ns: o.latency_target_ns,
+        latency_window_us: o.latency_window_us,
+        latency_percentile: o.latency_percentile,
+    }
+}
+
+/// The engine's configuration.
+pub fn engine_config(o: &JobOptions, depth: u32, nfiles: u32, seeds: &[u64]) -> EngineConfig {
+    EngineConfig {
+        iodepth: depth,
+        nfiles,
+        advise: o.fadvise_hint != FadviseHint::Off,
+        seed: seeds[slot::PRIO] as u32,
+        values: o.engine.clone(),
+    }
+}
+
+/// Directions a job performs.
+pub fn job_dirs(o: &JobOptions) -> [bool; 3] {
+    [o.rw.reads(), o.rw.writes(), o.rw.trims()]
+}
+
+/// The loop's plan.
+pub fn io_plan(o: &JobOptions, caps: &Caps, depth: u32, budget: u64, seeds: &[u64]) -> IoPlan {
+    let rw = o.rw;
+    let time_based = o.time_based && o.runtime_us > 0;
+    let writes = rw.writes();
+    IoPlan {
+        depth: depth.max(1),
+        submit_batch: o.iodepth_batch.max(1).min(depth.max(1)),
+        complete_min: o.iodepth_batch_complete_min.max(1),
+        complete_max: o.iodepth_batch_complete_max,
+        low: o.iodepth_low,
+        budget,
+        budget_dirs: match (rw.reads(), writes) {
+            (true, true) => [true, true, false],
+            (false, true) => [false, true, false],
+            (true, false) => [true, false, false],
+            _ => [false, false, true],
+        },
+        dirs: job_dirs(o),
+        number_ios: o.number_ios,
+        loops: if time_based { u32::MAX } else { o.loops },
+        runtime_ns: o.runtime_us * 1000,
+        ramp_ns: o.ramp_time_us * 1000,
+        startdelay_us: o.startdelay_us,
+        startdelay_seed: seeds[slot::START_DELAY] as u32,
+        sync_every: if o.fsync > 0 { o.fsync } else { o.fdatasync },
+        sync_is_fdatasync: o.fsync == 0,
+        end_fsync: o.end_fsync && writes && !caps.diskless,
+        state: match (rw.reads(), writes, rw.trims(), rw.is_random()) {
+            (true, true, _, false) => RunState::MixedSeq,
+            (true, true, _, true) => RunState::MixedRand,
+            (true, false, _, false) => RunState::ReadSeq,
+            (true, false, _, true) => RunState::ReadRand,
+            (false, true, false, false) => RunState::WriteSeq,
+            (false, true, false, true) => RunState::WriteRand,
+            (_, _, true, false) => RunState::TrimSeq,
+            _ => RunState::TrimRand,
+        },
+        create_only: o.create_only,
+        layout_in_thread: !o.create_serialize,
+        unlink: o.unlink,
+        unlink_each_loop: o.unlink_each_loop,
+        invalidate_on_wrap: o.invalidate && !o.direct && !o.pre_read,
+        time_based,
+    }
+}
+
+/// How write buffers are filled.
+pub fn fill_mode(o: &JobOptions) -> Fill {
+    if let Some(p) = &o.buffer_pattern {
+        return Fill::Pattern(p.clone());
+    }
+    if o.zero_buffers {
+        return Fill::Zero;
+    }
+    match o.buffer_compress_percentage {
+        Some(100) => Fill::Zero,
+        Some(p) if p > 0 => Fill::Compress {
+            pct: p,
+            chunk: o.buffer_compress_chunk,
+        },
+        _ => Fill::Random,
+    }
+}
+
+/// The I/O buffers.
+pub fn buffer_plan(o: &JobOptions, depth: u32, seeds: &[u64], verifying: bool) -> BufferPlan {
+    let writes = o.rw.writes();
+    BufferPlan {
+        slots: depth.max(1) as usize,
+        slot_size: o.max_bs().max(1) as usize,
+        align: (o.iomem_align as usize).max(rustix::param::page_size()),
+        thp: o.iomem_thp,
+        fill: fill_mode(o),
+        fill_seed: seeds[slot::BUF] as u32,
+        refill: writes && o.refill_buffers && !verifying,
+        scramble: writes
+            && o.scramble_buffers
+            && !o.zero_buffers
+            && o.buffer_pattern.is_none()
+            && !verifying,
+    }
+}
+
+/// Open flags for a job's files.
+pub fn open_flags(o: &JobOptions, writes: bool) -> OFlags {
+    let mut f = OFlags::CLOEXEC;
+    f |= if writes { OFlags::RDWR } else { OFlags::RDONLY };
+    if writes && o.allow_file_create {
+        f |= OFlags::CREATE;
+    }
+    if o.direct {
+        f |= OFlags::DIRECT;
+    }
+    match o.sync {
+        SyncMode::Sync => f |= OFlags::SYNC,
+        SyncMode::Dsync => f |= OFlags::DSYNC,
+        SyncMode::None => {}
+    }
+    f
+}
+
+/// How files are opened.
+pub fn open_plan(o: &JobOptions, nfiles: usize) -> OpenPlan {
+    // verify_only replays a write job without writing.
+    let writable = (o.rw.writes() && !o.verify_only) || o.rw.trims();
+    let advice = match o.fadvise_hint {
+        _ if o.pre_read => None,
+        FadviseHint::Off => None,
+        FadviseHint::Random => Some(rustix::fs::Advice::Random),
+        FadviseHint::Sequential => Some(rustix::fs::Advice::Sequential),
+        FadviseHint::Auto if o.rw.is_random() => Some(rustix::fs::Advice::Random),
+        FadviseHint::Auto => Some(rustix::fs::Advice::Sequential),
+    };
+    OpenPlan {
+        flags: open_flags(o, writable),
+        writable,
+        limit: o.openfiles.filter(|n| (*n as usize) < nfiles),
+        pre_read: o.pre_read,
+        invalidate: o.invalidate && !o.pre_read,
+        advice,
+        random: o.rw.is_random(),
+        fsync_on_close: o.fsync_on_close && o.rw.writes(),
+    }
+}
+
+/// Rates and think time.
+pub fn pace_plan(o: &JobOptions, seeds: &[u64]) -> PacePlan {
+    let schedule = rate_limited(o).then(|| {
+        let min_bs = [0, 1, 2].map(|d| o.min_bs_dir(d));
+        let process = if o.rate_poisson {
+            Process::Poisson
+        } else {
+            Process::Linear
+        };
+        Schedule::new(
+            o.rate,
+            o.rate_iops,
+            min_bs,
+            process,
+            [
+                seeds[slot::POISSON],
+                seeds[slot::POISSON2],
+                seeds[slot::POISSON3],
+            ],
+        )
+    });
+    PacePlan {
+        schedule,
+        rate_min: o.rate_min,
+        rate_iops_min: o.rate_iops_min,
+        cycle_ns: o.rate_cycle_ms * 1_000_000,
+        rwmixread: o.rwmixread,
+        mixed: o.rw.reads() && o.rw.writes(),
+        think: (o.thinktime_us > 0).then_some(ThinkPlan {
+            think_us: o.thinktime_us,
+            spin_us: o.thinktime_spin_us.min(o.thinktime_us),
+            blocks: o.thinktime_blocks,
+            blocks_issue: o.thinktime_blocks_issue,
+            iotime_us: o.thinktime_iotime_us,
+            shift_rate: o.rate_ignore_thinktime,
+        }),
+    }
+}
+
+/// A log's prefix: the option's value, or the job name for a bare option.
+fn log_prefix(o: &JobOptions, p: &Option<String>) -> Option<String> {
+    p.as_ref().map(|s| {
+        if s.is_empty() {
+            o.name.clone()
+        } else {
+            s.clone()
+        }
+    })
+}
+
+/// fio's log file name: `<prefix>_<type>.<thread_number>.log` (`<prefix>_<type>.log` with
+/// per_job_logs=0).
+pub fn log_name(prefix: &str, kind: &str, thread_number: u32, per_job: bool) -> PathBuf {
+    if per_job {
+        PathBuf::from(format!("{prefix}_{kind}.{thread_number}.log"))
+    } else {
+        PathBuf::from(format!("{prefix}_{kind}.log"))
+    }
+}
+
+/// Sampling, logs and steady state.
+pub fn meter_plan(o: &JobOptions, caps: &Caps, thread_number: u32) -> MeterPlan {
+    let pj = o.per_job_logs;
+    let name = |p: &str, kind: &str| log_name(p, kind, thread_number, pj);
+    let logs = LogPlan {
+        lat: log_prefix(o, &o.write_lat_log)
+            .map(|p| [name(&p, "lat"), name(&p, "slat"), name(&p, "clat")]),
+        bw: log_prefix(o, &o.write_bw_log).map(|p| name(&p, "bw")),
+        iops: log_prefix(o, &o.write_iops_log).map(|p| name(&p, "iops")),
+        hist: log_prefix(o, &o.write_hist_log).map(|p| name(&p, "clat_hist")),
+        avg_ms: o.log_avg_msec,
+        max_value: o.log_max_value,
+        offset: o.log_offset,
+        prio_raw: o.log_prio,
+        hist_ms: o.log_hist_msec,
+        hist_coarseness: o.log_hist_coarseness,
+    };
+    let any_log =
+        logs.lat.is_some() || logs.bw.is_some() || logs.iops.is_some() || logs.hist.is_some();
+    MeterPlan {
+        sample: !o.disable_bw && !caps.file_op,
+        bw_ms: o.bwavgtime_ms,
+        iops_ms: o.iopsavgtime_ms,
+        logs: any_log.then_some(logs),
+        interval_log: o
+            .interval_log
+            .as_ref()
+            .map(|p| (PathBuf::from(p), o.interval_log_msec.max(1))),
+        log_tick_ns: {
+            // Often enough for the shortest log period (windows are closed on time).
+            let interval = if o.interval_log.is_some() {
+                o.interval_log_msec
+            } else {
+                0
+            };
+            let shortest = [o.log_avg_msec, o.log_hist_msec, interval]
+                .into_iter()
+                .filter(|x| *x > 0)
+                .min()
+                .unwrap_or(1000);
+            (shortest * 1_000_000 / 10).max(1_000_000)
+        },
+        ss: (o.ss_dur_us > 0).then_some(SsPlan {
+            criterion: o.ss,
+            dur_us: o.ss_dur_us,
+            ramp_us: o.ss_ramp_us,
+            interval_us: o.ss_interval_us,
+        }),
+    }
+}
+
+/// Verification, if the job verifies.
+pub fn verify_plan(
+    o: &JobOptions,
+    name: &str,
+    thread_number: u32,
+    seeds: &[u64],
+) -> Option<VerifyPlan> {
+    use flexio_job::options::verify_code;
+    if o.verify == verify_code::NONE {
+        return None;
+    }
+    let writes = o.rw.writes();
+    let fixed_bs = o.min_bs_dir(1) == o.max_bs_dir(1);
+    Some(VerifyPlan {
+        verifier: crate::verify::Verifier {
+            kind: o.verify,
+            interval: o.verify_interval,
+            hdr_offset: o.verify_offset,
+            pattern: o.verify_pattern.clone(),
+            thread: thread_number as u16,
+        },
+        seed_base: seeds[3],
+        do_verify: o.do_verify,
+        verify_only: o.verify_only,
+        fatal: o.verify_fatal,
+        dump: o.verify_dump,
+        backlog: o.verify_backlog,
+        backlog_batch: if o.verify_backlog_batch > 0 {
+            o.verify_backlog_batch
+        } else {
+            o.verify_backlog
+        },
+        check_reads: !writes && o.rw.reads(),
+        check_numberio: fixed_bs && !o.time_based && !o.verify_only,
+        // fio: random writes without a random map may hit a block twice; they are checked
+        // sorted, last write winning. Otherwise in write order.
+        overlap: o.rw.is_random() && o.norandommap,
+        writes: writes && !o.verify_only,
+        state_file: PathBuf::from(crate::verify::state_file_name(
+            name,
+            thread_number.saturating_sub(1),
+        )),
+        state_save: o.verify_state_save,
+        state_load: o.verify_state_load && o.verify_only,
+    })
+}
+
+/// Latency target and ceilings.
+pub fn latency_plan(o: &JobOptions) -> LatencyPlan {
+    LatencyPlan {
+        target: (o.latency_target_ns > 0).then_some(LatTargetPlan {
+            target_ns: o.latency_target_ns,
+            window_ns: o.latency_window_us * 1000,
+            percentile: o.latency_percentile,
+            keep_running: o.latency_run,
+        }),
+        max_ns: o.max_latency_us.map(|us| us * 1000),
+    }
+}
+
+/// The I/O priority value requests carry by default (the thread's; 0 when not set).
+pub fn default_ioprio(o: &JobOptions) -> u16 {
+    match (o.prioclass, o.prio) {
+        (None, None) => 0,
+        (c, l) => ((c.unwrap_or(2) << 13) | l.unwrap_or(4)) as u16,
+    }
+}
+
+/// Request priorities.
+pub fn prio_plan(o: &JobOptions, seeds: &[u64]) -> PrioPlan {
+    let cmd = flexio_engine::cmdprio::CmdprioOpts::from_values(&o.engine);
+    PrioPlan {
+        default: default_ioprio(o),
+        cmdprio_pct: cmd.cmdprio_percentage,
+        cmdprio_value: cmd.values(),
+        track: cmd.active(),
+        by_total_lat: o.lat_percentiles,
+        hist: o.clat_percentiles || o.lat_percentiles,
+        seed: seeds[slot::PRIO] as u32,
+    }
+}
+
+/// CPU placement and thread priorities of thread `thread_number` (1-based).
+pub fn placement(o: &JobOptions, thread_number: u32) -> Placement {
+    Placement {
+        cpus: o.cpus_allowed.as_ref().map(|cpus| {
+            if o.cpus_split && !cpus.is_empty() {
+                // One CPU per thread, round robin over the set.
+                vec![cpus[(thread_number as usize - 1) % cpus.len()]]
+            } else {
+                cpus.clone()
+            }
+        }),
+        nice: o.nice,
+        ioprio: (o.prio.is_some() || o.prioclass.is_some())
+            .then(|| (o.prioclass.unwrap_or(2), o.prio.unwrap_or(4))),
+    }
+}
+
+/// Error handling.
+pub fn error_policy(o: &JobOptions) -> ErrorPolicy {
+    ErrorPolicy {
+        continue_on: o.continue_on_error,
+        ignore: o.ignore_error.clone(),
+        dump: o.error_dump,
+        direct: o.direct,
+        hipri: o.engine.get::<bool>("hipri").copied().unwrap_or(false),
+    }
+}
+
+/// Which latencies are measured.
+pub fn timing(o: &JobOptions, caps: &Caps, cfg: &StatsConfig) -> Timing {
+    Timing {
+        lat: !o.disable_lat && !caps.file_op,
+        clat: !o.disable_clat,
+        slat: !o.disable_slat && !caps.no_slat,
+        lat_from_clat: !o.disable_lat
+            && !o.disable_clat
+            && caps.syncio
+            && !caps.file_op
+            && (!cfg.lat_hist || cfg.clat_hist),
+    }
+}
+
+/// The main thread's view of the job.
+pub fn control(o: &JobOptions) -> Control {
+    let cmd = flexio_engine::cmdprio::CmdprioOpts::from_values(&o.engine);
+    let sum = |a: &[u64; 3]| a.iter().sum::<u64>();
+    Control {
+        thread: o.thread,
+        exitall: o.exitall,
+        exitall_on_error: o.exitall_on_error,
+        group_reporting: o.group_reporting,
+        disk_util: o.disk_util,
+        uses_prio: o.prio.is_some() || o.prioclass.is_some() || cmd.active(),
+        rate_sums: [
+            sum(&o.rate_min),
+            sum(&o.rate),
+            sum(&o.rate_iops_min),
+            sum(&o.rate_iops),
+        ],
+        time_limit_us: (o.runtime_us > 0)
+            .then_some(o.runtime_us + o.ramp_time_us + o.startdelay_us.1),
+        time_based_without_runtime: o.time_based && o.runtime_us == 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn open_plan_decides_flags_and_limits() {
+        let o = JobOptions {
+            direct: true,
+            openfiles: Some(4),
+            ..Default::default()
+        };
+        let p = open_plan(&o, 10);
+        assert!(p.flags.contains(OFlags::DIRECT) && !p.writable);
+        assert_eq!(p.limit, Some(4));
+        // A limit at or above the number of files opens everything up front.
+        assert_eq!(open_plan(&o, 4).limit, None);
+        let o = JobOptions {
+            rw: flexio_job::options::RwKind::Write,
+            verify_only: true,
+            ..Default::default()
+        };
+        assert!(!open_plan(&o, 1).writable, "verify_only writes nothing");
+    }
+
+    #[test]
+    fn io_plan_budget_directions_and_loops() {
+        let o = JobOptions {
+            rw: flexio_job::options::RwKind::TrimWrite,
+            time_based: true,
+            runtime_us: 1_000_000,
+            iodepth_batch: 64,
+            ..Default::default()
+        };
+        let p = io_plan(&o, &Caps::default(), 8, u64::MAX, &[0; slot::COUNT]);
+        assert_eq!(p.budget_dirs, [false, true, false]);
+        assert_eq!(p.loops, u32::MAX);
+        assert_eq!(p.submit_batch, 8, "batch capped by the depth");
+    }
+
+    #[test]
+    fn errors_tolerated_per_class() {
+        let mut o = JobOptions {
+            continue_on_error: err_class::READ,
+            ..Default::default()
+        };
+        let p = error_policy(&o);
+        assert!(p.tolerates(err_class::READ, libc::EIO));
+        assert!(!p.tolerates(err_class::WRITE, libc::EIO));
+        assert!(!p.tolerates(err_class::READ, libc::ENOSPC));
+        o.ignore_error[0] = Some(vec![libc::ENOSPC]);
+        assert!(error_policy(&o).tolerates(err_class::READ, libc::ENOSPC));
+    }
+
+    #[test]
+    fn split_placement_gives_each_thread_one_cpu() {
+        let o = JobOptions {
+            cpus_allowed: Some(vec![0, 1]),
+            cpus_split: true,
+            ..Default::default()
+        };
+        assert_eq!(placement(&o, 1).cpus, Some(vec![0]));
+        assert_eq!(placement(&o, 2).cpus, Some(vec![1]));
+        assert_eq!(placement(&o, 3).cpus, Some(vec![0]));
+    }
+}

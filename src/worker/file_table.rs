@@ -1,0 +1,291 @@
+//! The job's open files: descriptors, the `openfiles` limit (which idle file to close when
+//! another must open), requests in flight per file, and the per-loop steps on open files
+//! (cache invalidation, fsync on close). File-operation engines' "first use per loop" is
+//! tracked here too.
+
+use crate::files;
+use crate::plan::{FilePlan, OpenPlan};
+use flexio_engine::{Engine, FileInfo};
+use std::os::fd::{AsRawFd, OwnedFd};
+
+/// What to do to open another file within the limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Room {
+    /// Below the limit: open.
+    Free,
+    /// Close this idle file first.
+    Close(usize),
+    /// Every open file has I/O in flight: wait for a completion.
+    Wait,
+}
+
+pub struct FileTable {
+    fds: Vec<Option<OwnedFd>>,
+    raw: Vec<i32>,
+    open: u32,
+    /// Requests in flight per file (a file with I/O in flight is never closed).
+    inflight: Vec<u32>,
+    /// Where the search for a file to close starts (the longest-open one).
+    cursor: usize,
+    /// File-operation engines: which files had their operation in this loop.
+    op_done: Vec<bool>,
+}
+
+impl FileTable {
+    pub fn new(nfiles: usize) -> Self {
+        FileTable {
+            fds: (0..nfiles).map(|_| None).collect(),
+            raw: vec![-1; nfiles],
+            open: 0,
+            inflight: vec![0; nfiles],
+            cursor: 0,
+            op_done: vec![false; nfiles],
+        }
+    }
+
+    /// The descriptor of file `i` (-1 when not open).
+    #[inline]
+    pub fn raw(&self, i: usize) -> i32 {
+        self.raw.get(i).copied().unwrap_or(-1)
+    }
+
+    #[inline]
+    pub fn is_open(&self, i: usize) -> bool {
+        self.fds[i].is_some()
+    }
+
+    /// Files open now.
+    pub fn open_count(&self) -> u32 {
+        self.open
+    }
+
+    /// A request on file `i` was submitted / completed.
+    #[inline]
+    pub fn started(&mut self, i: usize) {
+        self.inflight[i] += 1;
+    }
+    #[inline]
+    pub fn finished(&mut self, i: usize) {
+        self.inflight[i] = self.inflight[i].saturating_sub(1);
+    }
+
+    /// Whether another file may open under `limit`, else which file to close first.
+    pub fn room(&self, limit: u32) -> Room {
+        if self.open < limit {
+            return Room::Free;
+        }
+        let n = self.fds.len();
+        (0..n)
+            .map(|k| (self.cursor + k) % n)
+            .find(|k| self.fds[*k].is_some() && self.inflight[*k] == 0)
+            .map_or(Room::Wait, Room::Close)
+    }
+
+    /// Open file `i`: descriptor, cache invalidation or pre-read, fadvise, engine hook. A
+    /// failed invalidation is not fatal: its message is returned as `Ok(Some(warning))`.
+    pub fn open<E: Engine>(
+        &mut self,
+        i: usize,
+        f: &FilePlan,
+        p: &OpenPlan,
+        e: &mut E,
+        engine: &str,
+    ) -> Result<Option<String>, (i32, String)> {
+        let fd = files::open(&f.path, p.flags).map_err(|e| {
+            let errno = e.raw_os_error().unwrap_or(libc::EIO);
+            (errno, format!("open '{}': {e}", f.path.display()))
+        })?;
+        let mut warning = None;
+        if p.pre_read {
+            // Pre-read through a buffered descriptor (O_DIRECT would bypass the cache).
+            if let Ok(b) = files::open(
+                &f.path,
+                rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::CLOEXEC,
+            ) {
+                let _ = files::pre_read(&b, f.region.start, f.region.len);
+            }
+        } else if p.invalidate {
+            if let Err(e) = files::invalidate(&fd, f.region.start, f.region.len) {
+                warning = Some(format!(
+                    "fio: cache invalidation of {} failed: {e}",
+                    f.path.display()
+                ));
+            }
+        }
+        if let Some(adv) = p.advice {
+            let len = std::num::NonZeroU64::new(f.region.len);
+            let _ = rustix::fs::fadvise(&fd, f.region.start, len, adv);
+        }
+        let info = FileInfo {
+            path: &f.path,
+            fd: fd.as_raw_fd(),
+            size: f.region.start + f.region.len,
+            writable: p.writable,
+            random: p.random,
+        };
+        e.open_file(i as u32, &info).map_err(|err| {
+            (
+                err.raw_os_error().unwrap_or(libc::EIO),
+                format!("ioengine {engine} open of '{}': {err}", f.path.display()),
+            )
+        })?;
+        self.raw[i] = fd.as_raw_fd();
+        self.fds[i] = Some(fd);
+        self.open += 1;
+        Ok(warning)
+    }
+
+    /// Close file `i` (fsync first when `fsync`), telling the engine.
+    pub fn close<E: Engine>(&mut self, i: usize, e: &mut E, fsync: bool) {
+        if let Some(fd) = self.fds[i].take() {
+            let _ = e.close_file(i as u32);
+            if fsync {
+                let _ = rustix::fs::fsync(&fd);
+            }
+            drop(fd);
+            self.raw[i] = -1;
+            self.open -= 1;
+            self.cursor = (i + 1) % self.fds.len();
+        }
+    }
+
+    /// Close every file.
+    pub fn close_all<E: Engine>(&mut self, e: &mut E, fsync: bool) {
+        for i in 0..self.fds.len() {
+            self.close(i, e, fsync);
+        }
+    }
+
+    /// fsync every open file (end_fsync).
+    pub fn fsync_all(&self) {
+        for fd in self.fds.iter().flatten() {
+            let _ = rustix::fs::fsync(fd);
+        }
+    }
+
+    /// Between loops, fio closes and reopens a job's files: the page cache is dropped again
+    /// (`invalidate`) and `fsync_on_close` syncs again. flexio keeps the descriptors and
+    /// does those two steps.
+    pub fn next_loop(&mut self, files: &[FilePlan], p: &OpenPlan) {
+        for (i, fd) in self.fds.iter().enumerate() {
+            let Some(fd) = fd else { continue };
+            if p.fsync_on_close {
+                let _ = rustix::fs::fsync(fd);
+            }
+            if p.invalidate {
+                let r = &files[i].region;
+                let _ = files::invalidate(fd, r.start, r.len);
+            }
+        }
+        self.op_done.iter_mut().for_each(|d| *d = false);
+    }
+
+    /// Drop the page cache of one open file again (a time-based job starting over, as fio's
+    /// loop_cache_invalidate).
+    #[cold]
+    pub fn invalidate(&self, i: usize, f: &FilePlan) {
+        if let Some(Some(fd)) = self.fds.get(i) {
+            let _ = files::invalidate(fd, f.region.start, f.region.len);
+        }
+    }
+
+    /// File-operation engines: whether this is file `i`'s first use in this loop (the
+    /// measured operation happens then); marks it used.
+    pub fn first_use(&mut self, i: usize) -> bool {
+        !std::mem::replace(&mut self.op_done[i], true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flexio_engine::null::Null;
+    use flexio_workload::Region;
+
+    fn plan(dir: &std::path::Path, n: usize) -> Vec<FilePlan> {
+        (0..n)
+            .map(|i| FilePlan {
+                path: dir.join(format!("f{i}")),
+                need: 4096,
+                region: Region {
+                    start: 0,
+                    len: 4096,
+                },
+                block: None,
+            })
+            .collect()
+    }
+
+    fn open_plan() -> OpenPlan {
+        OpenPlan {
+            flags: rustix::fs::OFlags::RDWR
+                | rustix::fs::OFlags::CREATE
+                | rustix::fs::OFlags::CLOEXEC,
+            writable: true,
+            limit: Some(2),
+            pre_read: false,
+            invalidate: true,
+            advice: None,
+            random: false,
+            fsync_on_close: false,
+        }
+    }
+
+    #[test]
+    fn limit_closes_the_longest_open_idle_file() {
+        let d = tempfile::tempdir().unwrap();
+        let files = plan(d.path(), 3);
+        let p = open_plan();
+        let mut e = Null::new(1);
+        let mut t = FileTable::new(3);
+        assert_eq!(t.room(2), Room::Free);
+        t.open(0, &files[0], &p, &mut e, "null").unwrap();
+        t.open(1, &files[1], &p, &mut e, "null").unwrap();
+        assert!(t.raw(0) >= 0 && t.is_open(1));
+        assert_eq!(t.room(2), Room::Close(0));
+        t.started(0);
+        assert_eq!(t.room(2), Room::Close(1), "file 0 has I/O in flight");
+        t.started(1);
+        assert_eq!(t.room(2), Room::Wait);
+        t.finished(1);
+        t.close(1, &mut e, false);
+        assert_eq!((t.open_count(), t.raw(1)), (1, -1));
+        assert_eq!(t.room(2), Room::Free);
+        t.open(2, &files[2], &p, &mut e, "null").unwrap();
+        t.finished(0);
+        assert_eq!(
+            t.room(2),
+            Room::Close(2),
+            "the search starts after the last closed"
+        );
+        t.close_all(&mut e, true);
+        assert_eq!(t.open_count(), 0);
+    }
+
+    #[test]
+    fn open_errors_name_the_file() {
+        let d = tempfile::tempdir().unwrap();
+        let mut files = plan(d.path(), 1);
+        files[0].path = d.path().join("missing/dir/f");
+        let p = OpenPlan {
+            flags: rustix::fs::OFlags::RDONLY,
+            ..open_plan()
+        };
+        let (errno, msg) = FileTable::new(1)
+            .open(0, &files[0], &p, &mut Null::new(1), "null")
+            .unwrap_err();
+        assert_eq!(errno, libc::ENOENT);
+        assert!(msg.contains("missing/dir/f"), "{msg}");
+    }
+
+    #[test]
+    fn file_ops_count_once_per_loop() {
+        let d = tempfile::tempdir().unwrap();
+        let files = plan(d.path(), 2);
+        let mut t = FileTable::new(2);
+        assert!(t.first_use(1));
+        assert!(!t.first_use(1));
+        t.next_loop(&files, &open_plan());
+        assert!(t.first_use(1));
+    }
+}

@@ -1,0 +1,809 @@
+//! The job loop: fio's `do_io` (request slots, submit/commit/reap/complete) and the plain
+//! synchronous loop side by side, generic over the engine. The loop owns the waiting; the
+//! parts (`pacing`, `metering`, `file_table`, `verify`, `lat_target`, `prio`) own their state
+//! and answer with decisions.
+//!
+//! Hot-path invariants (per I/O): no allocation (request slots, buffers and the completion
+//! vector are sized once), no locking (statistics are thread-local; progress for the status
+//! line is published with relaxed atomic stores at most every 100 ms), no formatting.
+
+use super::file_table::{FileTable, Room};
+use super::lat_target::{LatStep, LatTarget};
+use super::metering::Meter;
+use super::pacing::{Next, Pacer};
+use super::prio::Prio;
+use super::verify::{VerState, WriteTag, VF_PHASE, VF_WRITE};
+use super::{verror, RunCtx};
+use crate::clock::Clock;
+use crate::files;
+use crate::plan::{ThreadPlan, Timing};
+use crate::progress::{Progress, RunState};
+use flexio_engine::buffer::IoBuffers;
+use flexio_engine::{Caps, Completion, EngineDef, IoReq, Op, Queued};
+use flexio_job::options::err_class;
+use flexio_stats::ThreadStats;
+use flexio_workload::fill::{fill, scramble};
+use flexio_workload::{Generator, Taus88};
+use std::sync::atomic::Ordering;
+
+mod periodic;
+mod plain;
+mod requests;
+mod verify_io;
+
+/// Per-request state.
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    op: u8,
+    ddir: u8,
+    file: u32,
+    offset: u64,
+    len: u64,
+    done: u64,
+    start_ns: u64,
+    issue_ns: u64,
+    /// I/O priority of the request (0 = the thread's).
+    prio: u16,
+    /// Rate-limited I/O: when it was due (0 = not rate limited).
+    sched_ns: u64,
+    /// Verification: VF_* flags, and the block's write number and seed.
+    vflags: u8,
+    vnum: u64,
+    vseed: u64,
+}
+
+const OP_SYNC: u8 = 3;
+const OP_DSYNC: u8 = 4;
+
+fn op_of(code: u8) -> Op {
+    match code {
+        0 => Op::Read,
+        1 => Op::Write,
+        2 => Op::Trim,
+        OP_SYNC => Op::Sync,
+        _ => Op::Datasync,
+    }
+}
+
+/// Why do_io stopped.
+#[derive(PartialEq, Eq, Clone, Copy)]
+enum End {
+    /// The loop's work is done.
+    Done,
+    /// Runtime over, terminated, number_ios reached, or error: no further loops.
+    Stop,
+}
+
+pub struct Worker<'a, E: EngineDef> {
+    e: E,
+    caps: Caps,
+    p: &'a ThreadPlan,
+    ctx: &'a RunCtx,
+    progress: &'a Progress,
+    clock: Clock,
+    pub stats: ThreadStats,
+    gen: Generator,
+    bufs: IoBuffers,
+    fill_rng: Taus88,
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    /// Slots queued since the last commit.
+    uncommitted: Vec<u32>,
+    comps: Vec<Completion>,
+    inflight: u32,
+    files: FileTable,
+    pace: Pacer,
+    meter: Meter,
+    prio: Prio,
+    ver: Option<Box<VerState>>,
+    /// The verification state could not be set up (verify_state_load).
+    ver_err: Option<String>,
+    lat_target: Option<LatTarget>,
+    /// A latency-target search converged: drain, reset statistics, run a final window.
+    lat_quiesce: bool,
+    /// Requests allowed in flight (latency_target lowers it).
+    depth_limit: usize,
+    timing: Timing,
+    /// Measuring (false during ramp_time).
+    accounting: bool,
+    epoch_ns: u64,
+    ramp_end_ns: u64,
+    runtime_end_ns: u64,
+    next_event_ns: u64,
+    /// Per-direction elapsed µs over loops (fio's update_runtime).
+    elapsed_us: [u64; 3],
+    /// Completed bytes / I/Os per direction since accounting started.
+    bytes: [u64; 3],
+    ios: [u64; 3],
+    /// Set when ramp ends inside a loop: that loop's runtime counts from here.
+    loop_reset_start: Option<u64>,
+    /// Start of the current loop.
+    loop_start_ns: u64,
+    writes_since_sync: u64,
+    last_write_file: u32,
+    completed_total: u64,
+    issued_total: u64,
+    usage_start: flexio_engine::sys::Usage,
+    stop: bool,
+    first_direct_error_noted: bool,
+}
+
+impl<'a, E: EngineDef> Worker<'a, E> {
+    pub fn new(e: E, p: &'a ThreadPlan, ctx: &'a RunCtx, progress: &'a Progress) -> Self {
+        let b = &p.buffers;
+        let depth = p.io.depth as usize;
+        let bufs = match IoBuffers::new(b.slots, b.slot_size, b.align, b.thp) {
+            Ok(bufs) => bufs,
+            Err(_) => {
+                IoBuffers::new(1, 4096, 4096, false).expect("a 4 KiB buffer can be allocated")
+            }
+        };
+        let (ver, ver_err) = match p.verify.as_ref().map(VerState::new) {
+            None => (None, None),
+            Some(Ok(v)) => (Some(Box::new(v)), None),
+            Some(Err(e)) => (None, Some(e)),
+        };
+        let nfiles = p.files.len();
+        Worker {
+            caps: e.caps(),
+            p,
+            ctx,
+            progress,
+            clock: ctx.clock,
+            stats: ThreadStats::new(p.stats_cfg),
+            gen: Generator::new(p.spec.clone()),
+            bufs,
+            fill_rng: Taus88::new(b.fill_seed),
+            slots: vec![Slot::default(); depth],
+            free: (0..depth as u32).rev().collect(),
+            uncommitted: Vec::with_capacity(depth),
+            comps: Vec::with_capacity(depth),
+            inflight: 0,
+            files: FileTable::new(nfiles),
+            pace: Pacer::new(&p.pace),
+            meter: Meter::new(&p.meter, &p.name, p.thread_number),
+            prio: Prio::new(p.prio),
+            ver,
+            ver_err,
+            lat_target: p.latency.target.map(|t| LatTarget::new(depth as u32, &t)),
+            lat_quiesce: false,
+            depth_limit: if p.latency.target.is_some() { 1 } else { depth },
+            timing: p.timing,
+            accounting: true,
+            epoch_ns: 0,
+            ramp_end_ns: 0,
+            runtime_end_ns: u64::MAX,
+            next_event_ns: 0,
+            elapsed_us: [0; 3],
+            bytes: [0; 3],
+            ios: [0; 3],
+            loop_reset_start: None,
+            loop_start_ns: 0,
+            writes_since_sync: 0,
+            last_write_file: 0,
+            completed_total: 0,
+            issued_total: 0,
+            usage_start: Default::default(),
+            stop: false,
+            first_direct_error_noted: false,
+            e,
+        }
+    }
+
+    fn terminated(&self) -> bool {
+        self.ctx.terminate.load(Ordering::Relaxed)
+    }
+
+    /// Record a fatal error, named like fio's `file:<source>:<line>, func=..., error=...`
+    /// with flexio's own source location of the failing step.
+    #[track_caller]
+    fn fail(&mut self, errno: i32, func: &str) {
+        self.stats.set_error(errno, verror(errno, func));
+        self.stop = true;
+    }
+
+    /// Sleep in small steps so termination is noticed.
+    fn sleep_us(&self, us: u64) {
+        let end = self.clock.now() + us * 1000;
+        while !self.terminated() {
+            let now = self.clock.now();
+            if now >= end {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_nanos((end - now).min(50_000_000)));
+        }
+    }
+
+    fn publish_files(&self) {
+        self.progress
+            .files
+            .store(self.files.open_count(), Ordering::Relaxed);
+    }
+
+    /// Open file `i`, or fail the job.
+    fn open_file(&mut self, i: usize) -> Result<(), (i32, String)> {
+        let p = self.p;
+        let w = self
+            .files
+            .open(i, &p.files[i], &p.open, &mut self.e, &p.engine)?;
+        if let Some(w) = w {
+            self.ctx.notes.warn(&w);
+        }
+        self.publish_files();
+        Ok(())
+    }
+
+    fn open_files(&mut self) -> Result<(), (i32, String)> {
+        if self.caps.no_fd || self.caps.diskless {
+            // fio counts a diskless job's files as open in the status line.
+            self.progress
+                .files
+                .store(self.p.files.len() as u32, Ordering::Relaxed);
+            return Ok(());
+        }
+        if self.p.open.limit.is_some() {
+            // Opened on demand.
+            return Ok(());
+        }
+        for i in 0..self.p.files.len() {
+            self.open_file(i)?;
+        }
+        Ok(())
+    }
+
+    /// With `openfiles` below the number of files: make sure file `i` is open, closing the
+    /// longest-open idle file when the limit is reached (waiting for its I/O if needed).
+    fn ensure_open(&mut self, i: usize) -> bool {
+        if self.caps.no_fd || self.caps.diskless || self.files.is_open(i) {
+            return true;
+        }
+        let limit = self.p.open.limit.unwrap_or(u32::MAX);
+        loop {
+            match self.files.room(limit) {
+                Room::Free => break,
+                Room::Close(v) => {
+                    self.files.close(v, &mut self.e, self.p.open.fsync_on_close);
+                    self.publish_files();
+                }
+                Room::Wait if self.inflight > 0 => {
+                    self.commit();
+                    self.reap(1);
+                }
+                Room::Wait => break,
+            }
+        }
+        match self.open_file(i) {
+            Ok(()) => true,
+            Err((errno, what)) => {
+                self.ctx.notes.err(&format!("fio: {what}"));
+                self.fail(errno, "open file");
+                false
+            }
+        }
+    }
+
+    fn close_files(&mut self) {
+        self.files
+            .close_all(&mut self.e, self.p.open.fsync_on_close);
+        self.progress.files.store(0, Ordering::Relaxed);
+    }
+
+    fn unlink_files(&self) {
+        if self.caps.diskless && !self.caps.file_op {
+            return;
+        }
+        for f in self.p.files.iter().filter(|f| f.block.is_none()) {
+            let _ = if self.caps.dirs {
+                std::fs::remove_dir(&f.path)
+            } else {
+                std::fs::remove_file(&f.path)
+            };
+        }
+    }
+
+    /// Set-up before the first loop; false when the job cannot run.
+    fn setup(&mut self) -> bool {
+        let io = &self.p.io;
+        let (d0, d1) = io.startdelay_us;
+        if d1 > 0 {
+            let d = if d1 > d0 {
+                d0 + Taus88::new(io.startdelay_seed).below(d1 - d0 + 1)
+            } else {
+                d0
+            };
+            self.progress.set_state(RunState::NotStarted);
+            self.sleep_us(d);
+        }
+        if self.terminated() {
+            return false;
+        }
+        self.progress.set_state(RunState::Initialized);
+        let plan = self.p;
+        let paths: Vec<&std::path::Path> = plan.files.iter().map(|f| f.path.as_path()).collect();
+        let ready = self
+            .e
+            .init()
+            .and_then(|_| self.e.setup(&paths))
+            .and_then(|_| self.e.post_init(&self.bufs));
+        if let Err(e) = ready {
+            let errno = e.raw_os_error().unwrap_or(libc::EIO);
+            let extra = if self.p.io.depth > 1 && errno == libc::ENOMEM {
+                " Perhaps try reducing io depth?"
+            } else {
+                ""
+            };
+            // One clear line: which engine, and why.
+            self.ctx.notes.err(&format!(
+                "fio: io engine {} init failed: {e}.{extra}",
+                self.p.engine
+            ));
+            self.fail(errno, "io engine init");
+            return false;
+        }
+        if self.p.io.layout_in_thread {
+            // create_serialize=0: every job lays out its own files, in parallel.
+            let which = files::files_to_lay_out(self.p);
+            if !which.is_empty() {
+                self.ctx.notes.info(&files::layout_message(self.p, &which));
+                if let Err(e) = files::lay_out(self.p, &which, self.ctx.readonly) {
+                    self.ctx
+                        .notes
+                        .err(&format!("flexio: {}: file layout failed: {e}", self.p.name));
+                    self.fail(e.raw_os_error().unwrap_or(libc::EIO), "file layout");
+                    return false;
+                }
+            }
+        }
+        if let Some(e) = self.ver_err.take() {
+            self.ctx.notes.err(&format!("fio: {e}"));
+            self.fail(libc::ENOENT, "verify_state_load");
+            return false;
+        }
+        if let Err((errno, what)) = self.open_files() {
+            self.ctx.notes.err(&format!("fio: {what}"));
+            self.fail(errno, "open file");
+            self.close_files();
+            return false;
+        }
+        if self.p.io.create_only {
+            self.close_files();
+            return false;
+        }
+        true
+    }
+
+    /// The whole job: set-up, the loops (each followed by its verification read-back),
+    /// and the end.
+    pub fn run(&mut self) {
+        if !self.setup() {
+            return;
+        }
+        if self.pace.limited() || self.pace.thinks() {
+            // Sleeps end on schedule, not up to 50 µs late (the default timer slack).
+            let _ = rustix::thread::set_current_timer_slack(std::num::NonZeroU64::new(1));
+        }
+        let now = self.clock.now();
+        self.start_epoch(now);
+        if self.p.io.ramp_ns > 0 {
+            self.accounting = false;
+            // Steady-state sampling starts with the measured part (end_ramp restarts it).
+            self.meter.ramp();
+            self.ramp_end_ns = now + self.p.io.ramp_ns;
+            self.runtime_end_ns = u64::MAX;
+            self.next_event_ns = self.next_event();
+            self.progress.set_state(RunState::Ramp);
+        }
+        let loops = self.p.io.loops;
+        for l in 0..loops {
+            let loop_start = self.clock.now();
+            self.loop_start_ns = loop_start;
+            self.pace.restart(loop_start, self.bytes, self.ios);
+            if l == 0 {
+                let done = self.completed_total;
+                if let Some(lt) = &mut self.lat_target {
+                    lt.new_window(loop_start, done);
+                }
+            }
+            self.progress.set_state(self.p.io.state);
+            let end = self.do_io();
+            self.end_of_loop(loop_start);
+            if self.ver.is_some() && !self.stop && !self.terminated() {
+                // fio: the read-back's time is the job's read runtime.
+                let t0 = self.clock.now();
+                self.verify_phase();
+                self.add_runtime(0, t0);
+            }
+            if end == End::Stop || self.stop || self.terminated() {
+                break;
+            }
+            if l + 1 < loops {
+                self.files.next_loop(&self.p.files, &self.p.open);
+                self.gen.reset();
+                if self.p.io.unlink_each_loop {
+                    self.unlink_files();
+                }
+            }
+        }
+        self.finish();
+    }
+
+    /// The end of the job: state file, final statistics, logs, files.
+    fn finish(&mut self) {
+        let stopped = self.terminated() || self.stop;
+        if let Some(Err(e)) = self.ver.as_ref().and_then(|v| v.save_state(stopped)) {
+            self.ctx.notes.err(&e);
+        }
+        let now = self.clock.now();
+        self.fold_lat();
+        self.stats.total_run_time_ms = (now.saturating_sub(self.epoch_ns)) / 1_000_000;
+        if let Some(lt) = &self.lat_target {
+            self.stats.latency_depth = Some(lt.qd);
+        }
+        self.take_usage();
+        self.progress.set_state(RunState::Finishing);
+        let ms = now.saturating_sub(self.epoch_ns) / 1_000_000;
+        for e in self.meter.finish(ms, &self.stats, (&self.bytes, &self.ios)) {
+            self.ctx.notes.err(&format!("flexio: {e}"));
+        }
+        self.close_files();
+        if self.p.io.unlink || self.p.io.unlink_each_loop {
+            self.unlink_files();
+        }
+        self.publish();
+    }
+
+    fn take_usage(&mut self) {
+        if let Ok(u) = flexio_engine::sys::thread_usage() {
+            let d = u.delta(&self.usage_start);
+            self.stats.usr_time_us = d.utime_us;
+            self.stats.sys_time_us = d.stime_us;
+            self.stats.ctx = d.ctx;
+            self.stats.majf = d.majflt;
+            self.stats.minf = d.minflt;
+        }
+    }
+
+    fn start_epoch(&mut self, now: u64) {
+        self.epoch_ns = now;
+        self.runtime_end_ns = if self.p.io.runtime_ns > 0 {
+            now + self.p.io.runtime_ns
+        } else {
+            u64::MAX
+        };
+        self.meter.start(now);
+        self.next_event_ns = now;
+        if let Ok(u) = flexio_engine::sys::thread_usage() {
+            self.usage_start = u;
+        }
+    }
+
+    /// End of ramp_time: discard everything measured so far and restart the clock.
+    fn end_ramp(&mut self, now: u64) {
+        self.stats = ThreadStats::new(self.p.stats_cfg);
+        self.bytes = [0; 3];
+        self.ios = [0; 3];
+        self.elapsed_us = [0; 3];
+        self.issued_total = 0;
+        self.accounting = true;
+        self.ramp_end_ns = 0;
+        self.start_epoch(now);
+        self.loop_reset_start = Some(now);
+        self.pace.restart(now, self.bytes, self.ios);
+        self.progress.set_state(self.p.io.state);
+    }
+
+    /// Wait for in-flight requests to finish (before sleeping: fio's io_u_quiesce).
+    fn quiesce(&mut self) {
+        self.commit();
+        while self.inflight > 0 && !self.stop {
+            let n = self.inflight as usize;
+            self.reap(n);
+        }
+    }
+
+    /// Sleep until `due` (rate limit), keeping periodic work going; false when the job
+    /// should stop instead.
+    fn wait_until(&mut self, due: u64) -> bool {
+        self.quiesce();
+        let start = self.clock.now();
+        let r = loop {
+            let now = self.clock.now();
+            self.periodic(now);
+            if self.should_stop(now) {
+                break false;
+            }
+            if now >= due {
+                break true;
+            }
+            let step = (due - now)
+                .min(self.next_event_ns.saturating_sub(now).max(20_000))
+                .min(50_000_000);
+            std::thread::sleep(std::time::Duration::from_nanos(step));
+        };
+        self.stats.wait_ns += self.clock.now().saturating_sub(start);
+        r
+    }
+
+    /// The next I/O of a rate-limited job: file, then direction, where the rate may switch
+    /// a mixed job to the other direction or wait until one is due (fio's rate_ddir).
+    /// `None` when the files are done or the job must stop while waiting.
+    fn next_io_rated(&mut self) -> Option<flexio_workload::NextIo> {
+        for _ in 0..(self.gen.nfiles() * 2 + 2) {
+            let fi = self.gen.pick_file()?;
+            let mut d = self.gen.next_ddir();
+            if d < 2 {
+                d = match self.pace.next(d, self.clock.now()) {
+                    Next::Go(d) => d,
+                    Next::WaitUntil(t, d) => {
+                        if !self.wait_until(t) {
+                            return None;
+                        }
+                        d
+                    }
+                };
+                self.gen.set_mix_ddir(d);
+            }
+            if let Some(io) = self.gen.attempt(fi, d) {
+                return Some(io);
+            }
+        }
+        None
+    }
+
+    /// Think time after an I/O, if a pause is due; returns the time after it.
+    fn think(&mut self, now: u64) -> u64 {
+        let Some(pause) = self
+            .pace
+            .pause(now, self.issued_total, self.completed_total)
+        else {
+            return now;
+        };
+        self.quiesce();
+        let t0 = self.clock.now();
+        while self.clock.now() < t0 + pause.spin_us * 1000 && !self.terminated() {
+            std::hint::spin_loop();
+        }
+        if pause.sleep_us > 0 {
+            self.sleep_us(pause.sleep_us);
+        }
+        let t1 = self.clock.now();
+        self.stats.wait_ns += t1 - t0;
+        self.pace.paused(pause, t0, t1);
+        t1
+    }
+
+    /// Apply a latency-target decision.
+    #[cold]
+    fn lat_step(&mut self, step: LatStep, lat: u64, slot: u32) {
+        match step {
+            LatStep::Continue => {}
+            LatStep::Quiesce => self.lat_quiesce = true,
+            LatStep::Done => self.stop = true,
+            LatStep::Fatal => {
+                let target = self.p.latency.target.map_or(0, |t| t.target_ns);
+                self.lat_fatal(lat, target, slot);
+            }
+        }
+        if let Some(lt) = &self.lat_target {
+            self.depth_limit = lt.qd as usize;
+        }
+    }
+
+    /// A request's total latency exceeded max_latency (or an unattainable latency_target).
+    #[cold]
+    fn lat_fatal(&mut self, lat: u64, max: u64, slot: u32) {
+        if self.stats.error != 0 {
+            return;
+        }
+        let s = self.slots[slot as usize];
+        let path = self
+            .p
+            .files
+            .get(s.file as usize)
+            .map(|f| f.path.display().to_string())
+            .unwrap_or_default();
+        let dir = ["read", "write", "trim"][(s.ddir as usize).min(2)];
+        self.ctx.notes.err(&format!(
+            "fio: latency of {lat} nsec exceeds specified max ({max} nsec): {path} {dir} {} {}",
+            s.offset, s.len
+        ));
+        self.fail(libc::ETIMEDOUT, "max latency exceeded");
+    }
+
+    /// Pick the next request into `slot`; `None` when the loop's work is done.
+    #[inline]
+    fn prepare(&mut self, slot: u32) -> Option<u8> {
+        let io = &self.p.io;
+        if io.sync_every > 0 && self.writes_since_sync >= io.sync_every && !self.caps.diskless {
+            self.writes_since_sync = 0;
+            let file = self.last_write_file;
+            let s = &mut self.slots[slot as usize];
+            *s = Slot {
+                op: if io.sync_is_fdatasync {
+                    OP_DSYNC
+                } else {
+                    OP_SYNC
+                },
+                ddir: OP_SYNC,
+                file,
+                ..Slot::default()
+            };
+            return Some(s.op);
+        }
+        let n = if self.pace.limited() {
+            self.next_io_rated()?
+        } else {
+            self.gen.next_io()?
+        };
+        let ddir = n.ddir;
+        if n.wrapped && self.p.io.invalidate_on_wrap {
+            self.files.invalidate(n.file, &self.p.files[n.file]);
+        }
+        if ddir == 1 {
+            self.writes_since_sync += 1;
+            self.last_write_file = n.file as u32;
+        }
+        let prio = self.prio.pick(ddir);
+        let s = &mut self.slots[slot as usize];
+        *s = Slot {
+            op: ddir as u8,
+            ddir: ddir as u8,
+            file: n.file as u32,
+            offset: n.offset,
+            len: n.len,
+            prio,
+            ..Slot::default()
+        };
+        if ddir == 1 && self.ver.is_some() {
+            self.prepare_verified_write(slot);
+        } else if ddir == 1 {
+            self.fill_write(slot, n.offset, n.len);
+        }
+        Some(ddir as u8)
+    }
+
+    /// The data of a (non-verifying) write: refilled or scrambled as the job asks.
+    #[inline]
+    fn fill_write(&mut self, slot: u32, offset: u64, len: u64) {
+        let buf = &mut self.bufs.slot_mut(slot as usize)[..len as usize];
+        let b = &self.p.buffers;
+        if b.refill {
+            fill(buf, &b.fill, &mut self.fill_rng);
+        } else if b.scramble {
+            scramble(buf, offset, self.issued_total);
+        }
+    }
+
+    /// fio's do_io for one loop.
+    fn do_io(&mut self) -> End {
+        if self.plain_sync() {
+            let end = self.plain_loop();
+            return self.finish_io(end);
+        }
+        let budget = self.p.io.budget;
+        let number_ios = self.p.io.number_ios;
+        let mut issued: u64 = 0;
+        let mut now = self.clock.now();
+        let mut end = End::Done;
+        loop {
+            self.periodic(now);
+            if self.should_stop(now) {
+                end = End::Stop;
+                break;
+            }
+            if issued >= budget {
+                break;
+            }
+            if number_ios > 0 && self.issued_total >= number_ios {
+                end = End::Stop;
+                break;
+            }
+            if self.lat_quiesce {
+                // latency_target converged: measure a clean window at the found depth.
+                self.lat_quiesce = false;
+                self.quiesce();
+                now = self.clock.now();
+                if self.accounting {
+                    self.end_ramp(now);
+                }
+                let done = self.completed_total;
+                if let Some(lt) = &mut self.lat_target {
+                    lt.new_window(now, done);
+                }
+                continue;
+            }
+            if let Some(batch) = self.ver.as_mut().and_then(|v| v.backlog_due()) {
+                // verify_backlog: check the oldest written blocks before writing on.
+                self.quiesce();
+                self.verify_blocks(batch);
+                self.progress.set_state(self.p.io.state);
+                now = self.clock.now();
+                continue;
+            }
+            let in_use = self.slots.len() - self.free.len();
+            let slot = if in_use < self.depth_limit {
+                self.free.pop()
+            } else {
+                None
+            };
+            let Some(slot) = slot else {
+                // Queue full (or at the latency target's depth): commit what is pending and
+                // wait for completions.
+                self.commit();
+                let min = self.p.io.complete_min as usize;
+                self.reap(min);
+                now = self.clock.now();
+                continue;
+            };
+            let Some(op) = self.prepare(slot) else {
+                self.free.push(slot);
+                break;
+            };
+            if op < OP_SYNC {
+                let len = self.slots[slot as usize].len;
+                if self.p.io.budget_dirs[op as usize] {
+                    issued += len;
+                }
+                if op == 1 && self.ver.as_ref().is_some_and(|v| v.verify_only()) {
+                    // verify_only: the write is not done, only remembered for the check.
+                    self.log_written(slot);
+                    self.free.push(slot);
+                    continue;
+                }
+                let d = op as usize;
+                if let Some(due) = self.pace.due(d) {
+                    // Normally already waited for in next_io_rated.
+                    if due > now && due > self.clock.now() {
+                        if !self.wait_until(due) {
+                            self.free.push(slot);
+                            end = End::Stop;
+                            break;
+                        }
+                        now = self.clock.now();
+                    }
+                    self.slots[slot as usize].sched_ns = due.max(1);
+                    self.pace.issued(d, len);
+                }
+            }
+            now = self.submit(slot, now);
+            if self.pace.thinks() && op < OP_SYNC {
+                now = self.think(now);
+            }
+            if let Some(low) = self.p.io.low {
+                if self.free.is_empty() {
+                    // Drain down to the low-water mark before refilling.
+                    let low = low as usize;
+                    while self.slots.len() - self.free.len() > low
+                        && self.inflight > 0
+                        && !self.stop
+                    {
+                        self.commit();
+                        self.reap(1);
+                    }
+                    now = self.clock.now();
+                }
+            }
+        }
+        self.finish_io(end)
+    }
+
+    /// The end of a loop's I/O: drain what is in flight, end_fsync, a last periodic pass.
+    fn finish_io(&mut self, end: End) -> End {
+        self.commit();
+        while self.inflight > 0 {
+            let n = self.inflight as usize;
+            self.reap(n);
+            if self.stop && self.inflight > 0 && self.comps.is_empty() {
+                break;
+            }
+        }
+        if self.p.io.end_fsync {
+            // The target's time, not flexio's.
+            let t0 = self.clock.now();
+            self.files.fsync_all();
+            self.stats.engine_ns += self.clock.now().saturating_sub(t0);
+        }
+        self.periodic(self.clock.now());
+        end
+    }
+}

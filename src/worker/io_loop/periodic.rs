@@ -1,0 +1,181 @@
+//! Periodic work and runtime accounting: ramp end, samples, logs, progress, snapshots,
+//! and fio's per-direction runtime.
+
+use super::*;
+
+impl<E: EngineDef> Worker<'_, E> {
+    /// Add the time since `start` to direction `d`'s runtime (if it moved data).
+    pub(super) fn add_runtime(&mut self, d: usize, start: u64) {
+        if self.accounting {
+            let el_us = self.clock.now().saturating_sub(start) / 1000;
+            self.add_elapsed(d, el_us);
+        }
+    }
+
+    /// fio's update_runtime: µs accumulate, the reported runtime is their ceiling in ms.
+    pub(super) fn add_elapsed(&mut self, d: usize, el_us: u64) {
+        if self.stats.dirs[d].io_bytes == 0 {
+            return;
+        }
+        let before = self.elapsed_us[d].div_ceil(1000);
+        self.elapsed_us[d] += el_us;
+        let after = self.elapsed_us[d].div_ceil(1000);
+        self.stats.dirs[d].runtime_ms =
+            self.stats.dirs[d].runtime_ms - before.min(self.stats.dirs[d].runtime_ms) + after;
+    }
+
+    pub(super) fn end_of_loop(&mut self, loop_start: u64) {
+        let start = self
+            .loop_reset_start
+            .take()
+            .unwrap_or(loop_start)
+            .max(loop_start);
+        if !self.accounting {
+            return;
+        }
+        let now = self.clock.now();
+        let el_us = now.saturating_sub(start) / 1000;
+        for d in 0..3 {
+            if self.p.io.dirs[d] {
+                self.add_elapsed(d, el_us);
+            }
+        }
+    }
+
+    /// Fold the clat samples that stand for lat into lat (see `Timing::lat_from_clat`), in
+    /// the job's statistics or a copy of them.
+    pub(super) fn fold_lat_into(&self, s: &mut ThreadStats) {
+        if !self.timing.lat_from_clat {
+            return;
+        }
+        for d in &mut s.dirs {
+            d.lat.merge(&d.clat);
+            if self.p.stats_cfg.lat_hist {
+                let h = d.clat_hist.clone();
+                d.lat_hist.merge(&h);
+            }
+        }
+    }
+
+    pub(super) fn fold_lat(&mut self) {
+        let mut s = std::mem::take(&mut self.stats);
+        self.fold_lat_into(&mut s);
+        self.stats = s;
+        self.timing.lat_from_clat = false;
+    }
+
+    /// The statistics as they would be reported if the job ended now.
+    pub(super) fn snapshot(&self, now: u64) -> ThreadStats {
+        let mut s = self.stats.clone();
+        self.fold_lat_into(&mut s);
+        if self.accounting {
+            let start = self
+                .loop_reset_start
+                .unwrap_or(self.loop_start_ns)
+                .max(self.loop_start_ns);
+            let el_us = now.saturating_sub(start) / 1000;
+            for d in 0..3 {
+                if s.dirs[d].io_bytes > 0 {
+                    let before = self.elapsed_us[d].div_ceil(1000);
+                    let after = (self.elapsed_us[d] + el_us).div_ceil(1000);
+                    s.dirs[d].runtime_ms =
+                        s.dirs[d].runtime_ms - before.min(s.dirs[d].runtime_ms) + after;
+                }
+            }
+        }
+        s.total_run_time_ms = now.saturating_sub(self.epoch_ns) / 1_000_000;
+        if let Ok(u) = flexio_engine::sys::thread_usage() {
+            let d = u.delta(&self.usage_start);
+            s.usr_time_us = d.utime_us;
+            s.sys_time_us = d.stime_us;
+            s.ctx = d.ctx;
+            s.majf = d.majflt;
+            s.minf = d.minflt;
+        }
+        s
+    }
+
+    pub(super) fn publish(&mut self) {
+        for d in 0..3 {
+            self.progress.bytes[d].store(self.bytes[d], Ordering::Relaxed);
+            self.progress.ios[d].store(self.ios[d], Ordering::Relaxed);
+        }
+    }
+
+    /// Periodic work: ramp end, samples, logs, progress.
+    #[inline]
+    pub(super) fn periodic(&mut self, now: u64) {
+        if now >= self.next_event_ns {
+            self.periodic_slow(now);
+        }
+    }
+
+    pub(super) fn next_event(&self) -> u64 {
+        let ramp = if self.ramp_end_ns != 0 {
+            self.ramp_end_ns
+        } else {
+            u64::MAX
+        };
+        self.meter.next_event().min(ramp)
+    }
+
+    #[cold]
+    pub(super) fn periodic_slow(&mut self, now: u64) {
+        self.periodic_work(now);
+        self.next_event_ns = self.next_event();
+    }
+
+    pub(super) fn periodic_work(&mut self, now: u64) {
+        if self.ramp_end_ns != 0 && now >= self.ramp_end_ns {
+            self.end_ramp(now);
+        }
+        if self.accounting {
+            self.meter
+                .steady_state(now, &self.bytes, &self.ios, self.progress);
+        }
+        if self.meter.publish_due(now) {
+            self.publish();
+            if self.terminated() {
+                self.stop = true;
+            }
+            if self.meter.steady_state_on() && self.progress.ss_stop.load(Ordering::Relaxed) {
+                // Steady state attained: end the job normally.
+                self.stop = true;
+            }
+            let req = self.ctx.snapshot_req.load(Ordering::Acquire);
+            if req != self.progress.snap_gen.load(Ordering::Relaxed) {
+                let snap = self.snapshot(now);
+                if let Ok(mut slot) = self.progress.snapshot.lock() {
+                    *slot = Some(snap);
+                }
+                self.progress.snap_gen.store(req, Ordering::Release);
+            }
+        }
+        if !self.accounting {
+            return;
+        }
+        self.meter
+            .logs_tick(now, self.epoch_ns, &self.stats, (&self.bytes, &self.ios));
+        if !self.meter.check_due(now) {
+            return;
+        }
+        if self.pace.has_minimum() {
+            if let Err(e) = self
+                .pace
+                .check_minimum(now, self.epoch_ns, self.bytes, self.ios)
+            {
+                self.ctx.notes.err(&format!("{}: {e}", self.p.name));
+                self.fail(libc::EIO, "check_min_rate");
+                return;
+            }
+        }
+        self.meter
+            .sample(now, &mut self.stats, &self.bytes, &self.ios);
+    }
+
+    #[inline]
+    pub(super) fn should_stop(&self, now: u64) -> bool {
+        // Termination requests are picked up by the periodic work (at least every 100 ms).
+        self.stop || now >= self.runtime_end_ns
+    }
+}

@@ -1,0 +1,141 @@
+//! The plain synchronous loop: one request at a time, none of the per-request features,
+//! the same requests and statistics as the general loop.
+
+use super::*;
+
+impl<E: EngineDef> Worker<'_, E> {
+    /// Whether a loop can take the plain synchronous path: one request at a time on an
+    /// engine that completes it in the call, and none of the per-request features (rate,
+    /// think time, verify, logs, latency checks, priorities, periodic syncs).
+    pub(super) fn plain_sync(&self) -> bool {
+        // FLEXIO_GENERAL_PATH=1 keeps every job on the general loop (tests compare the two).
+        static FORCED_GENERAL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        let forced = *FORCED_GENERAL
+            .get_or_init(|| std::env::var("FLEXIO_GENERAL_PATH").as_deref() == Ok("1"));
+        let p = self.p;
+        !forced
+            && self.caps.syncio
+            && !self.caps.has_commit
+            && !self.caps.file_op
+            && self.slots.len() == 1
+            && self.depth_limit == 1
+            && !self.pace.limited()
+            && !self.pace.thinks()
+            && p.io.low.is_none()
+            && p.io.number_ios == 0
+            && self.ver.is_none()
+            && self.lat_target.is_none()
+            && !self.lat_quiesce
+            && p.latency.max_ns == [0; 3]
+            && self.meter.logs.is_none()
+            && !self.prio.varies()
+            && p.io.sync_every == 0
+    }
+
+    /// [`Self::do_io`] for [`Self::plain_sync`] jobs: the same requests, statistics and
+    /// stopping rules with none of the queue bookkeeping. A request that does not move all
+    /// its bytes (error, short transfer) or is not a read or write goes through the
+    /// general completion.
+    pub(super) fn plain_loop(&mut self) -> End {
+        let budget = self.p.io.budget;
+        let invalidate = self.p.io.invalidate_on_wrap;
+        let timed = self.timing.lat || self.timing.clat;
+        let lat_too = self.timing.lat && !self.timing.lat_from_clat;
+        let clat_on = self.timing.clat;
+        let mut now = self.clock.now();
+        let mut issued: u64 = 0;
+        let first = self.issued_total;
+        let end = loop {
+            self.periodic(now);
+            if self.should_stop(now) {
+                break End::Stop;
+            }
+            if issued >= budget {
+                break End::Done;
+            }
+            let Some(n) = self.gen.next_io() else {
+                break End::Done;
+            };
+            if n.wrapped && invalidate {
+                self.files.invalidate(n.file, &self.p.files[n.file]);
+            }
+            let d = n.ddir;
+            if self.p.io.budget_dirs[d] {
+                issued += n.len;
+            }
+            if d == 1 {
+                self.writes_since_sync += 1;
+                self.last_write_file = n.file as u32;
+                self.fill_write(0, n.offset, n.len);
+            }
+            if !self.ensure_open(n.file) {
+                continue;
+            }
+            let prio = self.prio.default();
+            let req = IoReq {
+                idx: 0,
+                op: op_of(d as u8),
+                file: n.file as u32,
+                fd: self.files.raw(n.file),
+                offset: n.offset,
+                buf: self.bufs.ptr(0),
+                len: n.len as usize,
+                ioprio: prio,
+            };
+            if timed {
+                now = self.clock.now();
+            }
+            let r = self.e.queue(&req);
+            let t = self.clock.now();
+            self.stats.engine_ns += t.saturating_sub(now);
+            self.stats.mark_submit(1);
+            self.stats.mark_complete(1);
+            self.stats.dirs[d].total_ios += 1;
+            self.issued_total += 1;
+            self.stats.mark_depth(1, 1);
+            match r {
+                Queued::Completed(res) if d < 2 && res as u64 == n.len => {
+                    self.completed_total += 1;
+                    if self.accounting {
+                        self.bytes[d] += n.len;
+                        self.ios[d] += 1;
+                        self.stats.dirs[d].io_bytes += n.len;
+                        if clat_on {
+                            self.stats.add_clat(d, t.saturating_sub(now));
+                        }
+                        if lat_too {
+                            self.stats.add_lat(d, t.saturating_sub(now));
+                        }
+                        self.meter.last_bs[d] = n.len;
+                    }
+                }
+                r => {
+                    let res = match r {
+                        Queued::Completed(res) => res,
+                        // Engines with `syncio` complete every request in the call; one
+                        // that does not breaks that contract.
+                        _ => -(libc::EINVAL as i64),
+                    };
+                    let Some(slot) = self.free.pop() else {
+                        break End::Stop;
+                    };
+                    self.slots[slot as usize] = Slot {
+                        op: d as u8,
+                        ddir: d as u8,
+                        file: n.file as u32,
+                        offset: n.offset,
+                        len: n.len,
+                        prio,
+                        start_ns: now,
+                        issue_ns: now,
+                        ..Slot::default()
+                    };
+                    self.complete(slot, res, t);
+                }
+            }
+            now = t;
+        };
+        self.stats.plain_ios += self.issued_total - first;
+        end
+    }
+}

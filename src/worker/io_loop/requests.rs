@@ -1,0 +1,428 @@
+//! Requests through the engine: submit, commit, reap, complete, account, and the error
+//! and latency checks of a completion.
+
+use super::*;
+
+impl<E: EngineDef> Worker<'_, E> {
+    pub(super) fn request(&self, slot: u32) -> IoReq {
+        let s = &self.slots[slot as usize];
+        IoReq {
+            idx: slot,
+            op: op_of(s.op),
+            file: s.file,
+            fd: self.files.raw(s.file as usize),
+            offset: s.offset + s.done,
+            // Past the bytes already moved by a short transfer (pointer arithmetic only).
+            buf: self.bufs.ptr(slot as usize).wrapping_add(s.done as usize),
+            len: (s.len - s.done) as usize,
+            ioprio: s.prio,
+        }
+    }
+
+    /// File-op engines: the measured operation happens at a file's first use per loop.
+    pub(super) fn file_op(&mut self, slot: u32) -> bool {
+        let file = self.slots[slot as usize].file as usize;
+        if !self.files.first_use(file) {
+            return true;
+        }
+        let path = &self.p.files[file].path;
+        let t0 = self.clock.now();
+        let r = self.e.file_op(path);
+        let t1 = self.clock.now();
+        self.stats.engine_ns += t1 - t0;
+        match r {
+            Ok(()) => {
+                if self.accounting {
+                    let d = &mut self.stats.dirs[self.slots[slot as usize].ddir as usize];
+                    d.clat.add(t1 - t0);
+                    d.clat_hist.add(t1 - t0);
+                }
+                true
+            }
+            Err(e) => {
+                let errno = e.raw_os_error().unwrap_or(libc::EIO);
+                self.ctx.notes.err(&format!(
+                    "fio: {} of {} failed: {e}",
+                    E::NAME,
+                    path.display()
+                ));
+                self.fail(errno, "file operation");
+                false
+            }
+        }
+    }
+
+    /// Submit a prepared request; returns the time after submission.
+    #[inline]
+    pub(super) fn submit(&mut self, slot: u32, mut now: u64) -> u64 {
+        if self.caps.file_op && !self.file_op(slot) {
+            self.free.push(slot);
+            return self.clock.now();
+        }
+        let s = self.slots[slot as usize];
+        if !self.ensure_open(s.file as usize) {
+            self.free.push(slot);
+            return self.clock.now();
+        }
+        let is_sync = s.op >= OP_SYNC;
+        let t = self.timing;
+        if t.lat || (self.caps.syncio && (t.clat || is_sync)) {
+            now = self.clock.now();
+        }
+        self.slots[slot as usize].start_ns = now;
+        loop {
+            let req = self.request(slot);
+            // Synchronous engines: the start stamp, taken just before the system call, is
+            // also the issue time: one clock reading per request instead of two (lat then
+            // equals clat; fio's lat adds its own preparation time). Engines that queue get
+            // their issue time at submission.
+            let issue = now;
+            self.slots[slot as usize].issue_ns = issue;
+            let r = self.e.queue(&req);
+            match r {
+                Queued::Completed(res) => {
+                    let t = self.clock.now();
+                    self.stats.engine_ns += t.saturating_sub(issue);
+                    if !self.caps.has_commit {
+                        self.stats.mark_submit(1);
+                        self.stats.mark_complete(1);
+                    }
+                    self.count_issue(s.ddir, is_sync);
+                    let depth = self.inflight as u64 + 1;
+                    self.stats.mark_depth(depth, 1);
+                    self.complete(slot, res, t);
+                    return t;
+                }
+                Queued::Queued => {
+                    self.count_issue(s.ddir, is_sync);
+                    self.inflight += 1;
+                    self.files.started(s.file as usize);
+                    self.uncommitted.push(slot);
+                    if !self.caps.has_commit {
+                        self.stats.mark_submit(1);
+                        let t = self.clock.now();
+                        self.stats.engine_ns += t.saturating_sub(issue);
+                        self.slots[slot as usize].issue_ns = t;
+                        if self.timing.slat && self.accounting && !is_sync {
+                            self.stats.add_slat(
+                                s.ddir as usize,
+                                t.saturating_sub(self.slots[slot as usize].start_ns),
+                            );
+                        }
+                    }
+                    if self.uncommitted.len() as u32 >= self.p.io.submit_batch {
+                        self.commit();
+                    }
+                    return now;
+                }
+                Queued::Busy => {
+                    if self.inflight == 0 && self.uncommitted.is_empty() {
+                        self.fail(libc::EBUSY, "io_u queue");
+                        self.free.push(slot);
+                        return now;
+                    }
+                    self.commit();
+                    self.reap(1);
+                    if self.stop {
+                        self.free.push(slot);
+                        return now;
+                    }
+                }
+            }
+        }
+    }
+
+    #[inline]
+    pub(super) fn count_issue(&mut self, ddir: u8, is_sync: bool) {
+        if is_sync {
+            self.stats.sync_total += 1;
+        } else {
+            self.stats.dirs[ddir as usize].total_ios += 1;
+            self.issued_total += 1;
+        }
+    }
+
+    pub(super) fn commit(&mut self) {
+        if self.uncommitted.is_empty() {
+            return;
+        }
+        let cur_depth = (self.slots.len() - self.free.len()) as u64;
+        self.stats
+            .mark_depth(cur_depth, self.uncommitted.len() as u64);
+        let t0 = self.clock.now();
+        let r = self.e.commit();
+        let t = self.clock.now();
+        self.stats.engine_ns += t - t0;
+        match r {
+            Ok(n) => {
+                if self.caps.has_commit {
+                    self.stats.mark_submit(n as u64);
+                }
+                // Engines that complete synchronously keep the issue time taken before queue()
+                // and have no submission latency (fio's FIO_SYNCIO).
+                if self.caps.has_commit && !self.caps.syncio {
+                    for i in 0..self.uncommitted.len() {
+                        let slot = self.uncommitted[i] as usize;
+                        self.slots[slot].issue_ns = t;
+                        let s = self.slots[slot];
+                        if self.timing.slat && self.accounting && s.op < OP_SYNC {
+                            self.stats
+                                .add_slat(s.ddir as usize, t.saturating_sub(s.start_ns));
+                        }
+                    }
+                }
+            }
+            Err(e) => {
+                let errno = e.raw_os_error().unwrap_or(libc::EIO);
+                self.fail(errno, "io commit");
+            }
+        }
+        self.uncommitted.clear();
+    }
+
+    /// Reap at least `min` completions.
+    pub(super) fn reap(&mut self, min: usize) {
+        if self.inflight == 0 {
+            return;
+        }
+        let io = &self.p.io;
+        let max = io
+            .complete_max
+            .map(|m| m as usize)
+            // fio: the maximum defaults to the minimum, so completions are taken a few at a
+            // time and the queue stays full.
+            .unwrap_or(io.complete_min as usize)
+            .max(min)
+            .max(1);
+        self.comps.clear();
+        let t0 = self.clock.now();
+        let r = self
+            .e
+            .reap(min.min(self.inflight as usize), max, &mut self.comps);
+        let t = self.clock.now();
+        self.stats.engine_ns += t.saturating_sub(t0);
+        match r {
+            Ok(n) => {
+                self.stats.mark_complete(n as u64);
+                for i in 0..self.comps.len() {
+                    let c = self.comps[i];
+                    self.inflight -= 1;
+                    let f = self.slots[c.idx as usize].file as usize;
+                    self.files.finished(f);
+                    self.complete(c.idx, c.res, t);
+                }
+            }
+            Err(e) => {
+                let errno = e.raw_os_error().unwrap_or(libc::EIO);
+                self.fail(errno, "io getevents");
+                self.inflight = 0;
+            }
+        }
+        self.periodic(t);
+    }
+
+    /// Account a finished request (or requeue its remainder after a short transfer).
+    #[inline]
+    pub(super) fn complete(&mut self, slot: u32, res: i64, t: u64) {
+        let s = self.slots[slot as usize];
+        if s.op >= OP_SYNC {
+            if res < 0 {
+                self.io_error(slot, (-res) as i32);
+            } else if self.accounting && self.timing.clat {
+                self.stats.add_sync(t.saturating_sub(s.issue_ns));
+            }
+            self.free.push(slot);
+            return;
+        }
+        let want = s.len - s.done;
+        let mut failed = false;
+        if res < 0 || (res == 0 && want > 0) {
+            let errno = if res < 0 { (-res) as i32 } else { libc::EIO };
+            if !self.io_error(slot, errno) {
+                self.free.push(slot);
+                return;
+            }
+            // Non-fatal (continue_on_error): the I/O counts as done.
+            failed = true;
+        } else if (res as u64) < want {
+            // Short transfer: requeue the remainder.
+            self.slots[slot as usize].done += res as u64;
+            if self.accounting {
+                self.stats.dirs[s.ddir as usize].short_ios += 1;
+            }
+            self.resubmit(slot);
+            return;
+        }
+        let d = s.ddir as usize;
+        self.completed_total += 1;
+        if self.timing.lat && (self.lat_target.is_some() || self.p.latency.max_ns[d] > 0) {
+            self.check_latency(slot, d, t.saturating_sub(s.start_ns), t);
+        }
+        if self.accounting && !failed {
+            self.account(&s, t);
+        }
+        if failed && s.vflags & VF_WRITE != 0 {
+            if let Some(vs) = self.ver.as_mut() {
+                vs.write_failed(s.vnum);
+            }
+        }
+        if self.ver.is_some() && !failed {
+            if s.vflags & VF_WRITE != 0 {
+                self.log_written(slot);
+            } else if d == 0
+                && (s.vflags & VF_PHASE != 0 || self.ver.as_ref().is_some_and(|v| v.checks_reads()))
+            {
+                self.verify_read(slot);
+            }
+        }
+        self.free.push(slot);
+    }
+
+    /// The statistics of a completed request.
+    #[inline]
+    pub(super) fn account(&mut self, s: &Slot, t: u64) {
+        let d = s.ddir as usize;
+        if s.sched_ns != 0 {
+            self.stats.add_sched(
+                d,
+                t.saturating_sub(s.sched_ns),
+                s.start_ns.saturating_sub(s.sched_ns),
+            );
+        }
+        self.bytes[d] += s.len;
+        self.ios[d] += 1;
+        self.stats.dirs[d].io_bytes += s.len;
+        let clat = t.saturating_sub(s.issue_ns);
+        let lat = t.saturating_sub(s.start_ns);
+        if self.timing.clat && !self.caps.file_op {
+            self.stats.add_clat(d, clat);
+        }
+        if self.timing.lat && !(self.timing.lat_from_clat && s.issue_ns == s.start_ns) {
+            self.stats.add_lat(d, lat);
+        }
+        if self.meter.logs.is_some() {
+            let ms = t.saturating_sub(self.epoch_ns) / 1_000_000;
+            let slat = (!self.caps.syncio && self.timing.slat)
+                .then(|| s.issue_ns.saturating_sub(s.start_ns));
+            self.meter.io(
+                &mut self.stats,
+                ms,
+                (s.ddir, s.len, s.offset, s.prio),
+                lat,
+                clat,
+                slat,
+            );
+        }
+        self.meter.last_bs[d] = s.len;
+        if self.prio.varies() {
+            let v = if self.prio.by_total_lat() { lat } else { clat };
+            let hist = self.prio.hist();
+            self.stats.dirs[d].add_prio(s.prio, v, hist);
+        }
+    }
+
+    /// max_latency and latency_target checks of one completion (total latency `lat`).
+    #[cold]
+    pub(super) fn check_latency(&mut self, slot: u32, d: usize, lat: u64, t: u64) {
+        let max = self.p.latency.max_ns[d];
+        if max > 0 && lat > max {
+            self.lat_fatal(lat, max, slot);
+            return;
+        }
+        let done = self.completed_total;
+        if let Some(lt) = &mut self.lat_target {
+            let step = lt.on_complete(lat, t, done);
+            self.lat_step(step, lat, slot);
+        }
+    }
+
+    /// Re-issue the rest of a short request (same slot, start time kept).
+    pub(super) fn resubmit(&mut self, slot: u32) {
+        let req = self.request(slot);
+        // fio counts the requeued remainder as another issued request.
+        let ddir = self.slots[slot as usize].ddir;
+        self.count_issue(ddir, false);
+        self.slots[slot as usize].issue_ns = self.clock.now();
+        match self.e.queue(&req) {
+            Queued::Completed(res) => {
+                let t = self.clock.now();
+                self.complete(slot, res, t);
+            }
+            Queued::Queued => {
+                self.inflight += 1;
+                self.files.started(self.slots[slot as usize].file as usize);
+                self.uncommitted.push(slot);
+                self.commit();
+            }
+            Queued::Busy => {
+                self.fail(libc::EBUSY, "io_u requeue");
+                self.free.push(slot);
+            }
+        }
+    }
+
+    /// Handle an I/O error; returns true if it is non-fatal (continue_on_error).
+    pub(super) fn io_error(&mut self, slot: u32, errno: i32) -> bool {
+        let s = self.slots[slot as usize];
+        // fio's td_error.c: EILSEQ is a verify error; trims and syncs count as writes.
+        let class = if errno == libc::EILSEQ {
+            err_class::VERIFY
+        } else if s.ddir == 0 {
+            err_class::READ
+        } else {
+            err_class::WRITE
+        };
+        let plan = self.p;
+        // Formatted only when printed: an error continue_on_error counts costs no message.
+        let line = || {
+            let path = plan
+                .files
+                .get(s.file as usize)
+                .map(|f| f.path.display().to_string())
+                .unwrap_or_default();
+            format!(
+                "fio: io_u error on file {path}: {}: {} offset={}, buflen={}",
+                crate::notes::strerror(errno),
+                op_of(s.op).name(),
+                s.offset + s.done,
+                s.len - s.done
+            )
+        };
+        let policy = &self.p.errors;
+        if policy.tolerates(class, errno) {
+            if policy.dump {
+                self.ctx.notes.err(&line());
+            }
+            self.stats.count_error(errno);
+            // fio: a synchronous engine's transfer error is recorded by its xfer step.
+            let func = if self.caps.syncio {
+                "xfer"
+            } else {
+                "io_u error"
+            };
+            self.stats.set_soft_error(errno, verror(errno, func));
+            return true;
+        }
+        if errno == libc::EINVAL
+            && policy.direct
+            && !self.first_direct_error_noted
+            && self.issued_total <= 1
+        {
+            self.first_direct_error_noted = true;
+            self.ctx.notes.info(
+                "fio: first direct IO errored. File system may not support direct IO, or iomem_align= is bad, or invalid block size. Try setting direct=0.",
+            );
+        }
+        if self.stats.error != 0 {
+            // Only the first fatal error is reported; the requests still in flight when the
+            // job stops fail the same way.
+            return false;
+        }
+        if errno == libc::EOPNOTSUPP && policy.hipri {
+            self.ctx.notes.info("flexio: hipri asks for polled completions, which this file or device does not support (it needs a block device with poll queues, e.g. nvme poll_queues)");
+        }
+        self.ctx.notes.err(&line());
+        self.fail(errno, "io_u error");
+        false
+    }
+}

@@ -1,0 +1,366 @@
+//! Metering: what a job records on the way besides per-I/O statistics: bandwidth and IOPS
+//! samples (bwavgtime / iopsavgtime), log files, the interval stream, steady-state samples,
+//! and the deadlines of all of these (plus the progress publication). Each method checks
+//! its own deadline; the loop calls them when [`Meter::next_event`] has passed.
+
+use super::logs::{IntervalLog, Logs};
+use crate::plan::{MeterPlan, SsPlan};
+use crate::progress::Progress;
+use flexio_stats::ThreadStats;
+
+/// Progress (status line, termination requests, snapshots) is looked at this often.
+pub const PUBLISH_NS: u64 = 100_000_000;
+
+pub struct Meter {
+    sample: bool,
+    bw_ms: u64,
+    iops_ms: u64,
+    bw_last_ns: u64,
+    bw_last: [u64; 3],
+    iops_last_ns: u64,
+    iops_last: [u64; 3],
+    next_check_ns: u64,
+    next_publish_ns: u64,
+    pub logs: Option<Logs>,
+    interval: Option<IntervalLog>,
+    /// Totals at the previous averaged log window.
+    log_last: ([u64; 3], [u64; 3], u64),
+    next_log_ns: u64,
+    log_tick_ns: u64,
+    ss: Option<SsPlan>,
+    next_ss_ns: u64,
+    ss_base: Option<(u64, u64, u64)>,
+    /// Length of the latest I/O per direction (the histogram log's bs column).
+    pub last_bs: [u64; 3],
+}
+
+/// If a sampling interval has passed (with fio's 1 ms slack), call `add(dir, delta,
+/// spent_ms)` for every direction whose counter moved, and start the next interval.
+#[inline]
+fn sample_due(
+    now: u64,
+    interval_ms: u64,
+    last_ns: &mut u64,
+    last: &mut [u64; 3],
+    cur: &[u64; 3],
+    mut add: impl FnMut(usize, u64, u64),
+) {
+    if now + 1_000_000 < *last_ns + interval_ms * 1_000_000 {
+        return;
+    }
+    let spent = (now - *last_ns) / 1_000_000;
+    if spent == 0 {
+        return;
+    }
+    for d in 0..3 {
+        let delta = cur[d] - last[d];
+        if delta > 0 {
+            add(d, delta, spent);
+        }
+        last[d] = cur[d];
+    }
+    *last_ns = now;
+}
+
+impl Meter {
+    /// `job`/`thread` name the interval stream's records.
+    pub fn new(p: &MeterPlan, job: &str, thread: u32) -> Self {
+        let logs = p.logs.as_ref().map(Logs::new);
+        let interval = p
+            .interval_log
+            .as_ref()
+            .and_then(|(path, ms)| IntervalLog::new(path, *ms, job, thread).ok());
+        Meter {
+            sample: p.sample,
+            bw_ms: p.bw_ms,
+            iops_ms: p.iops_ms,
+            bw_last_ns: 0,
+            bw_last: [0; 3],
+            iops_last_ns: 0,
+            iops_last: [0; 3],
+            next_check_ns: 0,
+            next_publish_ns: 0,
+            logs,
+            interval,
+            log_last: ([0; 3], [0; 3], 0),
+            next_log_ns: u64::MAX,
+            log_tick_ns: p.log_tick_ns,
+            ss: p.ss,
+            next_ss_ns: u64::MAX,
+            ss_base: None,
+            last_bs: [0; 3],
+        }
+    }
+
+    fn check_interval_ns(&self) -> u64 {
+        // Sample slightly early, as fio's helper thread does (1 ms slack).
+        (self.bw_ms.min(self.iops_ms).saturating_sub(1)).max(1) * 1_000_000
+    }
+
+    /// The measured part starts (the job, or the end of ramp_time) at `now`.
+    pub fn start(&mut self, now: u64) {
+        self.bw_last_ns = now;
+        self.iops_last_ns = now;
+        self.bw_last = [0; 3];
+        self.iops_last = [0; 3];
+        self.next_check_ns = now + self.check_interval_ns();
+        self.next_publish_ns = now;
+        self.log_last = ([0; 3], [0; 3], 0);
+        self.next_log_ns = if self.logs.is_some() || self.interval.is_some() {
+            now + self.log_tick_ns
+        } else {
+            u64::MAX
+        };
+        self.ss_base = None;
+        self.next_ss_ns = match self.ss {
+            // fio: without ss_ramp the first interval starts with the job; with it, the
+            // baseline is taken one check interval after ss_ramp has passed.
+            Some(ss) if ss.ramp_us > 0 => now + (ss.ramp_us + ss.interval_us) * 1000,
+            Some(_) => now,
+            None => u64::MAX,
+        };
+    }
+
+    /// ramp_time began: steady-state sampling waits for the measured part.
+    pub fn ramp(&mut self) {
+        self.next_ss_ns = u64::MAX;
+    }
+
+    /// Whether the job judges steady state (and is not in ramp).
+    pub fn steady_state_on(&self) -> bool {
+        self.next_ss_ns != u64::MAX
+    }
+
+    /// The earliest deadline.
+    pub fn next_event(&self) -> u64 {
+        self.next_check_ns
+            .min(self.next_publish_ns)
+            .min(self.next_log_ns)
+            .min(self.next_ss_ns)
+    }
+
+    /// Steady state: close a check interval if one ended, and hand its IOPS and bytes/s to
+    /// the main thread (fio's per-job `1000 * delta / ms`).
+    pub fn steady_state(&mut self, now: u64, bytes: &[u64; 3], ios: &[u64; 3], pr: &Progress) {
+        let Some(ss) = self.ss else { return };
+        if now < self.next_ss_ns {
+            return;
+        }
+        let bytes: u64 = bytes.iter().sum();
+        let ios: u64 = ios.iter().sum();
+        if let Some((t0, b0, i0)) = self.ss_base {
+            let ms = (now - t0) / 1_000_000;
+            let iops = ((ios - i0) * 1000).checked_div(ms);
+            let bw = ((bytes - b0) * 1000).checked_div(ms);
+            if let Some(sample) = iops.zip(bw) {
+                if let Ok(mut v) = pr.ss_samples.lock() {
+                    v.push(sample);
+                }
+            }
+        }
+        self.ss_base = Some((now, bytes, ios));
+        let iv = ss.interval_us * 1000;
+        self.next_ss_ns = if self.next_ss_ns + iv > now {
+            self.next_ss_ns + iv
+        } else {
+            now + iv
+        };
+    }
+
+    /// Whether progress is due for publication (and the termination and snapshot requests
+    /// for a look); advances the deadline.
+    pub fn publish_due(&mut self, now: u64) -> bool {
+        if now < self.next_publish_ns {
+            return false;
+        }
+        self.next_publish_ns = now + PUBLISH_NS;
+        true
+    }
+
+    /// Log ticks: averaged windows, histogram rows, interval records.
+    pub fn logs_tick(
+        &mut self,
+        now: u64,
+        epoch: u64,
+        stats: &ThreadStats,
+        totals: (&[u64; 3], &[u64; 3]),
+    ) {
+        if now < self.next_log_ns {
+            return;
+        }
+        let ms = now.saturating_sub(epoch) / 1_000_000;
+        let hists = [
+            &stats.dirs[0].clat_hist,
+            &stats.dirs[1].clat_hist,
+            &stats.dirs[2].clat_hist,
+        ];
+        if let Some(l) = &mut self.logs {
+            l.tick(ms, totals, &mut self.log_last, hists, &self.last_bs);
+        }
+        if let Some(iv) = &mut self.interval {
+            let sched = [
+                &stats.dirs[0].sched_hist,
+                &stats.dirs[1].sched_hist,
+                &stats.dirs[2].sched_hist,
+            ];
+            iv.emit(ms, totals, hists, sched, false);
+        }
+        // Ticks stay on multiples of the tick length, so intervals end on time.
+        let t = self.log_tick_ns;
+        self.next_log_ns = epoch + ((now - epoch) / t + 1) * t;
+    }
+
+    /// Whether a bw/IOPS check interval ended (the sample time, also used for the minimum
+    /// rate check); advances the deadline.
+    pub fn check_due(&mut self, now: u64) -> bool {
+        if now < self.next_check_ns {
+            return false;
+        }
+        self.next_check_ns = now + self.check_interval_ns();
+        true
+    }
+
+    /// bw in KiB/s and IOPS over the time since the previous sample, for every direction
+    /// that made progress (fio's calc_log_samples). With per-I/O bw/iops logs the samples
+    /// are taken per I/O instead, as in fio.
+    pub fn sample(&mut self, now: u64, stats: &mut ThreadStats, bytes: &[u64; 3], ios: &[u64; 3]) {
+        if !self.sample {
+            return;
+        }
+        let (per_io_bw, per_io_iops) = self
+            .logs
+            .as_ref()
+            .map(|l| (l.per_io_bw, l.per_io_iops))
+            .unwrap_or((false, false));
+        let dirs = &mut stats.dirs;
+        if !per_io_bw {
+            sample_due(
+                now,
+                self.bw_ms,
+                &mut self.bw_last_ns,
+                &mut self.bw_last,
+                bytes,
+                |d, delta, spent| dirs[d].bw.add(delta * 1000 / spent / 1024),
+            );
+        }
+        if !per_io_iops {
+            sample_due(
+                now,
+                self.iops_ms,
+                &mut self.iops_last_ns,
+                &mut self.iops_last,
+                ios,
+                |d, delta, spent| dirs[d].iops.add(delta * 1000 / spent),
+            );
+        }
+    }
+
+    /// A completed I/O for the logs (and per-I/O bw/IOPS samples). Latencies in ns.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub fn io(
+        &mut self,
+        stats: &mut ThreadStats,
+        time_ms: u64,
+        (ddir, len, offset, prio): (u8, u64, u64, u16),
+        lat: u64,
+        clat: u64,
+        slat: Option<u64>,
+    ) {
+        let Some(l) = &mut self.logs else { return };
+        l.io(time_ms, ddir, len, offset, prio, lat, clat, slat);
+        let d = &mut stats.dirs[ddir as usize];
+        if l.per_io_bw && clat > 0 {
+            d.bw.add((len as u128 * 1_000_000 / clat as u128) as u64);
+        }
+        if l.per_io_iops {
+            d.iops.add(1);
+        }
+    }
+
+    /// The job ends: the last interval records and everything logged is written. Returns
+    /// error messages, if any.
+    pub fn finish(
+        &mut self,
+        ms: u64,
+        stats: &ThreadStats,
+        totals: (&[u64; 3], &[u64; 3]),
+    ) -> Vec<String> {
+        if let Some(iv) = &mut self.interval {
+            let hists = [
+                &stats.dirs[0].clat_hist,
+                &stats.dirs[1].clat_hist,
+                &stats.dirs[2].clat_hist,
+            ];
+            let sched = [
+                &stats.dirs[0].sched_hist,
+                &stats.dirs[1].sched_hist,
+                &stats.dirs[2].sched_hist,
+            ];
+            iv.emit(ms, totals, hists, sched, true);
+        }
+        self.logs.take().map(Logs::finish).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(bw_ms: u64) -> MeterPlan {
+        MeterPlan {
+            sample: true,
+            bw_ms,
+            iops_ms: bw_ms,
+            logs: None,
+            interval_log: None,
+            ss: None,
+            log_tick_ns: 100_000_000,
+        }
+    }
+
+    #[test]
+    fn bw_and_iops_samples_per_interval() {
+        let mut m = Meter::new(&plan(500), "j", 1);
+        let mut s = ThreadStats::new(Default::default());
+        let ms = 1_000_000;
+        m.start(0);
+        assert_eq!(m.next_event(), 0, "progress is published at once");
+        assert!(m.publish_due(0));
+        assert_eq!(m.next_event(), 100 * ms, "next publication");
+        assert!(!m.check_due(400 * ms));
+        assert!(m.check_due(499 * ms), "fio samples 1 ms early");
+        // 1 MiB and 256 I/Os in the first 499 ms of reads.
+        m.sample(499 * ms, &mut s, &[1 << 20, 0, 0], &[256, 0, 0]);
+        assert_eq!(s.dirs[0].bw.samples, 1);
+        assert_eq!(s.dirs[1].bw.samples, 0, "no writes, no sample");
+        assert_eq!(s.dirs[0].iops.samples, 1);
+        // Too early for the next one.
+        m.sample(600 * ms, &mut s, &[2 << 20, 0, 0], &[512, 0, 0]);
+        assert_eq!(s.dirs[0].bw.samples, 1);
+    }
+
+    #[test]
+    fn steady_state_samples_every_check_interval() {
+        let p = MeterPlan {
+            ss: Some(SsPlan {
+                criterion: Default::default(),
+                dur_us: 10_000_000,
+                ramp_us: 0,
+                interval_us: 1_000_000,
+            }),
+            ..plan(500)
+        };
+        let mut m = Meter::new(&p, "j", 1);
+        let pr = Progress::default();
+        let s = 1_000_000_000;
+        m.start(0);
+        assert!(m.steady_state_on());
+        m.steady_state(0, &[0; 3], &[0; 3], &pr);
+        m.steady_state(s / 2, &[10; 3], &[1; 3], &pr);
+        m.steady_state(s, &[1000, 0, 0], &[100, 0, 0], &pr);
+        assert_eq!(*pr.ss_samples.lock().unwrap(), vec![(100, 1000)]);
+        m.ramp();
+        assert!(!m.steady_state_on());
+    }
+}

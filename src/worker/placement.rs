@@ -1,0 +1,79 @@
+//! Thread placement: CPU affinity, nice value and I/O priority of the calling job thread.
+
+use crate::plan::Placement;
+
+/// Apply `p` to the calling thread; the error is (errno, one line saying what failed).
+pub fn apply(p: &Placement) -> Result<(), (i32, String)> {
+    if let Some(cpus) = &p.cpus {
+        let mut set = rustix::thread::CpuSet::new();
+        for c in cpus {
+            set.set(*c);
+        }
+        rustix::thread::sched_setaffinity(None, &set).map_err(|e| {
+            (
+                e.raw_os_error(),
+                format!("cannot set CPU affinity to {cpus:?}: {e}"),
+            )
+        })?;
+    }
+    if p.nice != 0 {
+        rustix::process::setpriority_process(None, p.nice)
+            .map_err(|e| (e.raw_os_error(), format!("cannot set nice {}: {e}", p.nice)))?;
+    }
+    if let Some((class, level)) = p.ioprio {
+        flexio_engine::sys::ioprio_set_self(class, level).map_err(|e| {
+            let hint = if e.raw_os_error() == Some(libc::EPERM) {
+                " (the real-time class needs CAP_SYS_ADMIN)"
+            } else {
+                ""
+            };
+            (
+                e.raw_os_error().unwrap_or(libc::EINVAL),
+                format!("cannot set I/O priority class {class} level {level}: {e}{hint}"),
+            )
+        })?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn applies_to_the_calling_thread_only() {
+        // On a thread of its own, so the test runner's thread keeps its placement.
+        let allowed = rustix::thread::sched_getaffinity(None).unwrap();
+        let cpu = (0..rustix::thread::CpuSet::MAX_CPU)
+            .find(|c| allowed.is_set(*c))
+            .unwrap();
+        let r = std::thread::spawn(move || {
+            apply(&Placement {
+                cpus: Some(vec![cpu]),
+                nice: 1,
+                ioprio: Some((2, 7)),
+            })
+            .unwrap();
+            let set = rustix::thread::sched_getaffinity(None).unwrap();
+            let n = (0..rustix::thread::CpuSet::MAX_CPU)
+                .filter(|c| set.is_set(*c))
+                .count();
+            (n, set.is_set(cpu))
+        })
+        .join()
+        .unwrap();
+        assert_eq!(r, (1, true));
+        // A CPU that does not exist is a clear error, not a panic.
+        let e = std::thread::spawn(|| {
+            apply(&Placement {
+                cpus: Some(vec![rustix::thread::CpuSet::MAX_CPU - 1]),
+                ..Default::default()
+            })
+        })
+        .join()
+        .unwrap();
+        let (errno, msg) = e.unwrap_err();
+        assert_eq!(errno, libc::EINVAL);
+        assert!(msg.contains("cannot set CPU affinity"), "{msg}");
+    }
+}
