@@ -36,7 +36,7 @@ fn params() -> ReportParams {
         clat_percentiles: true,
         lat_percentiles: true,
         slat_percentiles: false,
-        iodepth: 4,
+        latency_depth: 4,
         continue_on_error: false,
         unified: Unified::None,
         nostats_engine: false,

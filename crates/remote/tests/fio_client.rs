@@ -75,7 +75,7 @@ fn job_result() -> JobResult {
             clat_percentiles: true,
             lat_percentiles: false,
             slat_percentiles: false,
-            iodepth: 1,
+            latency_depth: 1,
             continue_on_error: false,
             unified: Unified::None,
             nostats_engine: false,

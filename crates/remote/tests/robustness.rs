@@ -191,7 +191,7 @@ fn mutated_frames_never_panic() {
                 clat_percentiles: true,
                 lat_percentiles: false,
                 slat_percentiles: false,
-                iodepth: 1,
+                latency_depth: 1,
                 continue_on_error: false,
                 unified: Default::default(),
                 nostats_engine: false,

@@ -18,7 +18,6 @@
 //! the caller corrects each host's clock offset first.
 
 use crate::thread::ThreadStats;
-use serde::{Deserialize, Serialize};
 
 /// Cumulative progress of a host at one moment.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -44,7 +43,7 @@ pub struct HostRun {
 }
 
 /// Transfers inside a time window, summed over the hosts.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Window {
     pub start_ns: u64,
     pub end_ns: u64,
@@ -56,7 +55,7 @@ pub struct Window {
 }
 
 /// One host as the aggregate shows it.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct HostSummary {
     pub host: String,
     pub start_ns: u64,
