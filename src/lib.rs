@@ -12,6 +12,7 @@ pub mod files;
 pub mod notes;
 pub mod plan;
 pub mod progress;
+pub mod remote;
 pub mod signals;
 pub mod status;
 pub mod steady_judge;

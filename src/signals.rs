@@ -6,6 +6,7 @@ use signal_hook::consts::{SIGINT, SIGTERM, SIGUSR1};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+#[derive(Clone)]
 pub struct Signals {
     int: Arc<AtomicBool>,
     term: Arc<AtomicBool>,
