@@ -164,8 +164,11 @@ fn send_lines(w: &Writer, level: u32, s: &str) -> bool {
 /// ETA and SERVER_START.
 struct Events {
     w: Writer,
-    run: Mutex<Option<(Vec<ThreadPlan>, Arc<Vec<Progress>>)>>,
+    run: Mutex<Option<LiveRun>>,
 }
+
+/// A running job set: its plans and the threads' live progress.
+type LiveRun = (Vec<ThreadPlan>, Arc<Vec<Progress>>);
 
 impl RunEvents for Events {
     fn text(&self, s: &str) {
