@@ -98,6 +98,8 @@ pub trait RunEvents: Sync {
     fn text(&self, s: &str);
     /// The run's threads and their live progress, once before the files are laid out.
     fn running(&self, plans: &[ThreadPlan], progress: &Arc<Vec<Progress>>);
+    /// A stonewall segment (reporting group) is about to start (MPI: a barrier).
+    fn segment_starts(&self, _segment: usize) {}
 }
 
 /// A run's results.
@@ -137,6 +139,14 @@ pub fn prepare(
     read: &dyn Fn(&Path) -> std::io::Result<Vec<u8>>,
 ) -> Result<Prepared, String> {
     let cli = cli::parse_args(args, &CATALOG).map_err(|e| e.to_string())?;
+    prepare_cli(cli, read)
+}
+
+/// [`prepare`] from a parsed command line.
+pub fn prepare_cli(
+    cli: cli::Cli,
+    read: &dyn Fn(&Path) -> std::io::Result<Vec<u8>>,
+) -> Result<Prepared, String> {
     let env = LoadEnv {
         host: host(),
         read,
@@ -507,6 +517,9 @@ fn execute(
         .map(|m| m + 1)
         .unwrap_or(0);
     for seg in 0..nseg {
+        if let Some(ev) = events {
+            ev.segment_starts(seg);
+        }
         if terminate.load(Ordering::Relaxed) {
             break;
         }

@@ -3,6 +3,8 @@
 //! and merges their results ([`client`], [`present`]). Both ends speak to fio 3.33 as well.
 
 pub mod client;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 pub mod net;
 pub mod present;
 pub mod server;
@@ -21,6 +23,19 @@ pub fn dispatch(cli: &Cli, sigs: &(Arc<AtomicBool>, Signals)) -> Option<i32> {
     }
     if let Some(addr) = &r.server {
         return Some(server::main(addr.as_deref(), r.daemonize.as_deref(), sigs));
+    }
+    if r.mpi {
+        if r.server.is_some() || !r.clients.is_empty() {
+            eprintln!("flexio: --mpi cannot be combined with --server or --client");
+            return Some(1);
+        }
+        #[cfg(feature = "mpi")]
+        return Some(mpi::main(cli.clone(), sigs));
+        #[cfg(not(feature = "mpi"))]
+        {
+            eprintln!("flexio: --mpi: this flexio was built without MPI support (build it with `cargo build --features mpi`, OpenMPI installed)");
+            return Some(1);
+        }
     }
     if r.daemonize.is_some() {
         eprintln!("flexio: --daemonize only applies to --server");

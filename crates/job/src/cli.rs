@@ -57,6 +57,8 @@ pub struct Remote {
     pub daemonize: Option<String>,
     /// `--client=` entries in order (a file of hosts expands to one entry per host).
     pub clients: Vec<Client>,
+    /// `--mpi`: run the job on every MPI rank (under mpirun/srun), one merged result.
+    pub mpi: bool,
 }
 
 /// One server to drive, with the job files bound to it.
@@ -98,7 +100,7 @@ impl Default for Switches {
 }
 
 /// The parsed command line.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Cli {
     pub switches: Switches,
     /// The global part (options before the first `--name`) and one section per `--name`.
@@ -206,6 +208,11 @@ pub const SWITCHES: &[(&str, Arg, &str)] = &[
         "remote-config",
         Arg::Required,
         "A job file the server opens on its own file system",
+    ),
+    (
+        "mpi",
+        Arg::None,
+        "Run the job on every MPI rank (mpirun/srun) and merge the ranks' results",
     ),
 ];
 
@@ -507,6 +514,7 @@ pub fn parse_args(args: &[String], cat: &Catalog) -> Result<Cli, JobError> {
                     "server" => s.remote.server = Some(value),
                     "daemonize" => s.remote.daemonize = Some(v),
                     "client" => s.remote.clients.extend(client_entries(&v)),
+                    "mpi" => s.remote.mpi = true,
                     "remote-config" => match s.remote.clients.last_mut() {
                         Some(c) => c.remote_configs.push(v),
                         None => {
