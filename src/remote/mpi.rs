@@ -128,7 +128,7 @@ pub fn main(cli: Cli, sigs: &(Arc<AtomicBool>, Signals)) -> i32 {
     }
     if rank == 0 && cli.switches.formats.contains(&Format::Normal) && cli.switches.output.is_none()
     {
-        print!("{}{}\n", app::job_headers(&p.plans), app::VERSION);
+        println!("{}{}", app::job_headers(&p.plans), app::VERSION);
     }
     world.barrier();
     // Clock offsets: rank 0 pings each rank, which answers with its wall clock.
