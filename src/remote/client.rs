@@ -79,6 +79,7 @@ fn wall_ns() -> i128 {
 }
 
 /// What to send to one server.
+#[derive(Debug)]
 pub struct Plan {
     pub addr: String,
     /// (file name, its text) sent as JOB.
@@ -514,5 +515,61 @@ fn arch_name(v: u8) -> &'static str {
         13 => "aarch64",
         14 => "generic",
         _ => "unknown",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offset_stays_inside_its_bounds() {
+        // Stamp-arrival says >= -2 ms; stamp-sent says <= +8 ms; a 1 ms round trip narrows
+        // it to [-2, -1] ms.
+        let (o, u) = offset_of(Some(-2_000_000), Some(8_000_000), Some(1_000_000)).unwrap();
+        assert_eq!(o, -1_500_000);
+        assert_eq!(u, 500_000 + 1000);
+        // Without a round trip, the hard bounds.
+        let (o, u) = offset_of(Some(0), Some(4_000_000), None).unwrap();
+        assert_eq!((o, u), (2_000_000, 2_001_000));
+        // A round trip longer than the hard bounds does not widen them.
+        let (o, _) = offset_of(Some(0), Some(1_000), Some(1_000_000)).unwrap();
+        assert_eq!(o, 500);
+        assert_eq!(offset_of(None, Some(1), Some(1)), None);
+        assert_eq!(offset_of(Some(1), None, None), None);
+    }
+
+    #[test]
+    fn job_files_go_where_fio_sends_them() {
+        let d = tempfile::tempdir().unwrap();
+        for f in ["a.fio", "b.fio", "u.fio"] {
+            std::fs::write(d.path().join(f), format!("[{f}]\n")).unwrap();
+        }
+        let p = |s: &str| d.path().join(s).display().to_string();
+        let args = vec![
+            p("u.fio"),
+            "--client=h1".into(),
+            p("a.fio"),
+            "--client=h2".into(),
+            "--client=h3".into(),
+            "--remote-config=/srv/r.fio".into(),
+            "--readonly".into(),
+        ];
+        let cli = flexio_job::parse_args(&args, &flexio_engine::CATALOG).unwrap();
+        let plans = plans_of(&cli).unwrap();
+        let names = |pl: &Plan| pl.jobs.iter().map(|j| j.0.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&plans[0]), vec![p("a.fio")]);
+        assert_eq!(
+            names(&plans[1]),
+            vec![p("u.fio")],
+            "no own file: the unbound ones"
+        );
+        assert!(names(&plans[2]).is_empty());
+        assert_eq!(plans[2].remote, vec!["/srv/r.fio".to_string()]);
+        assert_eq!(plans[0].args, vec!["--readonly".to_string()]);
+        let bad = flexio_job::parse_args(&["--client=h1".into()], &flexio_engine::CATALOG).unwrap();
+        assert!(plans_of(&bad)
+            .unwrap_err()
+            .contains("no job file for server h1"));
     }
 }

@@ -572,3 +572,38 @@ fn accept_job(w: &Writer, jobs: &Jobs, normal: bool) -> bool {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plans(text: &str) -> Vec<ThreadPlan> {
+        let jobs = Jobs {
+            args: Vec::new(),
+            sources: vec![Source::Text("t.fio".into(), text.into())],
+        };
+        jobs.prepare().unwrap().plans
+    }
+
+    #[test]
+    fn start_counts_jobs_and_reports_as_fio() {
+        let s = start_counts(&plans(
+            "[global]\nioengine=null\nsize=1m\n[a]\nnumjobs=3\ngroup_reporting\n[b]\nnumjobs=2\n[c]\nstats=0\n",
+        ));
+        // a: 3 jobs, one report; b: 2 jobs, 2 reports; c: no report.
+        assert_eq!((s.jobs, s.stat_outputs), (6, 3));
+    }
+
+    #[test]
+    fn a_bad_job_text_is_an_error_naming_its_line() {
+        let jobs = Jobs {
+            args: Vec::new(),
+            sources: vec![Source::Text(
+                "client-job-1.fio".into(),
+                "[a]\nrw=sideways\n".into(),
+            )],
+        };
+        let e = jobs.prepare().err().expect("an error");
+        assert!(e.contains("client-job-1.fio:2"), "{e}");
+    }
+}
