@@ -684,6 +684,18 @@ fn execute(
             return Outcome::failed(1);
         }
     }
+    if let (Some(page), None) = (&sw.report, events) {
+        // The report reads the run as any other result: its json+ text and the log files
+        // the jobs wrote (relative names are relative to the working directory).
+        let jp = json::report(&rep, true, VERSION);
+        match crate::cmd::report::write_run_report(&jp, Path::new("."), Path::new(page)) {
+            Ok(()) => eprintln!("flexio: wrote the run's report to {page}"),
+            Err(e) => {
+                eprintln!("flexio: cannot write the report '{page}': {e}");
+                return Outcome::failed(1);
+            }
+        }
+    }
     let failed = done.iter().filter(|r| r.stats.failed()).count()
         + setup_failed.iter().filter(|f| **f).count();
     Outcome {

@@ -39,6 +39,7 @@ fn lat(v: &Value) -> LatSummary {
         n: u(&v["N"]),
         percentiles: pct,
         bins,
+        extra: None,
     }
 }
 

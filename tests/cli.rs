@@ -509,3 +509,34 @@ fn bs_is_seq_rand_uses_write_size_for_random_io() {
     // Blocks are cut to the free run of the map (fio's mark_random_map): 1 MiB in all.
     assert_eq!(v["jobs"][0]["read"]["io_bytes"], 1048576, "{}", r.stdout);
 }
+
+#[test]
+fn compat_switch_and_environment() {
+    let d = tempfile::tempdir().unwrap();
+    let job = ["--name=a", "--ioengine=null", "--size=1m", "--parse-only"];
+    let with = |extra: &[&str], env: &[(&str, &str)]| {
+        let mut a: Vec<&str> = extra.to_vec();
+        a.extend_from_slice(&job);
+        common::run_in_env(&common::flexio_bin(), &a, d.path(), env)
+    };
+    assert_eq!(with(&["--compat=3.33"], &[]).code, 0);
+    assert_eq!(with(&["--compat", "latest"], &[]).code, 0);
+    assert_eq!(with(&[], &[("FLEXIO_COMPAT", "3.33")]).code, 0);
+    let r = with(&["--compat=3.34"], &[]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("unknown compatibility level '3.34'"),
+        "{}",
+        r.stderr
+    );
+    let r = with(&[], &[("FLEXIO_COMPAT", "old")]);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("FLEXIO_COMPAT=old"), "{}", r.stderr);
+    // The switch wins over a bad environment value.
+    assert_eq!(
+        with(&["--compat=3.33"], &[("FLEXIO_COMPAT", "old")]).code,
+        0
+    );
+    let r = common::flexio(&["--help"], d.path());
+    assert!(r.stdout.contains("--compat"), "{}", r.stdout);
+}

@@ -288,8 +288,20 @@ fn fio_client_drives_a_flexio_server() {
     std::fs::write(dir.join("fast.fio"), FAST).unwrap();
     let (f, x) = (sock(dir, "fio"), sock(dir, "flexio"));
     let _s = [server(&fio, &f, dir), server(&flexio_bin(), &x, dir)];
-    let by_fio = run_bounded(&fio, &[&format!("--client={f}"), "fast.fio"], dir, &[], 60);
-    let by_flexio = run_bounded(&fio, &[&format!("--client={x}"), "fast.fio"], dir, &[], 60);
+    let by_fio = run_bounded(
+        &fio,
+        &["--eta=never", &format!("--client={f}"), "fast.fio"],
+        dir,
+        &[],
+        60,
+    );
+    let by_flexio = run_bounded(
+        &fio,
+        &["--eta=never", &format!("--client={x}"), "fast.fio"],
+        dir,
+        &[],
+        60,
+    );
     assert_eq!(
         by_flexio.code, 0,
         "{}{}",
@@ -336,7 +348,13 @@ fn flexio_client_drives_fio_servers() {
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     assert_eq!(r.stdout.matches("fio=fio-3.33").count(), 2, "{}", r.stdout);
     // Each server's block reads as fio's own client shows it.
-    let by_fio = run_bounded(&fio, &["--client=hosts", "fast.fio"], dir, &[], 60);
+    let by_fio = run_bounded(
+        &fio,
+        &["--eta=never", "--client=hosts", "fast.fio"],
+        dir,
+        &[],
+        60,
+    );
     // The first server's block: its job and group lines (server TEXT lines, whose
     // interleaving depends on timing, left out).
     let block = |s: &str| -> Vec<String> {

@@ -13,8 +13,22 @@ pub struct Subcommand {
     pub run: fn(&[String]) -> i32,
 }
 
+pub mod compare;
+pub mod report;
+
 /// Every subcommand, in `flexio --help` order.
-pub static SUBCOMMANDS: &[Subcommand] = &[];
+pub static SUBCOMMANDS: &[Subcommand] = &[
+    Subcommand {
+        name: "report",
+        help: "RESULT.json... -o report.html: one HTML page with charts and statistics",
+        run: report::run,
+    },
+    Subcommand {
+        name: "compare",
+        help: "A.json B.json | A... -- B... | --trials N a.fio b.fio: is B faster, really?",
+        run: compare::run,
+    },
+];
 
 /// Run the subcommand named by the first argument, if it names one.
 pub fn dispatch(args: &[String]) -> Option<i32> {

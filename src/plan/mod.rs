@@ -13,7 +13,7 @@ pub use resolved::*;
 
 use flexio_engine::{Caps, EngineConfig};
 use flexio_job::options::{FileService, JobOptions, RandGenOpt, Sequencer, ZoneMode};
-use flexio_job::{JobDef, JobSet, Origin};
+use flexio_job::{Compat, JobDef, JobSet, Origin};
 use flexio_stats::report::ReportParams;
 use flexio_stats::StatsConfig;
 use flexio_workload::gen::{RandGen, Strided};
@@ -27,6 +27,8 @@ pub struct ThreadPlan {
     pub groupid: u32,
     /// 1-based thread number over the whole run.
     pub thread_number: u32,
+    /// Which fio's behaviour this thread reproduces where fio versions differ.
+    pub compat: Compat,
     /// Stonewall segment: threads of one segment run together.
     pub segment: usize,
     /// The job's own options as given (JSON `job options`).
@@ -188,7 +190,7 @@ pub fn plan_with(
         }
         for sub in 0..o.numjobs {
             thread_number += 1;
-            let t = plan_thread(def, sub, thread_number, segment, caps)?;
+            let t = plan_thread(def, sub, thread_number, segment, caps, set.compat)?;
             out.push(t);
         }
     }
@@ -285,6 +287,7 @@ fn plan_thread(
     thread_number: u32,
     segment: usize,
     caps: Caps,
+    compat: Compat,
 ) -> Result<ThreadPlan, PlanError> {
     let o = &def.opts;
     let files = files::resolve(def, sub, &caps)?;
@@ -311,6 +314,7 @@ fn plan_thread(
         description: o.description.clone(),
         groupid: def.groupid,
         thread_number,
+        compat,
         segment,
         echo: def.echo.clone(),
         engine: o.ioengine.clone(),

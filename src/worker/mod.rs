@@ -1,7 +1,7 @@
 //! The job thread: places itself, builds its engine, runs the job loop and packages the
 //! result.
 //!
-//! The loop (`io_loop.rs`) does the waiting and owns the request slots; everything else is
+//! The loop (`io_loop/`) does the waiting and owns the request slots; everything else is
 //! a part with its own state that answers with decisions and never calls back into the
 //! loop:
 //!

@@ -2,6 +2,7 @@
 //! `getopt_long_only` conventions: `-opt=val`, `--opt=val`, `--opt val`, unique prefixes,
 //! `--name=` starting a job, options before the first `--name` being global.
 
+use crate::compat::Compat;
 use crate::error::{suggest, JobError, Origin};
 use crate::jobfile::{RawOpt, RawSection};
 use crate::table::{self, Catalog};
@@ -44,6 +45,10 @@ pub struct Switches {
     pub cmdhelp: Option<Option<String>>,
     /// `--enghelp[=engine[,opt]]`.
     pub enghelp: Option<Option<String>>,
+    /// `--compat=3.33|latest`; unset: `FLEXIO_COMPAT`, then the newest fio (see [`Compat`]).
+    pub compat: Option<Compat>,
+    /// `--report FILE`: write the HTML report of this run there at its end (flexio's own).
+    pub report: Option<String>,
     /// Client/server mode (`--server`, `--daemonize`, `--client`, `--remote-config`).
     pub remote: Remote,
 }
@@ -94,6 +99,8 @@ impl Default for Switches {
             warnings_fatal: false,
             cmdhelp: None,
             enghelp: None,
+            compat: None,
+            report: None,
             remote: Remote::default(),
         }
     }
@@ -189,6 +196,16 @@ pub const SWITCHES: &[(&str, Arg, &str)] = &[
         "Maximum number of threads/processes to support",
     ),
     ("warnings-fatal", Arg::None, "Parser warnings are fatal"),
+    (
+        "compat",
+        Arg::Required,
+        "Reproduce fio 3.33 where it differs from the newest fio (3.33 or latest; env FLEXIO_COMPAT)",
+    ),
+    (
+        "report",
+        Arg::Required,
+        "Write an HTML report of the run (charts, statistics) to file at its end",
+    ),
     (
         "server",
         Arg::Optional,
@@ -511,6 +528,12 @@ pub fn parse_args(args: &[String], cat: &Catalog) -> Result<Cli, JobError> {
                         s.max_jobs = Some(n)
                     }
                     "warnings-fatal" => s.warnings_fatal = true,
+                    "report" => s.report = Some(v),
+                    "compat" => {
+                        s.compat = Some(
+                            Compat::parse(&v).map_err(|m| JobError::new(origin, Some(word), m))?,
+                        )
+                    }
                     "server" => s.remote.server = Some(value),
                     "daemonize" => s.remote.daemonize = Some(v),
                     "client" => s.remote.clients.extend(client_entries(&v)),

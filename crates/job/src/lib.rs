@@ -6,6 +6,7 @@
 
 pub mod bssplit;
 pub mod cli;
+pub mod compat;
 pub mod cpus;
 pub mod engine_opts;
 pub mod error;
@@ -20,6 +21,7 @@ pub mod table;
 pub mod value;
 
 pub use cli::{parse_args, Cli, Eta, Format, Switches};
+pub use compat::Compat;
 pub use engine_opts::EngineValues;
 pub use error::{JobError, Origin};
 pub use load::{load, JobDef, JobSet, LoadEnv};

@@ -2,6 +2,7 @@
 //! fio's inheritance rules, and assign reporting groups.
 
 use crate::cli::Cli;
+use crate::compat::{self, Compat};
 use crate::error::{suggest, JobError, Origin};
 use crate::jobfile::{parse_job_file, RawOpt, RawSection, Reader};
 use crate::options::JobOptions;
@@ -40,6 +41,8 @@ pub struct JobSet {
     /// Options set in global scope (JSON `global options`).
     pub global_echo: Echo,
     pub warnings: Vec<String>,
+    /// Which fio's behaviour to reproduce: `--compat`, else `FLEXIO_COMPAT`, else the newest.
+    pub compat: Compat,
 }
 
 /// What the loader needs from the rest of the program.
@@ -160,9 +163,29 @@ fn finish_job(mut scope: Scope, sec: &RawSection, cat: &Catalog) -> Result<JobDe
     })
 }
 
+/// `--compat` wins over `FLEXIO_COMPAT`; neither: the newest fio.
+fn resolve_compat(cli: &Cli, host: &Host) -> Result<Compat, JobError> {
+    if let Some(c) = cli.switches.compat {
+        return Ok(c);
+    }
+    match (host.env)(compat::ENV) {
+        Some(v) if !v.trim().is_empty() => Compat::parse(&v).map_err(|m| {
+            JobError::new(
+                Origin::Builtin,
+                None,
+                format!("environment {}={v}: {m}", compat::ENV),
+            )
+        }),
+        _ => Ok(Compat::default()),
+    }
+}
+
 /// Load the command line and its job files into a [`JobSet`].
 pub fn load(cli: &Cli, env: &LoadEnv) -> Result<JobSet, JobError> {
-    let mut set = JobSet::default();
+    let mut set = JobSet {
+        compat: resolve_compat(cli, &env.host)?,
+        ..JobSet::default()
+    };
     let mut global = Scope::default();
     // Jobs defined on the command line come first.
     for sec in &cli.sections {
@@ -272,6 +295,56 @@ mod tests {
         };
         let args: Vec<String> = args.split_whitespace().map(str::to_string).collect();
         load(&parse_args(&args, &TEST_CATALOG)?, &env)
+    }
+
+    fn with_env(args: &str, compat_env: Option<&str>) -> Result<JobSet, JobError> {
+        let read = |_: &Path| Err(std::io::Error::from(std::io::ErrorKind::NotFound));
+        let lookup = |k: &str| {
+            if k == compat::ENV {
+                compat_env.map(str::to_string)
+            } else {
+                None
+            }
+        };
+        let env = LoadEnv {
+            host: Host {
+                ncpus: 2,
+                mb_memory: 1024,
+                pagesize: 4096,
+                env: &lookup,
+            },
+            read: &read,
+            catalog: &TEST_CATALOG,
+        };
+        let args: Vec<String> = args.split_whitespace().map(str::to_string).collect();
+        load(&parse_args(&args, &TEST_CATALOG)?, &env)
+    }
+
+    #[test]
+    fn compat_from_switch_then_environment_then_newest() {
+        assert_eq!(with_env("--name=a", None).unwrap().compat, Compat::Latest);
+        assert_eq!(
+            with_env("--name=a", Some("3.33")).unwrap().compat,
+            Compat::Fio333
+        );
+        assert_eq!(
+            with_env("--name=a", Some("")).unwrap().compat,
+            Compat::Latest
+        );
+        // The command line wins over the environment.
+        let s = with_env("--compat=latest --name=a", Some("3.33")).unwrap();
+        assert_eq!(s.compat, Compat::Latest);
+        let s = with_env("--compat=3.33 --name=a", None).unwrap();
+        assert_eq!(s.compat, Compat::Fio333);
+        let e = with_env("--name=a", Some("2.0")).unwrap_err().to_string();
+        assert!(
+            e.contains("FLEXIO_COMPAT=2.0") && e.contains("3.33, latest"),
+            "{e}"
+        );
+        let e = with_env("--compat=9 --name=a", None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown compatibility level '9'"), "{e}");
     }
 
     crate::engine_options! {

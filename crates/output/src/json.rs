@@ -345,16 +345,46 @@ pub fn job_obj(j: &JobReport, r: &RunReport, plus: bool) -> Obj {
     // flexio's additions, after fio's keys (fio's readers ignore them): per-direction
     // schedule statistics of rate-limited jobs.
     let mut fx = Obj::new();
-    for (name, d) in ["read", "write", "trim"].iter().zip(&j.dirs) {
+    let dirs: Vec<(&str, &DirReport)> = match (j.params.unified, &j.mixed) {
+        (Unified::None, _) | (_, None) => {
+            ["read", "write", "trim"].into_iter().zip(&j.dirs).collect()
+        }
+        (Unified::Mixed, Some(m)) => vec![("mixed", m)],
+        (Unified::Both, Some(m)) => ["read", "write", "trim"]
+            .into_iter()
+            .zip(&j.dirs)
+            .chain([("mixed", m)])
+            .collect(),
+    };
+    for (name, d) in dirs {
+        let mut dx = Obj::new();
         if let Some(sc) = &d.sched {
-            fx = fx.obj(
-                name,
-                Obj::new()
-                    .obj("sched_lat_ns", lat_obj(&sc.lat, plus))
-                    .obj("sched_lag_ns", lat_obj(&sc.lag, false))
-                    .int("late_ios", sc.late_ios)
-                    .int("late_threshold_ns", sc.late_threshold_ns),
-            );
+            dx = dx
+                .obj("sched_lat_ns", lat_obj(&sc.lat, plus))
+                .obj("sched_lag_ns", lat_obj(&sc.lag, false))
+                .int("late_ios", sc.late_ios)
+                .int("late_threshold_ns", sc.late_threshold_ns);
+        }
+        // RMS beside fio's mean and stddev, and the percentiles resting on too few samples.
+        let lats = [("slat", &d.slat), ("clat", &d.clat), ("lat", &d.lat)];
+        let mut rms = Obj::new();
+        let mut few = Obj::new();
+        for (n, l) in lats {
+            if let (Some(x), true) = (&l.extra, l.n > 0) {
+                rms = rms.float(n, x.rms_ns);
+                if !x.few_samples.is_empty() && l.percentiles.is_some() {
+                    few = few.arr(n, x.few_samples.iter().map(|p| J::Str(fmt_f(*p))).collect());
+                }
+            }
+        }
+        if !rms.0.is_empty() {
+            dx = dx.obj("rms_ns", rms);
+        }
+        if !few.0.is_empty() {
+            dx = dx.obj("few_samples", few);
+        }
+        if !dx.0.is_empty() {
+            fx = fx.obj(name, dx);
         }
     }
     if let Some(t) = &j.tool {

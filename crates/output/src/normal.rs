@@ -212,6 +212,7 @@ fn show_ddir(
             percentiles_block(out, &pre, v, prec);
         }
     }
+    flexio_lat_lines(out, j, d, prec);
     if let Some(sc) = &d.sched {
         // flexio: latency from the scheduled start (rate-limited jobs), and the lag. Named
         // `sched_lat` so that scripts matching fio's " lat (" lines do not pick it up.
@@ -265,6 +266,47 @@ fn show_ddir(
             out,
             "   iops        : min={:5}, max={:5}, avg={:5.2}, stdev={:5.2}, samples={}",
             i.min, i.max, i.mean, i.stddev, i.samples
+        );
+    }
+}
+
+/// flexio's lines beside fio's latency lines (none for summaries flexio did not measure):
+/// the RMS of each latency statistic, and the percentiles that rest on too few samples to
+/// be more than the maximum. They start with words fio never prints there (`rms:`,
+/// `few samples:`), so parsers of fio's lines are not confused.
+fn flexio_lat_lines(out: &mut String, j: &JobReport, d: &DirReport, prec: usize) {
+    let mut lats = vec![("slat", &d.slat), ("clat", &d.clat)];
+    if !j.params.nostats_engine {
+        lats.push(("lat", &d.lat));
+    }
+    let rms: Vec<String> = lats
+        .iter()
+        .filter(|(_, l)| l.n > 0)
+        .filter_map(|(n, l)| {
+            l.extra
+                .as_ref()
+                .map(|x| format!("{n}={}", human_ns(x.rms_ns)))
+        })
+        .collect();
+    if !rms.is_empty() {
+        let _ = writeln!(out, "    rms: {}", rms.join(", "));
+    }
+    for (n, l) in &lats {
+        let Some(x) = &l.extra else { continue };
+        if x.few_samples.is_empty() || l.percentiles.is_none() {
+            continue;
+        }
+        let list: Vec<String> = x
+            .few_samples
+            .iter()
+            .map(|p| format!("{p:.prec$}th"))
+            .collect();
+        let need = flexio_stats::report::min_samples_for(x.few_samples[0]);
+        let _ = writeln!(
+            out,
+            "    few samples: {n} {} from {} samples (the first needs >= {need}): they show the maximum, not the tail",
+            list.join(", "),
+            l.n
         );
     }
 }

@@ -85,11 +85,33 @@ pub struct LatSummary {
     /// Non-empty histogram buckets (representative value ns, count), for json+; `None` as
     /// for `percentiles`.
     pub bins: Option<Vec<(u64, u64)>>,
+    /// flexio's additions (not in fio's output); `None` for summaries flexio did not
+    /// measure itself (e.g. rebuilt from fio's JSON).
+    pub extra: Option<LatExtra>,
+}
+
+/// What flexio reports about a latency statistic beside fio's fields.
+#[derive(Clone, Debug, Default)]
+pub struct LatExtra {
+    /// Root mean square in ns, sqrt(sum of squares / n), from the exact sums.
+    pub rms_ns: f64,
+    /// The reported percentiles that rest on too few samples: p needs at least
+    /// 1/(1 - p/100) samples (p99.9: 1000), otherwise it is the maximum.
+    pub few_samples: Vec<f64>,
+}
+
+/// Samples percentile `p` needs so that at least one lies beyond it (p99.9: 1000).
+pub fn min_samples_for(p: f64) -> u64 {
+    if p >= 100.0 {
+        return 1;
+    }
+    // The tolerance keeps 100 / (100 - 99.9) = 1000.00000000006 at 1000.
+    (100.0 / (100.0 - p) - 1e-6).ceil() as u64
 }
 
 impl LatSummary {
-    fn from(stat: &crate::stat::LatStat, hist: &Hist, pct: bool, list: &[f64]) -> Self {
-        let stat = &stat.to_stat();
+    fn from(raw: &crate::stat::LatStat, hist: &Hist, pct: bool, list: &[f64]) -> Self {
+        let stat = &raw.to_stat();
         let show = pct && stat.samples > 0 && hist.is_enabled();
         LatSummary {
             min_ns: stat.min_or_zero(),
@@ -99,6 +121,17 @@ impl LatSummary {
             n: stat.samples,
             percentiles: show.then(|| hist.percentiles(list, stat.samples)),
             bins: show.then(|| hist.bins()),
+            extra: (stat.samples > 0).then(|| LatExtra {
+                rms_ns: (raw.sumsq as f64 / raw.samples as f64).sqrt(),
+                few_samples: if show {
+                    list.iter()
+                        .copied()
+                        .filter(|p| *p < 100.0 && stat.samples < min_samples_for(*p))
+                        .collect()
+                } else {
+                    Vec::new()
+                },
+            }),
         }
     }
 }
@@ -737,6 +770,27 @@ mod tests {
         let r = build(&[j], vec![], vec![], "v", (0, 0, String::new()), 1);
         assert!((r.jobs[0].latency_us_terse0 - 100.0).abs() < 1e-9);
         assert!((r.jobs[0].latency_us[0] - 99.97).abs() < 1e-9);
+    }
+
+    #[test]
+    fn rms_and_few_samples() {
+        let mut st = crate::stat::LatStat::default();
+        let mut h = Hist::enabled();
+        for v in [3u64, 4] {
+            st.add(v);
+            h.add(v);
+        }
+        let l = LatSummary::from(&st, &h, true, &[50.0, 99.0, 99.9, 100.0]);
+        let x = l.extra.unwrap();
+        // sqrt((9 + 16) / 2), equal to sqrt(mean^2 + var (n-1)/n).
+        assert!((x.rms_ns - 12.5f64.sqrt()).abs() < 1e-12);
+        let alt = (l.mean_ns.powi(2) + l.stddev_ns.powi(2) * 0.5).sqrt();
+        assert!((x.rms_ns - alt).abs() < 1e-12);
+        assert_eq!(x.few_samples, vec![99.0, 99.9]);
+        assert_eq!(min_samples_for(99.9), 1000);
+        assert_eq!(min_samples_for(50.0), 2);
+        let none = LatSummary::from(&crate::stat::LatStat::default(), &h, true, &[50.0]);
+        assert!(none.extra.is_none());
     }
 
     #[test]

@@ -1,0 +1,216 @@
+//! Comparisons on synthetic result sets with known differences.
+
+use super::*;
+use crate::model::{JobResult, Lat, Samples};
+use crate::stats::Rng;
+use flexio_stats::Hist;
+
+/// One synthetic trial: `n` log-normal latencies (median `med` ns, sigma 0.4) scaled by a
+/// run-to-run factor (CV `cv`); queue depth 1, so IOPS = 1e9 / mean latency.
+fn trial(rng: &mut Rng, name: &str, med: f64, cv: f64, n: usize) -> RunResult {
+    let factor = 1.0 + cv * rng.normal();
+    let mut h = Hist::enabled();
+    let mut st = flexio_stats::stat::LatStat::default();
+    for _ in 0..n {
+        let v = (med * factor * (0.4 * rng.normal()).exp()) as u64;
+        h.add(v);
+        st.add(v);
+    }
+    let s = st.to_stat();
+    let lat = Lat {
+        min: s.min,
+        max: s.max,
+        mean: s.mean,
+        stddev: s.stddev(),
+        n: s.samples,
+        percentiles: h.percentiles(&[50.0, 99.0, 99.9], s.samples),
+        bins: h.bins(),
+    };
+    let iops = 1e9 / s.mean;
+    let dir = DirResult {
+        ddir: Ddir::Read,
+        io_bytes: n as u64 * 4096,
+        bw_bytes: iops * 4096.0,
+        iops,
+        runtime_ms: (n as f64 * s.mean / 1e6) as u64,
+        total_ios: n as u64,
+        slat: Lat::default(),
+        clat: lat,
+        lat: Lat::default(),
+        sched_lat: None,
+        bw_samples: Samples {
+            mean: iops * 4.0,
+            stddev: iops * 4.0 * 0.03,
+            n: 20,
+            ..Default::default()
+        },
+        iops_samples: Samples {
+            mean: iops,
+            stddev: iops * 0.03,
+            n: 20,
+            ..Default::default()
+        },
+    };
+    RunResult {
+        path: format!("{name}.json").into(),
+        label: name.into(),
+        jobs: vec![JobResult {
+            name: "j".into(),
+            dirs: vec![dir],
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
+}
+
+fn set(rng: &mut Rng, k: usize, med: f64, cv: f64) -> Vec<RunResult> {
+    (0..k)
+        .map(|i| trial(rng, &format!("t{i}"), med, cv, 4000))
+        .collect()
+}
+
+fn row(d: &DirComparison, m: Metric) -> &Row {
+    d.rows.iter().find(|r| r.metric == m).unwrap()
+}
+
+#[test]
+fn a_known_ten_percent_difference_is_found_with_its_sign() {
+    let mut rng = Rng::new(42);
+    // B's latencies are 10 % lower, so its IOPS are 11.1 % higher: B is faster.
+    let a = set(&mut rng, 5, 100_000.0, 0.02);
+    let b = set(&mut rng, 5, 90_000.0, 0.02);
+    let c = compare(&a, &b, &Options::default());
+    assert_eq!(c.dirs.len(), 1);
+    let d = &c.dirs[0];
+    assert_eq!(
+        d.verdict,
+        Verdict::Faster,
+        "{}",
+        crate::compare_out::text(&c)
+    );
+    let iops = row(d, Metric::Iops);
+    assert!(iops.significant && iops.b_better);
+    assert!(iops.diff_pct > 5.0 && iops.diff_pct < 17.0, "{iops:?}");
+    let (lo, hi) = iops.ci_pct.unwrap();
+    assert!(lo > 0.0 && lo < iops.diff_pct && iops.diff_pct < hi);
+    let mean = row(d, Metric::LatMean);
+    assert!(mean.significant && mean.b_better && mean.diff_pct < 0.0);
+    assert!(d.headline.starts_with("B is faster: +"), "{}", d.headline);
+    assert!(d.headline.contains("IOPS"));
+    assert!(c.regressions(5.0).is_empty());
+
+    // The other way round: a significant regression, worse than 5 %.
+    let c = compare(&b, &a, &Options::default());
+    let d = &c.dirs[0];
+    assert_eq!(d.verdict, Verdict::Slower);
+    assert!(d.headline.starts_with("B is slower: -"), "{}", d.headline);
+    let reg = c.regressions(5.0);
+    assert!(
+        reg.iter().any(|r| r.2 == Metric::Iops && r.3 < -5.0),
+        "{reg:?}"
+    );
+    assert!(c.regressions(50.0).is_empty());
+}
+
+#[test]
+fn same_distribution_is_no_difference_in_at_least_95_of_100() {
+    let mut false_positives = 0;
+    for seed in 0..100u64 {
+        let mut rng = Rng::new(1000 + seed);
+        let a = set(&mut rng, 5, 100_000.0, 0.03);
+        let b = set(&mut rng, 5, 100_000.0, 0.03);
+        let o = Options {
+            seed,
+            reps: 1000,
+            ..Default::default()
+        };
+        let c = compare(&a, &b, &o);
+        if c.dirs[0].verdict != Verdict::NoDifference {
+            false_positives += 1;
+        }
+    }
+    eprintln!("false positives: {false_positives}/100");
+    assert!(false_positives <= 5, "{false_positives} of 100");
+}
+
+#[test]
+fn one_trial_each_uses_the_distributions() {
+    let mut rng = Rng::new(7);
+    let a = vec![trial(&mut rng, "a", 100_000.0, 0.0, 20_000)];
+    let b = vec![trial(&mut rng, "b", 110_000.0, 0.0, 20_000)];
+    let c = compare(&a, &b, &Options::default());
+    let d = &c.dirs[0];
+    assert_eq!(
+        d.verdict,
+        Verdict::Slower,
+        "{}",
+        crate::compare_out::text(&c)
+    );
+    let p99 = row(d, Metric::P99);
+    assert!(p99.significant && !p99.b_better && p99.diff_pct > 5.0);
+    assert_eq!(p99.ci_method, "Poisson bootstrap");
+    let dist = d.dist.as_ref().unwrap();
+    assert!(dist.p < 0.001 && dist.cliffs_delta > 0.1, "{dist:?}");
+    // Same distribution: no verdict, and the distribution test sees a negligible effect.
+    let a2 = vec![trial(&mut rng, "a2", 100_000.0, 0.0, 20_000)];
+    let c = compare(&a, &a2, &Options::default());
+    assert_eq!(
+        c.dirs[0].verdict,
+        Verdict::NoDifference,
+        "{}",
+        crate::compare_out::text(&c)
+    );
+    assert!(!c.dirs[0].dist.as_ref().unwrap().significant);
+    // Output formats carry it.
+    let j = crate::compare_out::to_json(&c);
+    assert_eq!(j["comparisons"][0]["verdict"], "no significant difference");
+    assert!(crate::compare_out::html(&c).contains("<table class=\"cmp\">"));
+}
+
+#[test]
+fn jobs_are_matched_by_name_or_position() {
+    let mut rng = Rng::new(3);
+    let a = set(&mut rng, 2, 100_000.0, 0.02);
+    let mut b = set(&mut rng, 2, 100_000.0, 0.02);
+    for r in &mut b {
+        r.jobs[0].name = "other".into();
+    }
+    let c = compare(&a, &b, &Options::default());
+    assert_eq!(c.dirs.len(), 1);
+    assert!(c.notes[0].contains("by position"), "{:?}", c.notes);
+    assert!(crate::compare_out::text(&c).contains("A 'j' vs B 'other' (read)"));
+    // Two jobs in A, one named like B's: the other is reported as unmatched.
+    let mut a2 = a.clone();
+    for r in &mut a2 {
+        let mut extra = r.jobs[0].clone();
+        extra.name = "other".into();
+        r.jobs.push(extra);
+    }
+    let c = compare(&a2, &b, &Options::default());
+    assert_eq!(c.dirs.len(), 1);
+    assert!(
+        c.notes.iter().any(|n| n.contains("'j' is only in A")),
+        "{:?}",
+        c.notes
+    );
+    let empty = compare(&a, &[], &Options::default());
+    assert!(empty.dirs.is_empty() && !empty.notes.is_empty());
+}
+
+#[test]
+#[ignore]
+fn print_example() {
+    let mut rng = Rng::new(42);
+    let a = set(&mut rng, 5, 100_000.0, 0.02);
+    let b = set(&mut rng, 5, 90_000.0, 0.02);
+    println!(
+        "{}",
+        crate::compare_out::text(&compare(&a, &b, &Options::default()))
+    );
+    let a = vec![trial(&mut rng, "a", 100_000.0, 0.0, 20_000)];
+    let b = vec![trial(&mut rng, "b", 110_000.0, 0.0, 20_000)];
+    println!(
+        "{}",
+        crate::compare_out::text(&compare(&a, &b, &Options::default()))
+    );
+}

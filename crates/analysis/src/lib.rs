@@ -1,0 +1,19 @@
+//! flexio's analysis of results: reading fio's and flexio's JSON / json+ output and log
+//! files into one model ([`input`], [`logs`]), the statistics ([`stats`]), comparisons of
+//! runs ([`compare`]) and self-contained HTML reports ([`report`], drawn by [`svg`]).
+//! A pure library: it reads files, it never runs I/O workloads.
+
+pub mod charts;
+pub mod compare;
+pub mod compare_out;
+pub mod fmt;
+pub mod input;
+pub mod logs;
+pub mod model;
+pub mod report;
+pub mod stats;
+pub mod svg;
+
+pub use compare::{compare, Comparison};
+pub use input::{read, read_with_logs};
+pub use model::RunResult;

@@ -1,0 +1,196 @@
+//! `flexio report RESULT... [-o report.html]`: one self-contained HTML page from flexio's or
+//! fio's JSON / json+ results and the log files beside them.
+
+use flexio_analysis::report::{self, ReportOptions};
+use flexio_analysis::{input, RunResult};
+use std::path::{Path, PathBuf};
+
+const USAGE: &str = "usage: flexio report RESULT.json... [-o FILE] [--title TEXT] [--no-logs]
+
+Writes one self-contained HTML page (no network needed) from flexio's or fio's
+--output-format=json or json+ results. Log files beside a result (write_lat_log,
+write_bw_log, write_iops_log, write_hist_log) add curves over time and exact
+statistics of every logged I/O. Several results overlay their curves.
+
+  -o, --output FILE   where to write the page (default report.html; - for stdout)
+  --title TEXT        page title
+  --no-logs           ignore log files
+";
+
+/// Parsed `flexio report` arguments.
+#[derive(Debug, PartialEq)]
+pub struct Args {
+    pub results: Vec<PathBuf>,
+    pub output: PathBuf,
+    pub title: Option<String>,
+    pub logs: bool,
+}
+
+/// Value of `--opt=value` or `--opt value` / `-o value`.
+pub fn take_value(
+    args: &[String],
+    i: &mut usize,
+    names: &[&str],
+) -> Option<Result<String, String>> {
+    let a = &args[*i];
+    for n in names {
+        if a == n {
+            *i += 1;
+            return Some(
+                args.get(*i)
+                    .cloned()
+                    .ok_or_else(|| format!("{n} needs a value")),
+            );
+        }
+        if let Some(v) = a.strip_prefix(&format!("{n}=")) {
+            return Some(Ok(v.to_string()));
+        }
+    }
+    None
+}
+
+pub fn parse_args(args: &[String]) -> Result<Args, String> {
+    let mut out = Args {
+        results: Vec::new(),
+        output: PathBuf::from("report.html"),
+        title: None,
+        logs: true,
+    };
+    let mut i = 0;
+    while i < args.len() {
+        if let Some(v) = take_value(args, &mut i, &["-o", "--output"]) {
+            out.output = PathBuf::from(v?);
+        } else if let Some(v) = take_value(args, &mut i, &["--title"]) {
+            out.title = Some(v?);
+        } else if args[i] == "--no-logs" {
+            out.logs = false;
+        } else if args[i].starts_with('-') && args[i] != "-" {
+            return Err(format!("unknown option '{}'", args[i]));
+        } else {
+            out.results.push(PathBuf::from(&args[i]));
+        }
+        i += 1;
+    }
+    if out.results.is_empty() {
+        return Err("no result file given".into());
+    }
+    Ok(out)
+}
+
+/// Read result files (with their logs unless told not to) and give each a distinct label.
+pub fn read_results(paths: &[PathBuf], logs: bool) -> Result<Vec<RunResult>, String> {
+    let mut runs = Vec::new();
+    for p in paths {
+        let r = if logs {
+            input::read_with_logs(p)
+        } else {
+            input::read(p)
+        };
+        runs.push(r.map_err(|e| e.to_string())?);
+    }
+    label_distinctly(&mut runs);
+    Ok(runs)
+}
+
+/// File names as labels; the paths as given where two file names are the same.
+pub fn label_distinctly(runs: &mut [RunResult]) {
+    let names: Vec<String> = runs.iter().map(|r| r.label.clone()).collect();
+    for (i, r) in runs.iter_mut().enumerate() {
+        if names.iter().filter(|n| **n == names[i]).count() > 1 {
+            r.label = r.path.display().to_string();
+        }
+    }
+}
+
+/// Write a page to a file atomically, or to stdout for `-`.
+pub fn write_page(out: &Path, page: &str) -> Result<(), String> {
+    if out == Path::new("-") {
+        use std::io::Write;
+        return std::io::stdout()
+            .write_all(page.as_bytes())
+            .map_err(|e| format!("cannot write the report: {e}"));
+    }
+    crate::notes::write_atomic(out, page.as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", out.display()))
+}
+
+/// The hook for `--report FILE` on a run: the run's JSON+ text (as flexio printed or wrote
+/// it), the directory its log files were written to, and the page to write.
+pub fn write_run_report(json_plus: &str, log_dir: &Path, out: &Path) -> Result<(), String> {
+    let mut run = input::parse(json_plus, &log_dir.join("flexio-run.json"))
+        .map_err(|e| format!("report: {e}"))?;
+    flexio_analysis::logs::attach(&mut run);
+    run.label = "this run".into();
+    let page = report::render(&[run], None, &ReportOptions::default());
+    write_page(out, &page)
+}
+
+pub fn run(args: &[String]) -> i32 {
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        print!("{USAGE}");
+        return 0;
+    }
+    let a = match parse_args(args) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("flexio report: {e}\n{USAGE}");
+            return 2;
+        }
+    };
+    let runs = match read_results(&a.results, a.logs) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("flexio report: {e}");
+            return 2;
+        }
+    };
+    for r in &runs {
+        for w in &r.warnings {
+            eprintln!("flexio report: {}: {w}", r.label);
+        }
+    }
+    let opts = ReportOptions {
+        title: a.title.unwrap_or_else(|| "flexio report".into()),
+    };
+    let page = report::render(&runs, None, &opts);
+    if let Err(e) = write_page(&a.output, &page) {
+        eprintln!("flexio report: {e}");
+        return 2;
+    }
+    if a.output != Path::new("-") {
+        eprintln!(
+            "flexio report: wrote {} ({} KiB, {} result(s))",
+            a.output.display(),
+            page.len().div_ceil(1024),
+            runs.len()
+        );
+    }
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(v: &[&str]) -> Vec<String> {
+        v.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn arguments() {
+        let a = parse_args(&s(&["a.json", "-o", "x.html", "b.json", "--title=T"])).unwrap();
+        assert_eq!(
+            a.results,
+            vec![PathBuf::from("a.json"), PathBuf::from("b.json")]
+        );
+        assert_eq!(a.output, PathBuf::from("x.html"));
+        assert_eq!(a.title.as_deref(), Some("T"));
+        assert!(a.logs);
+        assert!(parse_args(&s(&["--no-logs", "a"]))
+            .map(|a| !a.logs)
+            .unwrap());
+        assert!(parse_args(&s(&[])).is_err());
+        assert!(parse_args(&s(&["a", "-o"])).is_err());
+        assert!(parse_args(&s(&["a", "--bogus"])).is_err());
+    }
+}
