@@ -159,7 +159,8 @@ pub fn prepare_cli(
                 .into(),
         );
     }
-    let plans = plan::plan(&set, cli.switches.readonly).map_err(|e| e.to_string())?;
+    let mut plans = plan::plan(&set, cli.switches.readonly).map_err(|e| e.to_string())?;
+    crate::run_extra::after_plan(&cli.switches.extra, &mut plans);
     Ok(Prepared { cli, set, plans })
 }
 
@@ -281,11 +282,22 @@ pub fn run(args: Vec<String>) -> i32 {
             }
         };
     }
+    if let Some(code) = crate::selftest::early(&sw.extra) {
+        return code;
+    }
+    crate::debug::init(&sw.extra);
     if let Some(code) = crate::remote::dispatch(&cli, &sigs) {
         return code;
     }
-    let no_jobs = cli.job_files.is_empty() && cli.sections.iter().all(|s| s.global);
-    let default_mode = no_jobs;
+    if sw.parse_only {
+        return crate::parse_only::run(&cli, &load_env(host()));
+    }
+    if crate::jobless::options_without_job(&cli) {
+        return crate::jobless::no_jobs_defined(
+            "job options were given but no job: a job starts with --name=<name> (or give a job file); a bare `flexio` runs the default benchmark",
+        );
+    }
+    let default_mode = crate::jobless::wants_default_benchmark(&cli);
     let set = if default_mode {
         match defaults::load(&cli, load_env(host())) {
             Ok(s) => s,
@@ -303,11 +315,18 @@ pub fn run(args: Vec<String>) -> i32 {
             }
         }
     };
+    for n in &set.notes {
+        eprintln!("flexio: {n}");
+    }
     if set.jobs.is_empty() && !default_mode {
         // fio: a job file without job sections (empty, comments, [global] only).
-        eprintln!("flexio: No job(s) defined (the job file has no job sections; a job starts with a [name] line)");
-        return 1;
+        return crate::jobless::no_jobs_defined(if set.notes.is_empty() {
+            "the job file has no job sections; a job starts with a [name] line"
+        } else {
+            "every job is disabled (numjobs=0)"
+        });
     }
+    crate::debug::parse_lines(&set);
     for w in &set.warnings {
         eprintln!("flexio: warning: {w}");
     }
@@ -319,16 +338,14 @@ pub fn run(args: Vec<String>) -> i32 {
         print!("{}", flexio_job::showcmd::showcmd(&set));
         return 0;
     }
-    let plans = match plan::plan(&set, sw.readonly) {
+    let mut plans = match plan::plan(&set, sw.readonly) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("flexio: {e}");
             return 1;
         }
     };
-    if sw.parse_only {
-        return 0;
-    }
+    crate::run_extra::after_plan(&sw.extra, &mut plans);
     let code = execute(&cli, &set, plans, default_mode, sigs, None).code;
     if default_mode {
         defaults::cleanup();
@@ -403,6 +420,7 @@ fn execute(
         resolution_ns,
     };
     let genesis = clock.now();
+    let mut extras = crate::run_extra::RunExtras::start(&sw.extra, genesis);
     let reporter = Reporter {
         formats: sink.formats.clone(),
         terse_version: sink.terse_version,
@@ -495,13 +513,27 @@ fn execute(
         Eta::Never => false,
         Eta::Auto => std::io::stderr().is_terminal(),
     } && events.is_none();
-    let status_thread = show_eta.then(|| {
+    let agg_log = match sw.extra.bandwidth_log {
+        true => match status::AggLog::create(Path::new(".")) {
+            Ok(l) => Some(l),
+            Err(e) => {
+                eprintln!("flexio: cannot create the aggregate bandwidth logs: {e}");
+                return Outcome::failed(1);
+            }
+        },
+        false => None,
+    };
+    let status_thread = (show_eta || agg_log.is_some()).then(|| {
         status::spawn(
             plans.clone(),
             progress.clone(),
             status_done.clone(),
-            Duration::from_millis(sw.eta_interval_ms),
-            sw.eta_newline_ms.map(Duration::from_millis),
+            status::Show {
+                line: show_eta,
+                interval: Duration::from_millis(sw.eta_interval_ms),
+                newline_every: sw.eta_newline_ms.map(Duration::from_millis),
+                agg_log,
+            },
         )
     });
     // ---- run the stonewall segments in order
@@ -520,7 +552,7 @@ fn execute(
         if let Some(ev) = events {
             ev.segment_starts(seg);
         }
-        if terminate.load(Ordering::Relaxed) {
+        if terminate.load(Ordering::Relaxed) || extras.trigger.fired() {
             break;
         }
         let group_stop = Arc::new(AtomicBool::new(false));
@@ -589,6 +621,9 @@ fn execute(
                         }
                     }
                     Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                }
+                if extras.trigger.poll(clock.now()) {
+                    group_stop.store(true, Ordering::Relaxed);
                 }
                 for u in &mut ss_units {
                     if u.poll(&progress, |m| results[m].is_some()) {
@@ -673,7 +708,13 @@ fn execute(
     let disk_reports = diskstats::finish(&disks, (now - disk_start) / 1_000_000);
     let done: Vec<JobResult> = results.iter().flatten().cloned().collect();
     let rep = reporter.report(&done, disk_reports);
-    let mut text = reporter.render(&rep, true);
+    let mut text = extras.decorate(
+        reporter.render(&rep, true),
+        sink.formats
+            .iter()
+            .any(|f| matches!(f, Format::Json | Format::JsonPlus)),
+        sink.normal(),
+    );
     if default_mode {
         text.push_str(&defaults::summary(&rep));
     }

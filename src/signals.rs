@@ -1,10 +1,14 @@
 //! SIGINT / SIGTERM: the first one asks every job to stop (the report is still printed,
-//! exit status 128 as fio's); a second SIGINT or SIGTERM ends the process at once.
+//! exit status 128 as fio's). Another one within [`GRACE`] of the first is part of the same
+//! interrupt (`timeout -s INT` signals the process and then its process group, so two arrive
+//! at once; fio never gives up its report for that); one after it ends the process at once
+//! (exit status 130), for a user who does not want to wait for the jobs to stop.
 //! SIGUSR1 (or a file `fio-dump-status` in $TMPDIR) prints the statistics so far.
 
 use signal_hook::consts::{SIGINT, SIGTERM, SIGUSR1};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 #[derive(Clone)]
 pub struct Signals {
@@ -42,13 +46,40 @@ pub fn install(terminate: Arc<AtomicBool>) -> Signals {
     };
     let _ = signal_hook::flag::register(SIGUSR1, s.usr1.clone());
     for (sig, flag) in [(SIGINT, &s.int), (SIGTERM, &s.term)] {
-        // Registered first, so it sees the flag before this signal sets it: only a second
-        // signal finds it set and exits.
-        let _ = signal_hook::flag::register_conditional_shutdown(sig, 130, flag.clone());
         let _ = signal_hook::flag::register(sig, flag.clone());
         let _ = signal_hook::flag::register(sig, terminate.clone());
     }
+    // Repeats are judged outside the handler, by a thread that sees each delivery.
+    if let Ok(mut it) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) {
+        let _ = std::thread::Builder::new()
+            .name("flexio-signals".into())
+            .spawn(move || {
+                let mut first: Option<Instant> = None;
+                for _ in it.forever() {
+                    let now = Instant::now();
+                    if repeat_aborts(&mut first, now) {
+                        eprintln!("flexio: interrupted again: exiting without the report");
+                        std::process::exit(130);
+                    }
+                }
+            });
+    }
     s
+}
+
+/// A second SIGINT/SIGTERM within this time of the first belongs to the same interrupt.
+pub const GRACE: Duration = Duration::from_secs(1);
+
+/// Whether an interrupt arriving at `now` ends the process: not the first one (which is
+/// recorded), nor one within [`GRACE`] of the first.
+pub fn repeat_aborts(first: &mut Option<Instant>, now: Instant) -> bool {
+    match *first {
+        None => {
+            *first = Some(now);
+            false
+        }
+        Some(t) => now.saturating_duration_since(t) > GRACE,
+    }
 }
 
 /// fio's status trigger file: `$TMPDIR/fio-dump-status` (else `$TEMP`, else /tmp). Checked
@@ -67,4 +98,22 @@ pub fn dump_file_requested(next_check_ns: &mut u64, now_ns: u64) -> bool {
         return true;
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_late_repeat_aborts() {
+        let t0 = Instant::now();
+        let mut first = None;
+        assert!(!repeat_aborts(&mut first, t0));
+        assert!(!repeat_aborts(&mut first, t0 + Duration::from_millis(1)));
+        assert!(!repeat_aborts(&mut first, t0 + GRACE));
+        assert!(repeat_aborts(
+            &mut first,
+            t0 + GRACE + Duration::from_millis(1)
+        ));
+    }
 }

@@ -8,14 +8,65 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Runs until `done` is set, redrawing the line every `interval`.
+/// `--bandwidth-log`: fio's aggregate bandwidth logs (`agg-read_bw.log`, `agg-write_bw.log`,
+/// `agg-trim_bw.log` in the current directory): one line per status interval and direction,
+/// `<ms since start>, <KiB/s over the interval>, <ddir>, 0, 0`, the whole run's rate summed
+/// over its jobs. Written (atomically) when the run ends.
+pub struct AggLog {
+    dir: std::path::PathBuf,
+    lines: [String; 3],
+}
+
+impl AggLog {
+    pub fn create(dir: &std::path::Path) -> std::io::Result<AggLog> {
+        if !dir.is_dir() {
+            return Err(std::io::Error::from(std::io::ErrorKind::NotFound));
+        }
+        Ok(AggLog {
+            dir: dir.to_path_buf(),
+            lines: Default::default(),
+        })
+    }
+
+    fn sample(&mut self, ms: u64, bytes_per_s: [u64; 3]) {
+        for (d, l) in self.lines.iter_mut().enumerate() {
+            l.push_str(&format!("{ms}, {}, {d}, 0, 0\n", bytes_per_s[d] / 1024));
+        }
+    }
+
+    fn finish(&self) {
+        for (d, name) in ["read", "write", "trim"].iter().enumerate() {
+            let p = self.dir.join(format!("agg-{name}_bw.log"));
+            if let Err(e) = crate::notes::write_atomic(&p, self.lines[d].as_bytes()) {
+                eprintln!("flexio: cannot write {}: {e}", p.display());
+            }
+        }
+    }
+}
+
+/// What the status thread does.
+pub struct Show {
+    /// Draw the status line on stderr.
+    pub line: bool,
+    pub interval: Duration,
+    pub newline_every: Option<Duration>,
+    pub agg_log: Option<AggLog>,
+}
+
+/// Runs until `done` is set, redrawing the line (and sampling the aggregate bandwidth log)
+/// every `interval`.
 pub fn spawn(
     plans: Vec<ThreadPlan>,
     progress: Arc<Vec<Progress>>,
     done: Arc<AtomicBool>,
-    interval: Duration,
-    newline_every: Option<Duration>,
+    show: Show,
 ) -> std::thread::JoinHandle<()> {
+    let Show {
+        line: draw,
+        interval,
+        newline_every,
+        mut agg_log,
+    } = show;
     std::thread::spawn(move || {
         let start = Instant::now();
         let mut last_len = 0usize;
@@ -53,10 +104,19 @@ pub fn spawn(
             }
             last_bytes = bytes;
             last_ios = ios;
+            if let Some(a) = &mut agg_log {
+                a.sample(start.elapsed().as_millis() as u64, rates);
+            }
+            if !draw {
+                continue;
+            }
             let elapsed = start.elapsed().as_secs();
             let eta = estimate(&plans, &progress, elapsed);
+            // A size-based estimate settles after 3 s; a time-based one is known at once
+            // (fio shows the share of the runtime), except while ramping.
+            let ramping = states.contains(&'/');
             let pct = match eta {
-                Some(e) if elapsed >= 3 => {
+                Some(e) if elapsed >= 3 || (by_time_only(&plans, &progress) && !ramping) => {
                     Some(100.0 * elapsed as f64 / (elapsed + e).max(1) as f64)
                 }
                 _ => None,
@@ -83,7 +143,20 @@ pub fn spawn(
             let _ = write!(err, "{}\r", " ".repeat(last_len));
             let _ = err.flush();
         }
+        if let Some(a) = &agg_log {
+            a.finish();
+        }
     })
+}
+
+/// Whether every job still to finish ends by time (`runtime` with `time_based`): its ETA
+/// does not depend on progress.
+fn by_time_only(plans: &[ThreadPlan], progress: &[Progress]) -> bool {
+    plans
+        .iter()
+        .zip(progress)
+        .filter(|(_, pr)| pr.state_char() != '_')
+        .all(|(p, _)| p.control.time_limit_us.is_some() && p.io.budget == u64::MAX)
 }
 
 /// Remaining seconds: time-based jobs by their runtime, size-based ones by progress.

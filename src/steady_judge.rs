@@ -76,7 +76,13 @@ impl SsUnit {
                 return false;
             }
             self.next += 1;
+            crate::debug_log!(
+                crate::debug::Cat::Steadystate,
+                "steadystate: sample {}: iops={iops}, bw={bw}",
+                self.next
+            );
             if self.state.add(iops, bw) {
+                crate::debug_log!(crate::debug::Cat::Steadystate, "steadystate: attained");
                 for &m in &self.members {
                     progress[m].ss_stop.store(true, Ordering::Relaxed);
                 }

@@ -125,7 +125,7 @@ pub fn kind_name(kind: u16) -> &'static str {
 }
 
 /// Checksum of `data` into `out` (`csum_len(kind)` bytes), in fio's byte order.
-fn checksum(kind: u16, data: &[u8], out: &mut [u8]) {
+pub fn checksum(kind: u16, data: &[u8], out: &mut [u8]) {
     use md5::Digest;
     match kind {
         code::MD5 => out.copy_from_slice(&md5::Md5::digest(data)),

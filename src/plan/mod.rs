@@ -394,6 +394,7 @@ fn workload_spec(
         random: o.rw.is_random(),
         rwmixread: o.rwmixread,
         rw_nr: o.rw_nr,
+        rw_back: o.rw_back,
         identical: o.rw_sequencer == Sequencer::Identical,
         bs: [bs_policy(o, 0), bs_policy(o, 1), bs_policy(o, 2)],
         bs_by_pattern: o.bs_is_seq_rand,

@@ -91,6 +91,12 @@ impl FileTable {
         e: &mut E,
         engine: &str,
     ) -> Result<Option<String>, (i32, String)> {
+        crate::debug_log!(
+            crate::debug::Cat::File,
+            "open file {}, flags {:?}",
+            f.path.display(),
+            p.flags
+        );
         let fd = files::open(&f.path, p.flags).map_err(|e| {
             let errno = e.raw_os_error().unwrap_or(libc::EIO);
             (errno, format!("open '{}': {e}", f.path.display()))
@@ -138,6 +144,7 @@ impl FileTable {
     /// Close file `i` (fsync first when `fsync`), telling the engine.
     pub fn close<E: Engine>(&mut self, i: usize, e: &mut E, fsync: bool) {
         if let Some(fd) = self.fds[i].take() {
+            crate::debug_log!(crate::debug::Cat::File, "close file {i}");
             let _ = e.close_file(i as u32);
             if fsync {
                 let _ = rustix::fs::fsync(&fd);

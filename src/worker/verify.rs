@@ -178,7 +178,20 @@ impl VerState {
             file,
             flags: if tag.is_some() { "88" } else { "8" },
         };
-        self.v.check(buf, offset, expect, &place)
+        crate::debug_log!(
+            crate::debug::Cat::Verify,
+            "verify: off=0x{offset:x},len=0x{:x},file={file},seed={:?}",
+            buf.len(),
+            expect.seed
+        );
+        let r = self.v.check(buf, offset, expect, &place);
+        if let Err(f) = &r {
+            crate::debug_log!(
+                crate::debug::Cat::Verify,
+                "verify failed at 0x{offset:x}: {f:?}"
+            );
+        }
+        r
     }
 
     /// verify_state_save: a verifying write job stopped before its read-back records how

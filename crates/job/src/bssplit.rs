@@ -15,6 +15,8 @@ fn parse_one(s: &str, kb: KbBase) -> Result<Vec<BsSplit>, String> {
             continue;
         }
         let (bs, perc) = match part.split_once('/') {
+            // A blank percentage (`1k/`) is filled in like a missing one.
+            Some((b, "")) => (b, None),
             Some((b, p)) => {
                 let p: u32 = p
                     .parse()
@@ -107,6 +109,14 @@ mod tests {
         );
         assert_eq!(r[1], r[0]);
         assert_eq!(r[2], r[0]);
+    }
+
+    #[test]
+    fn blank_percentages_share_the_rest() {
+        let r = parse_bssplit("512/25:1k/:2k/:4k/", K).unwrap();
+        let percs: Vec<(u64, u32)> = r[0].iter().map(|e| (e.bs, e.perc)).collect();
+        assert_eq!(percs, vec![(512, 25), (1024, 25), (2048, 25), (4096, 25)]);
+        assert_eq!(parse_bssplit("4k/:8k/", K).unwrap()[1][1].perc, 50);
     }
 
     #[test]

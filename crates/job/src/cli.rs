@@ -47,6 +47,8 @@ pub struct Switches {
     pub enghelp: Option<Option<String>>,
     /// `--compat=3.33|latest`; unset: `FLEXIO_COMPAT`, then the newest fio (see [`Compat`]).
     pub compat: Option<Compat>,
+    /// `--debug`, `--idle-prof`, `--trigger*`, `--crctest`, ... (see [`crate::cli_extra`]).
+    pub extra: crate::cli_extra::Extra,
     /// `--report FILE`: write the HTML report of this run there at its end (flexio's own).
     pub report: Option<String>,
     /// Client/server mode (`--server`, `--daemonize`, `--client`, `--remote-config`).
@@ -100,6 +102,7 @@ impl Default for Switches {
             cmdhelp: None,
             enghelp: None,
             compat: None,
+            extra: Default::default(),
             report: None,
             remote: Remote::default(),
         }
@@ -235,21 +238,16 @@ pub const SWITCHES: &[(&str, Arg, &str)] = &[
 
 /// fio switches flexio does not implement.
 const UNSUPPORTED_SWITCHES: &[&str] = &[
-    "debug",
     "merge-blktrace-only",
-    "bandwidth-log",
-    "cpuclock-test",
-    "crctest",
-    "alloc-size",
-    "idle-prof",
     "inflate-log",
-    "trigger-file",
-    "trigger-timeout",
-    "trigger",
     "trigger-remote",
-    "aux-path",
     "append-terse",
 ];
+
+/// The switch table with the extra switches ([`crate::cli_extra::SWITCHES`]).
+fn all_switches() -> impl Iterator<Item = &'static (&'static str, Arg, &'static str)> {
+    SWITCHES.iter().chain(crate::cli_extra::SWITCHES.iter())
+}
 
 enum Target {
     Switch(&'static str, Arg),
@@ -260,7 +258,7 @@ enum Target {
 fn resolve(cat: &Catalog, name: &str, idx: usize, word: &str) -> Result<Target, JobError> {
     let origin = Origin::Argv { index: idx };
     // Exact matches first.
-    if let Some((n, a, _)) = SWITCHES.iter().find(|(n, _, _)| *n == name) {
+    if let Some((n, a, _)) = all_switches().find(|(n, _, _)| *n == name) {
         return Ok(Target::Switch(n, *a));
     }
     if let Some(d) = cat.lookup(name) {
@@ -286,7 +284,7 @@ fn resolve(cat: &Catalog, name: &str, idx: usize, word: &str) -> Result<Target, 
     let mut hits: Vec<Target> = Vec::new();
     let mut hit_names: Vec<&str> = Vec::new();
     if !name.is_empty() {
-        for (n, a, _) in SWITCHES {
+        for (n, a, _) in all_switches() {
             if n.starts_with(name) {
                 hits.push(Target::Switch(n, *a));
                 hit_names.push(n);
@@ -303,8 +301,7 @@ fn resolve(cat: &Catalog, name: &str, idx: usize, word: &str) -> Result<Target, 
     match hits.len() {
         1 => Ok(hits.pop().unwrap()),
         0 => {
-            let cands = SWITCHES
-                .iter()
+            let cands = all_switches()
                 .map(|s| s.0)
                 .chain(cat.all_names())
                 .chain(UNSUPPORTED_SWITCHES.iter().copied());
@@ -548,7 +545,8 @@ pub fn parse_args(args: &[String], cat: &Catalog) -> Result<Cli, JobError> {
                             ))
                         }
                     },
-                    _ => unreachable!("switch table and handler disagree: {sw}"),
+                    _ => crate::cli_extra::apply(&mut s.extra, sw, value.as_deref())
+                        .map_err(|m| JobError::new(origin, Some(word), m))?,
                 }
             }
             Target::Opt(def, used_name) => {
@@ -595,7 +593,7 @@ pub fn parse_args(args: &[String], cat: &Catalog) -> Result<Cli, JobError> {
 /// Help text for `--help`.
 pub fn usage() -> String {
     let mut s = String::from("flexio [options] [job options] <job file(s)>\n");
-    for (n, a, h) in SWITCHES {
+    for (n, a, h) in all_switches() {
         let left = match a {
             Arg::None => format!("--{n}"),
             Arg::Required => format!("--{n}=x"),
@@ -605,7 +603,7 @@ pub fn usage() -> String {
     }
     s.push_str("Job options are written --option=value (see --cmdhelp); --name=x starts a job.\n");
     s.push_str(
-        "Without a job flexio runs its built-in default benchmark in the current directory.\n",
+        "A bare `flexio` (no job option, no job file) runs its built-in default benchmark in the\ncurrent directory; job options without --name define no job.\n",
     );
     s
 }

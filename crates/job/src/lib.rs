@@ -6,6 +6,7 @@
 
 pub mod bssplit;
 pub mod cli;
+pub mod cli_extra;
 pub mod compat;
 pub mod cpus;
 pub mod engine_opts;

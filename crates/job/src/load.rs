@@ -41,6 +41,8 @@ pub struct JobSet {
     /// Options set in global scope (JSON `global options`).
     pub global_echo: Echo,
     pub warnings: Vec<String>,
+    /// Notes for the user that are not warnings (jobs switched off with `numjobs=0`).
+    pub notes: Vec<String>,
     /// Which fio's behaviour to reproduce: `--compat`, else `FLEXIO_COMPAT`, else the newest.
     pub compat: Compat,
 }
@@ -243,6 +245,15 @@ pub fn load(cli: &Cli, env: &LoadEnv) -> Result<JobSet, JobError> {
                 "--section={s}: no job section of that name"
             )));
         }
+    }
+    // numjobs=0 switches a job off: it is dropped here, with a note, and the others run.
+    let (on, off): (Vec<JobDef>, Vec<JobDef>) = std::mem::take(&mut set.jobs)
+        .into_iter()
+        .partition(|j| j.opts.numjobs > 0);
+    set.jobs = on;
+    for j in off {
+        set.notes
+            .push(format!("job '{}' disabled (numjobs=0)", j.opts.name));
     }
     assign_groups(&mut set.jobs);
     let max = cli.switches.max_jobs.unwrap_or(DEFAULT_MAX_JOBS) as u64;
@@ -478,6 +489,15 @@ mod tests {
         assert_eq!(s.jobs.len(), 1);
         assert_eq!(s.jobs[0].opts.name, "b");
         assert_eq!(s.jobs[0].opts.bs[0], 8192);
+    }
+
+    #[test]
+    fn numjobs_zero_disables_a_job() {
+        let s = run("--name=a --numjobs=0 --name=b --name=c --numjobs=2", &[]).unwrap();
+        let names: Vec<&str> = s.jobs.iter().map(|j| j.opts.name.as_str()).collect();
+        assert_eq!(names, vec!["b", "c"]);
+        assert_eq!(s.notes, vec!["job 'a' disabled (numjobs=0)".to_string()]);
+        assert!(run("--name=a --numjobs=-1", &[]).is_err());
     }
 
     #[test]

@@ -241,6 +241,8 @@ pub struct JobOptions {
     pub rw: RwKind,
     /// `:N` postfix of `rw` (0 = none).
     pub rw_nr: u64,
+    /// `rw=read:-N`: sequential I/O steps back N bytes from the end of each I/O.
+    pub rw_back: u64,
     pub rw_sequencer: Sequencer,
     /// Read share of a mixed workload, percent.
     pub rwmixread: u32,
@@ -539,6 +541,7 @@ impl Default for JobOptions {
             significant_figures: 4,
             rw: RwKind::Read,
             rw_nr: 0,
+            rw_back: 0,
             rw_sequencer: Sequencer::Sequential,
             rwmixread: 50,
             randrepeat: true,

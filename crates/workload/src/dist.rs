@@ -212,7 +212,10 @@ pub fn parse_dist(s: &str, kb1024: bool) -> Result<Dist, String> {
             for z in parts {
                 let (a, sz) = z.split_once('/').ok_or_else(|| format!("zone '{z}' must be access%/size"))?;
                 let access_pct: u32 = a.parse().map_err(|_| format!("'{a}' is not a percentage"))?;
-                let size = if name == "zoned" {
+                // zoned: a blank size (`20/`) shares what the others leave, evenly (as fio).
+                let size = if name == "zoned" && sz.is_empty() {
+                    u64::MAX
+                } else if name == "zoned" {
                     sz.parse::<u64>().map_err(|_| format!("'{sz}' is not a percentage"))?
                 } else {
                     parse_abs(sz, kb1024)?
@@ -225,6 +228,7 @@ pub fn parse_dist(s: &str, kb1024: bool) -> Result<Dist, String> {
             if zones.is_empty() {
                 return Err(format!("{name} needs zones: {name}:60/10:40/90"));
             }
+            fill_blank_sizes(&mut zones)?;
             let acc: u32 = zones.iter().map(|z| z.access_pct).sum();
             if acc != 100 {
                 return Err(format!("{name}: access percentages add up to {acc}%, not 100%"));
@@ -241,6 +245,35 @@ pub fn parse_dist(s: &str, kb1024: bool) -> Result<Dist, String> {
         }
         other => Err(format!("'{other}' is not a valid distribution; valid: random, zipf, pareto, normal, zoned, zoned_abs")),
     }
+}
+
+/// Zones of `zoned` with a blank size (`u64::MAX` here) share the percentage the others
+/// leave evenly; the division's remainder goes to the last of them so the sizes add up to
+/// 100% (the sampler gives the last zone the rounding remainder anyway).
+fn fill_blank_sizes(zones: &mut [Zone]) -> Result<(), String> {
+    let blank = zones.iter().filter(|z| z.size == u64::MAX).count() as u64;
+    if blank == 0 {
+        return Ok(());
+    }
+    let given: u64 = zones
+        .iter()
+        .filter(|z| z.size != u64::MAX)
+        .map(|z| z.size)
+        .sum();
+    let left = 100u64
+        .checked_sub(given)
+        .filter(|l| *l >= blank)
+        .ok_or_else(|| format!("zoned: zone sizes add up to {given}%, leaving too little for the zones without a size"))?;
+    let mut n = 0;
+    for z in zones.iter_mut().filter(|z| z.size == u64::MAX) {
+        n += 1;
+        z.size = if n == blank {
+            left - (left / blank) * (blank - 1)
+        } else {
+            left / blank
+        };
+    }
+    Ok(())
 }
 
 fn parse_abs(s: &str, kb1024: bool) -> Result<u64, String> {
@@ -411,6 +444,24 @@ mod tests {
     }
 
     const DRAWS: usize = 400_000;
+
+    #[test]
+    fn zoned_blank_sizes_share_the_rest() {
+        let sizes = |s: &str| match parse_dist(s, true).unwrap() {
+            Dist::Zoned(z) => z.iter().map(|z| (z.access_pct, z.size)).collect::<Vec<_>>(),
+            d => panic!("{d:?}"),
+        };
+        assert_eq!(
+            sizes("zoned:50/5:30/15:20/"),
+            vec![(50, 5), (30, 15), (20, 80)]
+        );
+        assert_eq!(
+            sizes("zoned:50/:30/:20/"),
+            vec![(50, 33), (30, 33), (20, 34)]
+        );
+        assert!(parse_dist("zoned:50/60:50/50", true).is_err());
+        assert!(parse_dist("zoned:50/100:50/", true).is_err());
+    }
 
     fn assert_fits(name: &str, observed: &[u64], expected: &[f64]) {
         let (stat, df) = chi2(observed, expected);

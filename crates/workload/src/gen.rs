@@ -87,6 +87,8 @@ pub struct Spec {
     pub rwmixread: u32,
     /// `rw=...:N`.
     pub rw_nr: u64,
+    /// `rw=read:-N` (sequential I/O backwards): step back N bytes from the end of each I/O.
+    pub rw_back: u64,
     /// With `:N` on random I/O: repeat the same offset (identical) instead of continuing
     /// sequentially.
     pub identical: bool,
@@ -677,6 +679,9 @@ impl Generator {
         if self.spec.rw_nr > 0 && off >= self.files[fi].region.len {
             off = 0;
         }
+        if self.spec.rw_back > 0 {
+            off = self.step_back(fi, off);
+        }
         if self.spec.strided.is_some() && off + self.min_len(ddir, false) > zstart + zlen {
             // The zone is exhausted before its byte quota: move on.
             self.files[fi].zone_done = u64::MAX;
@@ -695,8 +700,33 @@ impl Generator {
                 return None;
             }
         };
-        self.files[fi].pos[ddir] = off + l + self.spec.rw_nr;
+        let hole = if self.spec.rw_back > 0 {
+            0
+        } else {
+            self.spec.rw_nr
+        };
+        self.files[fi].pos[ddir] = off + l + hole;
         Some((off, l))
+    }
+
+    /// fio's backwards sequential I/O (`rw=read:-N`): `end` is where the previous I/O ended
+    /// (relative to the region, 0 before the first). The first I/O of a region not at the
+    /// file's start begins at the region's length, less its start, stepped back; later ones
+    /// N bytes back from the end of the previous one; stepping back past the start wraps to
+    /// the region's end, stepped back.
+    fn step_back(&self, fi: usize, end: u64) -> u64 {
+        let r = &self.files[fi].region;
+        let back = self.spec.rw_back;
+        let pos = if end == 0 && r.start != 0 {
+            r.len.wrapping_sub(r.start)
+        } else {
+            end
+        };
+        if pos == 0 {
+            return 0;
+        }
+        pos.checked_sub(back)
+            .unwrap_or_else(|| r.len.wrapping_sub(back))
     }
 
     /// The next random block of file `fi` for `ddir` within `nblocks`.
@@ -833,6 +863,7 @@ mod tests {
             random,
             rwmixread: 50,
             rw_nr: 0,
+            rw_back: 0,
             identical: false,
             bs: [
                 BsPolicy::Fixed(4096),

@@ -506,6 +506,11 @@ impl<'a, E: EngineDef> Worker<'a, E> {
     fn wait_until(&mut self, due: u64) -> bool {
         self.quiesce();
         let start = self.clock.now();
+        crate::debug_log!(
+            crate::debug::Cat::Rate,
+            "rate: sleeping {} usec until the next I/O is due",
+            due.saturating_sub(start) / 1000
+        );
         let r = loop {
             let now = self.clock.now();
             self.periodic(now);

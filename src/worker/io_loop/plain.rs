@@ -14,6 +14,7 @@ impl<E: EngineDef> Worker<'_, E> {
             .get_or_init(|| std::env::var("FLEXIO_GENERAL_PATH").as_deref() == Ok("1"));
         let p = self.p;
         !forced
+            && !crate::debug::on(crate::debug::Cat::Io)
             && self.caps.syncio
             && !self.caps.has_commit
             && !self.caps.file_op

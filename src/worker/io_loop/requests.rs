@@ -72,6 +72,14 @@ impl<E: EngineDef> Worker<'_, E> {
         self.slots[slot as usize].start_ns = now;
         loop {
             let req = self.request(slot);
+            crate::debug_log!(
+                crate::debug::Cat::Io,
+                "queue: io_u {slot}: off=0x{:x},len=0x{:x},ddir={},file={}",
+                req.offset,
+                req.len,
+                s.ddir,
+                self.p.files[s.file as usize].path.display()
+            );
             // Synchronous engines: the start stamp, taken just before the system call, is
             // also the issue time: one clock reading per request instead of two (lat then
             // equals clat; fio's lat adds its own preparation time). Engines that queue get
@@ -225,6 +233,14 @@ impl<E: EngineDef> Worker<'_, E> {
     #[inline]
     pub(super) fn complete(&mut self, slot: u32, res: i64, t: u64) {
         let s = self.slots[slot as usize];
+        crate::debug_log!(
+            crate::debug::Cat::Io,
+            "complete: io_u {slot}: off=0x{:x},len=0x{:x},ddir={},file={},res={res}",
+            s.offset,
+            s.len,
+            s.ddir,
+            self.p.files[s.file as usize].path.display()
+        );
         if s.op >= OP_SYNC {
             if res < 0 {
                 self.io_error(slot, (-res) as i32);

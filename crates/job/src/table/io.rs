@@ -24,10 +24,15 @@ pub(super) static ROWS: &[OptDef] = &[
                     names.join(", ")
                 )
             })?;
-            o.rw_nr = match post {
-                Some(p) => parse_size(p, o.kb_base)?,
-                None => 0,
-            };
+            (o.rw_nr, o.rw_back) = (0, 0);
+            match post.map(|p| (p, p.strip_prefix('-'))) {
+                // Backwards (fio's negative offset increment): sequential I/O only.
+                Some((_, Some(back))) if !o.rw.is_random() => {
+                    o.rw_back = parse_size(back, o.kb_base)?;
+                }
+                Some((p, _)) => o.rw_nr = parse_size(p, o.kb_base)?,
+                None => {}
+            }
             Ok(())
         }
     ),

@@ -23,11 +23,12 @@ pub(super) static ROWS: &[OptDef] = &[
     row!(
         "numjobs",
         [],
-        Kind::Int { min: 1, max: 65536 },
+        Kind::Int { min: 0, max: 65536 },
         "1",
         "Duplicate this job this many times",
         |o, v| {
-            o.numjobs = int_in(v, o.kb_base, 1, 65536)? as u32;
+            // 0 switches the job off (a one-file sweep over 0, 1, 4 ... background jobs).
+            o.numjobs = int_in(v, o.kb_base, 0, 65536)? as u32;
             Ok(())
         }
     ),

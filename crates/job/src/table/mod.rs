@@ -175,6 +175,7 @@ mod files;
 mod io;
 mod job;
 mod placement;
+mod profile;
 mod stats;
 mod time;
 mod unsupported;
@@ -224,6 +225,10 @@ pub static CORE: &[Category] = &[
     Category {
         name: "placement",
         rows: placement::ROWS,
+    },
+    Category {
+        name: "profile",
+        rows: profile::ROWS,
     },
 ];
 

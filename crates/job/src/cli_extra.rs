@@ -1,0 +1,259 @@
+//! fio's program switches beyond the basic ones: `--debug`, `--idle-prof`, `--trigger-file`,
+//! `--trigger-timeout`, `--trigger`, `--crctest`, `--cpuclock-test`, `--aux-path`,
+//! `--alloc-size` and `--bandwidth-log`. Parsed here into [`Extra`]; the binary acts on them.
+
+use crate::cli::Arg;
+
+/// (name, argument, help) rows, appended to the command line's switch table.
+pub const SWITCHES: &[(&str, Arg, &str)] = &[
+    (
+        "debug",
+        Arg::Required,
+        "Enable debug logging (parse,file,io,verify,rate,steadystate,all; help lists them)",
+    ),
+    (
+        "bandwidth-log",
+        Arg::None,
+        "Generate aggregate bandwidth logs (agg-read_bw.log, ...)",
+    ),
+    (
+        "idle-prof",
+        Arg::Required,
+        "Report CPU idleness on a system or percpu basis (system,percpu), or calibrate",
+    ),
+    (
+        "trigger-file",
+        Arg::Required,
+        "Stop the jobs and execute the trigger command when this file exists",
+    ),
+    (
+        "trigger-timeout",
+        Arg::Required,
+        "Stop the jobs and execute the trigger command at this time",
+    ),
+    (
+        "trigger",
+        Arg::Required,
+        "Set this command as local trigger",
+    ),
+    (
+        "crctest",
+        Arg::Optional,
+        "Test speed of checksum functions (all, or a comma-separated list)",
+    ),
+    (
+        "cpuclock-test",
+        Arg::None,
+        "Perform test/validation of the CPU clock",
+    ),
+    (
+        "aux-path",
+        Arg::Required,
+        "Use this path for generated state files",
+    ),
+    (
+        "alloc-size",
+        Arg::Required,
+        "Set smalloc pool to this size in kb (accepted; flexio needs no shared pool)",
+    ),
+];
+
+/// `--debug` categories flexio logs (fio's names). fio's others (process, mem, blktrace,
+/// random, diskutil, job, mutex, profile, time, net, compress, helperthread, zbd) are
+/// rejected as not supported.
+pub const DEBUG_CATEGORIES: &[&str] = &["parse", "file", "io", "verify", "rate", "steadystate"];
+
+/// fio 3.33's debug categories, for the rejection message.
+const FIO_DEBUG_CATEGORIES: &[&str] = &[
+    "process",
+    "file",
+    "io",
+    "mem",
+    "blktrace",
+    "verify",
+    "random",
+    "parse",
+    "diskutil",
+    "job",
+    "mutex",
+    "profile",
+    "time",
+    "net",
+    "rate",
+    "compress",
+    "steadystate",
+    "helperthread",
+    "zbd",
+];
+
+/// `--idle-prof`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IdleProf {
+    System,
+    Percpu,
+    Calibrate,
+}
+
+/// What the extra switches asked for.
+#[derive(Clone, Debug, Default)]
+pub struct Extra {
+    /// Bit `i` set: `DEBUG_CATEGORIES[i]` is logged.
+    pub debug: u32,
+    /// `--debug=help`/`?`: list the categories and exit.
+    pub debug_help: bool,
+    pub bandwidth_log: bool,
+    pub idle_prof: Option<IdleProf>,
+    pub trigger_file: Option<String>,
+    pub trigger_timeout_us: Option<u64>,
+    pub trigger_cmd: Option<String>,
+    /// `--crctest[=list]`: `Some(None)` tests all.
+    pub crctest: Option<Option<String>>,
+    pub cpuclock_test: bool,
+    pub aux_path: Option<String>,
+    pub alloc_size_kb: Option<u64>,
+}
+
+impl Extra {
+    /// Whether debug category `name` is on.
+    pub fn debugs(&self, name: &str) -> bool {
+        DEBUG_CATEGORIES
+            .iter()
+            .position(|c| *c == name)
+            .is_some_and(|i| self.debug & (1 << i) != 0)
+    }
+}
+
+fn parse_debug(x: &mut Extra, v: &str) -> Result<(), String> {
+    for c in v.split(',').filter(|c| !c.is_empty()) {
+        match c {
+            "help" | "?" => x.debug_help = true,
+            "all" => x.debug |= (1 << DEBUG_CATEGORIES.len()) - 1,
+            _ => match DEBUG_CATEGORIES.iter().position(|k| *k == c) {
+                Some(i) => x.debug |= 1 << i,
+                None if FIO_DEBUG_CATEGORIES.contains(&c) => {
+                    return Err(format!(
+                        "debug category '{c}' is not supported by flexio (it has: {})",
+                        DEBUG_CATEGORIES.join(", ")
+                    ))
+                }
+                None => {
+                    return Err(format!(
+                        "unknown debug category '{c}' (flexio has: {})",
+                        DEBUG_CATEGORIES.join(", ")
+                    ))
+                }
+            },
+        }
+    }
+    if x.debug == 0 && !x.debug_help {
+        return Err("--debug needs a category (see --debug=help)".into());
+    }
+    Ok(())
+}
+
+/// Apply switch `name` (one of [`SWITCHES`]) with its value.
+pub fn apply(x: &mut Extra, name: &str, value: Option<&str>) -> Result<(), String> {
+    let v = value.unwrap_or("");
+    match name {
+        "debug" => parse_debug(x, v)?,
+        "bandwidth-log" => x.bandwidth_log = true,
+        "idle-prof" => {
+            x.idle_prof = Some(match v {
+                "system" => IdleProf::System,
+                "percpu" => IdleProf::Percpu,
+                "calibrate" => IdleProf::Calibrate,
+                _ => {
+                    return Err(format!(
+                        "incorrect idle-prof option: {v} (use system, percpu or calibrate)"
+                    ))
+                }
+            })
+        }
+        "trigger-file" => {
+            if v.is_empty() {
+                return Err("--trigger-file needs a file name".into());
+            }
+            x.trigger_file = Some(v.to_string())
+        }
+        "trigger-timeout" => {
+            let us = crate::value::parse_time_us(v, true)?;
+            if us == 0 {
+                return Err("--trigger-timeout must be positive".into());
+            }
+            x.trigger_timeout_us = Some(us)
+        }
+        "trigger" => x.trigger_cmd = Some(v.to_string()),
+        "crctest" => x.crctest = Some(value.filter(|s| !s.is_empty()).map(str::to_string)),
+        "cpuclock-test" => x.cpuclock_test = true,
+        "aux-path" => {
+            if v.is_empty() {
+                return Err("--aux-path needs a directory".into());
+            }
+            x.aux_path = Some(v.to_string())
+        }
+        "alloc-size" => {
+            let kb: u64 = v
+                .parse()
+                .map_err(|_| format!("--alloc-size takes a size in KiB, not '{v}'"))?;
+            if kb == 0 {
+                return Err("--alloc-size must be positive".into());
+            }
+            x.alloc_size_kb = Some(kb)
+        }
+        _ => return Err(format!("'--{name}' is not handled")),
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ap(name: &str, v: Option<&str>) -> Result<Extra, String> {
+        let mut x = Extra::default();
+        apply(&mut x, name, v).map(|_| x)
+    }
+
+    #[test]
+    fn debug_categories() {
+        let x = ap("debug", Some("parse,io")).unwrap();
+        assert!(x.debugs("parse") && x.debugs("io") && !x.debugs("file"));
+        let x = ap("debug", Some("all")).unwrap();
+        assert!(DEBUG_CATEGORIES.iter().all(|c| x.debugs(c)));
+        assert!(ap("debug", Some("help")).unwrap().debug_help);
+        let e = ap("debug", Some("mutex")).unwrap_err();
+        assert!(e.contains("not supported by flexio"), "{e}");
+        assert!(ap("debug", Some("bogus")).unwrap_err().contains("unknown"));
+        assert!(ap("debug", Some("")).is_err());
+    }
+
+    #[test]
+    fn values() {
+        assert_eq!(
+            ap("idle-prof", Some("percpu")).unwrap().idle_prof,
+            Some(IdleProf::Percpu)
+        );
+        assert!(ap("idle-prof", Some("bogus")).is_err());
+        assert_eq!(
+            ap("trigger-timeout", Some("2")).unwrap().trigger_timeout_us,
+            Some(2_000_000)
+        );
+        assert_eq!(
+            ap("trigger-timeout", Some("500ms"))
+                .unwrap()
+                .trigger_timeout_us,
+            Some(500_000)
+        );
+        assert!(ap("trigger-timeout", Some("x")).is_err());
+        assert_eq!(ap("crctest", None).unwrap().crctest, Some(None));
+        assert_eq!(
+            ap("crctest", Some("md5")).unwrap().crctest,
+            Some(Some("md5".into()))
+        );
+        assert_eq!(
+            ap("alloc-size", Some("32768")).unwrap().alloc_size_kb,
+            Some(32768)
+        );
+        assert!(ap("alloc-size", Some("lots")).is_err());
+    }
+}
