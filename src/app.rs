@@ -91,21 +91,118 @@ fn enghelp(arg: Option<&str>) -> Result<String, String> {
     }
 }
 
+/// Hooks into a run for a remote session (`src/remote/`): the preamble goes to the client
+/// instead of stdout, the session sees the threads' live progress, and the report is
+/// returned (the client renders it) instead of printed.
+pub trait RunEvents: Sync {
+    /// Preamble text (job headers, "Starting N processes", layout messages).
+    fn text(&self, s: &str);
+    /// The run's threads and their live progress, once before the files are laid out.
+    fn running(&self, plans: &[ThreadPlan], progress: &Arc<Vec<Progress>>);
+    /// A stonewall segment (reporting group) is about to start (MPI: a barrier).
+    fn segment_starts(&self, _segment: usize) {}
+}
+
+/// A run's results.
+pub struct Outcome {
+    /// Exit status (as `run` returns it).
+    pub code: i32,
+    /// The finished jobs' results, in plan order.
+    pub results: Vec<JobResult>,
+    /// The report built from them (`None` when the run stopped before it).
+    pub report: Option<report::RunReport>,
+    /// The run's wall time in ms (disk statistics' `msec`).
+    pub disk_msec: u64,
+}
+
+impl Outcome {
+    fn failed(code: i32) -> Outcome {
+        Outcome {
+            code,
+            results: Vec::new(),
+            report: None,
+            disk_msec: 0,
+        }
+    }
+}
+
+/// A parsed and planned run, ready to start.
+pub struct Prepared {
+    pub cli: cli::Cli,
+    pub set: JobSet,
+    pub plans: Vec<ThreadPlan>,
+}
+
+/// Parse `args` (as on the command line) with job files read through `read`, load and plan
+/// them: the seam a remote session drives (warnings are returned in `set.warnings`).
+pub fn prepare(
+    args: &[String],
+    read: &dyn Fn(&Path) -> std::io::Result<Vec<u8>>,
+) -> Result<Prepared, String> {
+    let cli = cli::parse_args(args, &CATALOG).map_err(|e| e.to_string())?;
+    prepare_cli(cli, read)
+}
+
+/// [`prepare`] from a parsed command line.
+pub fn prepare_cli(
+    cli: cli::Cli,
+    read: &dyn Fn(&Path) -> std::io::Result<Vec<u8>>,
+) -> Result<Prepared, String> {
+    let env = LoadEnv {
+        host: host(),
+        read,
+        catalog: &CATALOG,
+    };
+    let set = load::load(&cli, &env).map_err(|e| e.to_string())?;
+    if set.jobs.is_empty() {
+        return Err(
+            "No job(s) defined (the job file has no job sections; a job starts with a [name] line)"
+                .into(),
+        );
+    }
+    let mut plans = plan::plan(&set, cli.switches.readonly).map_err(|e| e.to_string())?;
+    crate::run_extra::after_plan(&cli.switches.extra, &mut plans);
+    Ok(Prepared { cli, set, plans })
+}
+
+/// Run a prepared run with `events` receiving its preamble and progress; `terminate` stops
+/// it early (the report of what ran is still built).
+pub fn run_prepared(
+    p: Prepared,
+    events: &dyn RunEvents,
+    terminate: Arc<AtomicBool>,
+    signals: crate::signals::Signals,
+) -> Outcome {
+    execute(
+        &p.cli,
+        &p.set,
+        p.plans,
+        false,
+        (terminate, signals),
+        Some(events),
+    )
+}
+
 /// What the run prints, and where.
-struct Sink {
+struct Sink<'a> {
     formats: Vec<Format>,
     terse_version: u32,
     file: Option<PathBuf>,
     /// Report text collected for --output.
     buf: String,
+    /// A remote session: the preamble goes there, the report is not printed.
+    events: Option<&'a dyn RunEvents>,
 }
 
-impl Sink {
+impl Sink<'_> {
     fn normal(&self) -> bool {
         self.formats.contains(&Format::Normal)
     }
     /// Report text: collected for --output, else written to stdout now.
     fn emit(&mut self, text: &str) {
+        if self.events.is_some() {
+            return;
+        }
         if self.file.is_some() {
             self.buf.push_str(text);
         } else {
@@ -119,7 +216,9 @@ impl Sink {
         if !self.normal() {
             return;
         }
-        if self.file.is_some() {
+        if let Some(ev) = self.events {
+            ev.text(s);
+        } else if self.file.is_some() {
             self.buf.push_str(s);
         } else {
             let mut o = std::io::stdout().lock();
@@ -209,6 +308,9 @@ pub fn run(args: Vec<String>) -> i32 {
         return code;
     }
     crate::debug::init(&sw.extra);
+    if let Some(code) = crate::remote::dispatch(&cli, &sigs) {
+        return code;
+    }
     if sw.parse_only {
         return crate::parse_only::run(&cli, &load_env(host()));
     }
@@ -277,7 +379,7 @@ pub fn run(args: Vec<String>) -> i32 {
         }
     };
     crate::run_extra::after_plan(&sw.extra, &mut plans);
-    let code = execute(&cli, &set, plans, default_mode, sigs);
+    let code = execute(&cli, &set, plans, default_mode, sigs, None).code;
     if default_mode {
         defaults::cleanup();
     }
@@ -290,45 +392,38 @@ fn execute(
     plans: Vec<ThreadPlan>,
     default_mode: bool,
     (terminate, signalled): (Arc<AtomicBool>, crate::signals::Signals),
-) -> i32 {
+    events: Option<&dyn RunEvents>,
+) -> Outcome {
     let sw = &cli.switches;
     let mut sink = Sink {
         formats: sw.formats.clone(),
         terse_version: sw.terse_version,
-        file: sw.output.as_ref().map(PathBuf::from),
+        file: sw
+            .output
+            .as_ref()
+            .map(PathBuf::from)
+            .filter(|_| events.is_none()),
         buf: String::new(),
+        events,
     };
     if sink.terse_version == 2 && sink.formats.contains(&Format::Terse) {
         eprintln!("flexio: terse version 2 is not supported by flexio (use 3, 4 or 5)");
-        return 1;
+        return Outcome::failed(1);
     }
-    let stdout_normal_only = sink.file.is_none() && sink.formats == [Format::Normal];
+    let stdout_normal_only =
+        sink.file.is_none() && sink.formats == [Format::Normal] && events.is_none();
     let notes = Notes {
         info_to_stdout: stdout_normal_only,
     };
     // Job headers, once per job definition (not per clone), as fio prints them at parse time.
     if sink.normal() {
+        // A server sends the headers when it parses the jobs, and no version line.
         let mut pre = String::new();
-        // Engines that move no data print their own line instead (fio's NOIO engines).
-        for t in plans.iter().filter(|t| t.header.first && !t.caps.noio) {
-            let h = &t.header;
-            pre.push_str(&normal::job_header(
-                &t.name,
-                t.groupid,
-                h.rw,
-                h.bs,
-                h.bs_by_pattern,
-                &t.engine,
-                h.iodepth,
-                t.report.kb_base,
-                t.report.sig_figs,
-            ));
-            if h.numjobs > 1 {
-                pre.push_str("...\n");
-            }
+        if events.is_none() {
+            pre = job_headers(&plans);
+            pre.push_str(VERSION);
+            pre.push('\n');
         }
-        pre.push_str(VERSION);
-        pre.push('\n');
         let nthreads = plans.iter().filter(|p| p.control.thread).count();
         let nprocs = plans.len() - nthreads;
         let plural = |n: usize, one: &str, many: &str| {
@@ -367,6 +462,11 @@ fn execute(
         genesis,
         clock_info,
     };
+    let progress: Arc<Vec<Progress>> =
+        Arc::new(plans.iter().map(|_| Progress::default()).collect());
+    if let Some(ev) = events {
+        ev.running(&plans, &progress);
+    }
     // ---- file layout, serialized in the main thread (create_serialize)
     let mut setup_failed = vec![false; plans.len()];
     for (i, t) in plans.iter().enumerate() {
@@ -406,7 +506,7 @@ fn execute(
     log_paths.dedup();
     if let Err(e) = worker::create_log_files(&log_paths) {
         eprintln!("flexio: cannot create log files: {e}");
-        return 1;
+        return Outcome::failed(1);
     }
     for j in &set.jobs {
         if crate::plan::blockalign_differs(&j.opts) && !j.opts.norandommap {
@@ -440,20 +540,18 @@ fn execute(
     diskstats::restart(&mut disks);
     let disk_start = clock.now();
     // ---- status line
-    let progress: Arc<Vec<Progress>> =
-        Arc::new(plans.iter().map(|_| Progress::default()).collect());
     let status_done = Arc::new(AtomicBool::new(false));
     let show_eta = match sw.eta {
         Eta::Always => true,
         Eta::Never => false,
         Eta::Auto => std::io::stderr().is_terminal(),
-    };
+    } && events.is_none();
     let agg_log = match sw.extra.bandwidth_log {
         true => match status::AggLog::create(Path::new(".")) {
             Ok(l) => Some(l),
             Err(e) => {
                 eprintln!("flexio: cannot create the aggregate bandwidth logs: {e}");
-                return 1;
+                return Outcome::failed(1);
             }
         },
         false => None,
@@ -493,6 +591,9 @@ fn execute(
         results[w].is_some() || failed_setup[w] || seg_of[w] < seg
     };
     for seg in 0..nseg {
+        if let Some(ev) = events {
+            ev.segment_starts(seg);
+        }
         if terminate.load(Ordering::Relaxed) || quit_all || extras.trigger.fired() {
             break;
         }
@@ -741,10 +842,10 @@ fn execute(
     if let Some(p) = &sink.file {
         if let Err(e) = crate::notes::write_atomic(p, sink.buf.as_bytes()) {
             eprintln!("flexio: cannot write output file '{}': {e}", p.display());
-            return 1;
+            return Outcome::failed(1);
         }
     }
-    if let Some(page) = &sw.report {
+    if let (Some(page), None) = (&sw.report, events) {
         // The report reads the run as any other result: its json+ text and the log files
         // the jobs wrote (relative names are relative to the working directory).
         let jp = json::report(&rep, true, VERSION);
@@ -752,17 +853,48 @@ fn execute(
             Ok(()) => eprintln!("flexio: wrote the run's report to {page}"),
             Err(e) => {
                 eprintln!("flexio: cannot write the report '{page}': {e}");
-                return 1;
+                return Outcome::failed(1);
             }
         }
     }
-    if interrupted {
-        return EXIT_SIGNAL;
-    }
     let failed = done.iter().filter(|r| r.stats.failed()).count()
         + setup_failed.iter().filter(|f| **f).count();
-    // fio returns the count modulo 256; flexio caps it so that failures never read as success.
-    failed.min(255) as i32
+    Outcome {
+        // fio returns the count modulo 256; flexio caps it so that failures never read as
+        // success.
+        code: if interrupted {
+            EXIT_SIGNAL
+        } else {
+            failed.min(255) as i32
+        },
+        results: done,
+        report: Some(rep),
+        disk_msec: (now - disk_start) / 1_000_000,
+    }
+}
+
+/// The job header lines ("name: (g=0): rw=..."), once per job definition (not per clone).
+pub fn job_headers(plans: &[ThreadPlan]) -> String {
+    let mut pre = String::new();
+    // Engines that move no data print their own line instead (fio's NOIO engines).
+    for t in plans.iter().filter(|t| t.header.first && !t.caps.noio) {
+        let h = &t.header;
+        pre.push_str(&normal::job_header(
+            &t.name,
+            t.groupid,
+            h.rw,
+            h.bs,
+            h.bs_by_pattern,
+            &t.engine,
+            h.iodepth,
+            t.report.kb_base,
+            t.report.sig_figs,
+        ));
+        if h.numjobs > 1 {
+            pre.push_str("...\n");
+        }
+    }
+    pre
 }
 
 /// The run's clock: `clocksource` from the first job that sets it, else the TSC where it is

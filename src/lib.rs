@@ -18,6 +18,7 @@ pub mod notes;
 pub mod parse_only;
 pub mod plan;
 pub mod progress;
+pub mod remote;
 pub mod run_extra;
 pub mod selftest;
 pub mod signals;
