@@ -672,7 +672,7 @@ mod tests {
         assert_eq!(e.suggestion.as_deref(), Some("runtime"));
         let e = parse_args(&args("--direct"), &crate::table::CORE_ONLY).unwrap_err();
         assert!(e.msg.contains("requires an argument"), "{e}");
-        let e = parse_args(&args("--lockfile=posix"), &crate::table::CORE_ONLY).unwrap_err();
+        let e = parse_args(&args("--ioscheduler=bfq"), &crate::table::CORE_ONLY).unwrap_err();
         assert!(e.msg.contains("not supported by flexio"), "{e}");
     }
 

@@ -464,7 +464,7 @@ mod tests {
         );
         let e = run("j.fio", &[("j.fio", "[a]\nioengine=psyc\n")]).unwrap_err();
         assert_eq!(e.suggestion.as_deref(), Some("psync"));
-        let e = run("j.fio", &[("j.fio", "[a]\nlockfile=posix\n")]).unwrap_err();
+        let e = run("j.fio", &[("j.fio", "[a]\nioscheduler=bfq\n")]).unwrap_err();
         assert!(e.msg.contains("not supported by flexio"), "{e}");
     }
 
