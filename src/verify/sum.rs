@@ -83,32 +83,8 @@ pub fn crc64(data: &[u8]) -> u64 {
         .fold(0u64, |c, &b| CRC64[((c as u8) ^ b) as usize] ^ (c >> 8))
 }
 
-const fn crc16_table() -> [u16; 256] {
-    let mut t = [0u16; 256];
-    let mut i = 0;
-    while i < 256 {
-        let mut c = i as u16;
-        let mut k = 0;
-        while k < 8 {
-            c = if c & 1 != 0 {
-                (c >> 1) ^ 0xA001
-            } else {
-                c >> 1
-            };
-            k += 1;
-        }
-        t[i] = c;
-        i += 1;
-    }
-    t
-}
-static CRC16: [u16; 256] = crc16_table();
-
-/// fio's crc16.
-pub fn crc16(data: &[u8]) -> u16 {
-    data.iter()
-        .fold(0u16, |c, &b| (c >> 8) ^ CRC16[((c as u8) ^ b) as usize])
-}
+/// fio's crc16 is CRC-16/ARC, the same function fio's wire protocol frames use.
+pub use flexio_remote::crc::crc16;
 
 const fn crc7_table() -> [u8; 256] {
     // The 7-bit register kept in the top bits of a byte: polynomial 0x09 << 1.
