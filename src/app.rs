@@ -7,6 +7,7 @@ use crate::progress::Progress;
 use crate::worker::{self, RunCtx};
 use crate::{defaults, diskstats, files, status};
 use flexio_engine::CATALOG;
+use flexio_job::options::ExitWhat;
 use flexio_job::{cli, help, load, Eta, Format, Host, JobSet, LoadEnv};
 use flexio_output::{json, normal, terse};
 use flexio_stats::report::{self, JobResult};
@@ -89,21 +90,118 @@ fn enghelp(arg: Option<&str>) -> Result<String, String> {
     }
 }
 
+/// Hooks into a run for a remote session (`src/remote/`): the preamble goes to the client
+/// instead of stdout, the session sees the threads' live progress, and the report is
+/// returned (the client renders it) instead of printed.
+pub trait RunEvents: Sync {
+    /// Preamble text (job headers, "Starting N processes", layout messages).
+    fn text(&self, s: &str);
+    /// The run's threads and their live progress, once before the files are laid out.
+    fn running(&self, plans: &[ThreadPlan], progress: &Arc<Vec<Progress>>);
+    /// A stonewall segment (reporting group) is about to start (MPI: a barrier).
+    fn segment_starts(&self, _segment: usize) {}
+}
+
+/// A run's results.
+pub struct Outcome {
+    /// Exit status (as `run` returns it).
+    pub code: i32,
+    /// The finished jobs' results, in plan order.
+    pub results: Vec<JobResult>,
+    /// The report built from them (`None` when the run stopped before it).
+    pub report: Option<report::RunReport>,
+    /// The run's wall time in ms (disk statistics' `msec`).
+    pub disk_msec: u64,
+}
+
+impl Outcome {
+    fn failed(code: i32) -> Outcome {
+        Outcome {
+            code,
+            results: Vec::new(),
+            report: None,
+            disk_msec: 0,
+        }
+    }
+}
+
+/// A parsed and planned run, ready to start.
+pub struct Prepared {
+    pub cli: cli::Cli,
+    pub set: JobSet,
+    pub plans: Vec<ThreadPlan>,
+}
+
+/// Parse `args` (as on the command line) with job files read through `read`, load and plan
+/// them: the seam a remote session drives (warnings are returned in `set.warnings`).
+pub fn prepare(
+    args: &[String],
+    read: &dyn Fn(&Path) -> std::io::Result<Vec<u8>>,
+) -> Result<Prepared, String> {
+    let cli = cli::parse_args(args, &CATALOG).map_err(|e| e.to_string())?;
+    prepare_cli(cli, read)
+}
+
+/// [`prepare`] from a parsed command line.
+pub fn prepare_cli(
+    cli: cli::Cli,
+    read: &dyn Fn(&Path) -> std::io::Result<Vec<u8>>,
+) -> Result<Prepared, String> {
+    let env = LoadEnv {
+        host: host(),
+        read,
+        catalog: &CATALOG,
+    };
+    let set = load::load(&cli, &env).map_err(|e| e.to_string())?;
+    if set.jobs.is_empty() {
+        return Err(
+            "No job(s) defined (the job file has no job sections; a job starts with a [name] line)"
+                .into(),
+        );
+    }
+    let mut plans = plan::plan(&set, cli.switches.readonly).map_err(|e| e.to_string())?;
+    crate::run_extra::after_plan(&cli.switches.extra, &mut plans);
+    Ok(Prepared { cli, set, plans })
+}
+
+/// Run a prepared run with `events` receiving its preamble and progress; `terminate` stops
+/// it early (the report of what ran is still built).
+pub fn run_prepared(
+    p: Prepared,
+    events: &dyn RunEvents,
+    terminate: Arc<AtomicBool>,
+    signals: crate::signals::Signals,
+) -> Outcome {
+    execute(
+        &p.cli,
+        &p.set,
+        p.plans,
+        false,
+        (terminate, signals),
+        Some(events),
+    )
+}
+
 /// What the run prints, and where.
-struct Sink {
+struct Sink<'a> {
     formats: Vec<Format>,
     terse_version: u32,
     file: Option<PathBuf>,
     /// Report text collected for --output.
     buf: String,
+    /// A remote session: the preamble goes there, the report is not printed.
+    events: Option<&'a dyn RunEvents>,
 }
 
-impl Sink {
+impl Sink<'_> {
     fn normal(&self) -> bool {
         self.formats.contains(&Format::Normal)
     }
     /// Report text: collected for --output, else written to stdout now.
     fn emit(&mut self, text: &str) {
+        if self.events.is_some() {
+            return;
+        }
         if self.file.is_some() {
             self.buf.push_str(text);
         } else {
@@ -117,7 +215,9 @@ impl Sink {
         if !self.normal() {
             return;
         }
-        if self.file.is_some() {
+        if let Some(ev) = self.events {
+            ev.text(s);
+        } else if self.file.is_some() {
             self.buf.push_str(s);
         } else {
             let mut o = std::io::stdout().lock();
@@ -151,6 +251,27 @@ pub fn run(args: Vec<String>) -> i32 {
     if sw.help {
         print!("{VERSION}\n{}{}", cli::usage(), crate::cmd::usage());
         return 0;
+    }
+    if let Some(path) = &sw.inflate_log {
+        // fio's --inflate-log: a log.fz as the text lines of the log, on stdout.
+        return match crate::logz::inflate_file(std::path::Path::new(path)) {
+            Ok(text) => {
+                use std::io::Write;
+                let mut out = std::io::stdout().lock();
+                if out
+                    .write_all(text.as_bytes())
+                    .and_then(|_| out.flush())
+                    .is_err()
+                {
+                    return 1;
+                }
+                0
+            }
+            Err(e) => {
+                eprintln!("flexio: --inflate-log: {e}");
+                1
+            }
+        };
     }
     if let Some(arg) = &sw.cmdhelp {
         return match arg.as_deref() {
@@ -186,6 +307,9 @@ pub fn run(args: Vec<String>) -> i32 {
         return code;
     }
     crate::debug::init(&sw.extra);
+    if let Some(code) = crate::remote::dispatch(&cli, &sigs) {
+        return code;
+    }
     if sw.parse_only {
         return crate::parse_only::run(&cli, &load_env(host()));
     }
@@ -235,6 +359,17 @@ pub fn run(args: Vec<String>) -> i32 {
         print!("{}", flexio_job::showcmd::showcmd(&set));
         return 0;
     }
+    // merge_blktrace_file: each job's blktraces merged into one before planning (which then
+    // reads the merged trace); --merge-blktrace-only stops there.
+    for def in &set.jobs {
+        if let Err(e) = plan::replay::merge(def) {
+            eprintln!("flexio: {e}");
+            return 1;
+        }
+    }
+    if sw.merge_blktrace_only {
+        return 0;
+    }
     let mut plans = match plan::plan(&set, sw.readonly) {
         Ok(p) => p,
         Err(e) => {
@@ -243,7 +378,7 @@ pub fn run(args: Vec<String>) -> i32 {
         }
     };
     crate::run_extra::after_plan(&sw.extra, &mut plans);
-    let code = execute(&cli, &set, plans, default_mode, sigs);
+    let code = execute(&cli, &set, plans, default_mode, sigs, None).code;
     if default_mode {
         defaults::cleanup();
     }
@@ -256,44 +391,38 @@ fn execute(
     plans: Vec<ThreadPlan>,
     default_mode: bool,
     (terminate, signalled): (Arc<AtomicBool>, crate::signals::Signals),
-) -> i32 {
+    events: Option<&dyn RunEvents>,
+) -> Outcome {
     let sw = &cli.switches;
     let mut sink = Sink {
         formats: sw.formats.clone(),
         terse_version: sw.terse_version,
-        file: sw.output.as_ref().map(PathBuf::from),
+        file: sw
+            .output
+            .as_ref()
+            .map(PathBuf::from)
+            .filter(|_| events.is_none()),
         buf: String::new(),
+        events,
     };
     if sink.terse_version == 2 && sink.formats.contains(&Format::Terse) {
         eprintln!("flexio: terse version 2 is not supported by flexio (use 3, 4 or 5)");
-        return 1;
+        return Outcome::failed(1);
     }
-    let stdout_normal_only = sink.file.is_none() && sink.formats == [Format::Normal];
+    let stdout_normal_only =
+        sink.file.is_none() && sink.formats == [Format::Normal] && events.is_none();
     let notes = Notes {
         info_to_stdout: stdout_normal_only,
     };
     // Job headers, once per job definition (not per clone), as fio prints them at parse time.
     if sink.normal() {
+        // A server sends the headers when it parses the jobs, and no version line.
         let mut pre = String::new();
-        for t in plans.iter().filter(|t| t.header.first) {
-            let h = &t.header;
-            pre.push_str(&normal::job_header(
-                &t.name,
-                t.groupid,
-                h.rw,
-                h.bs,
-                h.bs_by_pattern,
-                &t.engine,
-                h.iodepth,
-                t.report.kb_base,
-                t.report.sig_figs,
-            ));
-            if h.numjobs > 1 {
-                pre.push_str("...\n");
-            }
+        if events.is_none() {
+            pre = job_headers(&plans);
+            pre.push_str(VERSION);
+            pre.push('\n');
         }
-        pre.push_str(VERSION);
-        pre.push('\n');
         let nthreads = plans.iter().filter(|p| p.control.thread).count();
         let nprocs = plans.len() - nthreads;
         let plural = |n: usize, one: &str, many: &str| {
@@ -332,6 +461,11 @@ fn execute(
         genesis,
         clock_info,
     };
+    let progress: Arc<Vec<Progress>> =
+        Arc::new(plans.iter().map(|_| Progress::default()).collect());
+    if let Some(ev) = events {
+        ev.running(&plans, &progress);
+    }
     // ---- file layout, serialized in the main thread (create_serialize)
     let mut setup_failed = vec![false; plans.len()];
     for (i, t) in plans.iter().enumerate() {
@@ -371,7 +505,7 @@ fn execute(
     log_paths.dedup();
     if let Err(e) = worker::create_log_files(&log_paths) {
         eprintln!("flexio: cannot create log files: {e}");
-        return 1;
+        return Outcome::failed(1);
     }
     for j in &set.jobs {
         if crate::plan::blockalign_differs(&j.opts) && !j.opts.norandommap {
@@ -405,20 +539,18 @@ fn execute(
     diskstats::restart(&mut disks);
     let disk_start = clock.now();
     // ---- status line
-    let progress: Arc<Vec<Progress>> =
-        Arc::new(plans.iter().map(|_| Progress::default()).collect());
     let status_done = Arc::new(AtomicBool::new(false));
     let show_eta = match sw.eta {
         Eta::Always => true,
         Eta::Never => false,
         Eta::Auto => std::io::stderr().is_terminal(),
-    };
+    } && events.is_none();
     let agg_log = match sw.extra.bandwidth_log {
         true => match status::AggLog::create(Path::new(".")) {
             Ok(l) => Some(l),
             Err(e) => {
                 eprintln!("flexio: cannot create the aggregate bandwidth logs: {e}");
-                return 1;
+                return Outcome::failed(1);
             }
         },
         false => None,
@@ -448,28 +580,60 @@ fn execute(
         .max()
         .map(|m| m + 1)
         .unwrap_or(0);
+    // exit_what=all: a job with exitall ended everything; later segments do not run.
+    let mut quit_all = false;
+    // A waitee is done when it has a result, never got to run, or belongs to an earlier
+    // segment.
+    let seg_of: Vec<usize> = plans.iter().map(|p| p.segment).collect();
+    let failed_setup = setup_failed.clone();
+    let waitee_done_in = |w: usize, results: &[Option<JobResult>], seg: usize| {
+        results[w].is_some() || failed_setup[w] || seg_of[w] < seg
+    };
     for seg in 0..nseg {
-        if terminate.load(Ordering::Relaxed) || extras.trigger.fired() {
+        if let Some(ev) = events {
+            ev.segment_starts(seg);
+        }
+        if terminate.load(Ordering::Relaxed) || quit_all || extras.trigger.fired() {
             break;
         }
-        let group_stop = Arc::new(AtomicBool::new(false));
-        let ctx = RunCtx {
-            terminate: group_stop.clone(),
-            clock,
-            notes,
-            readonly: sw.readonly,
-            snapshot_req: snapshot_req.clone(),
-        };
+        let waitee_done = |w: usize, results: &[Option<JobResult>]| waitee_done_in(w, results, seg);
         let members: Vec<usize> = (0..plans.len())
             .filter(|i| plans[*i].segment == seg && !setup_failed[*i])
             .collect();
+        // One stop flag per reporting group of the segment (exit_what=group stops one).
+        let mut groups: Vec<u32> = members.iter().map(|i| plans[*i].groupid).collect();
+        groups.sort_unstable();
+        groups.dedup();
+        let ctxs: Vec<RunCtx> = groups
+            .iter()
+            .map(|_| RunCtx {
+                terminate: Arc::new(AtomicBool::new(false)),
+                clock,
+                notes,
+                readonly: sw.readonly,
+                snapshot_req: snapshot_req.clone(),
+            })
+            .collect();
+        let ctx_of = |i: usize| {
+            let g = groups.binary_search(&plans[i].groupid).unwrap_or(0);
+            &ctxs[g]
+        };
+        let stop_all = || {
+            for c in &ctxs {
+                c.terminate.store(true, Ordering::Relaxed);
+            }
+        };
         let mut ss_units = crate::steady_judge::units(&plans, &members);
+        flexio_engine::api::STOP_WAITS.store(false, Ordering::Relaxed);
+        flexio_engine::api::IO_JOBS_PENDING.store(
+            members.iter().filter(|i| !plans[**i].caps.noio).count(),
+            Ordering::Relaxed,
+        );
         let (tx, rx) = mpsc::channel::<(usize, JobResult)>();
         std::thread::scope(|s| {
-            for &i in &members {
-                let tx = tx.clone();
+            let spawn = |i: usize, tx: mpsc::Sender<(usize, JobResult)>| {
                 let plan = &plans[i];
-                let ctx = &ctx;
+                let ctx = ctx_of(i);
                 let pr = &progress[i];
                 let name = format!("flexio-{}", plan.thread_number);
                 std::thread::Builder::new()
@@ -491,8 +655,25 @@ fn execute(
                         let _ = tx.send((i, r));
                     })
                     .expect("spawning a job thread");
+            };
+            // wait_for: a job starts once every thread of its waitee has ended.
+            let mut waiting: Vec<usize> = Vec::new();
+            for &i in &members {
+                if plans[i]
+                    .control
+                    .wait_for
+                    .iter()
+                    .all(|w| waitee_done(*w, &results))
+                {
+                    spawn(i, tx.clone());
+                } else {
+                    waiting.push(i);
+                }
             }
-            drop(tx);
+            let mut tx = Some(tx);
+            if waiting.is_empty() {
+                tx = None;
+            }
             let mut left = members.len();
             while left > 0 {
                 match rx.recv_timeout(Duration::from_millis(20)) {
@@ -504,23 +685,52 @@ fn execute(
                                 r.pid, r.stats.error, r.stats.verror
                             ));
                             if plans[i].control.exitall_on_error {
-                                group_stop.store(true, Ordering::Relaxed);
+                                stop_all();
                             }
                         }
                         if plans[i].control.exitall {
-                            group_stop.store(true, Ordering::Relaxed);
+                            match plans[i].control.exit_what {
+                                ExitWhat::Group => {
+                                    ctx_of(i).terminate.store(true, Ordering::Relaxed)
+                                }
+                                ExitWhat::Stonewall => stop_all(),
+                                ExitWhat::All => {
+                                    stop_all();
+                                    quit_all = true;
+                                }
+                            }
                         }
                         results[i] = Some(r);
+                        if let Some(t) = &tx {
+                            let (ready, still): (Vec<usize>, Vec<usize>) =
+                                waiting.iter().partition(|&&k| {
+                                    plans[k]
+                                        .control
+                                        .wait_for
+                                        .iter()
+                                        .all(|w| waitee_done(*w, &results))
+                                });
+                            for k in ready {
+                                spawn(k, t.clone());
+                            }
+                            waiting = still;
+                            if waiting.is_empty() {
+                                tx = None;
+                            }
+                        }
                     }
                     Err(mpsc::RecvTimeoutError::Timeout) => {
                         if terminate.load(Ordering::Relaxed) {
-                            group_stop.store(true, Ordering::Relaxed);
+                            stop_all();
                         }
                     }
                     Err(mpsc::RecvTimeoutError::Disconnected) => break,
                 }
                 if extras.trigger.poll(clock.now()) {
-                    group_stop.store(true, Ordering::Relaxed);
+                    stop_all();
+                }
+                if ctxs.iter().any(|c| c.terminate.load(Ordering::Relaxed)) {
+                    flexio_engine::api::STOP_WAITS.store(true, Ordering::Relaxed);
                 }
                 for u in &mut ss_units {
                     if u.poll(&progress, |m| results[m].is_some()) {
@@ -559,6 +769,18 @@ fn execute(
                 if let Some(r) = &mut results[m] {
                     r.steadystate = Some(u.state.clone());
                 }
+            }
+        }
+    }
+    if quit_all {
+        // exit_what=all: fio still reports the jobs it never started, with nothing done.
+        for (i, r) in results.iter_mut().enumerate() {
+            if r.is_none() && !setup_failed[i] {
+                *r = Some(worker::result_of(
+                    &plans[i],
+                    0,
+                    flexio_stats::ThreadStats::default(),
+                ));
             }
         }
     }
@@ -619,10 +841,10 @@ fn execute(
     if let Some(p) = &sink.file {
         if let Err(e) = crate::notes::write_atomic(p, sink.buf.as_bytes()) {
             eprintln!("flexio: cannot write output file '{}': {e}", p.display());
-            return 1;
+            return Outcome::failed(1);
         }
     }
-    if let Some(page) = &sw.report {
+    if let (Some(page), None) = (&sw.report, events) {
         // The report reads the run as any other result: its json+ text and the log files
         // the jobs wrote (relative names are relative to the working directory).
         let jp = json::report(&rep, true, VERSION);
@@ -630,17 +852,48 @@ fn execute(
             Ok(()) => eprintln!("flexio: wrote the run's report to {page}"),
             Err(e) => {
                 eprintln!("flexio: cannot write the report '{page}': {e}");
-                return 1;
+                return Outcome::failed(1);
             }
         }
     }
-    if interrupted {
-        return EXIT_SIGNAL;
-    }
     let failed = done.iter().filter(|r| r.stats.failed()).count()
         + setup_failed.iter().filter(|f| **f).count();
-    // fio returns the count modulo 256; flexio caps it so that failures never read as success.
-    failed.min(255) as i32
+    Outcome {
+        // fio returns the count modulo 256; flexio caps it so that failures never read as
+        // success.
+        code: if interrupted {
+            EXIT_SIGNAL
+        } else {
+            failed.min(255) as i32
+        },
+        results: done,
+        report: Some(rep),
+        disk_msec: (now - disk_start) / 1_000_000,
+    }
+}
+
+/// The job header lines ("name: (g=0): rw=..."), once per job definition (not per clone).
+pub fn job_headers(plans: &[ThreadPlan]) -> String {
+    let mut pre = String::new();
+    // Engines that move no data print their own line instead (fio's NOIO engines).
+    for t in plans.iter().filter(|t| t.header.first && !t.caps.noio) {
+        let h = &t.header;
+        pre.push_str(&normal::job_header(
+            &t.name,
+            t.groupid,
+            h.rw,
+            h.bs,
+            h.bs_by_pattern,
+            &t.engine,
+            h.iodepth,
+            t.report.kb_base,
+            t.report.sig_figs,
+        ));
+        if h.numjobs > 1 {
+            pre.push_str("...\n");
+        }
+    }
+    pre
 }
 
 /// The run's clock: `clocksource` from the first job that sets it, else the TSC where it is

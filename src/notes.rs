@@ -33,12 +33,29 @@ impl Notes {
 
 /// Write `data` to `path` atomically: a temporary file in the same directory, fsync, rename.
 /// A crash never leaves a truncated result file behind.
+///
+/// Only regular files are replaced. A symbolic link is followed (the link stays, the file it
+/// names is replaced, in that file's directory); a target that exists and is not a regular
+/// file (`/dev/null`, `/dev/stdout`, a FIFO, a terminal) is written through in place, since
+/// renaming over it would replace the device node itself. An existing file keeps its mode.
 pub fn write_atomic(path: &Path, data: &[u8]) -> io::Result<()> {
-    let dir = path
+    let target = match std::fs::canonicalize(path) {
+        Ok(p) => p,
+        Err(_) => path.to_path_buf(),
+    };
+    let existing = std::fs::metadata(&target).ok();
+    if let Some(m) = &existing {
+        if !m.is_file() {
+            let mut f = std::fs::OpenOptions::new().write(true).open(&target)?;
+            f.write_all(data)?;
+            return f.flush();
+        }
+    }
+    let dir = target
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let name = path.file_name().ok_or_else(|| {
+    let name = target.file_name().ok_or_else(|| {
         io::Error::new(io::ErrorKind::InvalidInput, "output path has no file name")
     })?;
     let tmp = dir.join(format!(
@@ -49,8 +66,11 @@ pub fn write_atomic(path: &Path, data: &[u8]) -> io::Result<()> {
     let r = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(data)?;
+        if let Some(m) = &existing {
+            f.set_permissions(m.permissions())?;
+        }
         f.sync_all()?;
-        std::fs::rename(&tmp, path)
+        std::fs::rename(&tmp, &target)
     })();
     if r.is_err() {
         let _ = std::fs::remove_file(&tmp);
@@ -70,5 +90,44 @@ mod tests {
         write_atomic(&p, b"two").unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"two");
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+    }
+
+    /// `--output=/dev/null` once renamed a regular file over the device node. A FIFO stands
+    /// in for the device here: it must stay a FIFO and receive the data.
+    #[test]
+    fn atomic_write_writes_through_special_files() {
+        use std::os::unix::fs::FileTypeExt;
+        let d = tempfile::tempdir().unwrap();
+        let fifo = d.path().join("pipe");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.unwrap().success(), "mkfifo failed");
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).unwrap())
+        };
+        write_atomic(&fifo, b"through").unwrap();
+        assert_eq!(reader.join().unwrap(), b"through");
+        let m = std::fs::symlink_metadata(&fifo).unwrap();
+        assert!(m.file_type().is_fifo(), "{:?}", m.file_type());
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn atomic_write_follows_symlinks_and_keeps_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let real = d.path().join("real.json");
+        std::fs::write(&real, b"old").unwrap();
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let link = d.path().join("link.json");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        write_atomic(&link, b"new").unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read(&real).unwrap(), b"new");
+        let mode = std::fs::metadata(&real).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o640);
     }
 }

@@ -2,30 +2,30 @@
 //! `--cpuclock-test` (the clock's calibration and whether the TSC is monotonic across CPUs).
 
 use crate::clock::{Clock, Source};
-use flexio_job::options::verify_code as code;
+use crate::verify::{sum, Generation, Kind};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// fio 3.33's hashes, in the order `--crctest` tests them, and flexio's code for each it has.
-const HASHES: &[(&str, Option<u16>)] = &[
-    ("md5", Some(code::MD5)),
-    ("crc64", Some(code::CRC64)),
-    ("crc32", Some(code::CRC32)),
-    ("crc32c", Some(code::CRC32C)),
-    ("crc16", None),
-    ("crc7", None),
-    ("sha1", Some(code::SHA1)),
-    ("sha256", Some(code::SHA256)),
-    ("sha512", Some(code::SHA512)),
-    ("xxhash", Some(code::XXHASH)),
+/// fio 3.33's hashes, in the order `--crctest` tests them, and the checksum flexio computes for each it has.
+const HASHES: &[(&str, Option<Kind>)] = &[
+    ("md5", Some(Kind::Md5)),
+    ("crc64", Some(Kind::Crc64)),
+    ("crc32", Some(Kind::Crc32)),
+    ("crc32c", Some(Kind::Crc32c)),
+    ("crc16", Some(Kind::Crc16)),
+    ("crc7", Some(Kind::Crc7)),
+    ("sha1", Some(Kind::Sha1)),
+    ("sha256", Some(Kind::Sha256)),
+    ("sha512", Some(Kind::Sha512)),
+    ("xxhash", Some(Kind::Xxhash)),
     ("murmur3", None),
     ("jhash", None),
     ("fnv", None),
-    ("sha3-224", None),
-    ("sha3-256", None),
-    ("sha3-384", None),
-    ("sha3-512", None),
+    ("sha3-224", Some(Kind::Sha3_224)),
+    ("sha3-256", Some(Kind::Sha3_256)),
+    ("sha3-384", Some(Kind::Sha3_384)),
+    ("sha3-512", Some(Kind::Sha3_512)),
 ];
 
 /// The switches that do their work instead of a run (`--debug=help`, `--crctest`,
@@ -104,11 +104,11 @@ pub fn crctest(list: Option<&str>, per_hash: Duration) -> i32 {
             skipped.push(*name);
             continue;
         };
-        let len = crate::verify::csum_len(*kind);
+        let len = kind.csum_len();
         let t0 = Instant::now();
         let mut bytes = 0u64;
         while bytes == 0 || t0.elapsed() < per_hash {
-            crate::verify::checksum(*kind, &buf, &mut sum[..len]);
+            sum::field(Generation::Latest, *kind, &buf, &mut sum[..len]);
             bytes += buf.len() as u64;
         }
         std::hint::black_box(&sum);

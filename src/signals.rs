@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+#[derive(Clone)]
 pub struct Signals {
     int: Arc<AtomicBool>,
     term: Arc<AtomicBool>,

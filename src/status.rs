@@ -160,7 +160,7 @@ fn by_time_only(plans: &[ThreadPlan], progress: &[Progress]) -> bool {
 }
 
 /// Remaining seconds: time-based jobs by their runtime, size-based ones by progress.
-fn estimate(plans: &[ThreadPlan], progress: &[Progress], elapsed: u64) -> Option<u64> {
+pub(crate) fn estimate(plans: &[ThreadPlan], progress: &[Progress], elapsed: u64) -> Option<u64> {
     let mut eta = 0u64;
     for (p, pr) in plans.iter().zip(progress) {
         if pr.state_char() == '_' {

@@ -75,13 +75,15 @@ fn unimplemented_options_and_engines_are_rejected_not_ignored() {
     let r = flexio(&["--name=x", "--size=1M", "--cgroup=g"], d.path());
     assert_eq!(r.code, 1);
     assert!(r.stderr.contains("not supported by flexio"), "{}", r.stderr);
-    let jf = write(d.path(), "j.fio", "[x]\nsize=1M\nuid=0\n");
+    let jf = write(
+        d.path(),
+        "j.fio",
+        "[x]\nsize=1M\nblock_error_percentiles=1\n",
+    );
     let r = flexio(&[&jf], d.path());
     assert_eq!(r.code, 1);
     assert!(
-        r.stderr.contains(
-            "j.fio:3: 'uid=0': option 'uid' is a fio option that is not supported by flexio"
-        ),
+        r.stderr.contains("j.fio:3: 'block_error_percentiles=1': option 'block_error_percentiles' is a fio option that is not supported by flexio"),
         "{}",
         r.stderr
     );
@@ -491,7 +493,8 @@ fn file_append_writes_after_the_end() {
 #[test]
 fn bs_is_seq_rand_uses_write_size_for_random_io() {
     let d = tmp();
-    let r = flexio(
+    // fio 3.33's count (the offsets depend on the seeds of the compatibility level).
+    let r = common::flexio_oracle(
         &[
             "--name=b",
             "--ioengine=null",
@@ -515,8 +518,7 @@ fn bs_is_seq_rand_uses_write_size_for_random_io() {
 #[test]
 fn exec_prerun_and_postrun_run_around_the_io() {
     // The prerun command sees the laid-out file before any I/O and the postrun command
-    // after it; their output lands in <job>.prerun.txt / <job>.postrun.txt. A failing
-    // prerun stops the job with an error instead of running it silently.
+    // after it; their output lands in <job>.prerun.txt / <job>.postrun.txt.
     let d = tmp();
     let r = flexio(
         &[
@@ -541,18 +543,8 @@ fn exec_prerun_and_postrun_run_around_the_io() {
     assert_eq!(pre.trim(), "1048576");
     let post = std::fs::read_to_string(d.path().join("ra.postrun.txt")).unwrap();
     assert_eq!(post, "after\n");
-
-    let r = flexio(
-        &[
-            "--name=rb",
-            "--size=1m",
-            "--filename=f",
-            "--exec_prerun=exit 4",
-        ],
-        d.path(),
-    );
-    assert_ne!(r.code, 0, "{}", r.stdout);
-    assert!(r.stderr.contains("exited with status 4"), "{}", r.stderr);
+    // A failing prerun (fio: the job does no I/O) is checked against fio in
+    // tests/job_control.rs.
 }
 
 #[test]

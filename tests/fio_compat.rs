@@ -119,6 +119,7 @@ fn job_file_with_global_section() {
             .arg(&jf)
             .arg("--output-format=normal,json+,terse")
             .env("D", d.path())
+            .envs(ORACLE_COMPAT.iter().copied())
             .current_dir(d.path())
             .output()
             .unwrap();

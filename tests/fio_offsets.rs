@@ -43,7 +43,7 @@ fn check(name: &str, extra: &[&str], thread: u32) {
         "--output-format=terse",
     ];
     args.extend_from_slice(extra);
-    let r = flexio(&args, d.path());
+    let r = flexio_oracle(&args, d.path());
     assert_eq!(r.code, 0, "{}", r.stderr);
     let got = offsets_from_log(&d.path().join(format!("cap_lat.{thread}.log")));
     assert_eq!(got.len(), want.len(), "{header}");

@@ -29,7 +29,7 @@ fn both_logs(args: &[&str]) -> Option<(BTreeMap<String, String>, BTreeMap<String
     let (d1, d2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let r1 = run_in(&fio, args, d1.path());
     assert_eq!(r1.code, 0, "fio {args:?}: {}", r1.stderr);
-    let r2 = flexio(args, d2.path());
+    let r2 = flexio_oracle(args, d2.path());
     assert_eq!(r2.code, 0, "flexio {args:?}: {}", r2.stderr);
     Some((logs(d1.path()), logs(d2.path())))
 }

@@ -28,6 +28,30 @@ pub fn format_name(fmt: &str, jobname: &str, jobnum: u32, filenum: u32) -> Strin
         .replace("$clientuid", "0")
 }
 
+/// Entries opendir looks at before it gives up (a whole file system is not a job's files).
+const OPENDIR_MAX_ENTRIES: u32 = 65536;
+
+/// The regular files below `dir`, depth first in directory order (symbolic links and
+/// special files are left out).
+fn walk(dir: &Path, out: &mut Vec<PathBuf>, budget: &mut u32) -> std::io::Result<()> {
+    for e in std::fs::read_dir(dir)? {
+        let e = e?;
+        if *budget == 0 {
+            return Err(std::io::Error::other(format!(
+                "more than {OPENDIR_MAX_ENTRIES} entries below it; flexio stops there"
+            )));
+        }
+        *budget -= 1;
+        let t = e.file_type()?;
+        if t.is_dir() {
+            walk(&e.path(), out, budget)?;
+        } else if t.is_file() {
+            out.push(e.path());
+        }
+    }
+    Ok(())
+}
+
 /// Current size of a regular file (None if missing).
 fn existing_size(p: &Path) -> Option<u64> {
     std::fs::metadata(p)
@@ -37,7 +61,15 @@ fn existing_size(p: &Path) -> Option<u64> {
 }
 
 /// The files of clone `sub` of a job.
-pub fn resolve(def: &JobDef, sub: u32, caps: &Caps) -> Result<Vec<FilePlan>, PlanError> {
+/// Length of the pseudo-file of engines that move no data (no end in practice).
+const NOIO_LEN: u64 = 1 << 60;
+
+pub fn resolve(
+    def: &JobDef,
+    sub: u32,
+    caps: &Caps,
+    ask_engine: bool,
+) -> Result<Vec<FilePlan>, PlanError> {
     let o = &def.opts;
     let name = &o.name;
     let dirs: Vec<String> = o
@@ -57,7 +89,19 @@ pub fn resolve(def: &JobDef, sub: u32, caps: &Caps) -> Result<Vec<FilePlan>, Pla
             Path::new(d).join(p)
         }
     };
+    // opendir: the regular files below the directory (in directory order, depth first), then
+    // those of filename=, as fio adds them.
+    let mut found = Vec::new();
+    if let Some(d) = &o.opendir {
+        let mut budget = OPENDIR_MAX_ENTRIES;
+        walk(Path::new(d), &mut found, &mut budget)
+            .map_err(|e| err(def, format!("opendir '{d}': {e}")))?;
+        if found.is_empty() && o.filename.is_none() {
+            return Err(err(def, format!("opendir '{d}' has no regular files")));
+        }
+    }
     let names: Vec<PathBuf> = match &o.filename {
+        None if !found.is_empty() => Vec::new(),
         Some(list) => {
             let v = split_colon_escaped(list);
             if v.is_empty() {
@@ -72,14 +116,76 @@ pub fn resolve(def: &JobDef, sub: u32, caps: &Caps) -> Result<Vec<FilePlan>, Pla
             .map(|i| in_dir(&format_name(&o.filename_format, name, sub, i), i))
             .collect(),
     };
+    if caps.noio {
+        // Engines that move no data (cpuio, exec) run on one pseudo-file without end.
+        let len = NOIO_LEN / o.max_bs().max(1) * o.max_bs().max(1);
+        return Ok(vec![FilePlan {
+            path: names
+                .into_iter()
+                .next()
+                .unwrap_or_else(|| PathBuf::from(name)),
+            need: 0,
+            region: Region { start: 0, len },
+            block: None,
+        }]);
+    }
+    if caps.pipe {
+        // A stream (net): named by filename (a host or socket path), its length is the
+        // job's size; nothing on disk is looked at.
+        let cfg =
+            crate::plan::engine_config(o, o.iodepth, 1, &[0; flexio_workload::rng::slot::COUNT]);
+        // The engine is asked only when planning for a run (not while fuzzing the planner):
+        // an NBD export's size needs a connection.
+        let known = if ask_engine {
+            flexio_engine::target_size(&o.ioengine, &cfg).map_err(|m| err(def, m))?
+        } else {
+            None
+        };
+        let len = match (o.size, known) {
+            (Some(SizeVal::Bytes(n)), Some(k)) if n > 0 => n.min(k),
+            (Some(SizeVal::Percent(p)), Some(k)) => SizeVal::Percent(p).resolve(k),
+            (Some(SizeVal::Bytes(n)), None) if n > 0 => n,
+            (_, Some(k)) if k > 0 => k,
+            _ if o.runtime_us > 0 => NOIO_LEN / o.max_bs().max(1) * o.max_bs().max(1),
+            _ => {
+                return Err(err(
+                    def,
+                    format!(
+                        "you need to specify size= (an ioengine={} job transfers that much)",
+                        o.ioengine
+                    ),
+                ))
+            }
+        };
+        let path = PathBuf::from(o.filename.as_deref().unwrap_or(&o.ioengine));
+        return Ok(vec![FilePlan {
+            path,
+            need: 0,
+            region: Region { start: 0, len },
+            block: None,
+        }]);
+    }
+    let names: Vec<PathBuf> = found.into_iter().chain(names).collect();
     let mut blocks: Vec<Option<crate::blockdev::BlockInfo>> = Vec::new();
+    let filetype = o.newest.filetype;
     for n in &names {
+        if filetype == flexio_job::newest::FileTypeOpt::File {
+            // filetype=file: every file is taken to be a regular file, nothing is classified.
+            blocks.push(None);
+            continue;
+        }
         let b = crate::blockdev::probe(n).map_err(|e| {
             err(
                 def,
                 format!("cannot open block device '{}': {e}", n.display()),
             )
         })?;
+        if b.is_none() && filetype == flexio_job::newest::FileTypeOpt::Block {
+            return Err(err(
+                def,
+                format!("'{}' is not a block device (filetype=block)", n.display()),
+            ));
+        }
         if b.is_none() && !caps.dirs {
             if let Ok(m) = std::fs::metadata(n) {
                 if !m.is_file() {

@@ -6,9 +6,12 @@
 //! fio's size rules (`filesetup.c`) live in `files.rs`.
 
 pub mod files;
+pub mod newest;
+pub mod replay;
 pub mod resolved;
 
 pub use files::{format_name, FilePlan};
+pub use replay::{CapturePlan, ReplayPlan};
 pub use resolved::*;
 
 use flexio_engine::{Caps, EngineConfig};
@@ -60,6 +63,10 @@ pub struct ThreadPlan {
     pub depth_note: bool,
     /// The job's header line in the normal output (printed once per job definition).
     pub header: JobHeader,
+    /// read_iolog: the trace the job replays instead of generating I/O.
+    pub replay: Option<ReplayPlan>,
+    /// write_iolog: where the job's I/O is captured.
+    pub capture: Option<CapturePlan>,
 }
 
 /// What the normal output's job header line shows (`name: (g=0): rw=..., bs=..., ioengine=...,
@@ -153,11 +160,27 @@ pub fn plan_with(
     readonly: bool,
     probe_engines: bool,
 ) -> Result<Vec<ThreadPlan>, PlanError> {
-    let mut out = Vec::new();
+    let mut out: Vec<ThreadPlan> = Vec::new();
     let mut thread_number = 0u32;
     let mut segment = 0usize;
+    // The thread plans of each job definition so far (wait_for names a job defined before).
+    let mut threads_of: Vec<(String, std::ops::Range<usize>)> = Vec::new();
     for (ji, def) in set.jobs.iter().enumerate() {
         let o = &def.opts;
+        let waitees = match &o.wait_for {
+            None => Vec::new(),
+            Some(w) => threads_of
+                .iter()
+                .filter(|(n, _)| n == w)
+                .flat_map(|(_, r)| r.clone())
+                .collect::<Vec<usize>>(),
+        };
+        if let Some(w) = &o.wait_for {
+            if waitees.is_empty() && !threads_of.iter().any(|(n, _)| n == w) {
+                return Err(err(def, format!("waitee job {w} unknown")));
+            }
+        }
+        let first = out.len();
         if ji > 0 && o.stonewall {
             segment += 1;
         }
@@ -165,6 +188,7 @@ pub fn plan_with(
         let caps = flexio_engine::caps_of(&o.ioengine, &cfg)
             .ok_or_else(|| err(def, format!("unknown ioengine '{}'", o.ioengine)))?;
         validate(def, &caps, readonly)?;
+        newest::validate(set, ji, &caps)?;
         if o.group_reporting && o.ss_dur_us > 0 {
             // fio: a reporting group is judged as one, so its members must agree.
             let other = set.jobs[..ji].iter().find(|j| {
@@ -190,9 +214,22 @@ pub fn plan_with(
         }
         for sub in 0..o.numjobs {
             thread_number += 1;
-            let t = plan_thread(def, sub, thread_number, segment, caps, set.compat)?;
+            let mut t = plan_thread(
+                def,
+                sub,
+                thread_number,
+                segment,
+                caps,
+                RunWide {
+                    readonly,
+                    compat: set.compat,
+                    probe_engines,
+                },
+            )?;
+            t.control.wait_for = waitees.clone();
             out.push(t);
         }
+        threads_of.push((o.name.clone(), first..out.len()));
     }
     Ok(out)
 }
@@ -212,14 +249,6 @@ fn validate(def: &JobDef, caps: &Caps, readonly: bool) -> Result<(), PlanError> 
     }
     if readonly && ((rw.writes() && !o.verify_only) || rw.trims() || caps.changes_names) {
         return Err(err(def, "the job writes, but --readonly is set"));
-    }
-    if o.verify_state_load && !(o.verify_only && o.verify != 0) {
-        // The saved state says which writes completed; flexio uses it to limit a
-        // verify_only replay, nowhere else.
-        return Err(err(
-            def,
-            "verify_state_load=1 applies to verify_only jobs with verify= set in flexio",
-        ));
     }
     if o.ioengine == "ftruncate" && rw.reads() {
         return Err(err(
@@ -275,10 +304,52 @@ fn validate(def: &JobDef, caps: &Caps, readonly: bool) -> Result<(), PlanError> 
         }
     }
 
+    validate_logs(def)?;
     if o.direct && o.iomem_align != 0 && o.iomem_align < 512 {
         return Err(err(def, "iomem_align below 512 cannot work with direct=1"));
     }
     Ok(())
+}
+
+/// The log options that cannot go together (fio's checks, and what flexio does not do).
+fn validate_logs(def: &JobDef) -> Result<(), PlanError> {
+    use flexio_job::options::LogWindow;
+    let o = &def.opts;
+    if o.log_issue_time && !(o.write_lat_log.is_some() && o.log_offset) {
+        return Err(err(
+            def,
+            "log_issue_time option requires write_lat_log and log_offset options",
+        ));
+    }
+    if o.log_unix_epoch || o.log_alternate_epoch {
+        crate::clock::clock_ms(o.log_alternate_epoch_clock_id)
+            .map_err(|e| err(def, format!("log_alternate_epoch_clock_id: {e}")))?;
+    }
+    if o.log_store_compressed {
+        if o.write_hist_log.is_some() {
+            return Err(err(
+                def,
+                "log_store_compressed with write_hist_log is not supported by flexio (fio stores no histogram there either)",
+            ));
+        }
+        if o.log_issue_time || o.log_window == LogWindow::Both {
+            return Err(err(
+                def,
+                "log_store_compressed with log_issue_time or log_window_value=both is not supported by flexio (it writes fio 3.33's compressed sample layout)",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// What holds for every thread of a run.
+#[derive(Clone, Copy)]
+struct RunWide {
+    /// `--readonly`: every writing job is refused.
+    readonly: bool,
+    compat: Compat,
+    /// Ask the kernel / the target (engine probes, an NBD export's size); off when fuzzing.
+    probe_engines: bool,
 }
 
 fn plan_thread(
@@ -287,10 +358,31 @@ fn plan_thread(
     thread_number: u32,
     segment: usize,
     caps: Caps,
-    compat: Compat,
+    run: RunWide,
 ) -> Result<ThreadPlan, PlanError> {
-    let o = &def.opts;
-    let files = files::resolve(def, sub, &caps)?;
+    let RunWide {
+        readonly,
+        compat,
+        probe_engines,
+    } = run;
+    replay::check_replay_options(def)?;
+    let replayed = replay::load(def, sub, readonly, compat)?;
+    let (o, files) = match &replayed {
+        Some(l) => (&l.opts, l.files.clone()),
+        None => (&def.opts, files::resolve(def, sub, &caps, probe_engines)?),
+    };
+    if let Some(info) = replayed.as_ref().map(|l| &l.info) {
+        if info.ios[2] > 0 && !caps.trim {
+            return Err(err(
+                def,
+                format!(
+                    "the trace has trims, which ioengine {} does not do in flexio",
+                    o.ioengine
+                ),
+            ));
+        }
+    }
+    newest::validate_files(def, &files)?;
     // ---- budget and depth
     let region_total: u64 = files.iter().map(|f| f.region.len).sum();
     let io_size = o
@@ -298,7 +390,14 @@ fn plan_thread(
         .map(|v| v.resolve(region_total))
         .unwrap_or(region_total);
     let time_based = o.time_based && o.runtime_us > 0;
-    let budget = if time_based { u64::MAX } else { io_size };
+    // A replay ends with its trace.
+    let spr = newest::sprandom(def, &files, io_size, thread_number)?;
+    let budget = match (time_based || replayed.is_some(), spr) {
+        (true, _) => u64::MAX,
+        // sprandom writes the physical capacity: io_size becomes it.
+        (false, Some((_, phys))) => phys,
+        (false, None) => io_size,
+    };
     let depth_note = caps.syncio && o.iodepth > 1 && !caps.has_commit;
     let depth = if caps.syncio && !caps.has_commit {
         1
@@ -323,10 +422,63 @@ fn plan_thread(
             ),
         ));
     }
-    let seeds = job_seeds(o, thread_number);
-    let spec = workload_spec(o, &files, &seeds, time_based || io_size > region_total);
-    let verify = verify_plan(o, &o.name, thread_number, &seeds);
+    let seeds = job_seeds(o, thread_number, compat);
+    let mut spec = workload_spec(o, &files, &seeds, time_based || io_size > region_total);
+    if caps.noio {
+        // The pseudo-file has no end; offsets mean nothing there.
+        spec.random_map = false;
+    }
+    spec.seq_stride = o.newest.random_sequence_stride;
+    if let Some((s, _)) = spr {
+        // sprandom sets random_generator=lfsr and norandommap=1.
+        spec.sprandom = Some(s);
+        spec.gen = RandGen::Lfsr;
+        spec.random_map = false;
+    }
+    let mut io = io_plan(o, &caps, depth, budget, &seeds);
+    io.ramp_ns = newest::ramp_ns(io.ramp_ns, compat);
+    if !compat.is_fio333() {
+        io.ramp_tick_ns = newest::RAMP_TICK_NS;
+    }
+    let mut meter = meter_plan(o, &caps, thread_number);
+    if let Some(ss) = &mut meter.ss {
+        ss.scaled_samples = !compat.is_fio333();
+    }
+    let mut pace = engine_pace(pace_plan(o, &seeds), &caps);
+    if let Some(t) = &mut pace.think {
+        newest::think_compat(t, compat);
+    }
+    if !compat.is_fio333() {
+        // fio 3.42: rate_iops spaces I/Os by count, whatever their sizes.
+        pace.schedule = pace.schedule.take().map(|s| s.count_ios(o.rate_iops));
+    }
+    let vctx = VerifyCtx {
+        thread_number,
+        depth,
+        nfiles: files.len() as u32,
+        async_engine: !caps.syncio,
+        io_size_over_size: io_size > region_total,
+        rate_limited: o.rate.iter().chain(&o.rate_iops).any(|r| *r > 0),
+        gen: match compat {
+            Compat::Fio333 => crate::verify::Generation::Fio333,
+            Compat::Latest => crate::verify::Generation::Latest,
+        },
+    };
+    let verify = verify_plan(o, &seeds, &vctx).map_err(|e| err(def, e))?;
     let stats_cfg = stats_config(o);
+    let mut layout_on_open = o.create_on_open;
+    if let Some(info) = replayed.as_ref().map(|l| &l.info) {
+        io.dirs = info.dirs();
+        // fio replays once: later loops find the trace used up.
+        io.loops = 1;
+        layout_on_open = true;
+    }
+    let capture = match (&o.iolog.write, &replayed) {
+        (Some(p), None) => Some(CapturePlan {
+            path: std::path::PathBuf::from(p),
+        }),
+        _ => None,
+    };
     Ok(ThreadPlan {
         name: o.name.clone(),
         description: o.description.clone(),
@@ -336,8 +488,11 @@ fn plan_thread(
         segment,
         echo: def.echo.clone(),
         engine: o.ioengine.clone(),
-        engine_cfg: engine_config(o, depth, files.len() as u32, &seeds),
-        io: io_plan(o, &caps, depth, budget, &seeds),
+        engine_cfg: EngineConfig {
+            subjob: sub,
+            ..engine_config(o, depth, files.len() as u32, &seeds)
+        },
+        io,
         buffers: buffer_plan(o, depth, &seeds, verify.is_some()),
         open: open_plan(o, files.len()),
         layout: LayoutPlan {
@@ -345,10 +500,10 @@ fn plan_thread(
             fallocate: o.fallocate,
             create_fsync: o.create_fsync,
             allow_create: o.allow_file_create,
-            on_open: o.create_on_open,
+            on_open: layout_on_open,
         },
-        pace: pace_plan(o, &seeds),
-        meter: meter_plan(o, &caps, thread_number),
+        pace,
+        meter,
         verify,
         latency: latency_plan(o),
         prio: prio_plan(o, &seeds),
@@ -366,12 +521,31 @@ fn plan_thread(
         header: JobHeader {
             first: sub == 0,
             numjobs: o.numjobs,
-            rw: o.rw.as_str(),
-            bs: [0, 1, 2].map(|d| (o.min_bs_dir(d), o.max_bs_dir(d))),
+            // fio prints the header from the options as given, before a trace is read.
+            rw: def.opts.rw.as_str(),
+            bs: [0, 1, 2].map(|d| (def.opts.min_bs_dir(d), def.opts.max_bs_dir(d))),
             bs_by_pattern: o.bs_is_seq_rand,
             iodepth: o.iodepth,
         },
+        replay: replayed.map(|l| l.plan),
+        capture,
     })
+}
+
+/// Engines that pace themselves (cpuio, exec) set the job's think time, as fio's do.
+fn engine_pace(mut pace: PacePlan, caps: &Caps) -> PacePlan {
+    if caps.think_us > 0 {
+        pace.think = Some(ThinkPlan {
+            think_us: caps.think_us,
+            spin_us: 0,
+            blocks: Some(1),
+            blocks_issue: false,
+            iotime_us: 0,
+            shift_rate: false,
+            clip_to_runtime: true,
+        });
+    }
+    pace
 }
 
 /// The workload generator's specification.
@@ -437,32 +611,54 @@ fn workload_spec(
         pct_random: o.percentage_random,
         strided,
         rw_min_bs,
+        seq_stride: false,
+        sprandom: None,
     }
 }
 
-/// fio 3.33's seeds for a thread: deterministic from randseed (default 0x89) unless
-/// randrepeat=0 without a randseed (then from the system's entropy).
-pub fn job_seeds(o: &JobOptions, thread_number: u32) -> [u64; flexio_workload::rng::slot::COUNT] {
+/// The seeds of a thread's random streams.
+///
+/// Both fio versions: randseed (default 0x89) stirred into one seed per slot, unless
+/// `randrepeat=0` without a `randseed` (then from the system's entropy). The newest fio uses
+/// those for every stream, the block offsets included, and `allrandrepeat` is an alias of
+/// `randrepeat`. fio 3.33 replaces the block-offset seed of repeatable jobs by
+/// `0xb1899bed * thread_number` (so `randseed` alone does not move the offsets), and
+/// `allrandrepeat=1` replaces every other slot `i` by `0xb1899bed * thread_number + i`.
+pub fn job_seeds(
+    o: &JobOptions,
+    thread_number: u32,
+    compat: Compat,
+) -> [u64; flexio_workload::rng::slot::COUNT] {
     use flexio_workload::rng::{fio_seeds, slot, FIO_RANDSEED};
-    if o.allrandrepeat {
-        let mut s = [0u64; slot::COUNT];
-        for (i, x) in s.iter_mut().enumerate() {
-            *x = FIO_RANDSEED
-                .wrapping_mul(thread_number as u64)
-                .wrapping_add(i as u64);
-        }
-        return s;
-    }
-    if !o.randrepeat && o.randseed.is_none() {
+    let repeatable = if compat.is_fio333() || !o.allrandrepeat_last {
+        o.randrepeat
+    } else {
+        o.allrandrepeat
+    };
+    let mut s = if !repeatable && o.randseed.is_none() {
         let mut s = [0u64; slot::COUNT];
         let mut e = entropy();
         for x in &mut s {
             e = e.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(17) ^ 0xbf58_476d_1ce4_e5b9;
             *x = e;
         }
-        return s;
+        s
+    } else {
+        fio_seeds(o.randseed.unwrap_or(0x89), thread_number, false)
+    };
+    if compat.is_fio333() {
+        if o.allrandrepeat {
+            for (i, x) in s.iter_mut().enumerate() {
+                *x = FIO_RANDSEED
+                    .wrapping_mul(thread_number as u64)
+                    .wrapping_add(i as u64);
+            }
+        }
+        if o.randrepeat {
+            s[slot::BLOCK] = FIO_RANDSEED.wrapping_mul(thread_number as u64);
+        }
     }
-    fio_seeds(o.randseed.unwrap_or(0x89), thread_number, o.randrepeat)
+    s
 }
 
 fn entropy() -> u64 {

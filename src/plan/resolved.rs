@@ -4,7 +4,9 @@
 
 use crate::progress::RunState;
 use flexio_engine::{Caps, EngineConfig};
-use flexio_job::options::{err_class, FadviseHint, JobOptions, SsCriterion, SyncMode, Unified};
+use flexio_job::options::{
+    err_class, FadviseHint, JobOptions, LogWindow, SsCriterion, SyncMode, Unified,
+};
 use flexio_stats::report::{self, ReportParams};
 use flexio_stats::StatsConfig;
 use flexio_workload::fill::Fill;
@@ -40,6 +42,13 @@ pub struct IoPlan {
     /// Runtime limit (ns; 0 = none) and ramp time (ns).
     pub runtime_ns: u64,
     pub ramp_ns: u64,
+    /// `ramp_size`: the ramp also ends once the job moved this many bytes (0 = none).
+    pub ramp_bytes: u64,
+    /// The ramp's end is looked at on ticks this far apart from the job's start (the newest
+    /// fio's helper thread: 1 s); 0 = continuously (fio 3.33).
+    pub ramp_tick_ns: u64,
+    /// `end_syncfs`: one syncfs per file system at the end of each write pass.
+    pub end_syncfs: bool,
     /// startdelay range (µs) and the seed drawing from it.
     pub startdelay_us: (u64, u64),
     pub startdelay_seed: u32,
@@ -112,6 +121,8 @@ pub struct PacePlan {
     /// of reads, and whether the job mixes reads and writes.
     pub rwmixread: u32,
     pub mixed: bool,
+    /// `thinkcycles`: empty loop iterations after each submission.
+    pub thinkcycles: u64,
     pub think: Option<ThinkPlan>,
 }
 
@@ -128,6 +139,8 @@ pub struct ThinkPlan {
     pub iotime_us: u64,
     /// The rate schedule moves on by the time spent thinking.
     pub shift_rate: bool,
+    /// Spins and sleeps end with the runtime (fio 3.34+; fio 3.33 thinks them out).
+    pub clip_to_runtime: bool,
 }
 
 /// What the job samples, logs and publishes on the way.
@@ -158,13 +171,32 @@ pub struct LogPlan {
     pub hist: Option<PathBuf>,
     /// log_avg_msec (0 = every I/O).
     pub avg_ms: u64,
+    /// log_window_value: the window maximum instead of the mean (`max`), or both.
     pub max_value: bool,
+    pub both_values: bool,
+    /// log_issue_time: issue time column (clat and slat logs).
+    pub issue_time: bool,
+    /// log_unix_epoch / log_alternate_epoch: times count from this clock's epoch.
+    pub epoch_clock: Option<i32>,
+    /// log_compression / log_store_compressed / log_compression_cpus.
+    pub compress: Option<CompressPlan>,
     pub offset: bool,
     /// log_prio: the raw priority value instead of 0/1.
     pub prio_raw: bool,
     /// log_hist_msec (0 = as often as the log is looked at).
     pub hist_ms: u64,
     pub hist_coarseness: u32,
+}
+
+/// Compressed logs.
+#[derive(Clone, Debug, Default)]
+pub struct CompressPlan {
+    /// Bytes of binary samples per zlib stream (0: one stream per batch of samples).
+    pub chunk: u64,
+    /// Keep the file compressed (`.log.fz`); else the text is written as without compression.
+    pub store: bool,
+    /// CPUs the compression runs on.
+    pub cpus: Option<Vec<usize>>,
 }
 
 impl LogPlan {
@@ -183,13 +215,28 @@ pub struct SsPlan {
     pub dur_us: u64,
     pub ramp_us: u64,
     pub interval_us: u64,
+    /// The newest fio's sample: `rate_time * delta / (I * I / 1000)` (I = interval in ms,
+    /// rate_time = ms since the last sample); fio 3.33: `1000 * delta / rate_time`.
+    pub scaled_samples: bool,
 }
 
 /// Data verification.
 #[derive(Clone, Debug)]
 pub struct VerifyPlan {
-    pub verifier: crate::verify::Verifier,
+    /// Block layout: generation, type, interval, header offset, pattern.
+    pub format: crate::verify::Format,
+    /// Header seed and write-sequence checks (after their automatic rules).
+    pub checks: crate::verify::wlog::Checks,
+    /// How the written-block log orders and replaces its blocks.
+    pub order: crate::verify::wlog::Order,
+    /// Seed of fio's verify stream (slot 3) and whether it is tausworthe64.
     pub seed_base: u64,
+    pub seed64: bool,
+    /// experimental_verify: the read-back re-generates the writes' offsets and seeds
+    /// from the job's generators instead of keeping a written-block log.
+    pub experimental: bool,
+    /// verify_async: verifier threads (0 = check in the job thread).
+    pub async_threads: u32,
     pub do_verify: bool,
     pub verify_only: bool,
     pub fatal: bool,
@@ -198,11 +245,13 @@ pub struct VerifyPlan {
     pub backlog_batch: u64,
     /// A read-only job: every read is checked (header and checksum only).
     pub check_reads: bool,
-    pub check_numberio: bool,
-    /// Random writes without a random map may hit a block twice: check sorted, last wins.
-    pub overlap: bool,
     /// The job writes (and is not verify_only).
     pub writes: bool,
+    /// iodepth and file count, as the state file records them.
+    pub depth: u32,
+    pub nfiles: u32,
+    /// Job name (state file record).
+    pub name: String,
     /// verify_state_save / verify_state_load file.
     pub state_file: PathBuf,
     pub state_save: bool,
@@ -249,7 +298,10 @@ pub struct Placement {
     pub cpus: Option<Vec<usize>>,
     pub nice: i32,
     /// I/O priority class and level (ioprio_set).
-    pub ioprio: Option<(u32, u32)>,
+    /// `comm`: the thread's name.
+    pub comm: Option<std::ffi::CString>,
+    /// (class, level, hint).
+    pub ioprio: Option<(u32, u32, u32)>,
 }
 
 /// What an I/O error does.
@@ -310,8 +362,17 @@ pub struct Control {
     pub time_limit_us: Option<u64>,
     /// `time_based` without a runtime (fio warns).
     pub time_based_without_runtime: bool,
-    /// Shell commands before the I/O and after it (`exec_prerun`, `exec_postrun`); their
-    /// output goes to `<job>.prerun.txt` / `<job>.postrun.txt`.
+    /// lockfile: lock each file around its requests (None = off; Some(true) = reads share).
+    pub lockfile: Option<bool>,
+    /// serialize_overlap: wait for in-flight requests a new one overlaps.
+    pub serialize_overlap: bool,
+    /// flow control: (flow_id, weight, sleep µs) when `flow` is set.
+    pub flow: Option<(u32, u64, u64)>,
+    /// wait_for: the thread plans (indexes) that must end before this thread starts.
+    pub wait_for: Vec<usize>,
+    /// exit_what: which jobs exitall stops.
+    pub exit_what: flexio_job::options::ExitWhat,
+    /// exec_prerun / exec_postrun: shell commands around the job.
     pub exec_prerun: Option<String>,
     pub exec_postrun: Option<String>,
 }
@@ -343,7 +404,12 @@ pub fn report_params(o: &JobOptions, caps: &Caps) -> ReportParams {
     list.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
     ReportParams {
         kb_base: o.kb_base.value() as u32,
-        unit_base: o.unit_base,
+        // fio: engines that count bits (net) show bits unless unit_base says otherwise.
+        unit_base: if o.unit_base == 0 && caps.bit_based {
+            1
+        } else {
+            o.unit_base
+        },
         sig_figs: o.significant_figures,
         percentile_list: list,
         percentile_precision: o.percentile_precision,
@@ -374,6 +440,14 @@ pub fn engine_config(o: &JobOptions, depth: u32, nfiles: u32, seeds: &[u64]) -> 
         advise: o.fadvise_hint != FadviseHint::Off,
         seed: seeds[slot::PRIO] as u32,
         values: o.engine.clone(),
+        job_name: o.name.clone(),
+        runtime_us: o.runtime_us,
+        reads: o.rw.reads(),
+        writes: o.rw.writes(),
+        random: o.rw.is_random(),
+        filename: o.filename.clone(),
+        subjob: 0,
+        directory: o.directory.clone(),
     }
 }
 
@@ -405,6 +479,9 @@ pub fn io_plan(o: &JobOptions, caps: &Caps, depth: u32, budget: u64, seeds: &[u6
         loops: if time_based { u32::MAX } else { o.loops },
         runtime_ns: o.runtime_us * 1000,
         ramp_ns: o.ramp_time_us * 1000,
+        ramp_bytes: o.newest.ramp_size.unwrap_or(0),
+        ramp_tick_ns: 0,
+        end_syncfs: o.newest.end_syncfs && writes && !caps.diskless,
         startdelay_us: o.startdelay_us,
         startdelay_seed: seeds[slot::START_DELAY] as u32,
         sync_every: if o.fsync > 0 { o.fsync } else { o.fdatasync },
@@ -536,6 +613,7 @@ pub fn pace_plan(o: &JobOptions, seeds: &[u64]) -> PacePlan {
         cycle_ns: o.rate_cycle_ms * 1_000_000,
         rwmixread: o.rwmixread,
         mixed: o.rw.reads() && o.rw.writes(),
+        thinkcycles: o.newest.thinkcycles,
         think: (o.thinktime_us > 0).then_some(ThinkPlan {
             think_us: o.thinktime_us,
             spin_us: o.thinktime_spin_us.min(o.thinktime_us),
@@ -543,6 +621,7 @@ pub fn pace_plan(o: &JobOptions, seeds: &[u64]) -> PacePlan {
             blocks_issue: o.thinktime_blocks_issue,
             iotime_us: o.thinktime_iotime_us,
             shift_rate: o.rate_ignore_thinktime,
+            clip_to_runtime: true,
         }),
     }
 }
@@ -559,19 +638,21 @@ fn log_prefix(o: &JobOptions, p: &Option<String>) -> Option<String> {
 }
 
 /// fio's log file name: `<prefix>_<type>.<thread_number>.log` (`<prefix>_<type>.log` with
-/// per_job_logs=0).
-pub fn log_name(prefix: &str, kind: &str, thread_number: u32, per_job: bool) -> PathBuf {
+/// per_job_logs=0; `.log.fz` when stored compressed).
+pub fn log_name(prefix: &str, kind: &str, thread_number: u32, per_job: bool, fz: bool) -> PathBuf {
+    let ext = if fz { "log.fz" } else { "log" };
     if per_job {
-        PathBuf::from(format!("{prefix}_{kind}.{thread_number}.log"))
+        PathBuf::from(format!("{prefix}_{kind}.{thread_number}.{ext}"))
     } else {
-        PathBuf::from(format!("{prefix}_{kind}.log"))
+        PathBuf::from(format!("{prefix}_{kind}.{ext}"))
     }
 }
 
 /// Sampling, logs and steady state.
 pub fn meter_plan(o: &JobOptions, caps: &Caps, thread_number: u32) -> MeterPlan {
     let pj = o.per_job_logs;
-    let name = |p: &str, kind: &str| log_name(p, kind, thread_number, pj);
+    let fz = o.log_store_compressed;
+    let name = |p: &str, kind: &str| log_name(p, kind, thread_number, pj, fz);
     let logs = LogPlan {
         lat: log_prefix(o, &o.write_lat_log)
             .map(|p| [name(&p, "lat"), name(&p, "slat"), name(&p, "clat")]),
@@ -579,7 +660,16 @@ pub fn meter_plan(o: &JobOptions, caps: &Caps, thread_number: u32) -> MeterPlan 
         iops: log_prefix(o, &o.write_iops_log).map(|p| name(&p, "iops")),
         hist: log_prefix(o, &o.write_hist_log).map(|p| name(&p, "clat_hist")),
         avg_ms: o.log_avg_msec,
-        max_value: o.log_max_value,
+        max_value: o.log_window == LogWindow::Max,
+        both_values: o.log_window == LogWindow::Both,
+        issue_time: o.log_issue_time,
+        epoch_clock: (o.log_unix_epoch || o.log_alternate_epoch)
+            .then_some(o.log_alternate_epoch_clock_id),
+        compress: (o.log_compression > 0 || o.log_store_compressed).then(|| CompressPlan {
+            chunk: o.log_compression,
+            store: o.log_store_compressed,
+            cpus: o.log_compression_cpus.clone(),
+        }),
         offset: o.log_offset,
         prio_raw: o.log_prio,
         hist_ms: o.log_hist_msec,
@@ -615,32 +705,107 @@ pub fn meter_plan(o: &JobOptions, caps: &Caps, thread_number: u32) -> MeterPlan 
             dur_us: o.ss_dur_us,
             ramp_us: o.ss_ramp_us,
             interval_us: o.ss_interval_us,
+            scaled_samples: false,
         }),
     }
 }
 
-/// Verification, if the job verifies.
+/// What verification needs to know of the job beyond its options.
+#[derive(Clone, Copy, Debug)]
+pub struct VerifyCtx {
+    pub thread_number: u32,
+    pub depth: u32,
+    pub nfiles: u32,
+    /// The engine completes asynchronously (not a sync engine).
+    pub async_engine: bool,
+    /// io_size larger than the files' regions (blocks get written again).
+    pub io_size_over_size: bool,
+    /// A rate schedule paces the job.
+    pub rate_limited: bool,
+    pub gen: crate::verify::Generation,
+}
+
+/// Verification, if the job verifies; `Err` for a layout that cannot work.
 pub fn verify_plan(
     o: &JobOptions,
-    name: &str,
-    thread_number: u32,
     seeds: &[u64],
-) -> Option<VerifyPlan> {
+    c: &VerifyCtx,
+) -> Result<Option<VerifyPlan>, String> {
+    use crate::verify::{wlog, Format, Kind};
     use flexio_job::options::verify_code;
     if o.verify == verify_code::NONE {
-        return None;
+        return Ok(None);
     }
+    let kind = Kind::from_code(o.verify)
+        .ok_or_else(|| format!("verify type {} is not supported by flexio", o.verify))?;
     let writes = o.rw.writes();
     let fixed_bs = o.min_bs_dir(1) == o.max_bs_dir(1);
-    Some(VerifyPlan {
-        verifier: crate::verify::Verifier {
-            kind: o.verify,
-            interval: o.verify_interval,
-            hdr_offset: o.verify_offset,
-            pattern: o.verify_pattern.clone(),
-            thread: thread_number as u16,
-        },
+    let random = o.rw.is_random();
+    let facts = wlog::JobFacts {
+        writes,
+        mixed: writes && o.rw.reads(),
+        random,
+        verify_only: o.verify_only,
+        verify_backlog: o.verify_backlog > 0,
+        zone_reset_frequency: false,
+        norandommap: random && o.norandommap,
+        softrandommap: false,
+        seq_holes: !random && o.rw_nr > 0,
+        rand_multi: random && o.rw_nr > 1,
+        io_size_over_size: c.io_size_over_size,
+        async_depth: c.async_engine && c.depth > 1,
+        experimental_verify: o.experimental_verify,
+        fixed_bs,
+        time_based: o.time_based,
+        header_seed: o.verify_header_seed,
+        write_sequence: o.verify_write_sequence,
+    };
+    let format = Format {
+        gen: c.gen,
+        kind,
+        interval: o.verify_interval,
+        hdr_offset: o.verify_offset,
+        pattern: o.verify_pattern.clone(),
+        pattern_interval: o.verify_pattern_interval,
+        thread: c.thread_number as u16,
+    };
+    if o.experimental_verify {
+        // The replay re-runs the offset generator alone: it gives the writes again only
+        // when nothing else (reads of a mix, a rate schedule, later loops, a backlog
+        // between writes) took its own turns.
+        let why = if o.rw.reads() {
+            Some("a read/write mix")
+        } else if o.loops > 1 {
+            Some("loops>1")
+        } else if o.verify_backlog > 0 {
+            Some("verify_backlog")
+        } else if c.rate_limited {
+            Some("a rate limit")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err(format!(
+                "experimental_verify with {why} is not supported by flexio"
+            ));
+        }
+    }
+    let min_bs = o.min_bs_dir(1).max(1);
+    if writes || o.rw.reads() {
+        format.validate(if writes {
+            min_bs
+        } else {
+            o.min_bs_dir(0).max(1)
+        })?;
+    }
+    Ok(Some(VerifyPlan {
+        format,
+        checks: wlog::checks(c.gen, &facts),
+        order: wlog::order(c.gen, &facts),
         seed_base: seeds[3],
+        seed64: o.random_generator == flexio_job::options::RandGenOpt::Tausworthe64,
+        experimental: o.experimental_verify,
+        async_threads: o.verify_async,
         do_verify: o.do_verify,
         verify_only: o.verify_only,
         fatal: o.verify_fatal,
@@ -652,18 +817,14 @@ pub fn verify_plan(
             o.verify_backlog
         },
         check_reads: !writes && o.rw.reads(),
-        check_numberio: fixed_bs && !o.time_based && !o.verify_only,
-        // fio: random writes without a random map may hit a block twice; they are checked
-        // sorted, last write winning. Otherwise in write order.
-        overlap: o.rw.is_random() && o.norandommap,
         writes: writes && !o.verify_only,
-        state_file: PathBuf::from(crate::verify::state_file_name(
-            name,
-            thread_number.saturating_sub(1),
-        )),
+        depth: c.depth,
+        nfiles: c.nfiles,
+        name: o.name.clone(),
+        state_file: crate::verify::state::path(None, &o.name, c.thread_number.saturating_sub(1)),
         state_save: o.verify_state_save,
-        state_load: o.verify_state_load && o.verify_only,
-    })
+        state_load: o.verify_state_load,
+    }))
 }
 
 /// Latency target and ceilings.
@@ -681,9 +842,10 @@ pub fn latency_plan(o: &JobOptions) -> LatencyPlan {
 
 /// The I/O priority value requests carry by default (the thread's; 0 when not set).
 pub fn default_ioprio(o: &JobOptions) -> u16 {
+    let hint = o.newest.priohint.unwrap_or(0) << 3;
     match (o.prioclass, o.prio) {
-        (None, None) => 0,
-        (c, l) => ((c.unwrap_or(2) << 13) | l.unwrap_or(4)) as u16,
+        (None, None) => hint as u16,
+        (c, l) => ((c.unwrap_or(2) << 13) | hint | l.unwrap_or(4)) as u16,
     }
 }
 
@@ -713,8 +875,21 @@ pub fn placement(o: &JobOptions, thread_number: u32) -> Placement {
             }
         }),
         nice: o.nice,
-        ioprio: (o.prio.is_some() || o.prioclass.is_some())
-            .then(|| (o.prioclass.unwrap_or(2), o.prio.unwrap_or(4))),
+        comm: o
+            .newest
+            .comm
+            .as_deref()
+            .and_then(|c| std::ffi::CString::new(c.as_bytes()).ok()),
+        // fio: a priority hint alone also sets the priority (class 0 is best effort).
+        ioprio: (o.prio.is_some() || o.prioclass.is_some() || o.newest.priohint.is_some()).then(
+            || {
+                (
+                    o.prioclass.unwrap_or(if o.prio.is_some() { 2 } else { 0 }),
+                    o.prio.unwrap_or(if o.prioclass.is_some() { 4 } else { 0 }),
+                    o.newest.priohint.unwrap_or(0),
+                )
+            },
+        ),
     }
 }
 
@@ -763,6 +938,15 @@ pub fn control(o: &JobOptions) -> Control {
         time_limit_us: (o.runtime_us > 0)
             .then_some(o.runtime_us + o.ramp_time_us + o.startdelay_us.1),
         time_based_without_runtime: o.time_based && o.runtime_us == 0,
+        lockfile: match o.lockfile {
+            flexio_job::options::LockMode::None => None,
+            flexio_job::options::LockMode::Exclusive => Some(false),
+            flexio_job::options::LockMode::ReadWrite => Some(true),
+        },
+        serialize_overlap: o.serialize_overlap,
+        flow: (o.flow > 0).then_some((o.flow_id, o.flow, o.flow_sleep_us)),
+        wait_for: Vec::new(),
+        exit_what: o.exit_what,
         exec_prerun: o.exec_prerun.clone(),
         exec_postrun: o.exec_postrun.clone(),
     }

@@ -170,6 +170,23 @@ impl FileTable {
         }
     }
 
+    /// One syncfs per file system of the open files (end_syncfs); returns how many were
+    /// issued. Files on one file system share a device number.
+    pub fn syncfs_all(&self) -> usize {
+        let mut done: Vec<u64> = Vec::new();
+        for fd in self.fds.iter().flatten() {
+            let dev = rustix::fs::fstat(fd)
+                .map(|st| st.st_dev)
+                .unwrap_or(u64::MAX);
+            if done.contains(&dev) {
+                continue;
+            }
+            done.push(dev);
+            let _ = flexio_engine::platform::syncfs(rustix::fd::AsFd::as_fd(fd));
+        }
+        done.len()
+    }
+
     /// Between loops, fio closes and reopens a job's files: the page cache is dropped again
     /// (`invalidate`) and `fsync_on_close` syncs again. flexio keeps the descriptors and
     /// does those two steps.

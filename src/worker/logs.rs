@@ -4,8 +4,8 @@
 //! samples and at the end), so the I/O path only appends to a vector; the lines come from
 //! `flexio_output::logs`, the interval numbers from `flexio_stats::interval`.
 
-use crate::plan::LogPlan;
-use flexio_output::logs::{hist_line, interval_line, sample_line};
+use crate::plan::{CompressPlan, LogPlan};
+use flexio_output::logs::{hist_line, interval_line, sample_line_ext};
 use flexio_stats::hist::Hist;
 use flexio_stats::interval::{fio_log_bins, IntervalRecord, Tracker};
 use std::fs::{File, OpenOptions};
@@ -20,6 +20,10 @@ const BATCH: usize = 65536;
 struct Sample {
     time_ms: u64,
     value: u64,
+    /// log_window_value=both: the window maximum (0 for per-I/O entries).
+    value1: u64,
+    /// log_issue_time: ns from the job's start to the issue (clat and slat entries).
+    issue_ns: u64,
     ddir: u8,
     bs: u64,
     offset: u64,
@@ -67,6 +71,12 @@ pub struct Logs {
     prio_raw: bool,
     avg_ms: u64,
     max_value: bool,
+    both_values: bool,
+    issue_time: bool,
+    epoch_clock: Option<i32>,
+    /// ms of the epoch clock at the job's start, added to every time (log_unix_epoch).
+    epoch_ms: u64,
+    compress: Option<CompressPlan>,
     /// Per-I/O bandwidth/IOPS logging (log_avg_msec=0): the job's bw/iops statistics switch
     /// to per-I/O samples as in fio.
     pub per_io_bw: bool,
@@ -106,6 +116,11 @@ impl Logs {
             prio_raw: p.prio_raw,
             avg_ms: p.avg_ms,
             max_value: p.max_value,
+            both_values: p.both_values,
+            issue_time: p.issue_time,
+            epoch_clock: p.epoch_clock,
+            epoch_ms: 0,
+            compress: p.compress.clone(),
             lat_windows: [[Window::default(); 3]; 3],
             next_window_ms: p.avg_ms,
             logs,
@@ -118,6 +133,17 @@ impl Logs {
                 text: String::new(),
             }),
             errors: Vec::new(),
+        }
+    }
+
+    /// The job's epoch starts (or restarts after ramp_time): with log_unix_epoch or
+    /// log_alternate_epoch, times count from the clock's epoch from here on.
+    pub fn start_epoch(&mut self) {
+        if let Some(id) = self.epoch_clock {
+            match crate::clock::clock_ms(id) {
+                Ok(ms) => self.epoch_ms = ms,
+                Err(e) => self.errors.push(e),
+            }
         }
     }
 
@@ -145,6 +171,7 @@ impl Logs {
         lat: u64,
         clat: u64,
         slat: Option<u64>,
+        issue_ns: u64,
     ) {
         if self.avg_ms > 0 {
             let d = ddir as usize;
@@ -159,19 +186,23 @@ impl Logs {
             }
             return;
         }
-        let s = |value| Sample {
+        let s = |value, issue_ns| Sample {
             time_ms,
             value,
+            value1: 0,
+            issue_ns,
             ddir,
             bs,
             offset,
             prio,
         };
-        self.push(Kind::Lat, s(lat));
-        self.push(Kind::Clat, s(clat));
+        // fio fills the issue time in clat and slat entries only.
+        self.push(Kind::Lat, s(lat, 0));
+        self.push(Kind::Clat, s(clat, issue_ns));
         if let Some(v) = slat {
-            self.push(Kind::Slat, s(v));
+            self.push(Kind::Slat, s(v, issue_ns));
         }
+        let s = |value| s(value, 0);
         if self.per_io_bw && clat > 0 {
             self.push(Kind::Bw, s((bs as u128 * 1_000_000 / clat as u128) as u64));
         }
@@ -213,7 +244,7 @@ impl Logs {
                         continue;
                     }
                     let bins = fio_log_bins(&delta, h.coarseness);
-                    hist_line(&mut h.text, time_ms, d, last_bs[d], &bins);
+                    hist_line(&mut h.text, time_ms + self.epoch_ms, d, last_bs[d], &bins);
                     h.last[d] = cur;
                 }
                 while h.next_ms <= time_ms {
@@ -233,9 +264,11 @@ impl Logs {
     ) {
         let t = self.next_window_ms;
         let span = (time_ms - last.2).max(1);
-        let sample = |value, ddir| Sample {
+        let sample = |value, value1, ddir| Sample {
             time_ms: t,
             value,
+            value1,
+            issue_ns: 0,
             ddir,
             bs: 0,
             offset: 0,
@@ -246,15 +279,18 @@ impl Logs {
             let db = bytes[di] - last.0[di];
             let dn = ios[di] - last.1[di];
             if dn > 0 {
-                self.push(Kind::Bw, sample(db * 1000 / span / 1024, d));
-                self.push(Kind::Iops, sample(dn * 1000 / span, d));
+                // One rate per window: its mean and its maximum are the same.
+                let bw = db * 1000 / span / 1024;
+                let iops = dn * 1000 / span;
+                self.push(Kind::Bw, sample(bw, bw, d));
+                self.push(Kind::Iops, sample(iops, iops, d));
             }
             for (k, kind) in [(0, Kind::Lat), (1, Kind::Clat), (2, Kind::Slat)] {
                 let w = std::mem::take(&mut self.lat_windows[k][di]);
                 // Window mean rounded to nearest (or the maximum with log_max_value).
                 if let Some(mean) = (w.sum + w.n / 2).checked_div(w.n) {
                     let v = if self.max_value { w.max } else { mean };
-                    self.push(kind, sample(v, d));
+                    self.push(kind, sample(v, w.max, d));
                 }
             }
         }
@@ -265,21 +301,83 @@ impl Logs {
     }
 
     fn write(&mut self, path: &Path, samples: &[Sample]) {
+        if self.compress.as_ref().is_some_and(|c| c.store) {
+            return self.write_compressed(path, samples);
+        }
         let mut out = String::with_capacity(samples.len() * 32);
         for s in samples {
             let off = self.offset.then_some(s.offset);
-            sample_line(
+            sample_line_ext(
                 &mut out,
-                s.time_ms,
-                s.value,
+                s.time_ms + self.epoch_ms,
+                (s.value, self.both_values.then_some(s.value1)),
                 s.ddir,
                 s.bs,
                 off,
-                s.prio,
-                self.prio_raw,
+                (s.prio, self.prio_raw),
+                self.issue_time.then_some(s.issue_ns),
             );
         }
         if let Err(e) = append(path, out.as_bytes()) {
+            self.errors
+                .push(format!("cannot write log {}: {e}", path.display()));
+        }
+    }
+
+    /// log_store_compressed: the samples in fio's binary layout, one zlib stream per
+    /// `log_compression` bytes of them, deflated on `log_compression_cpus` when given.
+    fn write_compressed(&mut self, path: &Path, samples: &[Sample]) {
+        if samples.is_empty() {
+            return;
+        }
+        let c = self.compress.clone().unwrap_or_default();
+        let rec = crate::logz::record_size(self.offset);
+        let per = if c.chunk > 0 {
+            (c.chunk as usize / rec).max(1)
+        } else {
+            samples.len()
+        };
+        let mut raws = Vec::new();
+        for chunk in samples.chunks(per) {
+            let mut raw = Vec::with_capacity(chunk.len() * rec);
+            for s in chunk {
+                crate::logz::encode(
+                    &mut raw,
+                    s.time_ms + self.epoch_ms,
+                    s.value,
+                    s.ddir,
+                    s.bs,
+                    self.offset.then_some(s.offset),
+                    s.prio,
+                    self.prio_raw,
+                );
+            }
+            raws.push(raw);
+        }
+        let deflate_all =
+            move || -> Vec<u8> { raws.iter().flat_map(|r| crate::logz::deflate(r)).collect() };
+        let out = match &c.cpus {
+            Some(cpus) => {
+                let cpus = cpus.clone();
+                std::thread::scope(|sc| {
+                    sc.spawn(move || {
+                        let mut set = rustix::thread::CpuSet::new();
+                        for c in cpus
+                            .iter()
+                            .filter(|c| **c < rustix::thread::CpuSet::MAX_CPU)
+                        {
+                            set.set(*c);
+                        }
+                        let _ = rustix::thread::sched_setaffinity(None, &set);
+                        deflate_all()
+                    })
+                    .join()
+                    .unwrap_or_default()
+                })
+            }
+            None => deflate_all(),
+        };
+        if let Err(e) = append(path, &out) {
             self.errors
                 .push(format!("cannot write log {}: {e}", path.display()));
         }

@@ -99,6 +99,9 @@ impl Meter {
 
     /// The measured part starts (the job, or the end of ramp_time) at `now`.
     pub fn start(&mut self, now: u64) {
+        if let Some(l) = &mut self.logs {
+            l.start_epoch();
+        }
         self.bw_last_ns = now;
         self.iops_last_ns = now;
         self.bw_last = [0; 3];
@@ -150,8 +153,19 @@ impl Meter {
         let ios: u64 = ios.iter().sum();
         if let Some((t0, b0, i0)) = self.ss_base {
             let ms = (now - t0) / 1_000_000;
-            let iops = ((ios - i0) * 1000).checked_div(ms);
-            let bw = ((bytes - b0) * 1000).checked_div(ms);
+            let (iops, bw) = if ss.scaled_samples {
+                let iv_ms = ss.interval_us / 1000;
+                let div = iv_ms.saturating_mul(iv_ms) / 1000;
+                (
+                    ms.saturating_mul(ios - i0).checked_div(div),
+                    ms.saturating_mul(bytes - b0).checked_div(div),
+                )
+            } else {
+                (
+                    ((ios - i0) * 1000).checked_div(ms),
+                    ((bytes - b0) * 1000).checked_div(ms),
+                )
+            };
             if let Some(sample) = iops.zip(bw) {
                 if let Ok(mut v) = pr.ss_samples.lock() {
                     v.push(sample);
@@ -266,9 +280,10 @@ impl Meter {
         lat: u64,
         clat: u64,
         slat: Option<u64>,
+        issue_ns: u64,
     ) {
         let Some(l) = &mut self.logs else { return };
-        l.io(time_ms, ddir, len, offset, prio, lat, clat, slat);
+        l.io(time_ms, ddir, len, offset, prio, lat, clat, slat, issue_ns);
         let d = &mut stats.dirs[ddir as usize];
         if l.per_io_bw && clat > 0 {
             d.bw.add((len as u128 * 1_000_000 / clat as u128) as u64);
@@ -348,6 +363,7 @@ mod tests {
                 dur_us: 10_000_000,
                 ramp_us: 0,
                 interval_us: 1_000_000,
+                scaled_samples: false,
             }),
             ..plan(500)
         };

@@ -14,17 +14,27 @@
 //! | `lat_target` | the queue-depth search | continue / quiesce / done / fatal |
 //! | `prio` | per-request priority draws | the priority of the next request |
 //! | `placement` | — | CPU affinity, nice, ioprio of the thread |
+//! | `replay` | the trace being replayed, its pacing state | the next entry; how long to wait before it |
+//! | `capture` | the write_iolog writer | — (records file actions and queued requests) |
+//! | `exec` | — | exec_prerun / exec_postrun ran (and succeeded) |
+//! | `flow` | the job's share of its flow group | hold back before this I/O or not |
+//! | `lockfile` | the per-path locks shared by jobs | — (lock/unlock around queueing) |
 
+mod capture;
 mod exec;
 mod file_table;
+mod flow;
 mod io_loop;
 mod lat_target;
+mod lockfile;
 mod logs;
 mod metering;
 mod pacing;
 mod placement;
 mod prio;
+mod replay;
 mod verify;
+mod verify_async;
 
 pub use logs::create_all as create_log_files;
 
@@ -99,6 +109,7 @@ pub fn result_of(plan: &ThreadPlan, pid: i32, stats: ThreadStats) -> JobResult {
 
 /// Run a whole thread plan and package its result.
 pub fn run_thread(plan: &ThreadPlan, ctx: &RunCtx, progress: &Progress) -> JobResult {
+    let _io_job = IoJobDone(!plan.caps.noio);
     let tid = flexio_engine::platform::thread_id();
     // A private descriptor table makes every system call on the job's files cheaper; a
     // kernel that refuses only costs that speed.
@@ -135,4 +146,20 @@ pub fn run_thread(plan: &ThreadPlan, ctx: &RunCtx, progress: &Progress) -> JobRe
     };
     progress.set_state(RunState::Exited);
     result_of(plan, tid, stats)
+}
+
+/// Counts an I/O job thread out of [`flexio_engine::api::IO_JOBS_PENDING`] when it ends,
+/// however it ends.
+struct IoJobDone(bool);
+
+impl Drop for IoJobDone {
+    fn drop(&mut self) {
+        if self.0 {
+            let _ = flexio_engine::api::IO_JOBS_PENDING.fetch_update(
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+                |n| n.checked_sub(1),
+            );
+        }
+    }
 }

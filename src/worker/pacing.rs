@@ -24,6 +24,8 @@ pub struct Pause {
 }
 
 pub struct Pacer {
+    /// `thinkcycles`: empty loop iterations after each submission.
+    thinkcycles: u64,
     schedule: Option<Schedule>,
     /// The schedule's time base: the start of the loop (or of the measured part).
     base_ns: u64,
@@ -45,6 +47,7 @@ impl Pacer {
             schedule: p.schedule.clone(),
             base_ns: 0,
             think: p.think,
+            thinkcycles: p.thinkcycles,
             next_think_at: p.think.and_then(|t| t.blocks).unwrap_or(1),
             think_start_ns: 0,
             rate_min: p.rate_min,
@@ -66,6 +69,27 @@ impl Pacer {
     #[inline]
     pub fn thinks(&self) -> bool {
         self.think.is_some()
+    }
+
+    /// Whether think-time pauses end with the runtime.
+    #[inline]
+    pub fn clips_think(&self) -> bool {
+        self.think.is_some_and(|t| t.clip_to_runtime)
+    }
+
+    /// Whether the job busy-loops after each submission (`thinkcycles`).
+    #[inline]
+    pub fn cycles(&self) -> u64 {
+        self.thinkcycles
+    }
+
+    /// `thinkcycles`: `n` empty iterations, kept by the optimiser (fio's `nop` loop); its
+    /// cost per iteration is the CPU's.
+    #[inline(never)]
+    pub fn spin_cycles(n: u64) {
+        for i in 0..n {
+            std::hint::black_box(i);
+        }
     }
 
     /// Whether minimum rates are to be checked.
@@ -229,6 +253,7 @@ mod tests {
             cycle_ns: 1_000_000_000,
             rwmixread: 50,
             mixed,
+            thinkcycles: 0,
             think: None,
         }
     }
@@ -274,6 +299,7 @@ mod tests {
                 blocks_issue: false,
                 iotime_us: 0,
                 shift_rate: false,
+                clip_to_runtime: true,
             }),
             ..plan([0; 3], false)
         });

@@ -20,16 +20,32 @@ pub fn apply(p: &Placement) -> Result<(), (i32, String)> {
         rustix::process::setpriority_process(None, p.nice)
             .map_err(|e| (e.raw_os_error(), format!("cannot set nice {}: {e}", p.nice)))?;
     }
-    if let Some((class, level)) = p.ioprio {
-        flexio_engine::sys::ioprio_set_self(class, level).map_err(|e| {
-            let hint = if e.raw_os_error() == Some(libc::EPERM) {
+    if let Some(name) = &p.comm {
+        // The kernel keeps the first 15 bytes.
+        flexio_engine::platform::set_thread_name(name).map_err(|e| {
+            (
+                e.raw_os_error().unwrap_or(libc::EINVAL),
+                format!("cannot set the thread name (comm) to {name:?}: {e}"),
+            )
+        })?;
+    }
+    if let Some((class, level, prio_hint)) = p.ioprio {
+        flexio_engine::sys::ioprio_set_self(class, level, prio_hint).map_err(|e| {
+            let why = if e.raw_os_error() == Some(libc::EPERM) {
                 " (the real-time class needs CAP_SYS_ADMIN)"
+            } else if prio_hint != 0 && e.raw_os_error() == Some(libc::EINVAL) {
+                " (priority hints need Linux 6.10 or later)"
             } else {
                 ""
             };
+            let hint_txt = if prio_hint != 0 {
+                format!(" hint {prio_hint}")
+            } else {
+                String::new()
+            };
             (
                 e.raw_os_error().unwrap_or(libc::EINVAL),
-                format!("cannot set I/O priority class {class} level {level}: {e}{hint}"),
+                format!("cannot set I/O priority class {class} level {level}{hint_txt}: {e}{why}"),
             )
         })?;
     }
@@ -51,13 +67,16 @@ mod tests {
             apply(&Placement {
                 cpus: Some(vec![cpu]),
                 nice: 1,
-                ioprio: Some((2, 7)),
+                ioprio: Some((2, 7, 0)),
+                comm: Some(std::ffi::CString::new("flexio-comm-test-long").unwrap()),
             })
             .unwrap();
             let set = rustix::thread::sched_getaffinity(None).unwrap();
             let n = (0..rustix::thread::CpuSet::MAX_CPU)
                 .filter(|c| set.is_set(*c))
                 .count();
+            let comm = std::fs::read_to_string("/proc/thread-self/comm").unwrap();
+            assert_eq!(comm.trim_end(), "flexio-comm-tes", "15 bytes kept");
             (n, set.is_set(cpu))
         })
         .join()

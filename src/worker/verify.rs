@@ -1,10 +1,14 @@
-//! A job's verification state: write numbering and seeding, the written-block log, the
-//! backlog trigger, the read-back phase, checks of read blocks and the state file. The
-//! block formats and checksums are `crate::verify`'s (pure); this part keeps what one job
-//! thread knows while it runs.
+//! A job's verification state: write numbering and seeding, the written-block log
+//! (last write wins), the backlog trigger, the read-back phase, checks of read blocks and
+//! the state file. Block formats, checksums, the log and the state files are
+//! `crate::verify`'s (pure); this part keeps what one job thread knows while it runs.
 
 use crate::plan::VerifyPlan;
-use crate::verify::{self, Expect, Failure, Log, Piece, Place, Verifier};
+use crate::verify::format::{Expect, Place, Stamp, WriteRef};
+use crate::verify::state::{self, Decision, RandState, StateV3, StateV7, VerifyState, EMPTY};
+use crate::verify::wlog::{self, Checks, Entry, WriteLog};
+use crate::verify::{Format, Generation, Mismatch};
+use std::collections::VecDeque;
 
 /// The read re-reads a logged block (verify phase or backlog).
 pub const VF_PHASE: u8 = 1;
@@ -12,16 +16,19 @@ pub const VF_PHASE: u8 = 1;
 pub const VF_WRITE: u8 = 2;
 
 pub struct VerState {
-    v: Verifier,
-    log: Log,
-    seed_base: u64,
+    fmt: Format,
+    checks: Checks,
+    log: WriteLog,
+    seeds: wlog::SeedGen,
     /// Writes prepared so far (the next write's number).
     writes: u64,
-    /// Writes in flight (their numbers), to know how many completed in order.
+    /// Writes in flight (their numbers), for the state file.
     inflight: Vec<u64>,
+    /// The last `depth` completed writes (file, offset), newest last: fio 3.33's state.
+    recent: VecDeque<(u64, u64)>,
+    /// The write before the one being re-read, per slot (torn-write reports).
+    prev: Vec<Option<WriteRef>>,
     check_reads: bool,
-    check_numberio: bool,
-    overlap: bool,
     do_verify: bool,
     verify_only: bool,
     pub fatal: bool,
@@ -30,13 +37,37 @@ pub struct VerState {
     batch: u64,
     since_backlog: u64,
     backlog_due: bool,
-    /// verify_state_load: only writes below this number are checked.
-    limit: Option<u64>,
-    /// In the write phase (for verify_state_save).
-    writing: bool,
+    /// verify_state_load: the state of the interrupted run.
+    loaded: Option<VerifyState>,
+    /// Verify reads handed out (fio 3.33's stop rule counts them).
+    reads_done: u64,
     state_save: bool,
     state_file: std::path::PathBuf,
+    depth: u32,
+    nfiles: u32,
+    name: String,
+    index: u64,
+    /// When the state was last saved during the write phase (crash checkpoints).
+    last_save_ns: u64,
+    /// experimental_verify: no log; the read-back re-generates the writes.
+    experimental: bool,
+    replay: Option<Replay>,
+    seed_base: u64,
+    seed64: bool,
 }
+
+/// experimental_verify's read-back: the job's offset and seed generators run again.
+struct Replay {
+    gen: flexio_workload::Generator,
+    seeds: wlog::SeedGen,
+    /// Writes still to re-generate, and the next one's number.
+    left: u64,
+    numberio: u64,
+}
+
+/// How often a writing job refreshes its state file while it runs, so that a run killed
+/// without a chance to save (SIGKILL, a crash) leaves the state of at most this long ago.
+pub const CHECKPOINT_NS: u64 = 1_000_000_000;
 
 /// What a prepared write carries: its number and data seed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,23 +76,34 @@ pub struct WriteTag {
     pub seed: u64,
 }
 
+/// The next block of the read-back.
+#[derive(Debug, PartialEq, Eq)]
+pub enum CheckNext {
+    Block(Entry),
+    /// Nothing (more) to check.
+    Done,
+    /// A loaded state ends the check here; fio's message, if it prints one.
+    Stop(Option<String>),
+}
+
 impl VerState {
     /// The state of a verifying job; `Err` when its saved state cannot be loaded.
-    pub fn new(p: &VerifyPlan) -> Result<Self, String> {
-        let limit = if p.state_load {
-            Some(verify::load_state(&p.state_file)?)
+    pub fn new(p: &VerifyPlan, slots: usize) -> Result<Self, String> {
+        let loaded = if p.state_load {
+            Some(state::load(&p.state_file, p.format.gen, p.depth)?)
         } else {
             None
         };
         Ok(VerState {
-            v: p.verifier.clone(),
-            log: Log::default(),
-            seed_base: p.seed_base,
+            fmt: p.format.clone(),
+            checks: p.checks,
+            log: WriteLog::new(p.order),
+            seeds: wlog::SeedGen::new(p.seed_base, p.seed64),
             writes: 0,
-            inflight: Vec::new(),
+            inflight: Vec::with_capacity(p.depth as usize),
+            recent: VecDeque::with_capacity(p.depth as usize + 1),
+            prev: vec![None; slots],
             check_reads: p.check_reads,
-            check_numberio: p.check_numberio,
-            overlap: p.overlap,
             do_verify: p.do_verify,
             verify_only: p.verify_only,
             fatal: p.fatal,
@@ -70,11 +112,25 @@ impl VerState {
             batch: p.backlog_batch,
             since_backlog: 0,
             backlog_due: false,
-            limit,
-            writing: p.writes,
+            loaded,
+            reads_done: 0,
             state_save: p.state_save,
             state_file: p.state_file.clone(),
+            depth: p.depth.max(1),
+            nfiles: p.nfiles,
+            name: p.name.clone(),
+            index: p.format.thread.saturating_sub(1) as u64,
+            last_save_ns: 0,
+            experimental: p.experimental,
+            replay: None,
+            seed_base: p.seed_base,
+            seed64: p.seed64,
         })
+    }
+
+    /// The format's generation (for the report lines).
+    pub fn generation(&self) -> Generation {
+        self.fmt.gen
     }
 
     /// A read-only job: every read is checked (header and checksum only).
@@ -88,35 +144,55 @@ impl VerState {
         self.verify_only
     }
 
-    /// Number and seed the next write; fill its buffer (data and headers) unless
-    /// verify_only. `since_epoch_ns` stamps the header's time.
-    pub fn next_write(&mut self, buf: &mut [u8], offset: u64, since_epoch_ns: u64) -> WriteTag {
+    /// Number and seed the next write of `buf.len()` bytes at `offset` of `file`, log it
+    /// as in flight and fill its buffer (data and headers) unless verify_only.
+    /// `since_epoch_ns` stamps the header's time.
+    pub fn next_write(
+        &mut self,
+        buf: &mut [u8],
+        file: u32,
+        offset: u64,
+        since_epoch_ns: u64,
+    ) -> WriteTag {
         let n = self.writes;
         self.writes += 1;
-        let seed = verify::block_seed(self.seed_base, n);
+        // fio draws no seed for pattern data (the header then says 0).
+        let seed = if self.fmt.pattern.is_some() {
+            0
+        } else {
+            self.seeds.next_seed()
+        };
+        if !self.experimental {
+            self.log.issue(file, offset, buf.len() as u64, seed, n);
+        }
         if !self.verify_only {
             self.inflight.push(n);
             let t = since_epoch_ns;
-            self.v.fill(
+            self.fmt.fill(
                 buf,
                 offset,
-                seed,
-                n as u16,
-                ((t / 1_000_000_000) as u32, (t % 1_000_000_000) as u32),
+                Stamp {
+                    seed,
+                    numberio: n,
+                    time: ((t / 1_000_000_000) as u32, (t % 1_000_000_000) as u32),
+                },
             );
         }
         WriteTag { numberio: n, seed }
     }
 
-    /// A verified write completed (or verify_only replays it): log the block.
-    pub fn written(&mut self, p: Piece) {
-        if let Some(i) = self.inflight.iter().position(|x| *x == p.numberio) {
+    /// A verified write completed (or verify_only replays it).
+    pub fn written(&mut self, file: u32, offset: u64, numberio: u64) {
+        if let Some(i) = self.inflight.iter().position(|x| *x == numberio) {
             self.inflight.swap_remove(i);
         }
-        if self.limit.is_some_and(|l| p.numberio >= l) {
+        if !self.log.complete(file, offset, numberio) {
             return;
         }
-        self.log.push(p);
+        if self.recent.len() == self.depth as usize {
+            self.recent.pop_front();
+        }
+        self.recent.push_back((file as u64, offset));
         if self.backlog > 0 {
             self.since_backlog += 1;
             if self.since_backlog >= self.backlog {
@@ -127,8 +203,9 @@ impl VerState {
     }
 
     /// A verified write failed (and the job goes on): it will not be checked.
-    pub fn write_failed(&mut self, numberio: u64) {
+    pub fn write_failed(&mut self, file: u32, offset: u64, numberio: u64) {
         self.inflight.retain(|x| *x != numberio);
+        self.log.fail(file, offset, numberio);
     }
 
     /// verify_backlog: a batch of logged blocks is due for checking (how many).
@@ -137,43 +214,106 @@ impl VerState {
         std::mem::take(&mut self.backlog_due).then_some(self.batch)
     }
 
-    /// The next logged block to check.
-    pub fn next_check(&mut self) -> Option<Piece> {
-        self.log.next_piece()
+    /// The next logged block to check (completed writes only, last write winning), as a
+    /// loaded state allows.
+    pub fn next_check(&mut self) -> CheckNext {
+        loop {
+            let next = match self.replay.as_mut() {
+                Some(r) => r.next(self.fmt.pattern.is_some()),
+                None => self.log.next_write(),
+            };
+            let Some(e) = next else {
+                return CheckNext::Done;
+            };
+            match &self.loaded {
+                None => return CheckNext::Block(e),
+                Some(VerifyState::V7(s)) => match s.decide(e.numberio) {
+                    Decision::Verify => return CheckNext::Block(e),
+                    Decision::Skip => continue,
+                    Decision::Stop(m) => {
+                        self.log.clear();
+                        self.replay = None;
+                        return CheckNext::Stop(m);
+                    }
+                },
+                Some(VerifyState::V3(s)) => {
+                    let stop = s.should_stop(self.reads_done, e.file as u64, e.offset);
+                    if stop {
+                        self.log.clear();
+                        self.replay = None;
+                        return CheckNext::Stop(None);
+                    }
+                    self.reads_done += 1;
+                    return CheckNext::Block(e);
+                }
+            }
+        }
+    }
+
+    /// Remember the write before the one slot `slot` re-reads.
+    pub fn set_prev(&mut self, slot: usize, prev: Option<WriteRef>) {
+        if let Some(p) = self.prev.get_mut(slot) {
+            *p = prev;
+        }
     }
 
     /// After a loop's writes: whether a read-back phase runs (it does unless the job only
-    /// reads or do_verify=0); the log is put in checking order.
-    pub fn begin_phase(&mut self) -> bool {
+    /// reads or do_verify=0). `spec` is the job's workload (experimental_verify replays it).
+    pub fn begin_phase(&mut self, spec: Option<&flexio_workload::Spec>) -> bool {
         if self.check_reads || !self.do_verify {
             self.log.clear();
             return false;
         }
-        self.writing = false;
-        self.log.settle(self.overlap);
+        if let Some(spec) = spec.filter(|_| self.experimental) {
+            self.replay = Some(Replay {
+                gen: flexio_workload::Generator::new(spec.clone()),
+                seeds: wlog::SeedGen::new(self.seed_base, self.seed64),
+                left: self.writes,
+                numberio: 0,
+            });
+        }
         true
     }
 
     pub fn end_phase(&mut self) {
         self.log.clear();
-        self.writing = !self.verify_only;
+        self.replay = None;
     }
 
-    /// Check a read block; `phase` (with `tag`) for a read-back of a logged write.
+    /// What a read of `len` bytes at `offset` in `slot` is checked against; with `tag` it
+    /// re-reads that logged write.
+    pub fn expectation(&self, slot: usize, offset: u64, len: u64, tag: Option<WriteTag>) -> Expect {
+        match tag {
+            Some(t) => Expect {
+                last: Some(WriteRef {
+                    offset,
+                    len,
+                    seed: t.seed,
+                    numberio: t.numberio,
+                }),
+                prev: self.prev.get(slot).copied().flatten(),
+                check_seed: self.checks.header_seed,
+                check_numberio: self.checks.write_sequence,
+            },
+            None => Expect::default(),
+        }
+    }
+
+    /// The block format (verify_async hands it to its threads).
+    pub fn format(&self) -> &Format {
+        &self.fmt
+    }
+
+    /// Check a read block of `slot`; with `tag` it re-reads that logged write.
     pub fn check(
         &self,
         buf: &mut [u8],
+        slot: usize,
         offset: u64,
         tag: Option<WriteTag>,
         file: &str,
-    ) -> Result<(), Failure> {
-        let expect = match tag {
-            Some(t) => Expect {
-                seed: Some(t.seed),
-                numberio: self.check_numberio.then_some(t.numberio as u16),
-            },
-            None => Expect::default(),
-        };
+    ) -> Result<(), Box<Mismatch>> {
+        let exp = self.expectation(slot, offset, buf.len() as u64, tag);
         let place = Place {
             file,
             flags: if tag.is_some() { "88" } else { "8" },
@@ -182,9 +322,9 @@ impl VerState {
             crate::debug::Cat::Verify,
             "verify: off=0x{offset:x},len=0x{:x},file={file},seed={:?}",
             buf.len(),
-            expect.seed
+            exp.last.map(|w| w.seed)
         );
-        let r = self.v.check(buf, offset, expect, &place);
+        let r = self.fmt.check(buf, offset, &exp, &place);
         if let Err(f) = &r {
             crate::debug_log!(
                 crate::debug::Cat::Verify,
@@ -194,15 +334,48 @@ impl VerState {
         r
     }
 
-    /// verify_state_save: a verifying write job stopped before its read-back records how
-    /// many writes completed in order, for a later `verify_only` + `verify_state_load`.
-    /// `None` when there is nothing to save.
-    pub fn save_state(&self, stopped: bool) -> Option<Result<(), String>> {
-        if !self.state_save || !self.writing || !stopped {
+    /// flexio: while writing, refresh the state file every [`CHECKPOINT_NS`] (fio saves
+    /// only when the job ends or is stopped; a killed fio leaves no state).
+    pub fn checkpoint(&mut self, now: u64) -> Option<Result<(), String>> {
+        if now.saturating_sub(self.last_save_ns) < CHECKPOINT_NS || self.log.is_empty() {
             return None;
         }
-        let done = self.inflight.iter().copied().min().unwrap_or(self.writes);
-        Some(verify::save_state(&self.state_file, done).map_err(|e| {
+        self.last_save_ns = now;
+        self.save_state()
+    }
+
+    /// verify_state_save: a writing job records what it wrote, for a later run with
+    /// `verify_state_load` (fio saves at the end of every verifying write job, and when
+    /// stopped). `None` when there is nothing to save.
+    pub fn save_state(&self) -> Option<Result<(), String>> {
+        if !self.state_save || self.verify_only || self.writes == 0 {
+            return None;
+        }
+        let s = match self.fmt.gen {
+            Generation::Fio333 => VerifyState::V3(StateV3 {
+                depth: self.depth,
+                nofiles: self.nfiles,
+                numberio: self.writes,
+                index: self.index,
+                rand: RandState::default(),
+                name: self.name.clone(),
+                comps: self.recent.iter().rev().copied().collect(),
+            }),
+            Generation::Latest => {
+                let mut inflight: Vec<u64> = self.inflight.clone();
+                inflight.sort_unstable();
+                inflight.resize(self.depth as usize, EMPTY);
+                VerifyState::V7(StateV7 {
+                    numberio: self.writes,
+                    index: self.index,
+                    rand: RandState::default(),
+                    name: self.name.clone(),
+                    inflight,
+                    failed: self.log.failed().to_vec(),
+                })
+            }
+        };
+        Some(state::save(&self.state_file, &s).map_err(|e| {
             format!(
                 "fio: failed to save verify state {}: {e}",
                 self.state_file.display()
@@ -211,27 +384,44 @@ impl VerState {
     }
 }
 
-/// verify_dump: write the received block (and the expected one, when it can be rebuilt)
-/// next to the job as `<file>.<offset>.received|expected`; returns fio's message lines.
-pub fn dump(f: &Failure, block_offset: u64, received: &[u8], file: &str) -> Vec<String> {
+impl Replay {
+    /// The next write as the job's generators give it again.
+    fn next(&mut self, pattern: bool) -> Option<Entry> {
+        while self.left > 0 {
+            let io = self.gen.next_io()?;
+            if io.ddir != 1 {
+                continue;
+            }
+            self.left -= 1;
+            let numberio = self.numberio;
+            self.numberio += 1;
+            return Some(Entry {
+                file: io.file as u32,
+                offset: io.offset,
+                len: io.len,
+                seed: if pattern { 0 } else { self.seeds.next_seed() },
+                numberio,
+                in_flight: false,
+                prev: None,
+            });
+        }
+        None
+    }
+}
+
+/// verify_dump: write the received interval (and the expected one, when it can be
+/// rebuilt) next to the job as `<file>.<offset>.received|expected`; fio's message lines.
+pub fn dump(m: &Mismatch, received: &[u8], file: &str) -> Vec<String> {
     let base = std::path::Path::new(file)
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "block".into());
-    let lo = (f.offset - block_offset) as usize;
-    let hi = (lo + f.len as usize).min(received.len());
-    let chunk = if f
-        .expected
-        .as_ref()
-        .is_some_and(|e| e.len() == received.len())
-    {
-        received
-    } else {
-        &received[lo.min(hi)..hi]
-    };
+    let lo = (m.offset.saturating_sub(m.block_offset)) as usize;
+    let hi = (lo + m.len as usize).min(received.len());
+    let chunk = &received[lo.min(hi)..hi];
     let mut lines = Vec::new();
     let mut write = |what: &str, data: &[u8]| {
-        let name = format!("{base}.{}.{what}", f.offset);
+        let name = format!("{base}.{}.{what}", m.offset);
         lines.push(
             match crate::notes::write_atomic(std::path::Path::new(&name), data) {
                 Ok(()) => format!("       {what} data dumped as {name}"),
@@ -240,7 +430,7 @@ pub fn dump(f: &Failure, block_offset: u64, received: &[u8], file: &str) -> Vec<
         );
     };
     write("received", chunk);
-    if let Some(e) = &f.expected {
+    if let Some(e) = &m.expected_data {
         write("expected", e);
     }
     lines
@@ -249,18 +439,21 @@ pub fn dump(f: &Failure, block_offset: u64, received: &[u8], file: &str) -> Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use flexio_job::options::verify_code;
+    use crate::verify::wlog::Order;
+    use crate::verify::{Class, Kind};
 
-    fn plan(dir: &std::path::Path) -> VerifyPlan {
+    fn plan(dir: &std::path::Path, gen: Generation, order: Order) -> VerifyPlan {
         VerifyPlan {
-            verifier: Verifier {
-                kind: verify_code::CRC32C,
-                interval: 0,
-                hdr_offset: 0,
-                pattern: None,
-                thread: 1,
+            format: Format::new(gen, Kind::Crc32c, 1),
+            checks: Checks {
+                header_seed: true,
+                write_sequence: true,
             },
+            order,
             seed_base: 42,
+            seed64: false,
+            experimental: false,
+            async_threads: 0,
             do_verify: true,
             verify_only: false,
             fatal: false,
@@ -268,82 +461,130 @@ mod tests {
             backlog: 2,
             backlog_batch: 2,
             check_reads: false,
-            check_numberio: true,
-            overlap: false,
             writes: true,
+            depth: 4,
+            nfiles: 1,
+            name: "j".into(),
             state_file: dir.join("local-j-0-verify.state"),
             state_save: true,
             state_load: false,
         }
     }
 
-    fn piece(t: WriteTag, offset: u64) -> Piece {
-        Piece {
-            file: 0,
-            offset,
-            len: 4096,
-            seed: t.seed,
-            numberio: t.numberio,
+    fn block(v: &CheckNext) -> Entry {
+        match v {
+            CheckNext::Block(e) => *e,
+            other => panic!("expected a block, got {other:?}"),
         }
     }
 
     #[test]
     fn writes_are_logged_checked_and_the_backlog_triggers() {
         let d = tempfile::tempdir().unwrap();
-        let mut v = VerState::new(&plan(d.path())).unwrap();
+        let mut v = VerState::new(&plan(d.path(), Generation::Latest, Order::Offset), 4).unwrap();
         let mut blocks = vec![vec![0u8; 4096]; 3];
         let tags: Vec<WriteTag> = (0..3)
-            .map(|i| v.next_write(&mut blocks[i], i as u64 * 4096, 1000))
+            .map(|i| v.next_write(&mut blocks[i], 0, i as u64 * 4096, 1000))
             .collect();
         assert_eq!(tags[2].numberio, 2);
-        v.written(piece(tags[0], 0));
+        v.written(0, 0, 0);
         assert_eq!(v.backlog_due(), None);
-        v.written(piece(tags[1], 4096));
+        v.written(0, 4096, 1);
         assert_eq!(v.backlog_due(), Some(2));
         assert_eq!(v.backlog_due(), None, "taken once");
-        // Stopped with write 2 in flight: the saved state says 2 completed in order.
-        assert!(v.save_state(true).unwrap().is_ok());
-        assert_eq!(verify::load_state(&plan(d.path()).state_file).unwrap(), 2);
-        // The read-back finds good blocks good and a changed byte bad.
-        assert!(v.begin_phase());
-        let p = v.next_check().unwrap();
+        // Saved with write 2 in flight: v7 names it.
+        assert!(v.save_state().unwrap().is_ok());
+        let st = state::load(
+            &d.path().join("local-j-0-verify.state"),
+            Generation::Latest,
+            4,
+        )
+        .unwrap();
+        let VerifyState::V7(s7) = st else { panic!() };
+        assert_eq!(s7.numberio, 3);
+        assert_eq!(s7.inflight, vec![2, EMPTY, EMPTY, EMPTY]);
+        // The read-back finds good blocks good and a changed byte bad (in flight: skipped).
+        assert!(v.begin_phase(None));
+        let e = block(&v.next_check());
         let tag = Some(WriteTag {
-            numberio: p.numberio,
-            seed: p.seed,
+            numberio: e.numberio,
+            seed: e.seed,
         });
-        assert!(v.check(&mut blocks[0], 0, tag, "f").is_ok());
+        assert!(v.check(&mut blocks[0], 0, 0, tag, "f").is_ok());
         blocks[1][100] ^= 1;
-        let p = v.next_check().unwrap();
+        let e = block(&v.next_check());
         let tag = Some(WriteTag {
-            numberio: p.numberio,
-            seed: p.seed,
+            numberio: e.numberio,
+            seed: e.seed,
         });
-        let f = v.check(&mut blocks[1], 4096, tag, "f").unwrap_err();
-        assert_eq!(f.offset, 4096);
-        assert!(v.next_check().is_none());
+        let m = v.check(&mut blocks[1], 0, 4096, tag, "f").unwrap_err();
+        assert_eq!(m.offset, 4096);
+        assert_eq!(m.class, Class::Corrupt);
+        assert_eq!(v.next_check(), CheckNext::Done, "write 2 never completed");
         v.end_phase();
-        assert!(v.save_state(false).is_none(), "not stopped: nothing saved");
     }
 
     #[test]
-    fn a_saved_state_limits_the_replay() {
+    fn a_block_written_twice_is_checked_against_its_last_write() {
         let d = tempfile::tempdir().unwrap();
-        let mut p = plan(d.path());
-        verify::save_state(&p.state_file, 1).unwrap();
-        p.state_load = true;
-        p.verify_only = true;
-        let mut v = VerState::new(&p).unwrap();
-        let mut b = vec![0u8; 4096];
-        let t0 = v.next_write(&mut b, 0, 0);
-        assert!(b.iter().all(|x| *x == 0), "verify_only writes no data");
-        let t1 = v.next_write(&mut b, 4096, 0);
-        v.written(piece(t0, 0));
-        v.written(piece(t1, 4096));
-        assert!(v.begin_phase());
-        assert_eq!(v.next_check().map(|p| p.numberio), Some(0));
-        assert!(v.next_check().is_none(), "write 1 had not completed");
-        // A missing state file is an error, not an empty check.
-        std::fs::remove_file(&p.state_file).unwrap();
-        assert!(VerState::new(&p).is_err());
+        let mut v = VerState::new(&plan(d.path(), Generation::Latest, Order::Offset), 4).unwrap();
+        let mut old = vec![0u8; 4096];
+        let mut new = vec![0u8; 4096];
+        v.next_write(&mut old, 0, 8192, 0);
+        v.written(0, 8192, 0);
+        let t = v.next_write(&mut new, 0, 8192, 0);
+        v.written(0, 8192, 1);
+        assert!(v.begin_phase(None));
+        let e = block(&v.next_check());
+        assert_eq!((e.numberio, e.prev.map(|p| p.numberio)), (1, Some(0)));
+        v.set_prev(0, e.prev);
+        assert_eq!(v.next_check(), CheckNext::Done, "one entry per block");
+        let tag = Some(t);
+        assert!(v.check(&mut new.clone(), 0, 8192, tag, "f").is_ok());
+        // The older write found there instead: stale, not a seed mismatch of nowhere.
+        let m = v.check(&mut old, 0, 8192, tag, "f").unwrap_err();
+        assert_eq!(m.class, Class::Stale, "{:?}", m.lines(Generation::Latest));
+    }
+
+    #[test]
+    fn a_saved_state_limits_the_replay_in_both_generations() {
+        let d = tempfile::tempdir().unwrap();
+        // Writer: writes 0 and 1 complete, 2 in flight when it stops.
+        for gen in [Generation::Latest, Generation::Fio333] {
+            let mut p = plan(d.path(), gen, Order::Written);
+            p.depth = 1;
+            let mut w = VerState::new(&p, 1).unwrap();
+            let mut b = vec![0u8; 4096];
+            for i in 0..3u64 {
+                w.next_write(&mut b, 0, i * 4096, 0);
+            }
+            w.written(0, 0, 0);
+            w.written(0, 4096, 1);
+            w.save_state().unwrap().unwrap();
+            // Reader: verify_only replays the same writes.
+            p.state_load = true;
+            p.verify_only = true;
+            let mut r = VerState::new(&p, 1).unwrap();
+            let mut z = vec![0u8; 4096];
+            for i in 0..3u64 {
+                r.next_write(&mut z, 0, i * 4096, 0);
+                r.written(0, i * 4096, i);
+            }
+            assert!(z.iter().all(|x| *x == 0), "verify_only writes no data");
+            assert!(r.begin_phase(None));
+            assert_eq!(block(&r.next_check()).numberio, 0, "{gen:?}");
+            assert_eq!(block(&r.next_check()).numberio, 1, "{gen:?}");
+            assert!(
+                matches!(r.next_check(), CheckNext::Stop(_)),
+                "{gen:?}: write 2 had not completed"
+            );
+            // The other generation's reader refuses the file, naming why.
+            let mut q = p.clone();
+            q.format.gen = gen.other();
+            let e = VerState::new(&q, 1).err().unwrap();
+            assert!(e.contains("version in verify state header"), "{e}");
+            std::fs::remove_file(&p.state_file).unwrap();
+            assert!(VerState::new(&p, 1).is_err(), "a missing file is an error");
+        }
     }
 }

@@ -113,6 +113,11 @@ impl LoopDev {
         ok
     }
 
+    /// Where `mount` mounted it.
+    pub fn mountpoint(&self) -> Option<&Path> {
+        self.mounted.as_deref()
+    }
+
     /// Set the device's I/O scheduler; false if the kernel refuses.
     pub fn set_scheduler(&self, s: &str) -> bool {
         std::fs::write(format!("/sys/block/{}/queue/scheduler", self.name()), s).is_ok()

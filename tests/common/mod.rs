@@ -2,6 +2,7 @@
 //! output structure the way scripts that read fio's output would see it.
 #![allow(dead_code)]
 
+pub mod fstargets;
 pub mod loopdev;
 
 use regex::Regex;
@@ -45,6 +46,7 @@ pub fn fio_bin() -> Option<PathBuf> {
     found
 }
 
+#[derive(Debug)]
 pub struct Run {
     pub stdout: String,
     pub stderr: String,
@@ -73,6 +75,12 @@ pub fn run_in_env(bin: &Path, args: &[&str], dir: &Path, env: &[(&str, &str)]) -
 
 pub fn flexio(args: &[&str], dir: &Path) -> Run {
     run_in(&flexio_bin(), args, dir)
+}
+
+/// flexio as fio 3.33 ([`ORACLE_COMPAT`]): for every result compared with the installed
+/// fio 3.33 or with fixtures it produced.
+pub fn flexio_oracle(args: &[&str], dir: &Path) -> Run {
+    run_in_env(&flexio_bin(), args, dir, ORACLE_COMPAT)
 }
 
 /// Replace `@D@` in arguments with a directory.

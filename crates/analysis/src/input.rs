@@ -65,7 +65,7 @@ pub fn last_document(text: &str) -> Result<Value, InputError> {
         let start = pos + off;
         let mut de = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
         match de.next() {
-            Some(Ok(v)) if v.get("jobs").is_some() => {
+            Some(Ok(v)) if v.get("jobs").is_some() || v.get("client_stats").is_some() => {
                 last = Some(v);
                 pos = start + de.byte_offset();
             }
@@ -203,11 +203,25 @@ fn job(v: &Value, global: &[(String, String)]) -> JobResult {
 
 /// Build a run from a parsed JSON document.
 pub fn from_value(doc: &Value, path: &Path) -> Result<RunResult, InputError> {
-    let jobs_v = doc["jobs"]
+    // fio's (and flexio's) client writes "client_stats": one entry per host's report, each
+    // named here job@host, and the "All clients" aggregate.
+    let client = doc.get("jobs").is_none() && doc.get("client_stats").is_some();
+    let jobs_v = doc[if client { "client_stats" } else { "jobs" }]
         .as_array()
         .ok_or_else(|| InputError("the JSON has no \"jobs\" array".into()))?;
     let global = pairs(doc.get("global options"));
-    let jobs = jobs_v.iter().map(|j| job(j, &global)).collect();
+    let jobs = jobs_v
+        .iter()
+        .map(|j| {
+            let mut r = job(j, &global);
+            if client && r.name != "All clients" {
+                if let Some(h) = j.get("hostname").and_then(Value::as_str) {
+                    r.name = format!("{}@{h}", r.name);
+                }
+            }
+            r
+        })
+        .collect();
     let disks = doc
         .get("disk_util")
         .and_then(Value::as_array)

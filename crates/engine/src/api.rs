@@ -5,6 +5,16 @@
 use std::io;
 use std::os::fd::RawFd;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize};
+
+/// Job threads of the running stonewall segment that do I/O (engines other than cpuio and
+/// exec) and have not finished (fio's "running or pending I/O threads", which cpuio's
+/// exit_on_io_done waits for). The core sets it before a segment starts and counts down.
+pub static IO_JOBS_PENDING: AtomicUsize = AtomicUsize::new(0);
+
+/// Set while the running stonewall segment is being stopped (signal, exitall, an error
+/// with exitall_on_error): engines that wait on a peer (net) look at it between waits.
+pub static STOP_WAITS: AtomicBool = AtomicBool::new(false);
 
 /// What an I/O request asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,6 +75,9 @@ pub enum Queued {
     Completed(i64),
     Queued,
     Busy,
+    /// The engine has nothing more to do: the job ends here, without error (cpuio with
+    /// exit_on_io_done once the I/O jobs are done; exec once its program exited).
+    Finished,
 }
 
 /// A completed asynchronous request.
@@ -103,6 +116,19 @@ pub struct Caps {
     pub creates: bool,
     /// The operation adds or removes names in the file system (refused with --readonly).
     pub changes_names: bool,
+    /// The engine transfers no data (fio's FIO_NOIO: cpuio, exec): the job needs no size
+    /// (one pseudo-file without end; the job runs until its runtime or until the engine
+    /// finishes), counts requests and their latency but no bytes, and prints no job header.
+    pub noio: bool,
+    /// The target is a stream, not a file (fio's FIO_PIPEIO: net, netsplice): one
+    /// pseudo-file named by `filename` (or the engine), nothing on disk is looked at, the job's
+    /// size is what it transfers.
+    pub pipe: bool,
+    /// Bandwidth is shown in bits unless unit_base says otherwise (fio's FIO_BIT_BASED: net).
+    pub bit_based: bool,
+    /// The engine paces itself: a pause of this many µs after every request (fio's engines
+    /// set the job's thinktime: cpuio's idle share, exec's polling period). 0 = none.
+    pub think_us: u64,
 }
 
 /// What an engine is told about a file when the core opens it.
@@ -130,6 +156,21 @@ pub struct EngineConfig {
     pub seed: u32,
     /// The engine-private options the job set.
     pub values: flexio_job::EngineValues,
+    /// The job's name (exec's `%n`, file names of its output).
+    pub job_name: String,
+    /// The job's runtime in µs (0 = none; exec's `%r`).
+    pub runtime_us: u64,
+    /// The job's direction set reads / writes (the net engines: reader or sender).
+    pub reads: bool,
+    pub writes: bool,
+    /// The job's offsets are random.
+    pub random: bool,
+    /// The job's `filename` option as given (the net engines: host or socket path).
+    pub filename: Option<String>,
+    /// Which clone of its job definition this thread is (0-based; numjobs).
+    pub subjob: u32,
+    /// The job's `directory` option (e4defrag's donor file goes there).
+    pub directory: Option<String>,
 }
 
 /// The engine interface.
@@ -143,6 +184,15 @@ pub trait Engine {
     /// dirdelete create the directories they then measure.
     fn setup(&mut self, _paths: &[&Path]) -> io::Result<()> {
         Ok(())
+    }
+    /// Requests per direction that the peer sent but that never arrived (UDP sequence
+    /// gaps: fio's "dropped" count), read once when the job ends.
+    fn lost(&self) -> [u64; 3] {
+        [0; 3]
+    }
+    /// Lines the engine prints once its init is done (fio's engines say what they run).
+    fn init_notes(&self) -> Vec<String> {
+        Vec::new()
     }
     /// Called once the I/O buffers exist (fio's post_init): engines that register memory
     /// with the kernel do it here.
@@ -187,6 +237,11 @@ pub trait EngineDef: Engine + Sized {
     /// these options; the error is one line saying what is missing.
     fn probe(_cfg: &EngineConfig) -> Result<(), String> {
         Ok(())
+    }
+    /// For engines whose target is not a file (`Caps::pipe`): the target's size when the
+    /// engine can tell it (an NBD export), asked while planning; `None` = the job's size.
+    fn target_size(_cfg: &EngineConfig) -> Result<Option<u64>, String> {
+        Ok(None)
     }
 }
 

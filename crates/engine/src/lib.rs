@@ -29,6 +29,7 @@ pub mod buffer;
 pub mod cmdprio;
 pub mod platform;
 pub mod registry;
+pub mod sha256;
 pub mod sys;
 
 pub use api::*;

@@ -91,11 +91,14 @@ pub fn thread_usage() -> io::Result<Usage> {
 #[cfg(any(target_os = "linux", target_os = "android"))]
 const IOPRIO_WHO_PROCESS: libc::c_long = 1;
 
-/// ioprio_set(IOPRIO_WHO_PROCESS, 0 = the calling thread, class << 13 | level).
-pub fn ioprio_set_self(class: u32, level: u32) -> io::Result<()> {
+/// ioprio_set(IOPRIO_WHO_PROCESS, 0 = the calling thread, class << 13 | hint << 3 | level);
+/// the hint (fio 3.36's `priohint`, e.g. a command duration limit index) needs Linux 6.10.
+pub fn ioprio_set_self(class: u32, level: u32, hint: u32) -> io::Result<()> {
     #[cfg(any(target_os = "linux", target_os = "android"))]
     {
-        let value = ((class as libc::c_long) << 13) | level as libc::c_long;
+        let value = ((class as libc::c_long) << 13)
+            | (((hint & 0x3ff) as libc::c_long) << 3)
+            | (level & 7) as libc::c_long;
         // SAFETY: a plain system call with integer arguments, each passed as a C long
         // (the width the variadic syscall() reads on every architecture).
         let r = unsafe {
@@ -113,7 +116,7 @@ pub fn ioprio_set_self(class: u32, level: u32) -> io::Result<()> {
     }
     #[cfg(not(any(target_os = "linux", target_os = "android")))]
     {
-        let _ = (class, level);
+        let _ = (class, level, hint);
         Err(unsupported("I/O priorities (ioprio_set)"))
     }
 }
@@ -249,6 +252,34 @@ pub fn fallocate(
         FallocMode::KeepSize | FallocMode::PunchHole => return Err(rustix::io::Errno::OPNOTSUPP),
     };
     rustix::fs::fallocate(fd, flags, offset, len)
+}
+
+/// syncfs(2) on the file system holding `fd` (fio 3.40's end_syncfs). Elsewhere: sync(2),
+/// which flushes every file system, a superset.
+pub fn syncfs(fd: BorrowedFd<'_>) -> io::Result<()> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        rustix::fs::syncfs(fd).map_err(io::Error::from)
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    {
+        let _ = fd;
+        rustix::fs::sync();
+        Ok(())
+    }
+}
+
+/// Name the calling thread (fio's `comm`; the kernel keeps the first 15 bytes).
+pub fn set_thread_name(name: &std::ffi::CStr) -> io::Result<()> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        rustix::thread::set_name(name).map_err(io::Error::from)
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    {
+        let _ = name;
+        Err(unsupported("naming a thread (comm)"))
+    }
 }
 
 #[cfg(test)]

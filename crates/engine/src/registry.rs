@@ -15,24 +15,16 @@ pub struct EngineInfo {
 /// fio engines flexio does not implement (they get a clear error, not "unknown").
 pub static FIO_ONLY_ENGINES: &[&str] = &[
     "io_uring_cmd",
-    "cpuio",
-    "net",
-    "netsplice",
-    "exec",
-    "e4defrag",
-    "splice",
     "gfapi",
     "gfapi_async",
     "mtd",
     "sg",
-    "nbd",
     "rdma",
     "rados",
     "rbd",
     "pmemblk",
     "dev-dax",
     "libpmem",
-    "http",
     "nfs",
     "xnvme",
     "libcufile",
@@ -133,6 +125,20 @@ macro_rules! registry {
             )+)*
             CATALOG.check_engine(name)
         }
+
+        /// The size of an engine's target when it is not a file and the engine can tell
+        /// (see [`EngineDef::target_size`]).
+        pub fn target_size(name: &str, cfg: &EngineConfig) -> Result<Option<u64>, String> {
+            $($(
+                #[cfg($c)]
+                {
+                    if is::<$m::$ty>(name) {
+                        return <$m::$ty as EngineDef>::target_size(cfg);
+                    }
+                }
+            )+)*
+            Ok(None)
+        }
     };
     ($($lines:tt)*) => {
         registry!(@line [] $($lines)*);
@@ -165,6 +171,15 @@ registry! {
     "libaio": "Linux and the cargo feature libaio"
     "engines/libaio.rs" => libaio: Libaio;
     "engines/posixaio.rs" => posixaio: Posixaio;
+    "engines/cpuio.rs" => cpuio: CpuIo;
+    "engines/exec.rs" => exec: Exec;
+    "engines/net.rs" => net: Net, NetSplice;
+    #[cfg(any(target_os = "linux", target_os = "android"))] "splice": "Linux (splice/vmsplice)"
+    "engines/splice.rs" => splice: Splice;
+    #[cfg(any(target_os = "linux", target_os = "android"))] "e4defrag": "Linux (EXT4_IOC_MOVE_EXT)"
+    "engines/e4defrag.rs" => e4defrag: E4Defrag;
+    "engines/nbd.rs" => nbd: Nbd;
+    "engines/http.rs" => http: Http;
 }
 
 /// Every option and engine name the job language knows: the core option table and the
@@ -229,7 +244,7 @@ mod tests {
                 }
             }
         }
-        assert!(with_engine("splice", &EngineConfig::default(), NoVisit).is_err());
+        assert!(with_engine("rbd", &EngineConfig::default(), NoVisit).is_err());
         // An optional engine is either built (under the name its registry line gives) or
         // rejected with the reason, never both, never unknown.
         for n in OPTIONAL_BUILT {

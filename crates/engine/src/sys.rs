@@ -3,6 +3,7 @@
 //! with their fallbacks and are re-exported here.
 
 pub use crate::platform::{ioprio_get_self, ioprio_set_self, private_fd_table, thread_usage};
+use std::io;
 
 /// The CPU's time-stamp counter (x86-64), or `None` on other architectures.
 #[inline(always)]
@@ -83,6 +84,91 @@ pub fn ctime(secs: i64) -> String {
         tm.tm_sec,
         tm.tm_year + 1900
     )
+}
+
+/// setsockopt(TCP_MAXSEG): the TCP maximum segment size (rustix has no wrapper for it).
+pub fn set_tcp_maxseg(fd: rustix::fd::BorrowedFd<'_>, mss: u32) -> io::Result<()> {
+    use rustix::fd::AsRawFd;
+    let v: libc::c_int = mss.min(i32::MAX as u32) as libc::c_int;
+    // SAFETY: `fd` is an open descriptor borrowed for the call; the option value points to
+    // a live c_int whose size is passed, and the kernel only reads it.
+    let r = unsafe {
+        libc::setsockopt(
+            fd.as_raw_fd(),
+            libc::IPPROTO_TCP,
+            libc::TCP_MAXSEG,
+            (&v as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+#[cfg(any(target_os = "linux", target_os = "android"))]
+/// vmsplice(2) `buf` into the pipe whose write end is `pipe_w` (as much as fits, at least
+/// one byte unless it fails).
+pub fn vmsplice_from(pipe_w: &rustix::fd::OwnedFd, buf: &[u8]) -> io::Result<usize> {
+    let iov = [rustix::pipe::IoSliceRaw::from_slice(buf)];
+    // SAFETY: without SPLICE_F_GIFT the kernel copies (or references until consumed) the
+    // pages of `buf`, which outlives the call; the caller consumes the pipe (splice to the
+    // socket) before the buffer is used again.
+    unsafe { rustix::pipe::vmsplice(pipe_w, &iov, rustix::pipe::SpliceFlags::empty()) }
+        .map_err(|e| io::Error::from_raw_os_error(e.raw_os_error()))
+}
+
+#[cfg(any(target_os = "linux", target_os = "android"))]
+/// vmsplice(2) from the pipe whose read end is `pipe_r` into `buf` (a copy out of the
+/// pipe, as readv would).
+pub fn vmsplice_to(pipe_r: &rustix::fd::OwnedFd, buf: &mut [u8]) -> io::Result<usize> {
+    let iov = [rustix::pipe::IoSliceRaw::from_slice_mut(buf)];
+    // SAFETY: `buf` is a live, exclusively borrowed slice of `len` bytes for the call; the
+    // kernel writes at most that many bytes into it.
+    unsafe { rustix::pipe::vmsplice(pipe_r, &iov, rustix::pipe::SpliceFlags::empty()) }
+        .map_err(|e| io::Error::from_raw_os_error(e.raw_os_error()))
+}
+
+#[cfg(any(target_os = "linux", target_os = "android"))]
+/// EXT4_IOC_MOVE_EXT's argument (linux/ext4.h `struct move_extent`).
+#[repr(C)]
+#[derive(Default)]
+pub struct MoveExtent {
+    pub reserved: u32,
+    pub donor_fd: u32,
+    pub orig_start: u64,
+    pub donor_start: u64,
+    pub len: u64,
+    pub moved_len: u64,
+}
+
+#[cfg(any(target_os = "linux", target_os = "android"))]
+/// `_IOWR('f', 15, struct move_extent)`.
+const EXT4_IOC_MOVE_EXT: libc::c_ulong = (3 << 30)
+    | ((std::mem::size_of::<MoveExtent>() as libc::c_ulong) << 16)
+    | ((b'f' as libc::c_ulong) << 8)
+    | 15;
+
+#[cfg(any(target_os = "linux", target_os = "android"))]
+/// ioctl(EXT4_IOC_MOVE_EXT): exchange `me.len` blocks of `fd` with the donor's (ext4's
+/// online defragmentation step). `me.moved_len` says how many moved, also on failure.
+pub fn ext4_move_ext(fd: rustix::fd::BorrowedFd<'_>, me: &mut MoveExtent) -> io::Result<()> {
+    use rustix::fd::AsRawFd;
+    // SAFETY: `fd` is open for the call; `me` is a live, exclusively borrowed struct with the
+    // kernel's layout (repr(C), 40 bytes, the size encoded in the request number), which the
+    // kernel reads and writes back (moved_len) within the call.
+    let r = unsafe {
+        libc::ioctl(
+            fd.as_raw_fd(),
+            EXT4_IOC_MOVE_EXT as _,
+            me as *mut MoveExtent,
+        )
+    };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 #[cfg(test)]

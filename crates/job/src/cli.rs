@@ -45,12 +45,44 @@ pub struct Switches {
     pub cmdhelp: Option<Option<String>>,
     /// `--enghelp[=engine[,opt]]`.
     pub enghelp: Option<Option<String>>,
+    /// `--merge-blktrace-only`: merge the jobs' blktraces, run nothing.
+    pub merge_blktrace_only: bool,
+    /// `--inflate-log=FILE`: print a compressed log as text and exit.
+    pub inflate_log: Option<String>,
     /// `--compat=3.33|latest`; unset: `FLEXIO_COMPAT`, then the newest fio (see [`Compat`]).
     pub compat: Option<Compat>,
     /// `--debug`, `--idle-prof`, `--trigger*`, `--crctest`, ... (see [`crate::cli_extra`]).
     pub extra: crate::cli_extra::Extra,
     /// `--report FILE`: write the HTML report of this run there at its end (flexio's own).
     pub report: Option<String>,
+    /// Client/server mode (`--server`, `--daemonize`, `--client`, `--remote-config`).
+    pub remote: Remote,
+}
+
+/// Client/server switches.
+#[derive(Clone, Debug, Default)]
+pub struct Remote {
+    /// `--server[=ADDR]`: `Some(None)` is the default address.
+    pub server: Option<Option<String>>,
+    /// `--daemonize=PIDFILE` (only with `--server`).
+    pub daemonize: Option<String>,
+    /// `--client=` entries in order (a file of hosts expands to one entry per host).
+    pub clients: Vec<Client>,
+    /// `--mpi`: run the job on every MPI rank (under mpirun/srun), one merged result.
+    pub mpi: bool,
+}
+
+/// One server to drive, with the job files bound to it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Client {
+    /// Address string as given (`host`, `host,port`, `ip6:..`, `sock:/path`).
+    pub addr: String,
+    /// Job files named after this `--client` (sent to this server only).
+    pub job_files: Vec<String>,
+    /// `--remote-config` files: opened by the server on its own file system.
+    pub remote_configs: Vec<String>,
+    /// From a file of hosts: no job files bind to it.
+    pub from_list: bool,
 }
 
 impl Default for Switches {
@@ -73,15 +105,18 @@ impl Default for Switches {
             warnings_fatal: false,
             cmdhelp: None,
             enghelp: None,
+            merge_blktrace_only: false,
+            inflate_log: None,
             compat: None,
             extra: Default::default(),
             report: None,
+            remote: Remote::default(),
         }
     }
 }
 
 /// The parsed command line.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Cli {
     pub switches: Switches,
     /// The global part (options before the first `--name`) and one section per `--name`.
@@ -171,6 +206,16 @@ pub const SWITCHES: &[(&str, Arg, &str)] = &[
     ),
     ("warnings-fatal", Arg::None, "Parser warnings are fatal"),
     (
+        "merge-blktrace-only",
+        Arg::None,
+        "Merge blktraces only, don't start any IO",
+    ),
+    (
+        "inflate-log",
+        Arg::Required,
+        "Inflate and output compressed log",
+    ),
+    (
         "compat",
         Arg::Required,
         "Reproduce fio 3.33 where it differs from the newest fio (3.33 or latest; env FLEXIO_COMPAT)",
@@ -180,19 +225,35 @@ pub const SWITCHES: &[(&str, Arg, &str)] = &[
         Arg::Required,
         "Write an HTML report of the run (charts, statistics) to file at its end",
     ),
+    (
+        "server",
+        Arg::Optional,
+        "Start a backend server (ADDR: [ip:|ip6:|sock:]host[,port])",
+    ),
+    (
+        "daemonize",
+        Arg::Required,
+        "Background the server, writing its pid to the given file",
+    ),
+    (
+        "client",
+        Arg::Required,
+        "Talk to a remote backend server (an address, or a file listing them)",
+    ),
+    (
+        "remote-config",
+        Arg::Required,
+        "A job file the server opens on its own file system",
+    ),
+    (
+        "mpi",
+        Arg::None,
+        "Run the job on every MPI rank (mpirun/srun) and merge the ranks' results",
+    ),
 ];
 
 /// fio switches flexio does not implement.
-const UNSUPPORTED_SWITCHES: &[&str] = &[
-    "merge-blktrace-only",
-    "server",
-    "daemonize",
-    "client",
-    "remote-config",
-    "inflate-log",
-    "trigger-remote",
-    "append-terse",
-];
+const UNSUPPORTED_SWITCHES: &[&str] = &["trigger-remote", "append-terse"];
 
 /// The switch table with the extra switches ([`crate::cli_extra::SWITCHES`]).
 fn all_switches() -> impl Iterator<Item = &'static (&'static str, Arg, &'static str)> {
@@ -313,6 +374,28 @@ fn time_ms(v: &str, idx: usize, word: &str) -> Result<u64, JobError> {
         .map_err(|e| JobError::new(Origin::Argv { index: idx }, Some(word), e))
 }
 
+/// `--client=X`: X names a readable file of whitespace-separated addresses (one server
+/// each), else X is one address.
+fn client_entries(v: &str) -> Vec<Client> {
+    let path = std::path::Path::new(v);
+    if path.is_file() {
+        if let Ok(text) = std::fs::read_to_string(path) {
+            return text
+                .split_whitespace()
+                .map(|a| Client {
+                    addr: a.to_string(),
+                    from_list: true,
+                    ..Client::default()
+                })
+                .collect();
+        }
+    }
+    vec![Client {
+        addr: v.to_string(),
+        ..Client::default()
+    }]
+}
+
 /// Parse argv (without the program name).
 pub fn parse_args(args: &[String], cat: &Catalog) -> Result<Cli, JobError> {
     let mut cli = Cli::default();
@@ -329,7 +412,11 @@ pub fn parse_args(args: &[String], cat: &Catalog) -> Result<Cli, JobError> {
         let idx = i + 1;
         i += 1;
         if only_files || !word.starts_with('-') || word == "-" {
-            cli.job_files.push((idx, word.clone()));
+            // After a `--client=ADDR`, a job file is that server's own (fio's binding).
+            match cli.switches.remote.clients.last_mut() {
+                Some(c) if !c.from_list => c.job_files.push(word.clone()),
+                _ => cli.job_files.push((idx, word.clone())),
+            }
             continue;
         }
         if word == "--" {
@@ -435,6 +522,8 @@ pub fn parse_args(args: &[String], cat: &Catalog) -> Result<Cli, JobError> {
                         s.status_interval_ms = Some(t)
                     }
                     "readonly" => s.readonly = true,
+                    "merge-blktrace-only" => s.merge_blktrace_only = true,
+                    "inflate-log" => s.inflate_log = Some(v),
                     "max-jobs" => {
                         let n: u32 = v.parse().map_err(|_| {
                             JobError::new(origin.clone(), Some(word), "max-jobs takes a number")
@@ -455,6 +544,20 @@ pub fn parse_args(args: &[String], cat: &Catalog) -> Result<Cli, JobError> {
                             Compat::parse(&v).map_err(|m| JobError::new(origin, Some(word), m))?,
                         )
                     }
+                    "server" => s.remote.server = Some(value),
+                    "daemonize" => s.remote.daemonize = Some(v),
+                    "client" => s.remote.clients.extend(client_entries(&v)),
+                    "mpi" => s.remote.mpi = true,
+                    "remote-config" => match s.remote.clients.last_mut() {
+                        Some(c) => c.remote_configs.push(v),
+                        None => {
+                            return Err(JobError::new(
+                                origin,
+                                Some(word),
+                                "--remote-config names a job file for the server named by a preceding --client=",
+                            ))
+                        }
+                    },
                     _ => crate::cli_extra::apply(&mut s.extra, sw, value.as_deref())
                         .map_err(|m| JobError::new(origin, Some(word), m))?,
                 }
@@ -569,7 +672,7 @@ mod tests {
         assert_eq!(e.suggestion.as_deref(), Some("runtime"));
         let e = parse_args(&args("--direct"), &crate::table::CORE_ONLY).unwrap_err();
         assert!(e.msg.contains("requires an argument"), "{e}");
-        let e = parse_args(&args("--verify_async=2"), &crate::table::CORE_ONLY).unwrap_err();
+        let e = parse_args(&args("--ioscheduler=bfq"), &crate::table::CORE_ONLY).unwrap_err();
         assert!(e.msg.contains("not supported by flexio"), "{e}");
     }
 
@@ -582,5 +685,53 @@ mod tests {
         .unwrap();
         assert_eq!(c.switches.formats, vec![Format::JsonPlus]);
         assert!(parse_args(&args("--output-format=xml"), &crate::table::CORE_ONLY).is_err());
+    }
+
+    #[test]
+    fn client_binds_following_job_files() {
+        let c = parse_args(
+            &args("--client=h1 a.fio --client=ip6:::1,4444 b.fio --remote-config=/r.fio"),
+            &crate::table::CORE_ONLY,
+        )
+        .unwrap();
+        let cl = &c.switches.remote.clients;
+        assert_eq!(cl.len(), 2);
+        assert_eq!(
+            (cl[0].addr.as_str(), &cl[0].job_files[..]),
+            ("h1", &["a.fio".to_string()][..])
+        );
+        assert_eq!(cl[1].addr, "ip6:::1,4444");
+        assert_eq!(cl[1].job_files, vec!["b.fio".to_string()]);
+        assert_eq!(cl[1].remote_configs, vec!["/r.fio".to_string()]);
+        assert!(c.job_files.is_empty());
+        let c = parse_args(&args("x.fio --server"), &crate::table::CORE_ONLY).unwrap();
+        assert_eq!(c.switches.remote.server, Some(None));
+        assert_eq!(c.job_files.len(), 1);
+        assert!(parse_args(&args("--remote-config=a"), &crate::table::CORE_ONLY).is_err());
+    }
+
+    #[test]
+    fn client_file_lists_hosts() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("hosts");
+        std::fs::write(&f, "h1\n sock:/x  h3,9000\n").unwrap();
+        let c = parse_args(
+            &[format!("--client={}", f.display()), "j.fio".into()],
+            &crate::table::CORE_ONLY,
+        )
+        .unwrap();
+        let a: Vec<&str> = c
+            .switches
+            .remote
+            .clients
+            .iter()
+            .map(|c| c.addr.as_str())
+            .collect();
+        assert_eq!(a, ["h1", "sock:/x", "h3,9000"]);
+        assert_eq!(
+            c.job_files.len(),
+            1,
+            "job files after a host list are for every server"
+        );
     }
 }

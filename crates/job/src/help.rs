@@ -79,6 +79,6 @@ mod tests {
             .unwrap()
             .contains("        valid values: none       Do not pre-allocate space\n"));
         assert!(cmdhelp("runtme", c).unwrap().contains("closest match"));
-        assert!(cmdhelp("verify_async", c).is_err());
+        assert!(cmdhelp("ioscheduler", c).is_err());
     }
 }

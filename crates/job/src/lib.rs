@@ -14,6 +14,7 @@ pub mod error;
 pub mod help;
 pub mod jobfile;
 pub mod load;
+pub mod newest;
 pub mod options;
 pub mod pattern;
 pub mod showcmd;

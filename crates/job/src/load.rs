@@ -21,6 +21,10 @@ pub struct Scope {
     pub echo: Echo,
     /// Engine-private options applied (inherited ones included), to check ownership.
     engine_opts: Vec<(&'static str, Vec<&'static str>, Origin, String)>,
+    /// How many of `engine_opts` came from the global scope: those apply only to jobs of
+    /// their engine (fio: `[global] ioengine=e4defrag donorname=…` and a job with
+    /// `ioengine=libaio` is fine), the job's own must fit its engine.
+    inherited: usize,
 }
 
 /// One job definition (before `numjobs` cloning).
@@ -141,7 +145,7 @@ fn finish_job(mut scope: Scope, sec: &RawSection, cat: &Catalog) -> Result<JobDe
         .engine(&scope.opts.ioengine)
         .map(|e| e.engine)
         .unwrap_or_default();
-    for (name, owners, origin, text) in &scope.engine_opts {
+    for (name, owners, origin, text) in &scope.engine_opts[scope.inherited..] {
         if !owners.contains(&engine) {
             return Err(JobError::new(
                 origin.clone(),
@@ -198,6 +202,7 @@ pub fn load(cli: &Cli, env: &LoadEnv) -> Result<JobSet, JobError> {
         } else {
             let mut job = Scope {
                 echo: Vec::new(),
+                inherited: global.engine_opts.len(),
                 ..global.clone()
             };
             apply_section(&mut job, sec, env)?;
@@ -228,6 +233,7 @@ pub fn load(cli: &Cli, env: &LoadEnv) -> Result<JobSet, JobError> {
             }
             let mut job = Scope {
                 echo: Vec::new(),
+                inherited: global.engine_opts.len(),
                 ..global.clone()
             };
             apply_section(&mut job, sec, env)?;
@@ -459,7 +465,7 @@ mod tests {
         );
         let e = run("j.fio", &[("j.fio", "[a]\nioengine=psyc\n")]).unwrap_err();
         assert_eq!(e.suggestion.as_deref(), Some("psync"));
-        let e = run("j.fio", &[("j.fio", "[a]\nverify_async=2\n")]).unwrap_err();
+        let e = run("j.fio", &[("j.fio", "[a]\nioscheduler=bfq\n")]).unwrap_err();
         assert!(e.msg.contains("not supported by flexio"), "{e}");
     }
 
@@ -468,6 +474,19 @@ mod tests {
         let s = run("--name=a --ioengine=pvsync2 --hipri", &[]).unwrap();
         assert!(HipriOpts::from_values(&s.jobs[0].opts.engine).hipri);
         let e = run("--name=a --hipri", &[]).unwrap_err();
+        assert!(e.msg.contains("belongs to ioengine pvsync2"), "{e}");
+        // Set globally, an engine's option applies to the jobs of that engine only.
+        let s = run(
+            "j.fio",
+            &[(
+                "j.fio",
+                "[global]\nioengine=pvsync2\nhipri\n[a]\n[b]\nioengine=psync\n",
+            )],
+        )
+        .unwrap();
+        assert!(HipriOpts::from_values(&s.jobs[0].opts.engine).hipri);
+        assert_eq!(s.jobs[1].opts.ioengine, "psync");
+        let e = run("j.fio", &[("j.fio", "[a]\nioengine=psync\nhipri\n")]).unwrap_err();
         assert!(e.msg.contains("belongs to ioengine pvsync2"), "{e}");
     }
 

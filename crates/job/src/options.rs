@@ -168,7 +168,7 @@ pub mod err_class {
     pub const ALL: u8 = READ | WRITE | VERIFY;
 }
 
-/// fio 3.33's verify header type codes (`verify_type` in the block header).
+/// fio's verify header type codes (`verify_type` in the block header).
 pub mod verify_code {
     pub const NONE: u16 = 0;
     pub const META: u16 = 1;
@@ -176,10 +176,18 @@ pub mod verify_code {
     pub const CRC64: u16 = 3;
     pub const CRC32: u16 = 4;
     pub const CRC32C: u16 = 5;
+    pub const CRC16: u16 = 7;
+    pub const CRC7: u16 = 8;
     pub const SHA256: u16 = 9;
     pub const SHA512: u16 = 10;
+    pub const SHA3_224: u16 = 11;
+    pub const SHA3_256: u16 = 12;
+    pub const SHA3_384: u16 = 13;
+    pub const SHA3_512: u16 = 14;
     pub const XXHASH: u16 = 15;
     pub const SHA1: u16 = 16;
+    /// `pattern_hdr`: header, then `verify_pattern` (what `verify_pattern` alone selects).
+    pub const PATTERN_HDR: u16 = 17;
     /// `pattern`: the block holds only `verify_pattern`, no header.
     pub const PATTERN: u16 = 18;
     pub const NULL: u16 = 19;
@@ -223,9 +231,6 @@ pub struct JobOptions {
     // --- job / process control
     pub name: String,
     pub description: Option<String>,
-    /// Shell commands run before and after the job's I/O (`exec_prerun`, `exec_postrun`).
-    pub exec_prerun: Option<String>,
-    pub exec_postrun: Option<String>,
     pub numjobs: u32,
     pub loops: u32,
     pub thread: bool,
@@ -233,6 +238,18 @@ pub struct JobOptions {
     pub new_group: bool,
     pub group_reporting: bool,
     pub exitall: bool,
+    /// wait_for: the job (by name, defined before) whose threads must all end before this
+    /// one starts.
+    pub wait_for: Option<String>,
+    /// flow / flow_id / flow_sleep: weighted flow control between jobs.
+    pub flow: u64,
+    pub flow_id: u32,
+    pub flow_sleep_us: u64,
+    /// exit_what: which jobs exitall stops.
+    pub exit_what: ExitWhat,
+    /// Shell commands run before and after the job (fio's exec_prerun / exec_postrun).
+    pub exec_prerun: Option<String>,
+    pub exec_postrun: Option<String>,
     pub exitall_on_error: bool,
     pub stats: bool,
     pub kb_base: KbBase,
@@ -252,6 +269,9 @@ pub struct JobOptions {
     pub randrepeat: bool,
     pub randseed: Option<u64>,
     pub allrandrepeat: bool,
+    /// Set when `allrandrepeat` was the last of `randrepeat`/`allrandrepeat` given: the
+    /// newest fio makes it an alias of `randrepeat`, so its value then wins.
+    pub allrandrepeat_last: bool,
     pub norandommap: bool,
     pub random_generator: RandGenOpt,
     /// Offset distribution per direction.
@@ -377,6 +397,15 @@ pub struct JobOptions {
     pub verify_backlog_batch: u64,
     pub verify_state_save: bool,
     pub verify_state_load: bool,
+    /// `verify_pattern_interval` (bytes; 0 = the whole block).
+    pub verify_pattern_interval: u64,
+    /// `verify_header_seed` / `verify_write_sequence`: `None` = the automatic rule.
+    pub verify_header_seed: Option<bool>,
+    pub verify_write_sequence: Option<bool>,
+    /// `experimental_verify`: the read-back re-generates the written offsets.
+    pub experimental_verify: bool,
+    /// `verify_async`: verifier threads.
+    pub verify_async: u32,
 
     // --- engine-private options (typed, owned by the engines)
     pub engine: crate::engine_opts::EngineValues,
@@ -432,7 +461,18 @@ pub struct JobOptions {
     pub write_iops_log: Option<String>,
     pub write_hist_log: Option<String>,
     pub log_avg_msec: u64,
-    pub log_max_value: bool,
+    /// log_window_value (3.33's log_max_value): what a log_avg_msec window logs.
+    pub log_window: LogWindow,
+    /// log_issue_time: a trailing issue-time column in clat and slat logs.
+    pub log_issue_time: bool,
+    /// log_unix_epoch / log_alternate_epoch: log times from a clock's epoch.
+    pub log_unix_epoch: bool,
+    pub log_alternate_epoch: bool,
+    pub log_alternate_epoch_clock_id: i32,
+    /// log_compression: bytes of samples per compressed chunk (0 = off).
+    pub log_compression: u64,
+    pub log_store_compressed: bool,
+    pub log_compression_cpus: Option<Vec<usize>>,
     pub log_offset: bool,
     pub log_prio: bool,
     pub per_job_logs: bool,
@@ -442,6 +482,93 @@ pub struct JobOptions {
     /// flexio: per-interval JSON Lines stream (path) and its interval.
     pub interval_log: Option<String>,
     pub interval_log_msec: u64,
+
+    // --- trace capture and replay
+    pub iolog: IologOpts,
+    /// unique_filename: prefix generated names with the client's address (client/server
+    /// mode only).
+    pub unique_filename: bool,
+    /// opendir: every regular file below this directory is one of the job's files.
+    pub opendir: Option<String>,
+    /// serialize_overlap: no request is issued while an overlapping one is in flight.
+    pub serialize_overlap: bool,
+    /// lockfile: lock a file (by name, across jobs) around each request.
+    pub lockfile: LockMode,
+    /// Options fio added from 3.34 to 3.42.
+    pub newest: crate::newest::NewestOptions,
+}
+
+/// lockfile: how requests to a file shared by jobs are serialized.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LockMode {
+    #[default]
+    None,
+    /// One request at a time.
+    Exclusive,
+    /// Reads together, writes alone.
+    ReadWrite,
+}
+
+/// exit_what: which jobs a job with exitall stops when it finishes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ExitWhat {
+    /// The jobs of its reporting group.
+    #[default]
+    Group,
+    /// Every running job; the next stonewall segment still runs.
+    Stonewall,
+    /// Everything: no further segment runs.
+    All,
+}
+
+/// What a windowed (log_avg_msec) log entry holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogWindow {
+    Avg,
+    Max,
+    /// Both: the mean, then the maximum in a second value column.
+    Both,
+}
+
+/// Trace capture (`write_iolog`) and replay (`read_iolog`, `replay_*`, `merge_blktrace_*`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct IologOpts {
+    pub write: Option<String>,
+    /// `:`-separated per clone (fio's `get_name_by_idx`).
+    pub read: Option<String>,
+    pub chunked: bool,
+    pub no_stall: bool,
+    pub redirect: Option<String>,
+    /// Offsets are aligned down to this (0 = off).
+    pub align: u64,
+    /// Offsets are divided by this (fio's default 1).
+    pub scale: u64,
+    /// Delays are scaled by 100 / this.
+    pub time_scale: u64,
+    /// Bit per direction skipped: read 0, write 1, trim 2, sync 3.
+    pub skip: u8,
+    pub merge_file: Option<String>,
+    pub merge_scalars: Vec<f64>,
+    pub merge_iters: Vec<f64>,
+}
+
+impl Default for IologOpts {
+    fn default() -> Self {
+        IologOpts {
+            write: None,
+            read: None,
+            chunked: false,
+            no_stall: false,
+            redirect: None,
+            align: 0,
+            scale: 1,
+            time_scale: 100,
+            skip: 0,
+            merge_file: None,
+            merge_scalars: Vec::new(),
+            merge_iters: Vec::new(),
+        }
+    }
 }
 
 /// fio 3.33's default percentile list.
@@ -530,8 +657,6 @@ impl Default for JobOptions {
         JobOptions {
             name: String::new(),
             description: None,
-            exec_prerun: None,
-            exec_postrun: None,
             numjobs: 1,
             loops: 1,
             thread: false,
@@ -552,6 +677,7 @@ impl Default for JobOptions {
             randrepeat: true,
             randseed: None,
             allrandrepeat: false,
+            allrandrepeat_last: false,
             norandommap: false,
             random_generator: RandGenOpt::Tausworthe,
             random_distribution: [Dist::Uniform, Dist::Uniform, Dist::Uniform],
@@ -648,6 +774,11 @@ impl Default for JobOptions {
             verify_backlog_batch: 0,
             verify_state_save: true,
             verify_state_load: false,
+            verify_pattern_interval: 0,
+            verify_header_seed: None,
+            verify_write_sequence: None,
+            experimental_verify: false,
+            verify_async: 0,
             engine: Default::default(),
             prio: None,
             prioclass: None,
@@ -681,7 +812,14 @@ impl Default for JobOptions {
             write_iops_log: None,
             write_hist_log: None,
             log_avg_msec: 0,
-            log_max_value: false,
+            log_window: LogWindow::Avg,
+            log_issue_time: false,
+            log_unix_epoch: false,
+            log_alternate_epoch: false,
+            log_alternate_epoch_clock_id: 0,
+            log_compression: 0,
+            log_store_compressed: false,
+            log_compression_cpus: None,
             log_offset: false,
             log_prio: false,
             per_job_logs: true,
@@ -690,6 +828,19 @@ impl Default for JobOptions {
             log_entries: 1024,
             interval_log: None,
             interval_log_msec: 1000,
+            iolog: IologOpts::default(),
+            unique_filename: true,
+            opendir: None,
+            serialize_overlap: false,
+            lockfile: LockMode::None,
+            exec_prerun: None,
+            exit_what: ExitWhat::Group,
+            wait_for: None,
+            flow: 0,
+            flow_id: 0,
+            flow_sleep_us: 0,
+            exec_postrun: None,
+            newest: crate::newest::NewestOptions::default(),
         }
     }
 }

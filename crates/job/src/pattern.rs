@@ -1,23 +1,60 @@
-//! `buffer_pattern` values: hex literals (`0xdeadface`) and quoted strings (`"abc"`, `'abc'`),
-//! which may be concatenated (`0xab"cd"`).
+//! `buffer_pattern` and `verify_pattern` values, parsed as fio 3.33 parses them (the
+//! newest fio's grammar is the same; only its size limit is larger):
+//!
+//! * `0x..` / `0X..`: hex bytes in the order written (an odd digit count gets a leading
+//!   zero nibble: `0xabc` = 0a bc);
+//! * a decimal number (optional sign, leading blanks skipped, base 10 even with leading
+//!   zeros; it ends where a `0x` starts, so `-120xdeadface` is -12 then 0xdeadface): an
+//!   `int`, stored little endian in as few bytes as hold it as an unsigned 32-bit value
+//!   (`12` = 0c, `256` = 00 01, `-1` = ff ff ff ff);
+//! * `"..."`: the bytes between the quotes (no escapes);
+//! * `'name'`: the contents of file `name` (cut to the size limit);
+//! * `%o` (`verify_pattern` only): 8 bytes holding the block's offset.
+//!
+//! Parts are concatenated without separators: `"abcd"-120xdeadface`, `0xff%o"ab"-12`.
+//! Anything else (trailing blanks, a lone `%`, unterminated strings) is an error.
 
-/// Largest pattern accepted (fio's `MAX_PATTERN_SIZE`).
+/// Largest pattern fio 3.33 accepts (`MAX_PATTERN_SIZE`): longer patterns are an error,
+/// longer pattern files are cut.
 pub const MAX_PATTERN: usize = 512;
+/// The newest fio's limit (128 MiB).
+pub const MAX_PATTERN_LATEST: usize = 128 << 20;
 
-pub fn parse_pattern(s: &str) -> Result<Vec<u8>, String> {
-    let mut out = Vec::new();
+/// A parsed pattern: bytes, and where `%o` slots (8 bytes each) start.
+fn parse_parts(s: &str, max: usize, fmt: bool) -> Result<(Vec<u8>, Vec<usize>), String> {
+    let mut out: Vec<u8> = Vec::new();
+    let mut slots = Vec::new();
     let b = s.as_bytes();
     let mut i = 0;
     while i < b.len() {
         match b[i] {
-            b'"' | b'\'' => {
-                let q = b[i];
+            b'"' => {
                 let end = b[i + 1..]
                     .iter()
-                    .position(|&c| c == q)
+                    .position(|&c| c == b'"')
                     .ok_or_else(|| format!("'{s}': unterminated string in pattern"))?;
                 out.extend_from_slice(&b[i + 1..i + 1 + end]);
                 i += end + 2;
+            }
+            b'\'' => {
+                let end = b[i + 1..]
+                    .iter()
+                    .position(|&c| c == b'\'')
+                    .ok_or_else(|| format!("'{s}': unterminated file name in pattern"))?;
+                let name = &s[i + 1..i + 1 + end];
+                let data = std::fs::read(name)
+                    .map_err(|e| format!("'{s}': cannot read pattern file '{name}': {e}"))?;
+                if data.is_empty() {
+                    return Err(format!("'{s}': pattern file '{name}' is empty"));
+                }
+                let room = max.saturating_sub(out.len());
+                out.extend_from_slice(&data[..data.len().min(room)]);
+                i += end + 2;
+            }
+            b'%' if fmt && b.get(i + 1) == Some(&b'o') => {
+                slots.push(out.len());
+                out.extend_from_slice(&[0; 8]);
+                i += 2;
             }
             b'0' if b.get(i + 1).is_some_and(|c| *c == b'x' || *c == b'X') => {
                 let start = i + 2;
@@ -30,49 +67,103 @@ pub fn parse_pattern(s: &str) -> Result<Vec<u8>, String> {
                     return Err(format!("'{s}': empty hex literal in pattern"));
                 }
                 // An odd number of digits gets a leading zero: 0xabc = 0x0a 0xbc.
-                let padded = if hex.len() % 2 == 1 { format!("0{hex}") } else { hex.to_string() };
+                let padded = if hex.len() % 2 == 1 {
+                    format!("0{hex}")
+                } else {
+                    hex.to_string()
+                };
                 for k in (0..padded.len()).step_by(2) {
                     out.push(u8::from_str_radix(&padded[k..k + 2], 16).map_err(|e| e.to_string())?);
                 }
                 i = j;
             }
-            b' ' | b'|' => i += 1,
             _ => {
-                return Err(format!(
-                    "'{s}': flexio supports hex (0x..) and quoted-string buffer patterns; this form is not supported by flexio"
-                ))
+                // A decimal number, ending before the next `0x` (fio's rule).
+                let rest = &s[i..];
+                let lim = rest
+                    .as_bytes()
+                    .windows(2)
+                    .position(|w| w[0] == b'0' && (w[1] == b'x' || w[1] == b'X'))
+                    .unwrap_or(rest.len());
+                let (n, used) = decimal(&rest[..lim]).ok_or_else(|| {
+                    format!(
+                        "'{s}': not a pattern at '{rest}' (hex 0x.., a decimal number, \"string\", 'file'{})",
+                        if fmt { " or %o" } else { "" }
+                    )
+                })?;
+                let v = n as u32;
+                let k = (4 - v.leading_zeros() as usize / 8).max(1);
+                out.extend_from_slice(&v.to_le_bytes()[..k]);
+                i += used;
             }
         }
-        if out.len() > MAX_PATTERN {
-            return Err(format!("'{s}': pattern longer than {MAX_PATTERN} bytes"));
+        if out.len() > max {
+            return Err(format!("'{s}': pattern longer than {max} bytes"));
         }
     }
     if out.is_empty() {
         return Err("empty pattern".into());
     }
-    Ok(out)
+    Ok((out, slots))
+}
+
+/// strtol(base 10) on `t` for an `int`: (value, bytes consumed); None without digits or
+/// out of the `int` range.
+fn decimal(t: &str) -> Option<(i64, usize)> {
+    let b = t.as_bytes();
+    let mut i = 0;
+    while i < b.len() && (b[i] == b' ' || (b'\t'..=b'\r').contains(&b[i])) {
+        i += 1;
+    }
+    let neg = match b.get(i) {
+        Some(b'-') => {
+            i += 1;
+            true
+        }
+        Some(b'+') => {
+            i += 1;
+            false
+        }
+        _ => false,
+    };
+    let d0 = i;
+    let mut v: i64 = 0;
+    while i < b.len() && b[i].is_ascii_digit() {
+        v = v.saturating_mul(10).saturating_add((b[i] - b'0') as i64);
+        i += 1;
+    }
+    if i == d0 {
+        return None;
+    }
+    let v = if neg { -v } else { v };
+    (i32::MIN as i64..=i32::MAX as i64)
+        .contains(&v)
+        .then_some((v, i))
+}
+
+/// A `buffer_pattern` (fio 3.33's size limit).
+pub fn parse_pattern(s: &str) -> Result<Vec<u8>, String> {
+    parse_pattern_max(s, MAX_PATTERN)
+}
+
+/// A `buffer_pattern` of at most `max` bytes.
+pub fn parse_pattern_max(s: &str, max: usize) -> Result<Vec<u8>, String> {
+    parse_parts(s, max, false).map(|(b, _)| b)
 }
 
 /// A `verify_pattern`: the `buffer_pattern` forms plus `%o`, which stands for the 8-byte
-/// offset of the block being written.
+/// offset of the block being written (fio 3.33's size limit).
 pub fn parse_verify_pattern(s: &str) -> Result<crate::options::VerifyPattern, String> {
-    let mut p = crate::options::VerifyPattern::default();
-    for (i, part) in s.split("%o").enumerate() {
-        if i > 0 {
-            p.offset_at.push(p.bytes.len());
-            p.bytes.extend_from_slice(&[0; 8]);
-        }
-        if !part.trim().is_empty() {
-            p.bytes.extend(parse_pattern(part)?);
-        }
-    }
-    if p.bytes.is_empty() {
-        return Err("empty pattern".into());
-    }
-    if p.bytes.len() > MAX_PATTERN {
-        return Err(format!("'{s}': pattern longer than {MAX_PATTERN} bytes"));
-    }
-    Ok(p)
+    parse_verify_pattern_max(s, MAX_PATTERN)
+}
+
+/// A `verify_pattern` of at most `max` bytes ([`MAX_PATTERN_LATEST`] for the newest fio).
+pub fn parse_verify_pattern_max(
+    s: &str,
+    max: usize,
+) -> Result<crate::options::VerifyPattern, String> {
+    let (bytes, offset_at) = parse_parts(s, max, true)?;
+    Ok(crate::options::VerifyPattern { bytes, offset_at })
 }
 
 /// errno names accepted by `ignore_error` (Linux numbers).
@@ -199,7 +290,97 @@ mod tests {
         assert_eq!(parse_pattern("0xabc").unwrap(), vec![0x0a, 0xbc]);
         assert_eq!(parse_pattern("\"ab\"0x01").unwrap(), vec![b'a', b'b', 1]);
         assert!(parse_pattern("\"ab").is_err());
-        assert!(parse_pattern("12").is_err());
         assert!(parse_pattern("0x").is_err());
+    }
+
+    #[test]
+    fn decimals_and_mixed_forms_as_fio_333_writes_them() {
+        // Each expectation is what fio 3.33 wrote for `verify=pattern verify_pattern=X`.
+        let ok = |s: &str| parse_pattern(s).unwrap();
+        assert_eq!(ok("12"), vec![0x0c]);
+        assert_eq!(ok("120"), vec![0x78]);
+        assert_eq!(ok("0"), vec![0]);
+        assert_eq!(ok("255"), vec![0xff]);
+        assert_eq!(ok("256"), vec![0, 1]);
+        assert_eq!(ok("65536"), vec![0, 0, 1]);
+        assert_eq!(ok("2147483647"), vec![0xff, 0xff, 0xff, 0x7f]);
+        assert_eq!(ok("-1"), vec![0xff; 4]);
+        assert_eq!(ok("-12"), vec![0xf4, 0xff, 0xff, 0xff]);
+        assert_eq!(ok("-256"), vec![0, 0xff, 0xff, 0xff]);
+        assert_eq!(ok("-2147483648"), vec![0, 0, 0, 0x80]);
+        assert_eq!(ok("007"), vec![7]);
+        assert_eq!(ok("+5"), vec![5]);
+        assert_eq!(ok("1200x5"), vec![0x78, 5]);
+        assert_eq!(ok("10x5"), vec![1, 5]);
+        assert_eq!(ok("00x5"), vec![0, 5]);
+        assert_eq!(ok("120Xab"), vec![0x0c, 0xab]);
+        assert_eq!(ok("1 2"), vec![1, 2]);
+        assert_eq!(ok(" 12"), vec![0x0c]);
+        assert_eq!(ok("0xab 12"), vec![0xab, 0x0c]);
+        assert_eq!(ok("1-2"), vec![1, 0xfe, 0xff, 0xff, 0xff]);
+        assert_eq!(ok("\"ab\"-1"), vec![b'a', b'b', 0xff, 0xff, 0xff, 0xff]);
+        assert_eq!(ok("\"a\\nb\""), b"a\\nb".to_vec());
+        assert_eq!(
+            ok("\"abcd\"-120xdeadface"),
+            vec![b'a', b'b', b'c', b'd', 0xf4, 0xff, 0xff, 0xff, 0xde, 0xad, 0xfa, 0xce]
+        );
+        // fio 3.33 rejects these.
+        for bad in [
+            "2147483648",
+            "4294967295",
+            "-2147483649",
+            "12ab0x5",
+            "0x1g",
+            "0xab ",
+            "12 ",
+            " 0xab",
+            "-0x5",
+            "- 5",
+            "1e3",
+            "1,2",
+            "%",
+            "%x",
+            "\"a\\\"b\"",
+            "\"ab\" ",
+            "",
+            "'nonexistent-file'",
+        ] {
+            assert!(parse_pattern(bad).is_err(), "{bad:?} accepted");
+        }
+        assert!(parse_pattern("%o").is_err(), "%o only in verify_pattern");
+        let p = parse_verify_pattern("0x12%o\"ab\"").unwrap();
+        assert_eq!(p.bytes, vec![0x12, 0, 0, 0, 0, 0, 0, 0, 0, b'a', b'b']);
+        assert_eq!(p.offset_at, vec![1]);
+        let p = parse_verify_pattern("%o%o").unwrap();
+        assert_eq!((p.bytes.len(), p.offset_at.clone()), (16, vec![0, 8]));
+        assert_eq!(
+            parse_verify_pattern("\"%o\"").unwrap().bytes,
+            b"%o".to_vec()
+        );
+    }
+
+    #[test]
+    fn sizes_and_files() {
+        let long = format!("\"{}\"", "A".repeat(512));
+        assert_eq!(parse_pattern(&long).unwrap().len(), 512);
+        let longer = format!("\"{}\"", "A".repeat(513));
+        assert!(
+            parse_pattern(&longer).is_err(),
+            "fio 3.33 rejects 513 bytes"
+        );
+        assert_eq!(
+            parse_pattern_max(&longer, MAX_PATTERN_LATEST)
+                .unwrap()
+                .len(),
+            513
+        );
+        let d = std::env::temp_dir().join(format!("flexio-pattern-{}", std::process::id()));
+        std::fs::write(&d, (0..600u32).map(|i| i as u8).collect::<Vec<_>>()).unwrap();
+        let name = d.to_string_lossy().into_owned();
+        // Pattern files are cut to the limit (fio 3.33: 512 bytes), and concatenate.
+        assert_eq!(parse_pattern(&format!("'{name}'")).unwrap().len(), 512);
+        let p = parse_pattern_max(&format!("1'{name}'"), MAX_PATTERN_LATEST).unwrap();
+        assert_eq!((p.len(), p[0], p[1], p[600]), (601, 1, 0, 0x57));
+        let _ = std::fs::remove_file(&d);
     }
 }

@@ -1,6 +1,7 @@
 //! flexio's output formatters. They lay out a [`flexio_stats::RunReport`]; they never
 //! compute statistics. Each fio format is reproduced byte for byte where fio defines it.
 
+pub mod clients;
 pub mod json;
 pub mod logs;
 pub mod normal;

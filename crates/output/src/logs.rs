@@ -24,15 +24,49 @@ pub fn sample_line(
     prio: u16,
     prio_raw: bool,
 ) {
-    let _ = write!(out, "{time_ms}, {value}, {ddir}, {bs}, ");
+    sample_line_ext(
+        out,
+        time_ms,
+        (value, None),
+        ddir,
+        bs,
+        offset,
+        (prio, prio_raw),
+        None,
+    );
+}
+
+/// [`sample_line`] with fio 3.37's second value column (`log_window_value=both`) and fio
+/// 3.38's trailing issue-time column (`log_issue_time`):
+/// `time, value[, value1], ddir, bs[, offset], prio[, issue_time]`.
+#[allow(clippy::too_many_arguments)]
+pub fn sample_line_ext(
+    out: &mut String,
+    time_ms: u64,
+    (value, value1): (u64, Option<u64>),
+    ddir: u8,
+    bs: u64,
+    offset: Option<u64>,
+    (prio, prio_raw): (u16, bool),
+    issue_ns: Option<u64>,
+) {
+    let _ = write!(out, "{time_ms}, {value}, ");
+    if let Some(v1) = value1 {
+        let _ = write!(out, "{v1}, ");
+    }
+    let _ = write!(out, "{ddir}, {bs}, ");
     if let Some(off) = offset {
         let _ = write!(out, "{off}, ");
     }
     if prio_raw {
-        let _ = writeln!(out, "0x{prio:04x}");
+        let _ = write!(out, "0x{prio:04x}");
     } else {
-        let _ = writeln!(out, "{}", u16::from(prio >> 13 == 1));
+        let _ = write!(out, "{}", u16::from(prio >> 13 == 1));
     }
+    if let Some(t) = issue_ns {
+        let _ = write!(out, ", {t}");
+    }
+    out.push('\n');
 }
 
 /// One histogram-log line: the interval's bucket counts (already coarsened).
@@ -110,6 +144,31 @@ mod tests {
         );
         let mut h = String::new();
         hist_line(&mut h, 1000, 1, 4096, &[0, 3, 1]);
+        let mut x = String::new();
+        sample_line_ext(
+            &mut x,
+            500,
+            (54, Some(62938)),
+            0,
+            0,
+            Some(0),
+            (0, false),
+            None,
+        );
+        sample_line_ext(
+            &mut x,
+            0,
+            (271199, None),
+            0,
+            4096,
+            Some(61440),
+            (0, true),
+            Some(102373),
+        );
+        assert_eq!(
+            x,
+            "500, 54, 62938, 0, 0, 0, 0\n0, 271199, 0, 4096, 61440, 0x0000, 102373\n"
+        );
         assert_eq!(h, "1000, 1, 4096, 0, 3, 1\n");
     }
 

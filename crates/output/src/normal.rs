@@ -560,6 +560,15 @@ pub fn disk_block(out: &mut String, disks: &[DiskReport]) {
     }
 }
 
+/// One job's block (its group from `r`), as in the final report.
+pub fn job_block(j: &JobReport, r: &RunReport) -> String {
+    let mut out = String::new();
+    if let Some(g) = r.groups.iter().find(|g| g.id == j.groupid) {
+        show_job(&mut out, j, g, &r.time);
+    }
+    out
+}
+
 /// The final report in normal format.
 pub fn report(r: &RunReport) -> String {
     let mut out = String::from("\n");

@@ -162,6 +162,41 @@ pub enum Dist {
     Zoned(Vec<Zone>),
     /// Zone sizes in bytes.
     ZonedAbs(Vec<Zone>),
+    /// The newest fio's `sequence:i0,i1,…`: the n-th I/O of a direction uses block
+    /// `seq[n % len]` (plus `(n / len) * len` with `random_sequence_stride`); no randomness.
+    /// Drawn by the generator itself, never by a [`Sampler`].
+    Sequence(Vec<u64>),
+}
+
+/// Most elements of a `sequence:` distribution (fio's limit).
+pub const SEQUENCE_MAX: usize = 64;
+
+/// Parse the element list of `random_distribution=sequence:i0,i1,…` (the part after the
+/// colon; decimal block indices only).
+pub fn parse_sequence(list: &str) -> Result<Vec<u64>, String> {
+    if list.trim().is_empty() {
+        return Err("missing pattern in sequence distribution".into());
+    }
+    let items: Vec<&str> = list.split(',').collect();
+    if items.len() > SEQUENCE_MAX {
+        return Err(format!(
+            "sequence distribution supports up to {SEQUENCE_MAX} elements (got {})",
+            items.len()
+        ));
+    }
+    items
+        .iter()
+        .map(|x| {
+            let t = x.trim();
+            if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(format!(
+                    "invalid or negative element {t} in random_sequence"
+                ));
+            }
+            t.parse::<u64>()
+                .map_err(|_| format!("invalid or negative element {t} in random_sequence"))
+        })
+        .collect()
 }
 
 /// Parse `random_distribution`'s value for one direction.
@@ -243,7 +278,8 @@ pub fn parse_dist(s: &str, kb1024: bool) -> Result<Dist, String> {
                 Ok(Dist::ZonedAbs(zones))
             }
         }
-        other => Err(format!("'{other}' is not a valid distribution; valid: random, zipf, pareto, normal, zoned, zoned_abs")),
+        "sequence" => parse_sequence(parts.next().unwrap_or("")).map(Dist::Sequence),
+        other => Err(format!("'{other}' is not a valid distribution; valid: random, zipf, pareto, normal, zoned, zoned_abs, sequence")),
     }
 }
 
@@ -383,6 +419,8 @@ impl Sampler {
                     }
                 }
             }
+            // Never built for a sequence (the generator walks it); stay total anyway.
+            Dist::Sequence(s) => s.first().copied().unwrap_or(0).min(n - 1),
             Dist::Zoned(_) | Dist::ZonedAbs(_) => {
                 let r = (u() * 100.0) as u32 + 1;
                 let (first, blocks, _) = *self

@@ -117,6 +117,11 @@ pub struct Spec {
     /// Share of random I/Os in a random workload, per direction (the rest is sequential).
     pub pct_random: [u32; 3],
     pub strided: Option<Strided>,
+    /// `random_sequence_stride`: a `sequence` distribution moves on by its length after
+    /// each cycle.
+    pub seq_stride: bool,
+    /// `sprandom`: write offsets of the (one) file come from the preconditioning schedule.
+    pub sprandom: Option<crate::sprandom::SprSpec>,
 }
 
 /// One I/O to issue.
@@ -184,6 +189,7 @@ struct FileState {
 /// Stateful generator for one job thread.
 pub struct Generator {
     spec: Spec,
+    spr: Option<crate::sprandom::Sprandom>,
     files: Vec<FileState>,
     off_rng: OffRng,
     /// Block-size streams per direction (64-bit with random_generator=tausworthe64).
@@ -219,6 +225,14 @@ impl Generator {
             .collect::<Vec<_>>();
         let files_done = files.iter().filter(|f| f.done).count();
         let block_seed = seeds[slot::BLOCK];
+        let spr = spec.sprandom.map(|s| {
+            let blocks = spec
+                .files
+                .first()
+                .map(|f| Self::nblocks(&spec, f.len, 1))
+                .unwrap_or(0);
+            crate::sprandom::Sprandom::new(s, blocks)
+        });
         Generator {
             off_rng: match spec.gen {
                 RandGen::Tausworthe64 => OffRng::T64(Taus258::new(block_seed)),
@@ -275,6 +289,7 @@ impl Generator {
             rwmix_ddir: 0,
             rwmix_issues: 0,
             issues: [0; 3],
+            spr,
             trim_next: false,
             files,
             spec,
@@ -308,7 +323,10 @@ impl Generator {
                 .then(|| Lfsr::new(lfsr_blocks, spec.seeds[slot::BLOCK], 0))
                 .flatten(),
             samplers: [0, 1, 2].map(|d| {
-                (spec.random && spec.dist[d] != Dist::Uniform).then(|| {
+                (spec.random
+                    && spec.dist[d] != Dist::Uniform
+                    && !matches!(spec.dist[d], Dist::Sequence(_)))
+                .then(|| {
                     Sampler::new(
                         &spec.dist[d],
                         Self::nblocks(spec, space, d).max(1),
@@ -328,6 +346,9 @@ impl Generator {
 
     /// Start a new loop: sequential positions back to the start, random maps cleared.
     pub fn reset(&mut self) {
+        if let Some(s) = &mut self.spr {
+            s.reset();
+        }
         for f in &mut self.files {
             f.pos = [0; 3];
             if let Some(m) = &mut f.map {
@@ -731,6 +752,24 @@ impl Generator {
 
     /// The next random block of file `fi` for `ddir` within `nblocks`.
     fn random_block(&mut self, fi: usize, ddir: Ddir, nblocks: u64) -> Option<u64> {
+        if ddir == 1 {
+            if let Some(s) = &mut self.spr {
+                return s.next_block().filter(|b| *b < nblocks);
+            }
+        }
+        if let Dist::Sequence(seq) = &self.spec.dist[ddir] {
+            // The n-th I/O of the direction (n = issued so far); past the end the file is
+            // done (the planner rejects a base pattern that does not fit).
+            let n = self.issues[ddir];
+            let len = seq.len().max(1) as u64;
+            let base = seq.get((n % len) as usize).copied().unwrap_or(0);
+            let idx = if self.spec.seq_stride {
+                (n / len).saturating_mul(len).saturating_add(base)
+            } else {
+                base
+            };
+            return (idx < nblocks).then_some(idx);
+        }
         if let Some(s) = &self.files[fi].samplers[ddir] {
             let rng = &mut self.off_rng;
             return Some(s.next(|| rng.unit()).min(nblocks.saturating_sub(1)));
@@ -884,6 +923,8 @@ mod tests {
             seeds: crate::rng::fio_seeds(0x89, 1, true),
             gen: RandGen::Tausworthe,
             dist: [Dist::Uniform, Dist::Uniform, Dist::Uniform],
+            seq_stride: false,
+            sprandom: None,
             pct_random: [100; 3],
             strided: None,
         }

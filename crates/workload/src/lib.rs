@@ -8,6 +8,7 @@ pub mod fill;
 pub mod gen;
 pub mod rate;
 pub mod rng;
+pub mod sprandom;
 
 pub use gen::{BsPolicy, FileSelect, Generator, NextIo, Region, Spec};
 pub use rng::Taus88;

@@ -27,6 +27,10 @@ pub struct Schedule {
     last_us: [u64; 3],
     /// Shift applied to the schedule (thinktime with rate_ignore_thinktime).
     offset_us: [u64; 3],
+    /// I/O rates whose linear schedule counts I/Os rather than bytes (the newest fio's
+    /// `rate_iops`: mixed block sizes do not slow it down); 0 = by bytes.
+    iops: [u64; 3],
+    issued_ios: [u64; 3],
 }
 
 impl Schedule {
@@ -54,7 +58,20 @@ impl Schedule {
             issued_bytes: [0; 3],
             last_us: [0; 3],
             offset_us: [0; 3],
+            iops: [0; 3],
+            issued_ios: [0; 3],
         }
+    }
+
+    /// The newest fio (3.42): a linear `rate_iops` schedule spaces I/Os by `1 / iops`
+    /// whatever their size; fio 3.33 converts it to bytes with the smallest block size.
+    pub fn count_ios(mut self, iops: [u64; 3]) -> Self {
+        for (d, &r) in iops.iter().enumerate() {
+            if r > 0 && self.bps[d] == r * self.min_bs[d] {
+                self.iops[d] = r;
+            }
+        }
+        self
     }
 
     pub fn limited(&self) -> bool {
@@ -74,6 +91,10 @@ impl Schedule {
         }
         let t = match self.process {
             Process::Poisson => self.last_us[d],
+            Process::Linear if self.iops[d] > 0 => {
+                let (n, r) = (self.issued_ios[d], self.iops[d]);
+                (n / r) * 1_000_000 + (n % r) * 1_000_000 / r
+            }
             Process::Linear => {
                 let b = self.issued_bytes[d];
                 (b / bps) * 1_000_000 + (b % bps) * 1_000_000 / bps
@@ -89,6 +110,7 @@ impl Schedule {
             return;
         }
         self.issued_bytes[d] += len;
+        self.issued_ios[d] += 1;
         if self.process == Process::Poisson {
             let iops = (self.bps[d] / self.min_bs[d].max(1)).max(1);
             // U in (0, 1]: (r + 1) / 2^32, as fio's __rand_0_1.
@@ -109,6 +131,7 @@ impl Schedule {
     /// Restart (a new loop).
     pub fn reset(&mut self) {
         self.issued_bytes = [0; 3];
+        self.issued_ios = [0; 3];
         self.last_us = [0; 3];
         self.offset_us = [0; 3];
     }
@@ -117,6 +140,23 @@ impl Schedule {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn iops_schedule_by_count_or_by_bytes() {
+        // rate_iops=1000 with 4k..16k blocks: fio 3.33 spaces by bytes at 4k per 1 ms, the
+        // newest fio 1 ms per I/O.
+        let mk = || Schedule::new([0; 3], [1000, 0, 0], [4096; 3], Process::Linear, [1, 2, 3]);
+        let (mut old, mut new) = (mk(), mk().count_ios([1000, 0, 0]));
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for len in [16384, 4096, 8192, 4096] {
+            a.push(old.due_us(0));
+            b.push(new.due_us(0));
+            old.issued(0, len);
+            new.issued(0, len);
+        }
+        assert_eq!(a, vec![0, 4000, 5000, 7000]);
+        assert_eq!(b, vec![0, 1000, 2000, 3000]);
+    }
 
     #[test]
     fn linear_spacing() {

@@ -12,7 +12,7 @@ use super::lat_target::{LatStep, LatTarget};
 use super::metering::Meter;
 use super::pacing::{Next, Pacer};
 use super::prio::Prio;
-use super::verify::{VerState, WriteTag, VF_PHASE, VF_WRITE};
+use super::verify::{CheckNext, VerState, WriteTag, VF_PHASE, VF_WRITE};
 use super::{verror, RunCtx};
 use crate::clock::Clock;
 use crate::files;
@@ -28,6 +28,7 @@ use std::sync::atomic::Ordering;
 
 mod periodic;
 mod plain;
+mod replay_io;
 mod requests;
 mod verify_io;
 
@@ -96,6 +97,8 @@ pub struct Worker<'a, E: EngineDef> {
     meter: Meter,
     prio: Prio,
     ver: Option<Box<VerState>>,
+    /// verify_async: the verifier threads.
+    vasync: Option<super::verify_async::AsyncVerifier>,
     /// The verification state could not be set up (verify_state_load).
     ver_err: Option<String>,
     lat_target: Option<LatTarget>,
@@ -108,6 +111,10 @@ pub struct Worker<'a, E: EngineDef> {
     accounting: bool,
     epoch_ns: u64,
     ramp_end_ns: u64,
+    /// When the ramp began (ramp_time counts from here).
+    ramp_start_ns: u64,
+    /// Bytes moved during the ramp (ramp_size).
+    ramp_moved: u64,
     runtime_end_ns: u64,
     next_event_ns: u64,
     /// Per-direction elapsed µs over loops (fio's update_runtime).
@@ -126,6 +133,15 @@ pub struct Worker<'a, E: EngineDef> {
     usage_start: flexio_engine::sys::Usage,
     stop: bool,
     first_direct_error_noted: bool,
+    /// read_iolog: requests come from the trace.
+    replay: Option<Box<super::replay::Replay>>,
+    /// write_iolog: requests are logged as they are queued.
+    capture: Option<Box<super::capture::Capture>>,
+    capture_last_offset: u64,
+    /// flow/flow_id: the job's membership in its flow group.
+    flow: Option<super::flow::Member>,
+    /// lockfile: each file's lock (shared with other jobs by path).
+    locks: Vec<std::sync::Arc<super::lockfile::FileLock>>,
 }
 
 impl<'a, E: EngineDef> Worker<'a, E> {
@@ -138,10 +154,33 @@ impl<'a, E: EngineDef> Worker<'a, E> {
                 IoBuffers::new(1, 4096, 4096, false).expect("a 4 KiB buffer can be allocated")
             }
         };
-        let (ver, ver_err) = match p.verify.as_ref().map(VerState::new) {
+        let (ver, mut ver_err) = match p.verify.as_ref().map(|v| VerState::new(v, depth)) {
             None => (None, None),
             Some(Ok(v)) => (Some(Box::new(v)), None),
             Some(Err(e)) => (None, Some(e)),
+        };
+        let vasync = match (p.verify.as_ref(), ver.as_ref()) {
+            (Some(vp), Some(vs)) if vp.async_threads > 0 => {
+                let paths = p
+                    .files
+                    .iter()
+                    .map(|f| f.path.to_string_lossy().into_owned())
+                    .collect();
+                let a = super::verify_async::AsyncVerifier::new(
+                    vp.async_threads,
+                    vs.format(),
+                    paths,
+                    depth * 2,
+                );
+                match a {
+                    Ok(a) => Some(a),
+                    Err(e) => {
+                        ver_err = Some(format!("fio: verify_async threads: {e}"));
+                        None
+                    }
+                }
+            }
+            _ => None,
         };
         let nfiles = p.files.len();
         Worker {
@@ -164,6 +203,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             meter: Meter::new(&p.meter, &p.name, p.thread_number),
             prio: Prio::new(p.prio),
             ver,
+            vasync,
             ver_err,
             lat_target: p.latency.target.map(|t| LatTarget::new(depth as u32, &t)),
             lat_quiesce: false,
@@ -172,6 +212,8 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             accounting: true,
             epoch_ns: 0,
             ramp_end_ns: 0,
+            ramp_start_ns: 0,
+            ramp_moved: 0,
             runtime_end_ns: u64::MAX,
             next_event_ns: 0,
             elapsed_us: [0; 3],
@@ -186,6 +228,21 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             usage_start: Default::default(),
             stop: false,
             first_direct_error_noted: false,
+            replay: None,
+            capture: None,
+            capture_last_offset: 0,
+            flow: p
+                .control
+                .flow
+                .map(|(id, w, _)| super::flow::Member::join(id, w)),
+            locks: if p.control.lockfile.is_some() {
+                p.files
+                    .iter()
+                    .map(|f| super::lockfile::of(&f.path))
+                    .collect()
+            } else {
+                Vec::new()
+            },
             e,
         }
     }
@@ -229,6 +286,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
         if let Some(w) = w {
             self.ctx.notes.warn(&w);
         }
+        self.capture_file(i, crate::iolog::Act::Open);
         self.publish_files();
         Ok(())
     }
@@ -241,8 +299,9 @@ impl<'a, E: EngineDef> Worker<'a, E> {
                 .store(self.p.files.len() as u32, Ordering::Relaxed);
             return Ok(());
         }
-        if self.p.open.limit.is_some() {
-            // Opened on demand.
+        if self.p.open.limit.is_some() || self.replay.is_some() || self.capture.is_some() {
+            // Opened on demand (a replay opens what its trace opens; a captured job opens
+            // each file at its first use, as fio does, so the log shows fio's order).
             return Ok(());
         }
         for i in 0..self.p.files.len() {
@@ -262,6 +321,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             match self.files.room(limit) {
                 Room::Free => break,
                 Room::Close(v) => {
+                    self.capture_file(v, crate::iolog::Act::Close);
                     self.files.close(v, &mut self.e, self.p.open.fsync_on_close);
                     self.publish_files();
                 }
@@ -283,6 +343,13 @@ impl<'a, E: EngineDef> Worker<'a, E> {
     }
 
     fn close_files(&mut self) {
+        if self.capture.is_some() {
+            for i in 0..self.p.files.len() {
+                if self.files.is_open(i) {
+                    self.capture_file(i, crate::iolog::Act::Close);
+                }
+            }
+        }
         self.files
             .close_all(&mut self.e, self.p.open.fsync_on_close);
         self.progress.files.store(0, Ordering::Relaxed);
@@ -320,11 +387,17 @@ impl<'a, E: EngineDef> Worker<'a, E> {
         self.progress.set_state(RunState::Initialized);
         let plan = self.p;
         let paths: Vec<&std::path::Path> = plan.files.iter().map(|f| f.path.as_path()).collect();
-        let ready = self
-            .e
-            .init()
-            .and_then(|_| self.e.setup(&paths))
-            .and_then(|_| self.e.post_init(&self.bufs));
+        let mut ready = self.e.init();
+        if ready.is_ok() {
+            // Before setup, which may wait (a net listener for its peer).
+            for line in self.e.init_notes() {
+                self.ctx.notes.info(&line);
+            }
+            ready = self
+                .e
+                .setup(&paths)
+                .and_then(|_| self.e.post_init(&self.bufs));
+        }
         if let Err(e) = ready {
             let errno = e.raw_os_error().unwrap_or(libc::EIO);
             let extra = if self.p.io.depth > 1 && errno == libc::ENOMEM {
@@ -354,8 +427,17 @@ impl<'a, E: EngineDef> Worker<'a, E> {
                 }
             }
         }
+        if !self.setup_trace() {
+            return false;
+        }
+        if let Some(cmd) = &self.p.control.exec_prerun {
+            // fio: a prerun that fails keeps the job from doing any I/O (no error).
+            if !super::exec::run_hook(self.ctx, &self.p.name, "prerun", cmd) {
+                return false;
+            }
+        }
         if let Some(e) = self.ver_err.take() {
-            self.ctx.notes.err(&format!("fio: {e}"));
+            self.ctx.notes.err(&e);
             self.fail(libc::ENOENT, "verify_state_load");
             return false;
         }
@@ -368,19 +450,6 @@ impl<'a, E: EngineDef> Worker<'a, E> {
         if self.p.io.create_only {
             self.close_files();
             return false;
-        }
-        if let Some(cmd) = &self.p.control.exec_prerun {
-            let name = &self.p.name;
-            let out = super::exec::output_file(name, "prerun");
-            self.ctx
-                .notes
-                .info(&format!("{name} : Saving output of prerun in {out}"));
-            if let Err(e) = super::exec::run(name, "prerun", cmd) {
-                self.ctx.notes.err(&format!("flexio: {name}: {e}"));
-                self.fail(libc::ECANCELED, "exec_prerun");
-                self.close_files();
-                return false;
-            }
         }
         true
     }
@@ -397,11 +466,19 @@ impl<'a, E: EngineDef> Worker<'a, E> {
         }
         let now = self.clock.now();
         self.start_epoch(now);
-        if self.p.io.ramp_ns > 0 {
+        if self.p.io.ramp_ns > 0 || self.p.io.ramp_bytes > 0 {
             self.accounting = false;
             // Steady-state sampling starts with the measured part (end_ramp restarts it).
             self.meter.ramp();
-            self.ramp_end_ns = now + self.p.io.ramp_ns;
+            self.ramp_start_ns = now;
+            // The first look at the ramp's end: at ramp_time, or (ramp_size alone) at the
+            // first tick.
+            self.ramp_end_ns = now
+                + if self.p.io.ramp_ns > 0 {
+                    self.p.io.ramp_ns
+                } else {
+                    self.ramp_tick()
+                };
             self.runtime_end_ns = u64::MAX;
             self.next_event_ns = self.next_event();
             self.progress.set_state(RunState::Ramp);
@@ -442,9 +519,14 @@ impl<'a, E: EngineDef> Worker<'a, E> {
 
     /// The end of the job: state file, final statistics, logs, files.
     fn finish(&mut self) {
-        let stopped = self.terminated() || self.stop;
-        if let Some(Err(e)) = self.ver.as_ref().and_then(|v| v.save_state(stopped)) {
+        self.drain_async(true);
+        if let Some(Err(e)) = self.ver.as_ref().and_then(|v| v.save_state()) {
             self.ctx.notes.err(&e);
+        }
+        if self.accounting {
+            for (d, n) in self.e.lost().into_iter().enumerate() {
+                self.stats.dirs[d].drop_ios += n;
+            }
         }
         let now = self.clock.now();
         self.fold_lat();
@@ -458,18 +540,11 @@ impl<'a, E: EngineDef> Worker<'a, E> {
         for e in self.meter.finish(ms, &self.stats, (&self.bytes, &self.ios)) {
             self.ctx.notes.err(&format!("flexio: {e}"));
         }
-        if let Some(cmd) = &self.p.control.exec_postrun {
-            let name = &self.p.name;
-            let out = super::exec::output_file(name, "postrun");
-            self.ctx
-                .notes
-                .info(&format!("{name} : Saving output of postrun in {out}"));
-            // As in fio, the job's result does not depend on the command after it.
-            if let Err(e) = super::exec::run(name, "postrun", cmd) {
-                self.ctx.notes.warn(&format!("flexio: {name}: {e}"));
-            }
-        }
         self.close_files();
+        self.finish_trace();
+        if let Some(cmd) = &self.p.control.exec_postrun {
+            super::exec::run_hook(self.ctx, &self.p.name, "postrun", cmd);
+        }
         if self.p.io.unlink || self.p.io.unlink_each_loop {
             self.unlink_files();
         }
@@ -589,11 +664,18 @@ impl<'a, E: EngineDef> Worker<'a, E> {
         };
         self.quiesce();
         let t0 = self.clock.now();
-        while self.clock.now() < t0 + pause.spin_us * 1000 && !self.terminated() {
+        let (mut spin_us, mut sleep_us) = (pause.spin_us, pause.sleep_us);
+        if self.pace.clips_think() && self.runtime_end_ns != u64::MAX {
+            // The newest fio: no pause outlasts the runtime.
+            let left = self.runtime_end_ns.saturating_sub(t0) / 1000;
+            spin_us = spin_us.min(left);
+            sleep_us = sleep_us.min(left - spin_us);
+        }
+        while self.clock.now() < t0 + spin_us * 1000 && !self.terminated() {
             std::hint::spin_loop();
         }
-        if pause.sleep_us > 0 {
-            self.sleep_us(pause.sleep_us);
+        if sleep_us > 0 {
+            self.sleep_us(sleep_us);
         }
         let t1 = self.clock.now();
         self.stats.wait_ns += t1 - t0;
@@ -642,8 +724,14 @@ impl<'a, E: EngineDef> Worker<'a, E> {
     /// Pick the next request into `slot`; `None` when the loop's work is done.
     #[inline]
     fn prepare(&mut self, slot: u32) -> Option<u8> {
+        if self.replay.is_some() {
+            return self.prepare_replay(slot);
+        }
         let io = &self.p.io;
-        if io.sync_every > 0 && self.writes_since_sync >= io.sync_every && !self.caps.diskless {
+        // Engines without a disk skip syncs, except those whose target has its own flush
+        // (nbd's NBD_CMD_FLUSH; the net engines complete it at once, as fio's do).
+        let syncs = !self.caps.diskless || self.caps.pipe;
+        if io.sync_every > 0 && self.writes_since_sync >= io.sync_every && syncs {
             self.writes_since_sync = 0;
             let file = self.last_write_file;
             let s = &mut self.slots[slot as usize];
@@ -672,6 +760,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             self.writes_since_sync += 1;
             self.last_write_file = n.file as u32;
         }
+
         let prio = self.prio.pick(ddir);
         let s = &mut self.slots[slot as usize];
         *s = Slot {
@@ -689,6 +778,28 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             self.fill_write(slot, n.offset, n.len);
         }
         Some(ddir as u8)
+    }
+
+    /// serialize_overlap: reap until no request in flight overlaps the one in `slot`.
+    #[cold]
+    fn wait_for_overlaps(&mut self, slot: u32) {
+        loop {
+            let s = self.slots[slot as usize];
+            let overlap = (0..self.slots.len() as u32).any(|k| {
+                let o = &self.slots[k as usize];
+                k != slot
+                    && !self.free.contains(&k)
+                    && o.op < OP_SYNC
+                    && o.file == s.file
+                    && o.offset < s.offset + s.len
+                    && s.offset < o.offset + o.len
+            });
+            if !overlap || self.inflight == 0 && self.uncommitted.is_empty() || self.stop {
+                return;
+            }
+            self.commit();
+            self.reap(1);
+        }
     }
 
     /// The data of a (non-verifying) write: refilled or scrambled as the job asks.
@@ -749,6 +860,18 @@ impl<'a, E: EngineDef> Worker<'a, E> {
                 now = self.clock.now();
                 continue;
             }
+            if self.flow.as_mut().is_some_and(|f| f.exceeded()) {
+                // Held back by flow control until the group catches up.
+                let sleep = self.p.control.flow.map_or(0, |f| f.2);
+                if sleep > 0 {
+                    self.quiesce();
+                    let t0 = self.clock.now();
+                    self.sleep_us(sleep);
+                    self.stats.wait_ns += self.clock.now().saturating_sub(t0);
+                }
+                now = self.clock.now();
+                continue;
+            }
             let in_use = self.slots.len() - self.free.len();
             let slot = if in_use < self.depth_limit {
                 self.free.pop()
@@ -794,9 +917,25 @@ impl<'a, E: EngineDef> Worker<'a, E> {
                     self.pace.issued(d, len);
                 }
             }
+            if self.p.control.serialize_overlap && op < OP_SYNC {
+                self.wait_for_overlaps(slot);
+                if self.stop {
+                    self.free.push(slot);
+                    break;
+                }
+                now = self.clock.now();
+            }
             now = self.submit(slot, now);
-            if self.pace.thinks() && op < OP_SYNC {
-                now = self.think(now);
+            if op < OP_SYNC {
+                let cycles = self.pace.cycles();
+                if cycles > 0 {
+                    // Not think time: the CPU is busy, the time is the job's own.
+                    Pacer::spin_cycles(cycles);
+                    now = self.clock.now();
+                }
+                if self.pace.thinks() {
+                    now = self.think(now);
+                }
             }
             if let Some(low) = self.p.io.low {
                 if self.free.is_empty() {
@@ -830,6 +969,11 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             // The target's time, not flexio's.
             let t0 = self.clock.now();
             self.files.fsync_all();
+            self.stats.engine_ns += self.clock.now().saturating_sub(t0);
+        }
+        if self.p.io.end_syncfs {
+            let t0 = self.clock.now();
+            self.files.syncfs_all();
             self.stats.engine_ns += self.clock.now().saturating_sub(t0);
         }
         self.periodic(self.clock.now());

@@ -127,7 +127,12 @@ impl<E: EngineDef> Worker<'_, E> {
 
     pub(super) fn periodic_work(&mut self, now: u64) {
         if self.ramp_end_ns != 0 && now >= self.ramp_end_ns {
-            self.end_ramp(now);
+            if self.ramp_over(now) {
+                self.end_ramp(now);
+            } else {
+                // ramp_size not reached yet: look again at the next tick.
+                self.ramp_end_ns += self.ramp_tick();
+            }
         }
         if self.accounting {
             self.meter
@@ -141,6 +146,9 @@ impl<E: EngineDef> Worker<'_, E> {
             if self.meter.steady_state_on() && self.progress.ss_stop.load(Ordering::Relaxed) {
                 // Steady state attained: end the job normally.
                 self.stop = true;
+            }
+            if let Some(Err(e)) = self.ver.as_mut().and_then(|v| v.checkpoint(now)) {
+                self.ctx.notes.err(&e);
             }
             let req = self.ctx.snapshot_req.load(Ordering::Acquire);
             if req != self.progress.snap_gen.load(Ordering::Relaxed) {
@@ -171,6 +179,22 @@ impl<E: EngineDef> Worker<'_, E> {
         }
         self.meter
             .sample(now, &mut self.stats, &self.bytes, &self.ios);
+    }
+
+    /// Whether the ramp is over: ramp_time has passed, or the job moved ramp_size bytes.
+    fn ramp_over(&self, now: u64) -> bool {
+        let io = &self.p.io;
+        (io.ramp_ns > 0 && now.saturating_sub(self.ramp_start_ns) >= io.ramp_ns)
+            || (io.ramp_bytes > 0 && self.ramp_moved >= io.ramp_bytes)
+    }
+
+    /// How often the ramp's end is looked at after its first check (the newest fio's helper
+    /// tick; ramp_size, which fio 3.33 does not have, is looked at once a second too).
+    pub(super) fn ramp_tick(&self) -> u64 {
+        match self.p.io.ramp_tick_ns {
+            0 => crate::plan::newest::RAMP_TICK_NS,
+            t => t,
+        }
     }
 
     #[inline]

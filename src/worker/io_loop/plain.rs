@@ -18,10 +18,12 @@ impl<E: EngineDef> Worker<'_, E> {
             && self.caps.syncio
             && !self.caps.has_commit
             && !self.caps.file_op
+            && !self.caps.noio
             && self.slots.len() == 1
             && self.depth_limit == 1
             && !self.pace.limited()
             && !self.pace.thinks()
+            && self.pace.cycles() == 0
             && p.io.low.is_none()
             && p.io.number_ios == 0
             && self.ver.is_none()
@@ -31,6 +33,10 @@ impl<E: EngineDef> Worker<'_, E> {
             && self.meter.logs.is_none()
             && !self.prio.varies()
             && p.io.sync_every == 0
+            && p.replay.is_none()
+            && p.control.flow.is_none()
+            && p.control.lockfile.is_none()
+            && p.capture.is_none()
     }
 
     /// [`Self::do_io`] for [`Self::plain_sync`] jobs: the same requests, statistics and
@@ -89,6 +95,11 @@ impl<E: EngineDef> Worker<'_, E> {
             let r = self.e.queue(&req);
             let t = self.clock.now();
             self.stats.engine_ns += t.saturating_sub(now);
+            if r == Queued::Finished {
+                // The engine is done (a net peer closed the connection): the job ends.
+                self.stop = true;
+                break End::Stop;
+            }
             self.stats.mark_submit(1);
             self.stats.mark_complete(1);
             self.stats.dirs[d].total_ios += 1;
@@ -97,7 +108,9 @@ impl<E: EngineDef> Worker<'_, E> {
             match r {
                 Queued::Completed(res) if d < 2 && res as u64 == n.len => {
                     self.completed_total += 1;
-                    if self.accounting {
+                    if !self.accounting {
+                        self.ramp_moved += n.len;
+                    } else {
                         self.bytes[d] += n.len;
                         self.ios[d] += 1;
                         self.stats.dirs[d].io_bytes += n.len;

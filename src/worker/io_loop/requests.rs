@@ -65,6 +65,7 @@ impl<E: EngineDef> Worker<'_, E> {
             return self.clock.now();
         }
         let is_sync = s.op >= OP_SYNC;
+        self.capture_io(slot);
         let t = self.timing;
         if t.lat || (self.caps.syncio && (t.clat || is_sync)) {
             now = self.clock.now();
@@ -86,7 +87,16 @@ impl<E: EngineDef> Worker<'_, E> {
             // their issue time at submission.
             let issue = now;
             self.slots[slot as usize].issue_ns = issue;
+            let lock = self.p.control.lockfile.map(|rw| {
+                // readwrite: reads share the lock.
+                let shared = rw && s.op == 0;
+                self.locks[s.file as usize].lock(shared);
+                shared
+            });
             let r = self.e.queue(&req);
+            if let Some(shared) = lock {
+                self.locks[s.file as usize].unlock(shared);
+            }
             match r {
                 Queued::Completed(res) => {
                     let t = self.clock.now();
@@ -121,6 +131,13 @@ impl<E: EngineDef> Worker<'_, E> {
                     if self.uncommitted.len() as u32 >= self.p.io.submit_batch {
                         self.commit();
                     }
+                    return now;
+                }
+                Queued::Finished => {
+                    // The engine is done (its program exited, the I/O jobs it waits for
+                    // ended): the job ends here, without error.
+                    self.stop = true;
+                    self.free.push(slot);
                     return now;
                 }
                 Queued::Busy => {
@@ -276,10 +293,13 @@ impl<E: EngineDef> Worker<'_, E> {
         }
         if self.accounting && !failed {
             self.account(&s, t);
+        } else if !failed {
+            // Still ramping: only ramp_size looks at this.
+            self.ramp_moved += s.len;
         }
         if failed && s.vflags & VF_WRITE != 0 {
             if let Some(vs) = self.ver.as_mut() {
-                vs.write_failed(s.vnum);
+                vs.write_failed(s.file, s.offset, s.vnum);
             }
         }
         if self.ver.is_some() && !failed {
@@ -305,9 +325,11 @@ impl<E: EngineDef> Worker<'_, E> {
                 s.start_ns.saturating_sub(s.sched_ns),
             );
         }
-        self.bytes[d] += s.len;
+        // Engines that move no data (cpuio, exec) count requests, not bytes (fio's NOIO).
+        let len = if self.caps.noio { 0 } else { s.len };
+        self.bytes[d] += len;
         self.ios[d] += 1;
-        self.stats.dirs[d].io_bytes += s.len;
+        self.stats.dirs[d].io_bytes += len;
         let clat = t.saturating_sub(s.issue_ns);
         let lat = t.saturating_sub(s.start_ns);
         if self.timing.clat && !self.caps.file_op {
@@ -327,6 +349,7 @@ impl<E: EngineDef> Worker<'_, E> {
                 lat,
                 clat,
                 slat,
+                s.issue_ns.saturating_sub(self.epoch_ns),
             );
         }
         self.meter.last_bs[d] = s.len;
@@ -369,6 +392,10 @@ impl<E: EngineDef> Worker<'_, E> {
                 self.files.started(self.slots[slot as usize].file as usize);
                 self.uncommitted.push(slot);
                 self.commit();
+            }
+            Queued::Finished => {
+                self.stop = true;
+                self.free.push(slot);
             }
             Queued::Busy => {
                 self.fail(libc::EBUSY, "io_u requeue");

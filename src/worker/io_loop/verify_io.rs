@@ -11,7 +11,7 @@ impl<E: EngineDef> Worker<'_, E> {
         let Some(vs) = self.ver.as_mut() else { return };
         let s = &mut self.slots[slot as usize];
         let buf = &mut self.bufs.slot_mut(slot as usize)[..s.len as usize];
-        let t = vs.next_write(buf, s.offset, since);
+        let t = vs.next_write(buf, s.file, s.offset, since);
         s.vflags = VF_WRITE;
         s.vnum = t.numberio;
         s.vseed = t.seed;
@@ -22,13 +22,7 @@ impl<E: EngineDef> Worker<'_, E> {
     pub(super) fn log_written(&mut self, slot: u32) {
         let s = self.slots[slot as usize];
         if let Some(vs) = self.ver.as_mut() {
-            vs.written(crate::verify::Piece {
-                file: s.file,
-                offset: s.offset,
-                len: s.len,
-                seed: s.vseed,
-                numberio: s.vnum,
-            });
+            vs.written(s.file, s.offset, s.vnum);
         }
     }
 
@@ -37,8 +31,16 @@ impl<E: EngineDef> Worker<'_, E> {
         let mut left = max;
         let mut now = self.clock.now();
         while left > 0 && !self.stop && !self.terminated() {
-            let Some(piece) = self.ver.as_mut().and_then(|v| v.next_check()) else {
-                break;
+            let Some(vs) = self.ver.as_mut() else { break };
+            let piece = match vs.next_check() {
+                CheckNext::Block(e) => e,
+                CheckNext::Done => break,
+                CheckNext::Stop(msg) => {
+                    if let Some(m) = msg {
+                        self.ctx.notes.info(&m);
+                    }
+                    break;
+                }
             };
             left -= 1;
             let slot = loop {
@@ -52,6 +54,9 @@ impl<E: EngineDef> Worker<'_, E> {
                 }
             };
             let Some(slot) = slot else { break };
+            if let Some(vs) = self.ver.as_mut() {
+                vs.set_prev(slot as usize, piece.prev);
+            }
             self.slots[slot as usize] = Slot {
                 op: 0,
                 ddir: 0,
@@ -68,12 +73,13 @@ impl<E: EngineDef> Worker<'_, E> {
             self.periodic(now);
         }
         self.quiesce();
+        self.drain_async(true);
     }
 
     /// After a loop's writes: read back everything logged (fio's do_verify).
     pub(super) fn verify_phase(&mut self) {
         let Some(vs) = self.ver.as_mut() else { return };
-        if !vs.begin_phase() {
+        if !vs.begin_phase(Some(&self.p.spec)) {
             return;
         }
         self.progress.set_state(RunState::Verifying);
@@ -83,7 +89,8 @@ impl<E: EngineDef> Worker<'_, E> {
         }
     }
 
-    /// Check a completed read of a verifying job; a failure is EILSEQ in the verify class.
+    /// Check a completed read of a verifying job (inline, or handed to the verify_async
+    /// threads); a failure is EILSEQ in the verify class.
     #[cold]
     pub(super) fn verify_read(&mut self, slot: u32) {
         let s = self.slots[slot as usize];
@@ -92,6 +99,20 @@ impl<E: EngineDef> Worker<'_, E> {
             numberio: s.vnum,
             seed: s.vseed,
         });
+        if self.vasync.is_some() {
+            let exp = vs.expectation(slot as usize, s.offset, s.len, tag);
+            while !self.vasync.as_ref().is_some_and(|a| a.has_room()) {
+                if !self.drain_one(true) {
+                    break;
+                }
+            }
+            let data = &self.bufs.slot_mut(slot as usize)[..s.len as usize];
+            if let Some(a) = self.vasync.as_mut() {
+                a.submit(data, s.offset, s.file, exp, tag.is_some());
+            }
+            self.drain_async(false);
+            return;
+        }
         // No allocation per verified read: a UTF-8 path is borrowed.
         let plan = self.p;
         let path = plan
@@ -100,20 +121,20 @@ impl<E: EngineDef> Worker<'_, E> {
             .map(|f| f.path.to_string_lossy())
             .unwrap_or_default();
         let buf = &mut self.bufs.slot_mut(slot as usize)[..s.len as usize];
-        let Err(f) = vs.check(buf, s.offset, tag, &path) else {
+        let Err(m) = vs.check(buf, slot as usize, s.offset, tag, &path) else {
             return;
         };
-        for l in &f.lines {
-            self.ctx.notes.err(l);
-        }
-        let (fatal, dump) = (vs.fatal, vs.dump);
-        if dump {
-            let received = &self.bufs.slot_mut(slot as usize)[..s.len as usize];
-            for l in super::super::verify::dump(&f, s.offset, received, &path) {
-                self.ctx.notes.err(&l);
-            }
-        }
-        let func = if self.caps.syncio {
+        let received = &self.bufs.slot_mut(slot as usize)[..s.len as usize];
+        let fatal = report(vs, &self.ctx.notes, &m, received, &path);
+        self.verify_failed(fatal);
+    }
+
+    /// A failed check: EILSEQ, tolerated (and counted) or fatal as the job says.
+    #[cold]
+    fn verify_failed(&mut self, fatal: bool) {
+        let func = if self.vasync.is_some() {
+            "async_verify"
+        } else if self.caps.syncio {
             "io_u_sync_complete"
         } else {
             "io_u_queued_complete"
@@ -128,4 +149,56 @@ impl<E: EngineDef> Worker<'_, E> {
         }
         self.fail(libc::EILSEQ, func);
     }
+
+    /// Take one finished asynchronous check (waiting for it when `wait`); false when none.
+    fn drain_one(&mut self, wait: bool) -> bool {
+        let Some(d) = self.vasync.as_mut().and_then(|a| a.next_done(wait)) else {
+            return false;
+        };
+        // A job already stopped by a failure reports no more (fio's async threads stop
+        // checking once the job has an error).
+        if let Some(m) = d.mismatch.as_ref().filter(|_| !self.stop) {
+            let plan = self.p;
+            let path = plan
+                .files
+                .get(d.file as usize)
+                .map(|f| f.path.to_string_lossy())
+                .unwrap_or_default();
+            let fatal = match self.ver.as_ref() {
+                Some(vs) => report(vs, &self.ctx.notes, m, &d.buf, &path),
+                None => false,
+            };
+            self.verify_failed(fatal);
+        }
+        if let Some(a) = self.vasync.as_mut() {
+            a.recycle(d.buf);
+        }
+        true
+    }
+
+    /// Report the asynchronous checks that finished (all outstanding ones when `all`).
+    pub(super) fn drain_async(&mut self, all: bool) {
+        while self.vasync.is_some() && self.drain_one(all) {}
+    }
+}
+
+/// fio's lines and flexio's analysis of a failed check, and the verify_dump files;
+/// whether verify_fatal stops the job.
+#[cold]
+fn report(
+    vs: &VerState,
+    notes: &crate::notes::Notes,
+    m: &crate::verify::Mismatch,
+    received: &[u8],
+    path: &str,
+) -> bool {
+    for l in m.lines(vs.generation()) {
+        notes.err(&l);
+    }
+    if vs.dump {
+        for l in super::super::verify::dump(m, received, path) {
+            notes.err(&l);
+        }
+    }
+    vs.fatal
 }

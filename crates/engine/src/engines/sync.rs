@@ -19,6 +19,10 @@ pub(crate) const SYNC_CAPS: Caps = Caps {
     dirs: false,
     creates: false,
     changes_names: false,
+    noio: false,
+    pipe: false,
+    bit_based: false,
+    think_us: 0,
 };
 
 /// Borrow the request's descriptor.

@@ -238,6 +238,37 @@ pub(super) static ROWS: &[OptDef] = &[
         "0",
         "Include fsync at the end of job"
     ),
+    row!(
+        "end_syncfs",
+        [],
+        Kind::Bool,
+        "0",
+        "Include syncfs at the end of job (fio 3.42+)",
+        |o, v| {
+            o.newest.end_syncfs = parse_bool(req(v)?)?;
+            Ok(())
+        }
+    ),
+    row!(
+        "filetype",
+        [],
+        Kind::Choice(&[
+            ("none", "Classify each file with stat"),
+            ("file", "Every file is a regular file"),
+            ("block", "Every file is a block device"),
+            ("char", "Every file is a character device")
+        ]),
+        "none",
+        "Assume all files are of this type, skipping stat (fio 3.41+)",
+        |o, v| {
+            use crate::newest::FileTypeOpt as F;
+            o.newest.filetype = choice(
+                v,
+                &[("none", F::None), ("file", F::File), ("block", F::Block), ("char", F::Char)],
+            )?;
+            Ok(())
+        }
+    ),
     bool_row!(
         "fsync_on_close",
         [],
@@ -314,5 +345,21 @@ pub(super) static ROWS: &[OptDef] = &[
         pre_read,
         "0",
         "Pre-read files before starting official testing"
+    ),
+    // Only client/server mode prefixes names; flexio runs no clients, so like a local fio
+    // it leaves names as they are.
+    row!("lockfile", [],
+         Kind::Choice(&[("none", "No file locking"), ("exclusive", "Exclusive file lock"), ("readwrite", "Read vs write lock")]),
+         "none", "Lock file when doing IO to it",
+         |o, v| { o.lockfile = choice(v, &[("none", LockMode::None), ("exclusive", LockMode::Exclusive), ("readwrite", LockMode::ReadWrite)])?; Ok(()) }),
+    bool_row!("serialize_overlap", [], serialize_overlap, "0", "Wait for in-flight IOs that collide to complete"),
+    row!("opendir", [], Kind::Str, "", "Recursively add files from this directory and down",
+         |o, v| { o.opendir = Some(req(v)?.to_string()); Ok(()) }),
+    bool_row!(
+        "unique_filename",
+        [],
+        unique_filename,
+        "1",
+        "For network clients, prefix file with source IP"
     ),
 ];

@@ -270,12 +270,17 @@ pub(super) static ROWS: &[OptDef] = &[
             Ok(())
         }
     ),
-    bool_row!(
+    row!(
         "randrepeat",
         [],
-        randrepeat,
+        Kind::Bool,
         "1",
-        "Use repeatable random IO pattern"
+        "Use repeatable random IO pattern",
+        |o, v| {
+            o.randrepeat = parse_bool(req(v)?)?;
+            o.allrandrepeat_last = false;
+            Ok(())
+        }
     ),
     row!(
         "randseed",
@@ -285,16 +290,32 @@ pub(super) static ROWS: &[OptDef] = &[
         "Set the random generator seed value",
         |o, v| {
             o.randseed = Some(parse_size(req(v)?, o.kb_base)?);
-            o.randrepeat = false;
             Ok(())
         }
     ),
-    flag_row!("allrandrepeat", [], allrandrepeat, "Use repeatable random numbers for everything"),
-    flag_row!(
+    row!(
+        "allrandrepeat",
+        [],
+        Kind::Flag,
+        "0",
+        "Use repeatable random numbers for everything (fio 3.35+: alias of randrepeat)",
+        |o, v| {
+            o.allrandrepeat = flag(v)?;
+            o.allrandrepeat_last = true;
+            Ok(())
+        }
+    ),
+    row!(
         "norandommap",
         [],
-        norandommap,
-        "Accept potential duplicate random blocks"
+        Kind::Flag,
+        "0",
+        "Accept potential duplicate random blocks",
+        |o, v| {
+            o.norandommap = flag(v)?;
+            o.newest.norandommap_set = true;
+            Ok(())
+        }
     ),
     row!(
         "random_generator",
@@ -308,6 +329,7 @@ pub(super) static ROWS: &[OptDef] = &[
         "Type of random number generator to use",
         |o, v| {
             o.random_generator = choice(v, &[("tausworthe", RandGenOpt::Tausworthe), ("lfsr", RandGenOpt::Lfsr), ("tausworthe64", RandGenOpt::Tausworthe64)])?;
+            o.newest.random_generator_set = true;
             Ok(())
         }
     ),
@@ -320,13 +342,25 @@ pub(super) static ROWS: &[OptDef] = &[
             ("pareto", "Pareto distribution"),
             ("normal", "Normal (Gaussian) distribution"),
             ("zoned", "Zoned random distribution"),
-            ("zoned_abs", "Zoned absolute random distribution")
+            ("zoned_abs", "Zoned absolute random distribution"),
+            ("sequence", "Fixed block-index sequence (newest fio): sequence:2,0,1")
         ]),
         "random",
         "Random offset distribution generator",
         |o, v| {
-            // Per direction, separated by ',' (read,write,trim); one value for all.
             let s = req(v)?;
+            // sequence:i0,i1,… takes the whole value (its list uses ','), for every direction.
+            if let Some(list) = (s == "sequence")
+                .then_some("")
+                .or_else(|| s.strip_prefix("sequence:"))
+            {
+                let d = flexio_workload::dist::Dist::Sequence(
+                    flexio_workload::dist::parse_sequence(list)?,
+                );
+                o.random_distribution = [d.clone(), d.clone(), d];
+                return Ok(());
+            }
+            // Per direction, separated by ',' (read,write,trim); one value for all.
             let parts: Vec<&str> = s.split(',').collect();
             if parts.len() > 3 {
                 return Err("at most three distributions (read,write,trim)".into());
@@ -360,6 +394,42 @@ pub(super) static ROWS: &[OptDef] = &[
              }
              Ok(())
          }),
+    row!("random_sequence_stride", [], Kind::Bool, "0", "Advance a random_distribution=sequence by its length after each cycle (newest fio)",
+         |o, v| { o.newest.random_sequence_stride = parse_bool(req(v)?)?; Ok(()) }),
+    row!("sprandom", [], Kind::Bool, "0", "SSD preconditioning: write the physical capacity once with a steady-state invalid-block distribution (fio 3.41+)",
+         |o, v| { o.newest.sprandom = parse_bool(req(v)?)?; Ok(()) }),
+    row!("spr_num_regions", [], Kind::Int { min: 1, max: u32::MAX as i64 }, "100", "Number of regions for sprandom (fio 3.41+)",
+         |o, v| { o.newest.spr_num_regions = int_in(v, o.kb_base, 1, u32::MAX as i64)? as u32; Ok(()) }),
+    row!("spr_op", [], Kind::FloatList, "0.15", "Over-provisioning ratio for sprandom (fio 3.41+)",
+         |o, v| { o.newest.spr_op = parse_float_list(req(v)?, 1)?.0[0]; Ok(()) }),
+    row!("spr_cs", [], Kind::Size { pct: false }, "0", "Device cache size for sprandom (fio 3.42+)",
+         |o, v| { o.newest.spr_cs = parse_size(req(v)?, o.kb_base)?; Ok(()) }),
+    row!("num_range", [], Kind::Int { min: 0, max: 256 }, "1", "Number of ranges per trim command (fio 3.37+)",
+         |o, v| { o.newest.num_range = int_in(v, o.kb_base, 0, 256)? as u32; Ok(()) }),
+    row!("fdp", [], Kind::Bool, "0", "Use Data Placement (NVMe FDP) (fio 3.34+)",
+         |o, v| { o.newest.fdp = parse_bool(req(v)?)?; Ok(()) }),
+    row!("dataplacement", ["data_placement"], Kind::Choice(&[("none", "Do not use data placement"), ("fdp", "Use Flexible Data Placement"), ("streams", "Use Streams")]),
+         "none", "Data placement directive to use (fio 3.38+)",
+         |o, v| {
+             use crate::newest::DataPlacement as D;
+             o.newest.dataplacement = Some(choice(v, &[("none", D::None), ("fdp", D::Fdp), ("streams", D::Streams)])?);
+             Ok(())
+         }),
+    row!("plid_select", ["fdp_pli_select"], Kind::Choice(&[("roundrobin", "Round robin select Placement IDs"), ("random", "Randomly select Placement IDs"), ("scheme", "Use a scheme (dp_scheme) to select Placement IDs")]),
+         "roundrobin", "Policy for selecting placement IDs (fio 3.36+)",
+         |o, v| {
+             use crate::newest::PlidSelect as P;
+             o.newest.plid_select = choice(v, &[("roundrobin", P::RoundRobin), ("random", P::Random), ("scheme", P::Scheme)])?;
+             Ok(())
+         }),
+    row!("plids", ["fdp_pli"], Kind::Str, "", "Placement ID indices (a,b-c,...) (fio 3.34+)",
+         |o, v| { o.newest.plids = Some(crate::newest::parse_plids(req(v)?)?); Ok(()) }),
+    row!("dp_scheme", [], Kind::Str, "", "File of start,end,index lines selecting placement IDs by offset (fio 3.38+)",
+         |o, v| { o.newest.dp_scheme = Some(req(v)?.to_string()); Ok(()) }),
+    row!("recover_zbd_write_error", [], Kind::Bool, "0", "Recover write pointers after write errors on zoned devices (fio 3.40+)",
+         |o, v| { o.newest.recover_zbd_write_error = parse_bool(req(v)?)?; Ok(()) }),
+    row!("write_zone_remainder", [], Kind::Bool, "0", "Write the remainder of a zone with a short write instead of finishing it (fio 3.42+)",
+         |o, v| { o.newest.write_zone_remainder = parse_bool(req(v)?)?; Ok(()) }),
     row!("zonemode", [], Kind::Choice(&[("none", "no zoning"), ("strided", "strided mode - random I/O is restricted to a single zone"), ("zbd", "zoned block device mode - random I/O selects one of multiple zones randomly")]),
          "none", "Mode for the zonesize, zonerange and zoneskip parameters",
          |o, v| {

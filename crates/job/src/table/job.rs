@@ -16,32 +16,25 @@ pub(super) static ROWS: &[OptDef] = &[
             Ok(())
         }
     ),
-    row!(
-        "exec_prerun",
-        [],
-        Kind::Str,
-        "",
-        "Execute this file prior to running job",
-        |o, v| {
-            o.exec_prerun = Some(req(v)?.to_string());
-            Ok(())
-        }
-    ),
-    row!(
-        "exec_postrun",
-        [],
-        Kind::Str,
-        "",
-        "Execute this file after running job",
-        |o, v| {
-            o.exec_postrun = Some(req(v)?.to_string());
-            Ok(())
-        }
-    ),
+    row!("exec_prerun", [], Kind::Str, "", "Execute this file prior to running job",
+         |o, v| { o.exec_prerun = Some(req(v)?.to_string()); Ok(()) }),
+    row!("exec_postrun", [], Kind::Str, "", "Execute this file after running job",
+         |o, v| { o.exec_postrun = Some(req(v)?.to_string()); Ok(()) }),
     row!("name", [], Kind::Str, "", "Name of this job", |o, v| {
         o.name = req(v)?.to_string();
         Ok(())
     }),
+    row!(
+        "comm",
+        [],
+        Kind::Str,
+        "",
+        "Process (thread) name of the job, as ps shows it (fio 3.42+)",
+        |o, v| {
+            o.newest.comm = Some(req(v)?.to_string());
+            Ok(())
+        }
+    ),
     row!(
         "numjobs",
         [],
@@ -88,6 +81,20 @@ pub(super) static ROWS: &[OptDef] = &[
         "Do reporting on a per-group basis"
     ),
     flag_row!("exitall", [], exitall, "Terminate all jobs when one exits"),
+    row!("flow_id", [], Kind::Int { min: 0, max: u32::MAX as i64 }, "0", "The flow index ID to use",
+         |o, v| { o.flow_id = int_in(v, o.kb_base, 0, u32::MAX as i64)? as u32; Ok(()) }),
+    row!("flow", [], Kind::Int { min: 0, max: 1000 }, "0", "Weight for flow control of this job",
+         |o, v| { o.flow = int_in(v, o.kb_base, 0, 1000)? as u64; Ok(()) }),
+    row!("flow_sleep", [], Kind::Int { min: 0, max: i64::MAX }, "0", "How many microseconds to sleep after being held back by the flow control mechanism",
+         |o, v| { o.flow_sleep_us = int_in(v, o.kb_base, 0, i64::MAX)? as u64; Ok(()) }),
+    row!("wait_for", [], Kind::Str, "", "Name of the job this one wants to wait for before starting",
+         |o, v| { o.wait_for = Some(req(v)?.to_string()); Ok(()) }),
+    row!("exit_what", [],
+         Kind::Choice(&[("group", "exit_all=1 default behaviour"),
+                        ("stonewall", "quit all currently running jobs; continue with next stonewall"),
+                        ("all", "Quit everything")]),
+         "group", "Fine-grained control for exitall",
+         |o, v| { o.exit_what = choice(v, &[("group", ExitWhat::Group), ("stonewall", ExitWhat::Stonewall), ("all", ExitWhat::All)])?; Ok(()) }),
     flag_row!(
         "exitall_on_error",
         [],

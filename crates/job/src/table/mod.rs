@@ -173,6 +173,7 @@ macro_rules! time_row {
 mod buffers;
 mod files;
 mod io;
+mod iolog;
 mod job;
 mod placement;
 mod profile;
@@ -229,6 +230,10 @@ pub static CORE: &[Category] = &[
     Category {
         name: "profile",
         rows: profile::ROWS,
+    },
+    Category {
+        name: "iolog",
+        rows: iolog::ROWS,
     },
 ];
 

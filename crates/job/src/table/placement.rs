@@ -28,6 +28,17 @@ pub(super) static ROWS: &[OptDef] = &[
         }
     ),
     row!(
+        "priohint",
+        [],
+        Kind::Int { min: 0, max: 1023 },
+        "",
+        "Set job IO priority hint (fio 3.36+)",
+        |o, v| {
+            o.newest.priohint = Some(int_in(v, o.kb_base, 0, 1023)? as u32);
+            Ok(())
+        }
+    ),
+    row!(
         "nice",
         [],
         Kind::Int { min: -20, max: 19 },

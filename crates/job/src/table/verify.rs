@@ -27,16 +27,13 @@ pub(super) static ROWS: &[OptDef] = &[
             ("xxhash", "Use xxhash checksums for verification"),
             ("meta", "Use io information"),
             ("pattern", "Verify strict pattern"),
+            ("pattern_hdr", "Verify pattern with header"),
             ("null", "Pretend to verify")
         ]),
         "0",
         "Verify data written",
         |o, v| {
             use crate::options::verify_code::*;
-            let s = req(v)?;
-            if matches!(s, "crc16" | "crc7") || s.starts_with("sha3-") {
-                return Err(format!("verify={s} is not supported by flexio (use crc32c, crc64, md5, sha1, sha256, sha512 or xxhash)"));
-            }
             o.verify = choice(
                 v,
                 &[
@@ -46,12 +43,19 @@ pub(super) static ROWS: &[OptDef] = &[
                     ("crc32", CRC32),
                     ("crc32c-intel", CRC32C),
                     ("crc32c", CRC32C),
+                    ("crc16", CRC16),
+                    ("crc7", CRC7),
                     ("sha1", SHA1),
                     ("sha256", SHA256),
                     ("sha512", SHA512),
+                    ("sha3-224", SHA3_224),
+                    ("sha3-256", SHA3_256),
+                    ("sha3-384", SHA3_384),
+                    ("sha3-512", SHA3_512),
                     ("xxhash", XXHASH),
                     ("meta", META),
                     ("pattern", PATTERN),
+                    ("pattern_hdr", PATTERN_HDR),
                     ("null", NULL),
                 ],
             )?;
@@ -101,12 +105,64 @@ pub(super) static ROWS: &[OptDef] = &[
         "Fill pattern for IO buffers",
         |o, v| {
             o.verify_pattern = Some(crate::pattern::parse_verify_pattern(req(v)?)?);
-            // fio: a pattern without a verify type means verify=pattern.
+            // fio: a pattern without a verify type means header + pattern (type 17,
+            // the newest fio's `pattern_hdr`).
             if o.verify == crate::options::verify_code::NONE {
-                o.verify = crate::options::verify_code::PATTERN;
+                o.verify = crate::options::verify_code::PATTERN_HDR;
             }
             Ok(())
         }
+    ),
+    row!(
+        "verify_pattern_interval",
+        [],
+        Kind::Int { min: 0, max: u32::MAX as i64 },
+        "0",
+        "Restart the verify pattern (and its %o offset) every N bytes",
+        |o, v| {
+            o.verify_pattern_interval = int_in(v, o.kb_base, 0, u32::MAX as i64)? as u64;
+            Ok(())
+        }
+    ),
+    row!(
+        "verify_header_seed",
+        [],
+        Kind::Bool,
+        "1",
+        "Check the header's data seed against the seed of the write",
+        |o, v| {
+            o.verify_header_seed = Some(crate::value::parse_bool(req(v)?)?);
+            Ok(())
+        }
+    ),
+    row!(
+        "verify_write_sequence",
+        [],
+        Kind::Bool,
+        "1",
+        "Check the header's write sequence number against the last write",
+        |o, v| {
+            o.verify_write_sequence = Some(crate::value::parse_bool(req(v)?)?);
+            Ok(())
+        }
+    ),
+    row!(
+        "verify_async",
+        [],
+        Kind::Int { min: 0, max: 1024 },
+        "0",
+        "Number of async verifier threads to use",
+        |o, v| {
+            o.verify_async = int_in(v, o.kb_base, 0, 1024)? as u32;
+            Ok(())
+        }
+    ),
+    bool_row!(
+        "experimental_verify",
+        [],
+        experimental_verify,
+        "0",
+        "Enable experimental verification"
     ),
     bool_row!(
         "verify_fatal",

@@ -1,0 +1,433 @@
+//! `http`: objects over HTTP (fio's http engine, which uses libcurl; flexio speaks HTTP/1.1
+//! itself). Each request is one object named `<filename>_<offset>_<length>` on
+//! `http_host`: a write PUTs it, a read GETs it (a missing object reads as zeros, as in
+//! fio), a trim DELETEs it. `http_mode=webdav` sends plain requests (with basic
+//! authentication when `http_user`/`http_pass` are set); `http_mode=s3` signs each request
+//! with AWS Signature Version 4 (`http_s3_keyid`, `http_s3_key`, `http_s3_region`), as
+//! fio does. Connections are kept alive when the server allows. HTTPS and Swift are
+//! refused: flexio has no TLS and no MD5.
+
+use crate::api::{Caps, Engine, EngineConfig, EngineDef, IoReq, Op, Queued};
+use crate::sha256::{hex, hmac_sha256, sha256};
+use flexio_job::engine_opts::parse;
+use flexio_job::table::{Kind, OptDef};
+use std::fmt::Write as _;
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+
+/// Request flavour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Webdav,
+    S3,
+    Swift,
+}
+
+flexio_job::engine_options! {
+    /// The http engine's options (fio's, in fio's order).
+    pub struct HttpOpts; rows OPTIONS;
+    /// off / on / insecure (only off works in flexio).
+    https: u8 = 0,
+        "https", Kind::Choice(&[
+            ("off", "No HTTPS"),
+            ("on", "Enable HTTPS"),
+            ("insecure", "Enable HTTPS, disable peer verification"),
+        ]), "off", "Enable https",
+        |v, _| parse::choice(v, &[("off", 0u8), ("on", 1), ("insecure", 2)]);
+    /// Host (and port): the server, or the S3 bucket's host.
+    http_host: String = "localhost".to_string(),
+        "http_host", Kind::Str, "localhost", "Hostname (S3 bucket)", parse::string;
+    http_user: Option<String> = None,
+        "http_user", Kind::Str, "", "HTTP user name",
+        |v, kb| parse::string(v, kb).map(Some);
+    http_pass: Option<String> = None,
+        "http_pass", Kind::Str, "", "HTTP password",
+        |v, kb| parse::string(v, kb).map(Some);
+    http_s3_key: String = String::new(),
+        "http_s3_key", Kind::Str, "", "S3 secret key", parse::string;
+    http_s3_keyid: String = String::new(),
+        "http_s3_keyid", Kind::Str, "", "S3 key id", parse::string;
+    http_swift_auth_token: String = String::new(),
+        "http_swift_auth_token", Kind::Str, "", "OpenStack Swift auth token", parse::string;
+    http_s3_region: String = "us-east-1".to_string(),
+        "http_s3_region", Kind::Str, "us-east-1", "S3 region", parse::string;
+    http_mode: Mode = Mode::Webdav,
+        "http_mode", Kind::Choice(&[
+            ("webdav", "WebDAV server"),
+            ("s3", "S3 storage backend"),
+            ("swift", "OpenStack Swift storage"),
+        ]), "webdav", "Whether to use WebDAV, Swift, or S3",
+        |v, _| parse::choice(v, &[("webdav", Mode::Webdav), ("s3", Mode::S3), ("swift", Mode::Swift)]);
+    /// 1: one line per request on stderr; 2: also the response headers.
+    http_verbose: u32 = 0,
+        "http_verbose", Kind::Int { min: 0, max: i32::MAX as i64 }, "0",
+        "increase http engine verbosity",
+        |v, kb| parse::int(v, kb, 0, i32::MAX as i64).map(|n| n as u32);
+}
+
+pub struct Http {
+    o: HttpOpts,
+    /// The job's first file name (objects are named after it).
+    file: String,
+    conn: Option<BufReader<TcpStream>>,
+    /// Reused request, path and signing buffers.
+    req: Vec<u8>,
+    path: String,
+    scratch: String,
+    line: String,
+}
+
+/// AWS's URI encoding (unreserved characters and '/' kept).
+fn uri_encode(s: &str, out: &mut String) {
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'~' | b'.' | b'/') {
+            out.push(b as char);
+        } else {
+            let _ = write!(out, "%{b:02X}");
+        }
+    }
+}
+
+fn base64(data: &[u8]) -> String {
+    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut s = String::new();
+    for c in data.chunks(3) {
+        let n = (c[0] as u32) << 16 | (*c.get(1).unwrap_or(&0) as u32) << 8 | *c.get(2).unwrap_or(&0) as u32;
+        for i in 0..4 {
+            if i <= c.len() {
+                s.push(T[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                s.push('=');
+            }
+        }
+    }
+    s
+}
+
+/// (YYYYMMDD, YYYYMMDDTHHMMSSZ) for the current UTC time.
+fn amz_dates() -> (String, String) {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + if m <= 2 { 1 } else { 0 };
+    let short = format!("{y:04}{m:02}{d:02}");
+    let iso = format!(
+        "{short}T{:02}{:02}{:02}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    );
+    (short, iso)
+}
+
+impl Http {
+    fn connect(&mut self) -> io::Result<()> {
+        if self.conn.is_none() {
+            let host = &self.o.http_host;
+            let addr = if host.contains(':') && !host.ends_with(']') {
+                host.clone()
+            } else {
+                format!("{host}:80")
+            };
+            let s = TcpStream::connect(&addr)
+                .map_err(|e| io::Error::new(e.kind(), format!("http: connect {addr}: {e}")))?;
+            let _ = s.set_nodelay(true);
+            self.conn = Some(BufReader::with_capacity(64 << 10, s));
+        }
+        Ok(())
+    }
+
+    /// The request head (and S3 or basic authentication headers) into `self.req`.
+    fn head(&mut self, method: &str, body: &[u8]) {
+        self.req.clear();
+        let o = &self.o;
+        let _ = write!(
+            self.req,
+            "{method} {} HTTP/1.1\r\nHost: {}\r\nContent-Length: {}\r\n",
+            self.path,
+            o.http_host,
+            body.len()
+        );
+        if o.http_mode == Mode::S3 {
+            let (short, iso) = amz_dates();
+            let dsha = hex(&sha256(body));
+            self.scratch.clear();
+            let _ = write!(
+                self.scratch,
+                "{method}\n{}\n\nhost:{}\nx-amz-content-sha256:{dsha}\nx-amz-date:{iso}\n\nhost;x-amz-content-sha256;x-amz-date\n{dsha}",
+                self.path, o.http_host
+            );
+            let csha = hex(&sha256(self.scratch.as_bytes()));
+            let scope = format!("{short}/{}/s3/aws4_request", o.http_s3_region);
+            let sts = format!("AWS4-HMAC-SHA256\n{iso}\n{scope}\n{csha}");
+            let mut k = hmac_sha256(format!("AWS4{}", o.http_s3_key).as_bytes(), short.as_bytes());
+            k = hmac_sha256(&k, o.http_s3_region.as_bytes());
+            k = hmac_sha256(&k, b"s3");
+            k = hmac_sha256(&k, b"aws4_request");
+            let sig = hex(&hmac_sha256(&k, sts.as_bytes()));
+            let _ = write!(
+                self.req,
+                "x-amz-content-sha256: {dsha}\r\nx-amz-date: {iso}\r\nAuthorization: AWS4-HMAC-SHA256 Credential={}/{scope},SignedHeaders=host;x-amz-content-sha256;x-amz-date,Signature={sig}\r\n",
+                o.http_s3_keyid
+            );
+        } else if let (Some(u), Some(p)) = (&o.http_user, &o.http_pass) {
+            let _ = write!(self.req, "Authorization: Basic {}\r\n", base64(format!("{u}:{p}").as_bytes()));
+        }
+        self.req.extend_from_slice(b"\r\n");
+    }
+
+    /// Send one request and read the response; the body goes to `into` (up to its length).
+    /// Returns (status, body bytes stored).
+    fn exchange(&mut self, method: &str, body: &[u8], into: Option<&mut [u8]>) -> io::Result<(u32, usize)> {
+        self.head(method, body);
+        for attempt in 0..2 {
+            self.connect()?;
+            let c = self.conn.as_mut().map(|c| c.get_mut());
+            let sent = match c {
+                Some(s) => s.write_all(&self.req).and_then(|_| s.write_all(body)),
+                None => Err(io::Error::from_raw_os_error(libc::ENOTCONN)),
+            };
+            match sent.and_then(|_| self.response(into.is_some())) {
+                Ok((status, keep, len)) => {
+                    let stored = match into {
+                        Some(buf) => self.body(len, Some(buf))?,
+                        None => self.body(len, None)?,
+                    };
+                    if !keep {
+                        self.conn = None;
+                    }
+                    return Ok((status, stored));
+                }
+                // A kept-alive connection the server closed: once more on a new one.
+                Err(_) if attempt == 0 => self.conn = None,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(io::Error::from_raw_os_error(libc::EIO))
+    }
+
+    /// Status line and headers: (status, keep-alive, body length: Some(n), None = to close,
+    /// or u64::MAX for chunked).
+    fn response(&mut self, _reading: bool) -> io::Result<(u32, bool, Option<u64>)> {
+        let c = self.conn.as_mut().ok_or_else(|| io::Error::from_raw_os_error(libc::ENOTCONN))?;
+        self.line.clear();
+        if c.read_line(&mut self.line)? == 0 {
+            return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "http: connection closed"));
+        }
+        let mut parts = self.line.split_whitespace();
+        let version = parts.next().unwrap_or("");
+        let status: u32 = parts.next().and_then(|s| s.parse().ok()).ok_or_else(|| {
+            io::Error::new(io::ErrorKind::InvalidData, format!("http: bad status line '{}'", self.line.trim()))
+        })?;
+        let mut keep = version == "HTTP/1.1";
+        let mut len: Option<u64> = None;
+        if self.o.http_verbose > 0 {
+            eprintln!("http: {} -> {}", String::from_utf8_lossy(self.req.split(|b| *b == b'\r').next().unwrap_or(&[])), self.line.trim());
+        }
+        loop {
+            self.line.clear();
+            if c.read_line(&mut self.line)? == 0 {
+                break;
+            }
+            let l = self.line.trim_end();
+            if l.is_empty() {
+                break;
+            }
+            if self.o.http_verbose > 1 {
+                eprintln!("http: < {l}");
+            }
+            if let Some((k, v)) = l.split_once(':') {
+                let v = v.trim();
+                if k.eq_ignore_ascii_case("content-length") {
+                    len = v.parse().ok();
+                } else if k.eq_ignore_ascii_case("connection") {
+                    keep = v.eq_ignore_ascii_case("keep-alive") || (keep && !v.eq_ignore_ascii_case("close"));
+                } else if k.eq_ignore_ascii_case("transfer-encoding") && v.eq_ignore_ascii_case("chunked") {
+                    len = Some(u64::MAX);
+                }
+            }
+        }
+        if len.is_none() && status != 204 && status != 304 && (100..200).contains(&status).eq(&false) {
+            keep = false;
+        }
+        Ok((status, keep, len))
+    }
+
+    /// Read the body, storing up to `into`'s length; returns bytes stored.
+    fn body(&mut self, len: Option<u64>, mut into: Option<&mut [u8]>) -> io::Result<usize> {
+        let c = self.conn.as_mut().ok_or_else(|| io::Error::from_raw_os_error(libc::ENOTCONN))?;
+        let mut stored = 0usize;
+        let mut sink = [0u8; 4096];
+        let mut take = |c: &mut BufReader<TcpStream>, n: u64, stored: &mut usize| -> io::Result<()> {
+            let mut left = n;
+            while left > 0 {
+                let room = into.as_ref().map_or(0, |b| b.len() - *stored);
+                let r = if room > 0 {
+                    let b = into.as_mut().map(|b| &mut b[*stored..]).unwrap_or(&mut sink[..]);
+                    let k = (left.min(b.len() as u64)) as usize;
+                    let got = c.read(&mut b[..k])?;
+                    *stored += got;
+                    got
+                } else {
+                    let k = left.min(sink.len() as u64) as usize;
+                    c.read(&mut sink[..k])?
+                };
+                if r == 0 {
+                    if n == u64::MAX - 1 {
+                        return Ok(());
+                    }
+                    return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "http: short body"));
+                }
+                left -= r as u64;
+            }
+            Ok(())
+        };
+        match len {
+            Some(u64::MAX) => loop {
+                self.line.clear();
+                c.read_line(&mut self.line)?;
+                let n = u64::from_str_radix(self.line.trim().split(';').next().unwrap_or(""), 16)
+                    .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "http: bad chunk"))?;
+                if n == 0 {
+                    loop {
+                        self.line.clear();
+                        if c.read_line(&mut self.line)? == 0 || self.line.trim().is_empty() {
+                            break;
+                        }
+                    }
+                    break;
+                }
+                take(c, n, &mut stored)?;
+                self.line.clear();
+                c.read_line(&mut self.line)?;
+            },
+            Some(n) => take(c, n, &mut stored)?,
+            None => take(c, u64::MAX - 1, &mut stored)?,
+        }
+        Ok(stored)
+    }
+
+    fn object_path(&mut self, offset: u64, len: usize) {
+        self.path.clear();
+        let name = format!("{}_{offset}_{len}", self.file);
+        if !name.starts_with('/') {
+            self.path.push('/');
+        }
+        uri_encode(&name, &mut self.path);
+    }
+}
+
+impl EngineDef for Http {
+    const NAME: &'static str = "http";
+    const HELP: &'static str = "Objects over HTTP: WebDAV or S3 (one object per request)";
+    const OPTIONS: &'static [&'static [OptDef]] = &[OPTIONS];
+    fn build(cfg: &EngineConfig) -> Self {
+        Http {
+            o: HttpOpts::from_values(&cfg.values),
+            // fio's default file name, $jobname.$jobnum.$filenum.
+            file: cfg
+                .filename
+                .clone()
+                .unwrap_or_else(|| format!("{}.{}.0", cfg.job_name, cfg.subjob)),
+            conn: None,
+            req: Vec::with_capacity(1024),
+            path: String::with_capacity(256),
+            scratch: String::with_capacity(512),
+            line: String::with_capacity(256),
+        }
+    }
+    fn probe(cfg: &EngineConfig) -> Result<(), String> {
+        let o = HttpOpts::from_values(&cfg.values);
+        if o.https != 0 {
+            return Err("http: https is not supported by flexio (it has no TLS); use https=off".into());
+        }
+        if o.http_mode == Mode::Swift {
+            return Err("http: http_mode=swift is not supported by flexio (webdav and s3 are)".into());
+        }
+        Ok(())
+    }
+}
+
+impl Engine for Http {
+    fn caps(&self) -> Caps {
+        Caps {
+            syncio: true,
+            diskless: true,
+            no_fd: true,
+            pipe: true,
+            trim: true,
+            ..Caps::default()
+        }
+    }
+    fn init(&mut self) -> io::Result<()> {
+        self.connect()
+    }
+    fn queue(&mut self, io: &IoReq) -> Queued {
+        self.object_path(io.offset, io.len);
+        let r = match io.op {
+            Op::Write => {
+                // SAFETY: `buf` points to `len` bytes the core owns and does not touch until
+                // this request completes (inside this call); only read here.
+                let body = unsafe { std::slice::from_raw_parts(io.buf, io.len) };
+                self.exchange("PUT", body, None).map(|(s, _)| (s == 100 || (200..=204).contains(&s), s))
+            }
+            Op::Read => {
+                // SAFETY: as above; written by the response body.
+                let buf = unsafe { std::slice::from_raw_parts_mut(io.buf, io.len) };
+                match self.exchange("GET", &[], Some(&mut *buf)) {
+                    Ok((404, _)) => {
+                        // A missing object reads as zeros (fio).
+                        buf.fill(0);
+                        Ok((true, 404))
+                    }
+                    Ok((s, _)) => Ok((s == 200, s)),
+                    Err(e) => Err(e),
+                }
+            }
+            Op::Trim => self
+                .exchange("DELETE", &[], None)
+                .map(|(s, _)| (matches!(s, 200 | 202 | 204 | 404), s)),
+            Op::Sync | Op::Datasync => return Queued::Completed(0),
+        };
+        match r {
+            Ok((true, _)) => Queued::Completed(io.len as i64),
+            Ok((false, status)) => {
+                eprintln!("fio: {} failed with HTTP status code {status}", match io.op {
+                    Op::Write => "DDIR_WRITE",
+                    Op::Read => "DDIR_READ",
+                    _ => "DDIR_TRIM",
+                });
+                Queued::Completed(-(libc::EIO as i64))
+            }
+            Err(e) => Queued::Completed(-(e.raw_os_error().unwrap_or(libc::EIO) as i64)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encodings_and_dates() {
+        let mut s = String::new();
+        uri_encode("/bucket/my obj_0_4096", &mut s);
+        assert_eq!(s, "/bucket/my%20obj_0_4096");
+        assert_eq!(base64(b"user:pass"), "dXNlcjpwYXNz");
+        assert_eq!(base64(b"ab"), "YWI=");
+        let (short, iso) = amz_dates();
+        assert_eq!(short.len(), 8);
+        assert!(iso.starts_with(&short) && iso.ends_with('Z') && iso.len() == 16);
+    }
+}

@@ -1,0 +1,56 @@
+//! fio's client/server mode over fio 3.33's wire protocol (`crates/remote`):
+//! `--server[=ADDR]` runs jobs sent by a client ([`server`]), `--client=ADDR` drives servers
+//! and merges their results ([`client`], [`present`]). Both ends speak to fio 3.33 as well.
+
+pub mod client;
+#[cfg(feature = "mpi")]
+pub mod mpi;
+pub mod net;
+pub mod present;
+pub mod server;
+
+use crate::signals::Signals;
+use flexio_job::Cli;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+/// Run the client or the server when the command line asks for one.
+pub fn dispatch(cli: &Cli, sigs: &(Arc<AtomicBool>, Signals)) -> Option<i32> {
+    let r = &cli.switches.remote;
+    if r.server.is_some() && !r.clients.is_empty() {
+        eprintln!("flexio: can't be both client and server (--server and --client)");
+        return Some(1);
+    }
+    if let Some(addr) = &r.server {
+        return Some(server::main(addr.as_deref(), r.daemonize.as_deref(), sigs));
+    }
+    if r.mpi {
+        if r.server.is_some() || !r.clients.is_empty() {
+            eprintln!("flexio: --mpi cannot be combined with --server or --client");
+            return Some(1);
+        }
+        #[cfg(feature = "mpi")]
+        return Some(mpi::main(cli.clone(), sigs));
+        #[cfg(not(feature = "mpi"))]
+        {
+            eprintln!("flexio: --mpi: this flexio was built without MPI support (build it with `cargo build --features mpi`, OpenMPI installed)");
+            return Some(1);
+        }
+    }
+    if r.daemonize.is_some() {
+        eprintln!("flexio: --daemonize only applies to --server");
+        return Some(1);
+    }
+    if !r.clients.is_empty() {
+        return Some(client::main(cli, sigs));
+    }
+    None
+}
+
+/// Wall-clock time (seconds, microseconds), as TEXT messages carry it.
+pub(crate) fn wall_now() -> (u64, u64) {
+    let d = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    (d.as_secs(), d.subsec_micros() as u64)
+}

@@ -1,0 +1,182 @@
+//! Sockets of both kinds behind one type: TCP (IPv4/IPv6) and Unix-domain streams.
+
+use flexio_remote::addr::{Addr, Family};
+use std::io::{self, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// A connected stream.
+pub enum Stream {
+    Tcp(TcpStream),
+    Unix(UnixStream),
+}
+
+impl Stream {
+    pub fn try_clone(&self) -> io::Result<Stream> {
+        Ok(match self {
+            Stream::Tcp(s) => Stream::Tcp(s.try_clone()?),
+            Stream::Unix(s) => Stream::Unix(s.try_clone()?),
+        })
+    }
+    pub fn set_read_timeout(&self, t: Option<Duration>) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.set_read_timeout(t),
+            Stream::Unix(s) => s.set_read_timeout(t),
+        }
+    }
+    pub fn set_write_timeout(&self, t: Option<Duration>) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.set_write_timeout(t),
+            Stream::Unix(s) => s.set_write_timeout(t),
+        }
+    }
+    /// Close both directions (wakes a reader blocked on a clone).
+    pub fn shutdown(&self) {
+        let _ = match self {
+            Stream::Tcp(s) => s.shutdown(std::net::Shutdown::Both),
+            Stream::Unix(s) => s.shutdown(std::net::Shutdown::Both),
+        };
+    }
+}
+
+impl Read for Stream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => s.read(buf),
+            Stream::Unix(s) => s.read(buf),
+        }
+    }
+}
+
+impl Write for Stream {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => s.write(buf),
+            Stream::Unix(s) => s.write(buf),
+        }
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.flush(),
+            Stream::Unix(s) => s.flush(),
+        }
+    }
+}
+
+/// A listening socket.
+pub enum Listener {
+    Tcp(TcpListener),
+    Unix(UnixListener, PathBuf),
+}
+
+fn resolve(family: Family, host: Option<&str>, port: u16) -> io::Result<Vec<SocketAddr>> {
+    let host = match (host, family) {
+        (Some(h), _) => h.to_string(),
+        (None, Family::V4) => "0.0.0.0".into(),
+        (None, Family::V6) => "::".into(),
+    };
+    let all: Vec<SocketAddr> = (host.as_str(), port).to_socket_addrs()?.collect();
+    let want: Vec<SocketAddr> = all
+        .into_iter()
+        .filter(|a| {
+            matches!(
+                (a, family),
+                (SocketAddr::V4(_), Family::V4) | (SocketAddr::V6(_), Family::V6)
+            )
+        })
+        .collect();
+    if want.is_empty() {
+        return Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!(
+                "{host} has no {} address",
+                if family == Family::V4 { "IPv4" } else { "IPv6" }
+            ),
+        ));
+    }
+    Ok(want)
+}
+
+impl Listener {
+    /// Bind and listen (a stale Unix socket file nobody listens on is replaced).
+    pub fn bind(addr: &Addr) -> io::Result<Listener> {
+        match addr {
+            Addr::Unix(p) => {
+                if p.exists() && UnixStream::connect(p).is_err() {
+                    let _ = std::fs::remove_file(p);
+                }
+                let l = UnixListener::bind(p)?;
+                l.set_nonblocking(true)?;
+                Ok(Listener::Unix(l, p.clone()))
+            }
+            Addr::Ip { family, host, port } => {
+                let addrs = resolve(*family, host.as_deref(), *port)?;
+                let l = TcpListener::bind(&addrs[..])?;
+                l.set_nonblocking(true)?;
+                Ok(Listener::Tcp(l))
+            }
+        }
+    }
+
+    /// The next connection, `None` when none is waiting.
+    pub fn accept(&self) -> io::Result<Option<Stream>> {
+        let r = match self {
+            Listener::Tcp(l) => l.accept().map(|(s, _)| {
+                let _ = s.set_nonblocking(false);
+                Stream::Tcp(s)
+            }),
+            Listener::Unix(l, _) => l.accept().map(|(s, _)| {
+                let _ = s.set_nonblocking(false);
+                Stream::Unix(s)
+            }),
+        };
+        match r {
+            Ok(s) => Ok(Some(s)),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// fio's banner text: `<addr>,<port>` or the socket path.
+    pub fn describe(&self) -> String {
+        match self {
+            Listener::Tcp(l) => match l.local_addr() {
+                Ok(a) => format!("{},{}", a.ip(), a.port()),
+                Err(_) => "?".into(),
+            },
+            Listener::Unix(_, p) => p.display().to_string(),
+        }
+    }
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        if let Listener::Unix(_, p) = self {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+/// Connect within `timeout`; also returns the text PROBE carries (the address connected
+/// to, `sock` for a Unix socket).
+pub fn connect(addr: &Addr, timeout: Duration) -> io::Result<(Stream, String)> {
+    match addr {
+        Addr::Unix(p) => Ok((Stream::Unix(UnixStream::connect(p)?), "sock".into())),
+        Addr::Ip { family, host, port } => {
+            let host = host.as_deref().unwrap_or(match family {
+                Family::V4 => "127.0.0.1",
+                Family::V6 => "::1",
+            });
+            let mut last = None;
+            for a in resolve(*family, Some(host), *port)? {
+                match TcpStream::connect_timeout(&a, timeout) {
+                    Ok(s) => return Ok((Stream::Tcp(s), a.ip().to_string())),
+                    Err(e) => last = Some(e),
+                }
+            }
+            Err(last.unwrap_or_else(|| io::Error::other("no address to connect to")))
+        }
+    }
+}

@@ -1,0 +1,244 @@
+//! The client's report: each server's results as a flexio report (`run_report_of`), the
+//! "All clients" aggregate merged losslessly over every host (`stats::cluster`: histograms
+//! bucket by bucket, so its percentiles are those of the pooled samples), the cluster
+//! windows, and the exit status. Layout: `flexio_output::clients`.
+
+use super::client::{HostResult, Shared};
+use crate::app::{FIO_COMPAT, VERSION};
+use flexio_job::{Cli, Format};
+use flexio_output::clients::{self, Host};
+use flexio_remote::convert::{job_result_of, run_report_of};
+use flexio_stats::cluster::{self, HostRun};
+use flexio_stats::report::{self, JobResult, RunReport};
+use flexio_stats::ThreadStats;
+use std::io::Write;
+use std::path::Path;
+use std::sync::Mutex;
+
+/// Where the client's text goes: stdout as it comes, or a buffer for `--output`.
+pub struct Out {
+    buf: Option<Mutex<String>>,
+    lock: Mutex<()>,
+}
+
+impl Out {
+    pub fn new(to_file: bool) -> Out {
+        Out {
+            buf: to_file.then(|| Mutex::new(String::new())),
+            lock: Mutex::new(()),
+        }
+    }
+    pub fn text(&self, s: &str) {
+        if let Some(b) = &self.buf {
+            if let Ok(mut b) = b.lock() {
+                b.push_str(s);
+            }
+            return;
+        }
+        let _g = self.lock.lock();
+        let mut o = std::io::stdout().lock();
+        let _ = o.write_all(s.as_bytes());
+        let _ = o.flush();
+    }
+    fn take(&self) -> String {
+        self.buf
+            .as_ref()
+            .and_then(|b| b.lock().ok().map(|mut b| std::mem::take(&mut *b)))
+            .unwrap_or_default()
+    }
+}
+
+fn now() -> (i64, i64, String) {
+    let wall = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let secs = wall.as_secs() as i64;
+    (
+        secs,
+        wall.as_millis() as i64,
+        flexio_engine::sys::ctime(secs),
+    )
+}
+
+/// One server's results as a report (its JOB_OPTs as the jobs' and global options).
+pub fn host_report(h: &HostResult) -> (RunReport, Vec<JobResult>) {
+    let ts: Vec<_> = h.ts.iter().map(|(_, t, _)| t.clone()).collect();
+    let mut rep = run_report_of(&ts, &h.gs, &h.du, FIO_COMPAT, now(), 0);
+    for (j, (opts, _, _)) in rep.jobs.iter_mut().zip(&h.ts) {
+        j.echo = opts
+            .iter()
+            .map(|o| (o.name.clone(), o.value.clone()))
+            .collect();
+    }
+    rep.global_options = h
+        .global_opts
+        .iter()
+        .map(|o| (o.name.clone(), o.value.clone()))
+        .collect();
+    (rep, ts.iter().map(job_result_of).collect())
+}
+
+/// The hosts' runs on the client's clock: each ends when its last report arrived and
+/// started its longest runtime before.
+fn host_runs(hosts: &[HostResult], results: &[Vec<JobResult>]) -> Vec<HostRun> {
+    let base = hosts
+        .iter()
+        .flat_map(|h| h.ts.iter().map(|t| t.2))
+        .min()
+        .unwrap_or(0);
+    hosts
+        .iter()
+        .zip(results)
+        .filter(|(_, r)| !r.is_empty())
+        .map(|(h, rs)| {
+            let mut stats = ThreadStats::default();
+            for (i, r) in rs.iter().enumerate() {
+                stats.merge(&r.stats, i == 0);
+            }
+            let arrived = h.ts.iter().map(|t| t.2).max().unwrap_or(base);
+            // 1 s of margin keeps start times non-negative relative to the base.
+            let end = (arrived - base) as u64 + 1_000_000_000_000;
+            let run_ms = stats.dirs.iter().map(|d| d.runtime_ms).max().unwrap_or(0);
+            HostRun {
+                host: h.name.clone(),
+                start_ns: end.saturating_sub(run_ms * 1_000_000),
+                end_ns: end,
+                stats,
+                progress: Vec::new(),
+            }
+        })
+        .collect()
+}
+
+/// Print everything and return the exit status.
+pub fn finish(cli: &Cli, sh: &Shared, hosts: &mut [HostResult], interrupted: bool) -> i32 {
+    let sw = &cli.switches;
+    let built: Vec<(RunReport, Vec<JobResult>)> = hosts.iter().map(host_report).collect();
+    let results: Vec<Vec<JobResult>> = built.iter().map(|b| b.1.clone()).collect();
+    let total_reports: usize = results.iter().map(|r| r.len()).sum();
+    // The aggregate: merged without loss over every report of every host.
+    let runs = host_runs(hosts, &results);
+    let merged = (total_reports > 1).then(|| cluster::merge(&runs));
+    let all = merged.as_ref().and_then(|c| {
+        let last_gid = results
+            .iter()
+            .flatten()
+            .last()
+            .map(|r| r.groupid)
+            .unwrap_or(0);
+        let mut r = results.iter().flatten().next().cloned()?;
+        r.name = "All clients".into();
+        r.groupid = last_gid;
+        r.pid = 0;
+        r.description = None;
+        r.echo = Vec::new();
+        r.steadystate = None;
+        r.stats = c.stats.clone();
+        let mut rep = report::build(&[r], Vec::new(), Vec::new(), FIO_COMPAT, now(), 0);
+        for j in &mut rep.jobs {
+            j.members = total_reports as u32;
+        }
+        Some(rep)
+    });
+    // Clock error of the windows: each host's arrival times are late by up to its one-way
+    // delay, bounded by half its measured round trip.
+    let time_error = hosts
+        .iter()
+        .filter_map(|h| h.offset.map(|o| o.1))
+        .max()
+        .unwrap_or(0);
+    let views: Vec<Host<'_>> = hosts
+        .iter()
+        .zip(&built)
+        .map(|(h, (rep, _))| Host {
+            name: &h.name,
+            addr: &h.addr,
+            port: h.port,
+            report: rep,
+            error: h.error.as_deref(),
+            offset: h.offset,
+        })
+        .collect();
+    let with_reports: Vec<Host<'_>> = views
+        .iter()
+        .filter(|v| !v.report.jobs.is_empty())
+        .map(|v| Host { ..*v })
+        .collect();
+    let mut text = String::new();
+    if sh.terse {
+        for h in &views {
+            for j in &h.report.jobs {
+                text.push_str(&flexio_output::terse::job_line(
+                    j,
+                    h.report,
+                    sw.terse_version,
+                ));
+            }
+        }
+        if let Some(a) = &all {
+            for j in &a.jobs {
+                text.push_str(&flexio_output::terse::job_line(j, a, sw.terse_version));
+            }
+        }
+    }
+    if sh.normal {
+        // (each server's block was printed when its session ended)
+        if let Some(a) = &all {
+            text.push_str(&clients::all_clients_block(a));
+        }
+        if let Some(c) = &merged {
+            text.push_str(&clients::cluster_block(c, &with_reports, time_error));
+        }
+    }
+    let plus = sw.formats.contains(&Format::JsonPlus);
+    if plus || sw.formats.contains(&Format::Json) {
+        let n = now();
+        text.push_str(&clients::json_document(
+            &views,
+            all.as_ref(),
+            merged.as_ref().map(|c| (c, time_error)),
+            plus,
+            VERSION,
+            (n.0, &n.2),
+        ));
+    }
+    sh.out.text(&text);
+    let mut code = 0;
+    for h in hosts.iter() {
+        if let Some(e) = &h.error {
+            eprintln!(
+                "flexio: client {} ({}): {e}{}",
+                h.name,
+                h.addr,
+                if h.ts.is_empty() {
+                    "; no results from it"
+                } else {
+                    "; its results are partial"
+                }
+            );
+            code += 1;
+        } else if let Some((err, sig)) = h.stop {
+            if err != 0 || sig != 0 {
+                eprintln!("flexio: client {}: exited with error {err}", h.name);
+                code += 1;
+            }
+        }
+    }
+    if code > 0 && hosts.iter().any(|h| h.error.is_some()) {
+        eprintln!(
+            "flexio: the run ended early: {} of {} servers failed; results shown are partial",
+            hosts.iter().filter(|h| h.error.is_some()).count(),
+            hosts.len()
+        );
+    }
+    if let Some(p) = &sw.output {
+        if let Err(e) = crate::notes::write_atomic(Path::new(p), sh.out.take().as_bytes()) {
+            eprintln!("flexio: cannot write output file '{p}': {e}");
+            return 1;
+        }
+    }
+    if interrupted {
+        return 128;
+    }
+    code.min(255)
+}

@@ -1,0 +1,609 @@
+//! `flexio --server[=ADDR]`: a backend that fio 3.33's client (or flexio's) drives.
+//!
+//! One thread per connection (fio forks a process). A session collects job lines (JOBLINE),
+//! job texts (JOB) and server-side job files (LOAD_FILE), checks each by parsing and
+//! planning the whole set (START with cumulative counts, or an error TEXT and QUIT), runs
+//! them on RUN through [`crate::app::run_prepared`] while answering SEND_ETA from the
+//! threads' live progress, and ends with the results as fio sends them (JOB_OPT, TS, GS,
+//! DU), STOP and QUIT. A client's QUIT stops the jobs (the results of what ran are still
+//! sent); a client that disconnects stops them too.
+
+use super::net::{Listener, Stream};
+use crate::app::{self, Outcome, Prepared, RunEvents};
+use crate::plan::ThreadPlan;
+use crate::progress::Progress;
+use crate::signals::Signals;
+use flexio_job::Format;
+use flexio_remote::addr::Addr;
+use flexio_remote::convert::wire_run_of;
+use flexio_remote::msg::{Eta, ProbeReply, Start, Stop, Text, LOG_ERR, LOG_INFO};
+use flexio_remote::{Decoder, Message, Sender};
+use std::io::{Read, Write};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Environment variable naming the pid file of a daemonized server (set for the
+/// background process, which removes the file when it exits).
+const DAEMON_PIDFILE_ENV: &str = "FLEXIO_DAEMON_PIDFILE";
+/// Largest message a server accepts (job texts are small; fio allows 2 GiB).
+const MAX_CLIENT_MESSAGE: u64 = 64 << 20;
+
+/// Entry point of `--server`; returns the exit status.
+pub fn main(addr: Option<&str>, daemonize: Option<&str>, sigs: &(Arc<AtomicBool>, Signals)) -> i32 {
+    let a = match Addr::parse(addr) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("flexio: --server: {e}");
+            return 1;
+        }
+    };
+    if let Some(pidfile) = daemonize {
+        if std::env::var_os(DAEMON_PIDFILE_ENV).is_none() {
+            return spawn_daemon(addr, pidfile);
+        }
+    }
+    let listener = match Listener::bind(&a) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("flexio: --server: cannot listen on {}: {e}", a.name());
+            return 1;
+        }
+    };
+    println!("fio: server listening on {}", listener.describe());
+    let _ = std::io::stdout().flush();
+    let terminate = sigs.0.clone();
+    while !terminate.load(Ordering::Relaxed) {
+        match listener.accept() {
+            Ok(Some(s)) => {
+                let sig = sigs.1.clone();
+                let term = terminate.clone();
+                let _ = std::thread::Builder::new()
+                    .name("flexio-session".into())
+                    .spawn(move || session(s, sig, term));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(50)),
+            Err(e) => {
+                eprintln!("flexio: --server: accept failed: {e}");
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+    }
+    if let Some(p) = std::env::var_os(DAEMON_PIDFILE_ENV) {
+        let _ = std::fs::remove_file(p);
+    }
+    0
+}
+
+/// `--daemonize=PIDFILE`: start the server again in the background (own process group,
+/// standard streams on /dev/null), write its pid to PIDFILE and return.
+fn spawn_daemon(addr: Option<&str>, pidfile: &str) -> i32 {
+    let path = Path::new(pidfile);
+    if path.exists() {
+        match std::fs::read_to_string(path) {
+            Ok(t) => {
+                let live = t
+                    .trim()
+                    .parse::<u32>()
+                    .is_ok_and(|pid| Path::new(&format!("/proc/{pid}")).exists());
+                if live {
+                    eprintln!(
+                        "flexio: --daemonize: pid file {pidfile} names a running process ({}); not starting another server",
+                        t.trim()
+                    );
+                    return 1;
+                }
+            }
+            Err(e) => {
+                eprintln!("flexio: --daemonize: cannot read existing pid file {pidfile}: {e}");
+                return 1;
+            }
+        }
+    }
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let exe = match std::env::current_exe() {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("flexio: --daemonize: cannot find the flexio executable: {e}");
+            return 1;
+        }
+    };
+    let mut cmd = std::process::Command::new(exe);
+    cmd.arg(match addr {
+        Some(a) => format!("--server={a}"),
+        None => "--server".into(),
+    })
+    .env(DAEMON_PIDFILE_ENV, &abs)
+    .stdin(std::process::Stdio::null())
+    .stdout(std::process::Stdio::null())
+    .stderr(std::process::Stdio::null());
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    match cmd.spawn() {
+        Ok(child) => {
+            if let Err(e) = crate::notes::write_atomic(&abs, format!("{}\n", child.id()).as_bytes())
+            {
+                eprintln!("flexio: --daemonize: cannot write pid file {pidfile}: {e}");
+                return 1;
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!("flexio: --daemonize: cannot start the server: {e}");
+            1
+        }
+    }
+}
+
+type Writer = Arc<Mutex<Stream>>;
+
+fn send(w: &Writer, m: &Message, tag: u64) -> bool {
+    let frames = m.to_frames(tag);
+    match w.lock() {
+        Ok(mut s) => s.write_all(&frames).and_then(|_| s.flush()).is_ok(),
+        Err(_) => false,
+    }
+}
+
+fn text(level: u32, s: &str) -> Message {
+    let (sec, usec) = super::wall_now();
+    Message::Text(Text {
+        level,
+        log_sec: sec,
+        log_usec: usec,
+        text: s.to_string(),
+    })
+}
+
+/// Send text one line per TEXT (the client prefixes each with the server's name).
+fn send_lines(w: &Writer, level: u32, s: &str) -> bool {
+    s.split_inclusive('\n').all(|l| send(w, &text(level, l), 0))
+}
+
+/// The run's hooks: the preamble goes to the client; the plans and progress are kept for
+/// ETA and SERVER_START.
+struct Events {
+    w: Writer,
+    run: Mutex<Option<LiveRun>>,
+}
+
+/// A running job set: its plans and the threads' live progress.
+type LiveRun = (Vec<ThreadPlan>, Arc<Vec<Progress>>);
+
+impl RunEvents for Events {
+    fn text(&self, s: &str) {
+        send_lines(&self.w, LOG_INFO, s);
+    }
+    fn running(&self, plans: &[ThreadPlan], progress: &Arc<Vec<Progress>>) {
+        if let Ok(mut r) = self.run.lock() {
+            *r = Some((plans.to_vec(), progress.clone()));
+        }
+    }
+}
+
+/// A job source of the session, in arrival order.
+enum Source {
+    /// JOB: text under a name of its own.
+    Text(String, String),
+    /// LOAD_FILE: a path on this host.
+    Path(String),
+}
+
+#[derive(Default)]
+struct Jobs {
+    /// JOBLINE arguments (without argv[0]).
+    args: Vec<String>,
+    sources: Vec<Source>,
+}
+
+impl Jobs {
+    fn prepare(&self) -> Result<Prepared, String> {
+        let mut args = self.args.clone();
+        args.extend(self.sources.iter().map(|s| match s {
+            Source::Text(n, _) => n.clone(),
+            Source::Path(p) => p.clone(),
+        }));
+        let read = |p: &Path| -> std::io::Result<Vec<u8>> {
+            for s in &self.sources {
+                if let Source::Text(n, t) = s {
+                    if Path::new(n) == p {
+                        return Ok(t.clone().into_bytes());
+                    }
+                }
+            }
+            std::fs::read(p)
+        };
+        app::prepare(&args, &read)
+    }
+}
+
+/// fio's START counts: jobs (clones included) and reports (one per job without
+/// group_reporting, one per run of consecutive group_reporting jobs of a group).
+fn start_counts(plans: &[ThreadPlan]) -> Start {
+    let mut reports = 0;
+    let mut last: Option<(u32, bool)> = None;
+    for p in plans.iter().filter(|p| p.stats_enabled) {
+        let gr = p.control.group_reporting;
+        if !matches!(last, Some((g, lgr)) if gr && lgr && g == p.groupid) {
+            reports += 1;
+        }
+        last = Some((p.groupid, gr));
+    }
+    Start {
+        jobs: plans.len() as u32,
+        stat_outputs: reports,
+    }
+}
+
+/// Live status for SEND_ETA.
+struct EtaState {
+    start: Instant,
+    last_t: Instant,
+    last_bytes: [u64; 3],
+    last_ios: [u64; 3],
+}
+
+fn eta_of(ev: &Events, st: &mut EtaState) -> Eta {
+    let guard = ev.run.lock();
+    let Some((plans, progress)) = guard.as_ref().ok().and_then(|g| g.as_ref()) else {
+        return Eta::default();
+    };
+    let states: Vec<char> = progress.iter().map(|p| p.state_char()).collect();
+    let mut e = Eta {
+        nr_running: states
+            .iter()
+            .filter(|c| !matches!(c, '_' | 'P' | 'I'))
+            .count() as u32,
+        nr_pending: states.iter().filter(|c| **c == 'P').count() as u32,
+        nr_setting_up: states.iter().filter(|c| **c == 'I').count() as u32,
+        nr_ramp: states.iter().filter(|c| **c == '/').count() as u32,
+        files_open: progress
+            .iter()
+            .map(|p| p.files.load(Ordering::Relaxed))
+            .sum(),
+        nr_threads: plans.len() as u32,
+        is_pow2: 1,
+        unit_base: 0,
+        sig_figs: plans.first().map(|p| p.report.sig_figs).unwrap_or(4),
+        run_str: flexio_output::status::run_string(&states),
+        ..Eta::default()
+    };
+    let mut bytes = [0u64; 3];
+    let mut ios = [0u64; 3];
+    for p in progress.iter() {
+        for d in 0..3 {
+            bytes[d] += p.bytes[d].load(Ordering::Relaxed);
+            ios[d] += p.ios[d].load(Ordering::Relaxed);
+        }
+    }
+    let dt = st.last_t.elapsed().as_secs_f64().max(1e-3);
+    for d in 0..3 {
+        e.rate[d] = (bytes[d].saturating_sub(st.last_bytes[d]) as f64 / dt / 1024.0) as u64;
+        e.iops[d] = (ios[d].saturating_sub(st.last_ios[d]) as f64 / dt) as u32;
+    }
+    for (p, s) in plans.iter().zip(&states) {
+        if !matches!(s, '_' | 'P' | 'E') {
+            let r = p.control.rate_sums;
+            e.m_rate[0] += r[0];
+            e.t_rate[0] += r[1];
+            e.m_iops[0] = e.m_iops[0].saturating_add(r[2] as u32);
+            e.t_iops[0] = e.t_iops[0].saturating_add(r[3] as u32);
+        }
+    }
+    st.last_t = Instant::now();
+    st.last_bytes = bytes;
+    st.last_ios = ios;
+    let elapsed = st.start.elapsed().as_secs();
+    e.elapsed_sec = st.start.elapsed().as_millis().div_ceil(1000) as u64;
+    e.eta_sec = if elapsed < 3 {
+        i32::MAX as u64
+    } else {
+        crate::status::estimate(plans, progress, elapsed).unwrap_or(0)
+    };
+    e
+}
+
+fn hostname() -> String {
+    rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The results of a finished run as fio sends them, then STOP and QUIT.
+fn send_results(w: &Writer, out: &Outcome, normal: bool) -> bool {
+    if let Some(rep) = &out.report {
+        let wr = wire_run_of(&out.results, rep, out.disk_msec);
+        for o in wr.global_opts {
+            send(w, &Message::JobOpt(o), 0);
+        }
+        for (opts, ts) in wr.reports {
+            for o in opts {
+                send(w, &Message::JobOpt(o), 0);
+            }
+            send(w, &Message::Ts(Box::new(ts)), 0);
+        }
+        for g in wr.groups {
+            send(w, &Message::Gs(g), 0);
+        }
+        for d in wr.disks {
+            send(w, &Message::Du(d), 0);
+        }
+        if normal {
+            send(w, &text(LOG_INFO, "\n"), 0);
+        }
+    }
+    let stop = Stop {
+        error: out.code.max(0) as u32,
+        signal: 0,
+    };
+    send(w, &Message::Stop(stop), 0) && send(w, &Message::Quit, 0)
+}
+
+enum Phase {
+    Parsing,
+    Running(std::thread::JoinHandle<Outcome>),
+    Done(Instant),
+}
+
+/// Serve one connection until the client closes it (or, after the run, for at most 30 s).
+fn session(stream: Stream, sigs: Signals, server_stop: Arc<AtomicBool>) {
+    let peer = match stream.try_clone() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("flexio: server: {e}");
+            return;
+        }
+    };
+    let _ = stream.set_write_timeout(Some(Duration::from_secs(30)));
+    let w: Writer = Arc::new(Mutex::new(stream));
+    let mut reader = peer;
+    let _ = reader.set_read_timeout(Some(Duration::from_millis(50)));
+    let mut dec = Decoder::with_limit(MAX_CLIENT_MESSAGE);
+    let mut jobs = Jobs::default();
+    let mut normal = true;
+    let ev = Arc::new(Events {
+        w: w.clone(),
+        run: Mutex::new(None),
+    });
+    let stop_run = Arc::new(AtomicBool::new(false));
+    let mut phase = Phase::Parsing;
+    let mut started: Vec<bool> = Vec::new();
+    let mut eta = EtaState {
+        start: Instant::now(),
+        last_t: Instant::now(),
+        last_bytes: [0; 3],
+        last_ios: [0; 3],
+    };
+    let mut buf = vec![0u8; 64 << 10];
+    let mut fatal: Option<String> = None;
+    'conn: loop {
+        match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => dec.push(&buf[..n]),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock
+                        | std::io::ErrorKind::TimedOut
+                        | std::io::ErrorKind::Interrupted
+                ) => {}
+            Err(_) => break,
+        }
+        loop {
+            let raw = match dec.next_message() {
+                Ok(Some(r)) => r,
+                Ok(None) => break,
+                Err(e) => {
+                    fatal = Some(e.to_string());
+                    break 'conn;
+                }
+            };
+            let msg = match Message::decode(&raw, Sender::Client) {
+                Ok(m) => m,
+                Err(e) => {
+                    fatal = Some(e.to_string());
+                    break 'conn;
+                }
+            };
+            match msg {
+                Message::Probe(_) => {
+                    let reply = ProbeReply {
+                        hostname: hostname(),
+                        bigendian: u8::from(cfg!(target_endian = "big")),
+                        fio_version: app::VERSION.to_string(),
+                        os: 1,
+                        arch: if cfg!(target_arch = "x86_64") {
+                            1
+                        } else if cfg!(target_arch = "aarch64") {
+                            13
+                        } else {
+                            14
+                        },
+                        bpp: std::mem::size_of::<usize>() as u8,
+                        cpus: flexio_engine::sys::cpus_configured().min(u32::MAX as u64) as u32,
+                        flags: 0,
+                    };
+                    send(&w, &Message::ProbeReply(reply), raw.tag);
+                }
+                Message::JobLine(jl) => {
+                    let args: Vec<String> = jl.args.into_iter().skip(1).collect();
+                    match flexio_job::parse_args(&args, &flexio_engine::CATALOG) {
+                        Ok(c) => {
+                            normal = c.switches.formats.contains(&Format::Normal);
+                            jobs.args.extend(args);
+                            let s = match jobs.prepare() {
+                                Ok(p) => start_counts(&p.plans),
+                                Err(_) => Start {
+                                    jobs: 0,
+                                    stat_outputs: 0,
+                                },
+                            };
+                            send(&w, &Message::Start(s), 0);
+                        }
+                        Err(e) => {
+                            fatal = Some(format!("bad job line from the client: {e}"));
+                            break 'conn;
+                        }
+                    }
+                }
+                Message::Job(j) => {
+                    let name = format!("client-job-{}.fio", jobs.sources.len() + 1);
+                    jobs.sources.push(Source::Text(name, j.text));
+                    if !accept_job(&w, &jobs, normal) {
+                        fatal = Some(String::new());
+                        break 'conn;
+                    }
+                }
+                Message::LoadFile(lf) => {
+                    jobs.sources.push(Source::Path(lf.path.clone()));
+                    if !accept_job(&w, &jobs, normal) {
+                        fatal = Some(String::new());
+                        break 'conn;
+                    }
+                }
+                Message::Run => {
+                    if !matches!(phase, Phase::Parsing) {
+                        continue;
+                    }
+                    let prep = match jobs.prepare() {
+                        Ok(p) => p,
+                        Err(e) => {
+                            fatal = Some(format!("RUN without a runnable job: {e}"));
+                            break 'conn;
+                        }
+                    };
+                    started = vec![false; prep.plans.len()];
+                    eta.start = Instant::now();
+                    let ev2 = ev.clone();
+                    let stop = stop_run.clone();
+                    let sigs = sigs.clone();
+                    let h = std::thread::Builder::new()
+                        .name("flexio-run".into())
+                        .spawn(move || app::run_prepared(prep, &*ev2, stop, sigs));
+                    match h {
+                        Ok(h) => phase = Phase::Running(h),
+                        Err(e) => {
+                            fatal = Some(format!("cannot start the run: {e}"));
+                            break 'conn;
+                        }
+                    }
+                }
+                Message::SendEta => {
+                    let e = eta_of(&ev, &mut eta);
+                    send(&w, &Message::Eta(e), raw.tag);
+                }
+                Message::Quit => stop_run.store(true, Ordering::Relaxed),
+                Message::Exit => break 'conn,
+                other => {
+                    let m = format!(
+                        "flexio server: {} is not supported by flexio's server; ignored",
+                        other.opcode().name()
+                    );
+                    send(&w, &text(LOG_ERR, &format!("{m}\n")), 0);
+                }
+            }
+        }
+        if server_stop.load(Ordering::Relaxed) {
+            stop_run.store(true, Ordering::Relaxed);
+        }
+        // SERVER_START once per job thread as it starts.
+        if let Ok(r) = ev.run.lock() {
+            if let Some((_, progress)) = r.as_ref() {
+                for (i, p) in progress.iter().enumerate() {
+                    if !started.get(i).copied().unwrap_or(true)
+                        && p.tid.load(Ordering::Relaxed) != 0
+                    {
+                        started[i] = true;
+                        send(&w, &Message::ServerStart, 0);
+                    }
+                }
+            }
+        }
+        if matches!(&phase, Phase::Running(h) if h.is_finished()) {
+            if let Phase::Running(h) = std::mem::replace(&mut phase, Phase::Done(Instant::now())) {
+                match h.join() {
+                    Ok(out) => {
+                        send_results(&w, &out, normal);
+                    }
+                    Err(_) => {
+                        fatal = Some("the run failed (internal error)".into());
+                        break 'conn;
+                    }
+                }
+            }
+        }
+        if matches!(&phase, Phase::Done(t) if t.elapsed() > Duration::from_secs(30)) {
+            break;
+        }
+    }
+    if let Some(m) = fatal.filter(|m| !m.is_empty()) {
+        eprintln!("flexio: server: {m}");
+        send_lines(&w, LOG_ERR, &format!("flexio server: {m}\n"));
+        send(&w, &Message::Quit, 0);
+    }
+    // A client gone mid-run stops the jobs (fio's would run on unseen).
+    stop_run.store(true, Ordering::Relaxed);
+    if let Phase::Running(h) = phase {
+        let _ = h.join();
+    }
+    if let Ok(s) = w.lock() {
+        s.shutdown();
+    };
+}
+
+/// A new job source: parse and plan everything so far; START with the cumulative counts
+/// and the job header lines, or the error as TEXT and QUIT (false).
+fn accept_job(w: &Writer, jobs: &Jobs, normal: bool) -> bool {
+    match jobs.prepare() {
+        Ok(p) => {
+            for warn in &p.set.warnings {
+                send(w, &text(LOG_ERR, &format!("flexio: warning: {warn}\n")), 0);
+            }
+            if normal {
+                send_lines(w, LOG_INFO, &app::job_headers(&p.plans));
+            }
+            send(w, &Message::Start(start_counts(&p.plans)), 0)
+        }
+        Err(e) => {
+            send_lines(w, LOG_ERR, &format!("flexio: {e}\n"));
+            send(w, &Message::Quit, 0);
+            false
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plans(text: &str) -> Vec<ThreadPlan> {
+        let jobs = Jobs {
+            args: Vec::new(),
+            sources: vec![Source::Text("t.fio".into(), text.into())],
+        };
+        jobs.prepare().unwrap().plans
+    }
+
+    #[test]
+    fn start_counts_jobs_and_reports_as_fio() {
+        let s = start_counts(&plans(
+            "[global]\nioengine=null\nsize=1m\n[a]\nnumjobs=3\ngroup_reporting\n[b]\nnumjobs=2\n[c]\nstats=0\n",
+        ));
+        // a: 3 jobs, one report; b: 2 jobs, 2 reports; c: no report.
+        assert_eq!((s.jobs, s.stat_outputs), (6, 3));
+    }
+
+    #[test]
+    fn a_bad_job_text_is_an_error_naming_its_line() {
+        let jobs = Jobs {
+            args: Vec::new(),
+            sources: vec![Source::Text(
+                "client-job-1.fio".into(),
+                "[a]\nrw=sideways\n".into(),
+            )],
+        };
+        let e = jobs.prepare().err().expect("an error");
+        assert!(e.contains("client-job-1.fio:2"), "{e}");
+    }
+}

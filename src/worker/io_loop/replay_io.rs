@@ -1,0 +1,199 @@
+//! The job loop's side of trace replay and capture: requests from the trace instead of
+//! the generator, file actions, the trace's pacing, and the capture hooks.
+
+use super::*;
+use crate::iolog::Act;
+
+impl<E: EngineDef> Worker<'_, E> {
+    /// Replay: the next request of the trace into `slot`, doing the file actions and waits
+    /// before it; `None` at the end of the trace (or when the job must stop).
+    pub(super) fn prepare_replay(&mut self, slot: u32) -> Option<u8> {
+        loop {
+            if self.stop || self.terminated() {
+                return None;
+            }
+            let e = match self.replay.as_mut()?.next_entry() {
+                Ok(Some(e)) => e,
+                Ok(None) => return None,
+                Err(m) => {
+                    self.ctx.notes.err(&format!("fio: {}: {m}", self.p.name));
+                    self.fail(libc::EINVAL, "iolog read");
+                    return None;
+                }
+            };
+            if e.delay_us > 0 && !self.replay_delay(e.delay_us) {
+                return None;
+            }
+            let (op, ddir) = match e.act {
+                Act::Add => continue,
+                Act::Open => {
+                    let redirect = self.replay.as_ref().is_some_and(|r| r.redirect);
+                    // With replay_redirect a re-open of the one file is ignored.
+                    let open = (redirect && self.files.is_open(e.file as usize))
+                        || self.ensure_open(e.file as usize);
+                    if !open {
+                        return None;
+                    }
+                    self.replay_issued();
+                    continue;
+                }
+                Act::Close => {
+                    if self.files.is_open(e.file as usize) {
+                        self.quiesce();
+                        self.files
+                            .close(e.file as usize, &mut self.e, self.p.open.fsync_on_close);
+                        self.publish_files();
+                    }
+                    self.replay_issued();
+                    continue;
+                }
+                Act::Wait => {
+                    // Version 2: until this many ms after the job started.
+                    let due = self.epoch_ns + e.delay_us.saturating_mul(1_000_000);
+                    if due > self.clock.now() && !self.wait_until(due) {
+                        return None;
+                    }
+                    continue;
+                }
+                Act::Read => (0, 0),
+                Act::Write => (1, 1),
+                Act::Trim => (2, 2),
+                Act::Sync => (OP_SYNC, OP_SYNC),
+                Act::Datasync => (OP_DSYNC, OP_SYNC),
+            };
+            let s = &mut self.slots[slot as usize];
+            *s = Slot {
+                op,
+                ddir,
+                file: e.file,
+                offset: e.offset,
+                len: e.len,
+                ..Slot::default()
+            };
+            if op == 1 {
+                self.fill_write(slot, e.offset, e.len);
+            }
+            self.replay_issued();
+            return Some(op);
+        }
+    }
+
+    fn replay_issued(&mut self) {
+        let now = self.clock.now();
+        if let Some(r) = self.replay.as_mut() {
+            r.issued(now);
+        }
+    }
+
+    /// fio's iolog_delay: sleep what is left of `delay` µs since the last issue, keeping
+    /// periodic work going; false when the job must stop instead.
+    fn replay_delay(&mut self, delay: u64) -> bool {
+        let now = self.clock.now();
+        let Some(us) = self.replay.as_mut().map(|r| r.sleep_for(delay, now)) else {
+            return true;
+        };
+        if us == 0 {
+            return true;
+        }
+        let t0 = self.clock.now();
+        let due = t0 + us * 1000;
+        let r = loop {
+            let now = self.clock.now();
+            self.periodic(now);
+            if self.should_stop(now) {
+                break false;
+            }
+            if now >= due {
+                break true;
+            }
+            let step = (due - now)
+                .min(self.next_event_ns.saturating_sub(now).max(20_000))
+                .min(50_000_000);
+            std::thread::sleep(std::time::Duration::from_nanos(step));
+        };
+        let slept = self.clock.now().saturating_sub(t0);
+        self.stats.wait_ns += slept;
+        if let Some(rp) = self.replay.as_mut() {
+            rp.slept(delay, slept / 1000);
+        }
+        r
+    }
+
+    /// Capture: a file action.
+    pub(super) fn capture_file(&mut self, i: usize, act: Act) {
+        if self.capture.is_some() {
+            let now = self.clock.now();
+            if let Some(c) = self.capture.as_mut() {
+                c.file(now, i as u32, act);
+            }
+        }
+    }
+
+    /// Capture: a request as it is queued (fio logs sync requests with the offset of the
+    /// previous request, which the slot still holds there).
+    #[inline]
+    pub(super) fn capture_io(&mut self, slot: u32) {
+        if self.capture.is_none() {
+            return;
+        }
+        let s = self.slots[slot as usize];
+        let act = match s.op {
+            0 => Act::Read,
+            1 => Act::Write,
+            2 => Act::Trim,
+            OP_SYNC => Act::Sync,
+            _ => Act::Datasync,
+        };
+        let now = self.clock.now();
+        let offset = if s.op >= OP_SYNC {
+            self.capture_last_offset
+        } else {
+            self.capture_last_offset = s.offset;
+            s.offset
+        };
+        let len = if s.op >= OP_SYNC { 0 } else { s.len };
+        if let Some(c) = self.capture.as_mut() {
+            c.io(now, s.file, act, offset, len);
+        }
+    }
+
+    /// Set-up of replay and capture before the files are opened; false when the job
+    /// cannot run.
+    pub(super) fn setup_trace(&mut self) -> bool {
+        if let Some(rp) = &self.p.replay {
+            for n in &rp.notes {
+                self.ctx.notes.err(&format!("fio: {}: {n}", self.p.name));
+            }
+            match super::super::replay::Replay::open(rp) {
+                Ok(r) => self.replay = Some(Box::new(r)),
+                Err(m) => {
+                    self.ctx.notes.err(&format!("fio: {m}"));
+                    self.fail(libc::EINVAL, "failed initializing iolog");
+                    return false;
+                }
+            }
+        }
+        if let Some(cp) = &self.p.capture {
+            let paths: Vec<&std::path::Path> =
+                self.p.files.iter().map(|f| f.path.as_path()).collect();
+            match super::super::capture::Capture::create(&cp.path, &paths, self.clock.now()) {
+                Ok(c) => self.capture = Some(Box::new(c)),
+                Err(m) => {
+                    self.ctx.notes.err(&format!("fio: {m}"));
+                    self.fail(libc::EINVAL, "failed initializing iolog");
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// The end of capture: flush the log.
+    pub(super) fn finish_trace(&mut self) {
+        if let Some(c) = self.capture.as_mut() {
+            if let Some(e) = c.finish() {
+                self.ctx.notes.err(&format!("fio: {e}"));
+            }
+        }
+    }
+}

@@ -1,0 +1,624 @@
+//! Trace capture and replay against fio 3.33: a log written by fio replays in flexio with
+//! the same offsets and order and the reverse; flexio writes the log fio writes for the same
+//! job; the replay options place, skip, redirect and pace I/O as fio's do; a blktrace of a
+//! loop device replays.
+
+mod common;
+use common::*;
+use std::path::Path;
+
+/// (direction, block size, offset) of every I/O in a per-I/O latency log with offsets.
+fn lat_seq(text: &str) -> Vec<(u32, u64, u64)> {
+    text.lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split(", ").collect();
+            (
+                f[2].parse().unwrap(),
+                f[3].parse().unwrap(),
+                f[4].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// The same from an iolog's read/write/trim lines.
+fn trace_seq(text: &str) -> Vec<(u32, u64, u64)> {
+    let v3 = text.starts_with("fio version 3 iolog");
+    text.lines()
+        .skip(1)
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let f = if v3 { &f[1..] } else { &f[..] };
+            let d = match *f.get(1)? {
+                "read" => 0,
+                "write" => 1,
+                "trim" => 2,
+                _ => return None,
+            };
+            Some((d, f[3].parse().unwrap(), f[2].parse().unwrap()))
+        })
+        .collect()
+}
+
+fn times_ms(text: &str) -> Vec<u64> {
+    text.lines()
+        .map(|l| l.split(", ").next().unwrap().parse().unwrap())
+        .collect()
+}
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// Run `bin` in `dir`, requiring success (flexio as fio 3.33, the oracle).
+fn ok(bin: &Path, args: &[String], dir: &Path) -> Run {
+    let env = if bin == flexio_bin() {
+        ORACLE_COMPAT
+    } else {
+        &[]
+    };
+    ok_env(bin, args, dir, env)
+}
+
+fn ok_env(bin: &Path, args: &[String], dir: &Path, env: &[(&str, &str)]) -> Run {
+    let a: Vec<&str> = args.iter().map(String::as_str).collect();
+    let r = run_in_env(bin, &a, dir, env);
+    assert_eq!(
+        r.code,
+        0,
+        "{} {args:?}: {}{}",
+        bin.display(),
+        r.stdout,
+        r.stderr
+    );
+    r
+}
+
+/// Replay `trace` with a per-I/O latency log; the I/O sequence.
+fn replay(bin: &Path, trace: &Path, extra: &[&str], dir: &Path) -> Vec<(u32, u64, u64)> {
+    lat_seq(&replay_log(bin, trace, extra, dir))
+}
+
+fn replay_log(bin: &Path, trace: &Path, extra: &[&str], dir: &Path) -> String {
+    replay_log_env(
+        bin,
+        trace,
+        extra,
+        dir,
+        if bin == flexio_bin() {
+            ORACLE_COMPAT
+        } else {
+            &[]
+        },
+    )
+}
+
+fn replay_log_env(
+    bin: &Path,
+    trace: &Path,
+    extra: &[&str],
+    dir: &Path,
+    env: &[(&str, &str)],
+) -> String {
+    let mut args = vec![
+        "--name=r".to_string(),
+        format!("--read_iolog={}", trace.display()),
+        "--write_lat_log=rp".into(),
+        "--log_offset=1".into(),
+        "--output-format=terse".into(),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let _ = std::fs::remove_file(dir.join("rp_lat.1.log"));
+    ok_env(bin, &args, dir, env);
+    read(&dir.join("rp_lat.1.log"))
+}
+
+fn job(dir: &Path, log: &str, extra: &[&str]) -> Vec<String> {
+    let mut a = vec![
+        "--name=j".to_string(),
+        format!("--directory={}", dir.display()),
+        format!("--write_iolog={}", dir.join(log).display()),
+        "--output-format=terse".into(),
+    ];
+    a.extend(extra.iter().map(|s| s.to_string()));
+    a
+}
+
+const JOBS: &[&[&str]] = &[
+    &["--rw=randrw", "--size=256k", "--bs=4k"],
+    &[
+        "--rw=randrw",
+        "--size=512k",
+        "--bssplit=4k/50:16k/30:64k/20",
+        "--rwmixread=30",
+    ],
+    &["--rw=randwrite", "--size=128k", "--bs=8k", "--fsync=3"],
+    &["--rw=read", "--size=96k", "--bs=4k", "--nrfiles=3"],
+];
+
+#[test]
+fn a_log_written_by_fio_replays_in_flexio() {
+    let Some(fio) = fio_bin() else { return };
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    for extra in JOBS {
+        let d = tempfile::tempdir().unwrap();
+        ok(&fio, &job(d.path(), "fio.iolog", extra), d.path());
+        let trace = d.path().join("fio.iolog");
+        let want = trace_seq(&read(&trace));
+        assert!(want.len() >= 10, "{extra:?}: {want:?}");
+        let flexio_seq = replay(&flexio_bin(), &trace, &[], d.path());
+        assert_eq!(flexio_seq, want, "{extra:?}: flexio replays fio's log");
+        let fio_seq = replay(&fio, &trace, &[], d.path());
+        assert_eq!(flexio_seq, fio_seq, "{extra:?}: as fio replays it");
+    }
+}
+
+#[test]
+fn a_log_written_by_flexio_replays_in_fio() {
+    let Some(fio) = fio_bin() else { return };
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    for extra in JOBS {
+        let d = tempfile::tempdir().unwrap();
+        let mut args = job(d.path(), "flexio.iolog", extra);
+        args.push("--write_lat_log=gen".into());
+        args.push("--log_offset=1".into());
+        ok(&flexio_bin(), &args, d.path());
+        let trace = d.path().join("flexio.iolog");
+        let written = trace_seq(&read(&trace));
+        // The log holds what the job did.
+        assert_eq!(
+            written,
+            lat_seq(&read(&d.path().join("gen_lat.1.log"))),
+            "{extra:?}"
+        );
+        let fio_seq = replay(&fio, &trace, &[], d.path());
+        assert_eq!(fio_seq, written, "{extra:?}: fio replays flexio's log");
+    }
+}
+
+/// An iolog without its timestamps, the job's directory written as `@D@`.
+fn untimed(text: &str, dir: &Path) -> Vec<String> {
+    let d = dir.display().to_string();
+    text.lines()
+        .map(|l| match l.split_once(' ') {
+            Some((t, rest)) if t.parse::<u64>().is_ok() => rest.replace(&d, "@D@"),
+            _ => l.to_string(),
+        })
+        .collect()
+}
+
+#[test]
+fn flexio_writes_the_log_fio_writes() {
+    let Some(fio) = fio_bin() else { return };
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    for extra in JOBS {
+        let (d1, d2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        ok(&fio, &job(d1.path(), "x.iolog", extra), d1.path());
+        ok(&flexio_bin(), &job(d2.path(), "x.iolog", extra), d2.path());
+        let a = untimed(&read(&d1.path().join("x.iolog")), d1.path());
+        let b = untimed(&read(&d2.path().join("x.iolog")), d2.path());
+        assert_eq!(a, b, "{extra:?}");
+        // Timestamps are µs since the log was started and never go backwards.
+        let t: Vec<u64> = read(&d2.path().join("x.iolog"))
+            .lines()
+            .skip(1)
+            .map(|l| l.split(' ').next().unwrap().parse().unwrap())
+            .collect();
+        assert!(t.windows(2).all(|w| w[0] <= w[1]), "{t:?}");
+    }
+}
+
+#[test]
+fn replay_options_place_skip_and_redirect_as_fio() {
+    let Some(fio) = fio_bin() else { return };
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let d = tempfile::tempdir().unwrap();
+    let a = d.path().join("a");
+    let b = d.path().join("b");
+    let c = d.path().join("c");
+    for f in [&a, &b, &c] {
+        std::fs::write(f, vec![7u8; 1 << 20]).unwrap();
+    }
+    let (a, b) = (a.display(), b.display());
+    let text = format!(
+        "fio version 2 iolog\n{a} add\n{b} add\n{a} open\n{b} open\n\
+         {a} read 8192 4096\n{b} write 12288 4096\n{a} read 5000 3000\n{b} read 65536 16384\n\
+         {a} write 40960 8192\n{b} sync 0 0\n{a} read 131072 4096\n{a} close\n{b} close\n"
+    );
+    let trace = d.path().join("t.iolog");
+    std::fs::write(&trace, text).unwrap();
+    let redirect = format!("--replay_redirect={}", c.display());
+    let cases: Vec<Vec<&str>> = vec![
+        vec![],
+        vec!["--replay_scale=2"],
+        vec!["--replay_align=8k"],
+        vec!["--replay_scale=3", "--replay_align=4k"],
+        vec![redirect.as_str()],
+    ];
+    for extra in &cases {
+        let want = replay(&fio, &trace, extra, d.path());
+        let got = lat_seq(&replay_log_env(&flexio_bin(), &trace, extra, d.path(), &[]));
+        assert_eq!(got, want, "{extra:?}");
+        let as_333 = replay(&flexio_bin(), &trace, extra, d.path());
+        assert_eq!(
+            as_333,
+            replay(&fio, &trace, extra, d.path()),
+            "{extra:?} as 3.33"
+        );
+    }
+    // replay_skip: fio 3.33 honours it for blktrace input only (so does flexio with
+    // --compat=3.33); from 3.34 on (flexio's default) for iologs too: fio's full sequence
+    // without the skipped directions.
+    let skips: &[(&[&str], &[u32])] = &[
+        (&["--replay_skip=write"], &[1]),
+        (&["--replay_skip=read,sync"], &[0]),
+        (&["--replay_skip=read", "--replay_scale=2"], &[0]),
+    ];
+    for (extra, dropped) in skips {
+        let no_skip: Vec<&str> = extra
+            .iter()
+            .copied()
+            .filter(|a| !a.starts_with("--replay_skip"))
+            .collect();
+        let want: Vec<_> = replay(&fio, &trace, &no_skip, d.path())
+            .into_iter()
+            .filter(|s| !dropped.contains(&s.0))
+            .collect();
+        let got = lat_seq(&replay_log_env(&flexio_bin(), &trace, extra, d.path(), &[]));
+        assert_eq!(got, want, "{extra:?}");
+        let as_333 = replay(&flexio_bin(), &trace, extra, d.path());
+        assert_eq!(
+            as_333,
+            replay(&fio, &trace, extra, d.path()),
+            "{extra:?} as 3.33"
+        );
+    }
+    // The sequence is the trace's, placed by the options.
+    let scaled = replay(
+        &flexio_bin(),
+        &trace,
+        &["--replay_scale=2", "--replay_align=4k"],
+        d.path(),
+    );
+    let offsets: Vec<u64> = scaled.iter().map(|s| s.2).collect();
+    assert_eq!(offsets, vec![4096, 4096, 0, 32768, 20480, 65536]);
+    // Redirected writes land in the named file.
+    let before = std::fs::read(&c).unwrap();
+    assert!(
+        before[12288..16384].iter().any(|x| *x != 7),
+        "redirected write reached c"
+    );
+}
+
+#[test]
+fn replay_keeps_the_traces_pace() {
+    let Some(fio) = fio_bin() else { return };
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("f");
+    std::fs::write(&f, vec![0u8; 1 << 16]).unwrap();
+    let f = f.display();
+    let mut text = format!("fio version 3 iolog\n1 {f} add\n2 {f} open\n");
+    for i in 0..5u64 {
+        text += &format!("{} {f} read {} 4096\n", 3 + i * 100_000, i * 4096);
+    }
+    text += &format!("400010 {f} close\n");
+    let trace = d.path().join("t.iolog");
+    std::fs::write(&trace, text).unwrap();
+    // (options, shortest and longest time of the last I/O in ms)
+    let cases: &[(&[&str], u64, u64)] = &[
+        (&[], 390, 1000),
+        (&["--replay_time_scale=200"], 190, 380),
+        (&["--replay_time_scale=50"], 790, 2000),
+        (&["--replay_no_stall=1"], 0, 100),
+    ];
+    for (extra, lo, hi) in cases {
+        for bin in [fio.as_path(), flexio_bin().as_path()] {
+            let log = replay_log(bin, &trace, extra, d.path());
+            let last = *times_ms(&log).last().unwrap();
+            assert!(
+                (*lo..=*hi).contains(&last),
+                "{} {extra:?}: last I/O at {last} ms, expected {lo}..{hi}",
+                bin.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn unusable_traces_are_clear_errors() {
+    let d = tempfile::tempdir().unwrap();
+    let v1 = d.path().join("v1");
+    std::fs::write(&v1, "/x read 0 4096\n").unwrap();
+    let empty = d.path().join("empty");
+    std::fs::write(&empty, "fio version 2 iolog\n/x add\n").unwrap();
+    for (trace, msg) in [
+        (
+            v1.display().to_string(),
+            "iolog version 1 is no longer supported",
+        ),
+        (empty.display().to_string(), "no I/O to replay"),
+        ("/nonexistent/trace".to_string(), "cannot open iolog"),
+    ] {
+        let r = flexio(&["--name=r", &format!("--read_iolog={trace}")], d.path());
+        assert_ne!(r.code, 0, "{trace}");
+        assert!(r.stderr.contains(msg), "{trace}: {}", r.stderr);
+    }
+    let r = flexio(
+        &["--name=r", "--read_iolog=x", "--replay_skip=flush"],
+        d.path(),
+    );
+    assert_ne!(r.code, 0);
+    assert!(r.stderr.contains("Unknown skip type"), "{}", r.stderr);
+}
+
+/// The kernel's block tracer (tracefs `blk` tracer in binary mode, which writes the same
+/// `struct blk_io_trace` records blktrace collects; the blktrace tool itself needs debugfs,
+/// which kernel lockdown may refuse). Restores the tracer's state when dropped.
+struct BlkTracer {
+    root: std::path::PathBuf,
+    dev: String,
+    mounted: bool,
+    tracer_was: String,
+    on_was: String,
+}
+
+impl BlkTracer {
+    fn start(dev: &str) -> Result<BlkTracer, String> {
+        let root = std::path::PathBuf::from("/sys/kernel/tracing");
+        let mut mounted = false;
+        if !root.join("available_tracers").exists() {
+            let ok = std::process::Command::new("mount")
+                .args(["-t", "tracefs", "tracefs"])
+                .arg(&root)
+                .status()
+                .map(|s| s.success())
+                .unwrap_or(false);
+            if !ok {
+                return Err("tracefs is not available".into());
+            }
+            mounted = true;
+        }
+        let r = |f: &str| std::fs::read_to_string(root.join(f)).unwrap_or_default();
+        let t = BlkTracer {
+            tracer_was: r("current_tracer").trim().to_string(),
+            on_was: r("tracing_on").trim().to_string(),
+            root: root.clone(),
+            dev: dev.to_string(),
+            mounted,
+        };
+        if !r("available_tracers")
+            .split_whitespace()
+            .any(|x| x == "blk")
+        {
+            return Err("the kernel has no blk tracer (CONFIG_BLK_DEV_IO_TRACE)".into());
+        }
+        let w =
+            |f: &str, v: &str| std::fs::write(t.root.join(f), v).map_err(|e| format!("{f}: {e}"));
+        w("tracing_on", "0")?;
+        w("current_tracer", "blk")?;
+        std::fs::write(format!("/sys/block/{dev}/trace/enable"), "1")
+            .map_err(|e| format!("enable tracing of {dev}: {e}"))?;
+        w("trace_options", "nocontext-info")?;
+        w("trace_options", "bin")?;
+        w("trace", "")?;
+        w("tracing_on", "1")?;
+        Ok(t)
+    }
+
+    /// Stop; the trace as a blktrace binary stream.
+    fn stop(&self) -> Vec<u8> {
+        let _ = std::fs::write(self.root.join("tracing_on"), "0");
+        let raw = std::fs::read(self.root.join("trace")).unwrap();
+        // The text header ("# tracer: blk", "#") precedes the records.
+        let mut at = 0;
+        while raw[at..].starts_with(b"#") {
+            at += raw[at..].iter().position(|b| *b == b'\n').unwrap() + 1;
+        }
+        raw[at..].to_vec()
+    }
+}
+
+impl Drop for BlkTracer {
+    fn drop(&mut self) {
+        let w = |f: &str, v: &str| {
+            let _ = std::fs::write(self.root.join(f), v);
+        };
+        w("tracing_on", "0");
+        w("trace_options", "nobin");
+        w("trace_options", "context-info");
+        let _ = std::fs::write(format!("/sys/block/{}/trace/enable", self.dev), "0");
+        w(
+            "current_tracer",
+            if self.tracer_was.is_empty() {
+                "nop"
+            } else {
+                &self.tracer_was
+            },
+        );
+        w("trace", "");
+        w(
+            "tracing_on",
+            if self.on_was.is_empty() {
+                "1"
+            } else {
+                &self.on_was
+            },
+        );
+        if self.mounted {
+            let _ = std::process::Command::new("umount")
+                .arg(&self.root)
+                .status();
+        }
+    }
+}
+
+#[test]
+fn a_blktrace_of_a_loop_device_replays() {
+    let Some(fio) = fio_bin() else { return };
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(dev) = common::loopdev::LoopDev::new(16 << 20) else {
+        return;
+    };
+    // Let udev finish probing the new device before tracing it.
+    let _ = std::process::Command::new("udevadm").arg("settle").status();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let d = tempfile::tempdir().unwrap();
+    let tracer = match BlkTracer::start(&dev.name()) {
+        Ok(t) => t,
+        Err(why) => {
+            eprintln!("SKIP: cannot trace {}: {why}", dev.path());
+            return;
+        }
+    };
+    let args: Vec<String> = [
+        "--name=g",
+        &format!("--filename={}", dev.path()),
+        "--rw=randrw",
+        "--bssplit=4k/50:8k/25:16k/25",
+        "--size=4M",
+        "--number_ios=60",
+        "--direct=1",
+        "--write_lat_log=gen",
+        "--log_offset=1",
+        "--output-format=terse",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    ok(&flexio_bin(), &args, d.path());
+    let bin = tracer.stop();
+    drop(tracer);
+    assert!(bin.len() >= 48 * 60, "{} bytes of trace", bin.len());
+    let trace = d.path().join("trace.bin");
+    std::fs::write(&trace, &bin).unwrap();
+    let generated = lat_seq(&read(&d.path().join("gen_lat.1.log")));
+    // The trace names the device by number: flexio finds /dev/loopN itself.
+    let flexio_seq = replay(&flexio_bin(), &trace, &[], d.path());
+    assert_eq!(flexio_seq, generated, "the replay repeats the traced I/O");
+    let fio_seq = replay(&fio, &trace, &[], d.path());
+    assert_eq!(flexio_seq, fio_seq, "as fio replays the trace");
+    // Options apply to blktrace input as well (fio 3.33 honours replay_skip there).
+    for extra in [
+        &["--replay_skip=write"][..],
+        &["--replay_scale=2", "--replay_align=4096"],
+    ] {
+        let a = replay(&flexio_bin(), &trace, extra, d.path());
+        let b = replay(&fio, &trace, extra, d.path());
+        assert_eq!(a, b, "{extra:?}");
+    }
+}
+
+/// A blktrace event (little-endian `struct blk_io_trace`).
+fn bt_event(time: u64, sector: u64, bytes: u32, action: u32) -> Vec<u8> {
+    let mut b = Vec::with_capacity(48);
+    b.extend_from_slice(&0x6561_7407u32.to_le_bytes());
+    b.extend_from_slice(&0u32.to_le_bytes());
+    b.extend_from_slice(&time.to_le_bytes());
+    b.extend_from_slice(&sector.to_le_bytes());
+    b.extend_from_slice(&bytes.to_le_bytes());
+    b.extend_from_slice(&action.to_le_bytes());
+    b.extend_from_slice(&1u32.to_le_bytes()); // pid
+    b.extend_from_slice(&((7u32 << 20) | 200).to_le_bytes()); // a device nobody has
+    b.extend_from_slice(&0u32.to_le_bytes()); // cpu
+    b.extend_from_slice(&0u16.to_le_bytes());
+    b.extend_from_slice(&0u16.to_le_bytes());
+    b
+}
+
+#[test]
+fn blktraces_merge_and_the_merge_replays() {
+    let Some(fio) = fio_bin() else { return };
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let d = tempfile::tempdir().unwrap();
+    const Q: u32 = 1;
+    const R: u32 = 1 << 16;
+    const W: u32 = 2 << 16;
+    let a: Vec<u8> = [
+        bt_event(1_000, 8, 4096, Q | R),
+        bt_event(1_500, 8, 4096, 8 | R), // a completion: not merged
+        bt_event(3_000, 16, 4096, Q | W),
+        bt_event(5_000, 24, 8192, Q | R),
+    ]
+    .concat();
+    let b: Vec<u8> = [
+        bt_event(2_000, 100, 8192, Q | W),
+        bt_event(4_000, 200, 4096, Q | R),
+    ]
+    .concat();
+    std::fs::write(d.path().join("a.bin"), a).unwrap();
+    std::fs::write(d.path().join("b.bin"), b).unwrap();
+    let data = d.path().join("data");
+    std::fs::write(&data, vec![0u8; 1 << 20]).unwrap();
+    let merge = |bin: &Path, out: &str, extra: &[&str]| {
+        let mut args = vec![
+            "--name=m".to_string(),
+            "--read_iolog=a.bin:b.bin".into(),
+            format!("--merge_blktrace_file={out}"),
+            "--merge-blktrace-only".into(),
+        ];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        ok(bin, &args, d.path());
+        std::fs::read(d.path().join(out)).unwrap()
+    };
+    let redirect = format!("--replay_redirect={}", data.display());
+    let cases: &[(&[&str], &[u64])] = &[
+        (&[], &[4096, 51200, 8192, 102400, 12288]),
+        // a at double speed, twice; b once.
+        (
+            &[
+                "--merge_blktrace_scalars=50:100",
+                "--merge_blktrace_iters=2:1",
+            ],
+            &[4096, 8192, 51200, 12288, 4096, 8192, 102400, 12288],
+        ),
+    ];
+    for (extra, offsets) in cases {
+        let ours = merge(&flexio_bin(), "flexio.bin", extra);
+        assert_eq!(ours.len() % 48, 0);
+        // fio 3.33's merge reads its inputs short and writes an empty file; a fio that
+        // merges must agree with flexio.
+        let theirs = merge(&fio, "fio.bin", extra);
+        if !theirs.is_empty() {
+            assert_eq!(theirs, ours, "{extra:?}");
+        }
+        let trace = d.path().join("flexio.bin");
+        let seq = replay(&flexio_bin(), &trace, &[&redirect], d.path());
+        let got: Vec<u64> = seq.iter().map(|s| s.2).collect();
+        assert_eq!(&got, offsets, "{extra:?}");
+        assert_eq!(
+            seq,
+            replay(&fio, &trace, &[&redirect], d.path()),
+            "{extra:?}"
+        );
+    }
+    // Without --merge-blktrace-only the job merges, then replays the merged trace.
+    let mut args = vec![
+        "--name=m".to_string(),
+        "--read_iolog=a.bin:b.bin".into(),
+        "--merge_blktrace_file=run.bin".into(),
+        redirect.clone(),
+        "--write_lat_log=mr".into(),
+        "--log_offset=1".into(),
+    ];
+    args.push("--output-format=terse".into());
+    ok(&flexio_bin(), &args, d.path());
+    assert_eq!(lat_seq(&read(&d.path().join("mr_lat.1.log"))).len(), 5);
+    // Lists of the wrong length are errors.
+    let r = flexio(
+        &[
+            "--name=m",
+            "--read_iolog=a.bin:b.bin",
+            "--merge_blktrace_file=x.bin",
+            "--merge_blktrace_iters=2",
+            "--merge-blktrace-only",
+        ],
+        d.path(),
+    );
+    assert_ne!(r.code, 0);
+    assert!(
+        r.stderr.contains("merge_blktrace_iters(1) != nr_logs(2)"),
+        "{}",
+        r.stderr
+    );
+}

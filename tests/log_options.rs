@@ -1,0 +1,298 @@
+//! The log options against fio 3.33: compressed logs (`log_compression`,
+//! `log_store_compressed`, `--inflate-log`) written by one inflate in the other to the
+//! same text; log times from a clock's epoch (`log_unix_epoch`, `log_alternate_epoch`);
+//! and fio 3.37/3.38's `log_window_value=both` and `log_issue_time` columns.
+
+mod common;
+use common::*;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// Run fio, or flexio as fio 3.33 (the oracle's version), requiring success.
+fn oracle(bin: &Path, args: &[&str], dir: &Path) -> Run {
+    let env = if bin == flexio_bin() {
+        ORACLE_COMPAT
+    } else {
+        &[]
+    };
+    let r = run_in_env(bin, args, dir, env);
+    assert_eq!(
+        r.code,
+        0,
+        "{} {args:?}: {}{}",
+        bin.display(),
+        r.stdout,
+        r.stderr
+    );
+    r
+}
+
+/// Run with the newest fio's behaviour (flexio's default), requiring success.
+fn ok(bin: &Path, args: &[&str], dir: &Path) -> Run {
+    let r = run_in(bin, args, dir);
+    assert_eq!(
+        r.code,
+        0,
+        "{} {args:?}: {}{}",
+        bin.display(),
+        r.stdout,
+        r.stderr
+    );
+    r
+}
+
+fn names(dir: &Path) -> BTreeSet<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".log"))
+        .collect()
+}
+
+/// Columns 3.. of each line (direction, block size, offset, priority).
+fn io_columns(text: &str) -> Vec<String> {
+    text.lines()
+        .map(|l| l.splitn(3, ", ").nth(2).unwrap_or("").to_string())
+        .collect()
+}
+
+const JOB: &[&str] = &[
+    "--name=j",
+    "--rw=randrw",
+    "--size=512k",
+    "--bs=4k",
+    "--write_lat_log=c",
+    "--write_bw_log=c",
+    "--output-format=terse",
+];
+
+#[test]
+fn compressed_logs_inflate_the_same_in_both() {
+    let Some(fio) = fio_bin() else { return };
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let cases: &[&[&str]] = &[
+        &["--log_store_compressed=1"],
+        &["--log_store_compressed=1", "--log_offset=1"],
+        &[
+            "--log_store_compressed=1",
+            "--log_compression=1k",
+            "--log_offset=1",
+            "--log_prio=1",
+        ],
+        &[
+            "--log_store_compressed=1",
+            "--log_compression=2k",
+            "--log_compression_cpus=0",
+        ],
+    ];
+    for extra in cases {
+        let (d1, d2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let args: Vec<&str> = JOB.iter().chain(extra.iter()).copied().collect();
+        oracle(&fio, &args, d1.path());
+        oracle(&flexio_bin(), &args, d2.path());
+        assert_eq!(names(d1.path()), names(d2.path()), "{extra:?}");
+        for name in ["c_clat.1.log.fz", "c_lat.1.log.fz"] {
+            // fio's file: flexio inflates it to fio's text, byte for byte.
+            let f1 = d1.path().join(name);
+            let fio_text = ok(
+                &fio,
+                &[&format!("--inflate-log={}", f1.display())],
+                d1.path(),
+            )
+            .stdout;
+            let ours = ok(
+                &flexio_bin(),
+                &[&format!("--inflate-log={}", f1.display())],
+                d1.path(),
+            )
+            .stdout;
+            assert_eq!(ours, fio_text, "{extra:?} {name}");
+            assert!(fio_text.lines().count() >= 100, "{fio_text}");
+            // flexio's file: fio inflates it, to the same I/O sequence as fio's own.
+            let f2 = d2.path().join(name);
+            let fio_of_ours = ok(
+                &fio,
+                &[&format!("--inflate-log={}", f2.display())],
+                d2.path(),
+            )
+            .stdout;
+            let ours_of_ours = ok(
+                &flexio_bin(),
+                &[&format!("--inflate-log={}", f2.display())],
+                d2.path(),
+            )
+            .stdout;
+            assert_eq!(fio_of_ours, ours_of_ours, "{extra:?} {name}");
+            assert_eq!(
+                io_columns(&fio_of_ours),
+                io_columns(&fio_text),
+                "{extra:?} {name}"
+            );
+        }
+    }
+}
+
+#[test]
+fn log_compression_alone_writes_the_plain_log() {
+    let Some(fio) = fio_bin() else { return };
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (d1, d2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let args: Vec<&str> = JOB
+        .iter()
+        .copied()
+        .chain(["--log_compression=4k", "--log_offset=1"])
+        .collect();
+    oracle(&fio, &args, d1.path());
+    oracle(&flexio_bin(), &args, d2.path());
+    assert_eq!(names(d1.path()), names(d2.path()));
+    let a = std::fs::read_to_string(d1.path().join("c_clat.1.log")).unwrap();
+    let b = std::fs::read_to_string(d2.path().join("c_clat.1.log")).unwrap();
+    assert_eq!(io_columns(&a), io_columns(&b));
+}
+
+fn now_ms(clock: &str) -> u64 {
+    match clock {
+        "realtime" => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as u64,
+        // CLOCK_BOOTTIME, to the 10 ms of /proc/uptime.
+        _ => {
+            let s = std::fs::read_to_string("/proc/uptime").unwrap();
+            let secs: f64 = s.split_whitespace().next().unwrap().parse().unwrap();
+            (secs * 1000.0) as u64
+        }
+    }
+}
+
+#[test]
+fn epoch_options_give_clock_times() {
+    let Some(fio) = fio_bin() else { return };
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // (options, clock to compare with, slack in ms)
+    let cases: &[(&[&str], &str, u64)] = &[
+        (&["--log_unix_epoch=1"], "realtime", 0),
+        (&["--log_alternate_epoch=1"], "realtime", 0),
+        (
+            &[
+                "--log_alternate_epoch=1",
+                "--log_alternate_epoch_clock_id=7",
+            ],
+            "boottime",
+            50,
+        ),
+    ];
+    for (extra, clock, slack) in cases {
+        for bin in [fio.as_path(), flexio_bin().as_path()] {
+            let d = tempfile::tempdir().unwrap();
+            let args: Vec<&str> = JOB.iter().chain(extra.iter()).copied().collect();
+            let before = now_ms(clock);
+            oracle(bin, &args, d.path());
+            let after = now_ms(clock);
+            let text = std::fs::read_to_string(d.path().join("c_clat.1.log")).unwrap();
+            for l in text.lines() {
+                let t: u64 = l.split(", ").next().unwrap().parse().unwrap();
+                assert!(
+                    t + slack >= before && t <= after + slack,
+                    "{} {extra:?}: {t} not within {before}..{after}",
+                    bin.display()
+                );
+            }
+        }
+    }
+    let d = tempfile::tempdir().unwrap();
+    let r = flexio(
+        &[
+            "--name=j",
+            "--size=64k",
+            "--write_lat_log=x",
+            "--log_unix_epoch=1",
+            "--log_alternate_epoch_clock_id=99",
+        ],
+        d.path(),
+    );
+    assert_ne!(r.code, 0);
+    assert!(r.stderr.contains("unknown clock id 99"), "{}", r.stderr);
+}
+
+#[test]
+fn window_both_and_issue_time_columns() {
+    // fio 3.37 and 3.38 (not the installed 3.33): the layouts of fio-3.42-delta §5.4.
+    let d = tempfile::tempdir().unwrap();
+    let mut args: Vec<&str> = JOB.to_vec();
+    args.extend([
+        "--log_offset=1",
+        "--log_issue_time=1",
+        "--log_window_value=both",
+        "--log_prio=1",
+    ]);
+    ok(&flexio_bin(), &args, d.path());
+    let clat = std::fs::read_to_string(d.path().join("c_clat.1.log")).unwrap();
+    let lat = std::fs::read_to_string(d.path().join("c_lat.1.log")).unwrap();
+    let mut last_issue = 0;
+    for (c, l) in clat.lines().zip(lat.lines()) {
+        let f: Vec<&str> = c.split(", ").collect();
+        assert_eq!(f.len(), 8, "{c}");
+        // Per-I/O entries: the second value is 0; the issue time (ns) is within the
+        // entry's millisecond and does not go backwards.
+        assert_eq!(f[2], "0", "{c}");
+        assert!(f[6].starts_with("0x"), "{c}");
+        let t_ms: u64 = f[0].parse().unwrap();
+        let issue: u64 = f[7].parse().unwrap();
+        assert!(issue / 1_000_000 <= t_ms, "{c}");
+        assert!(issue >= last_issue, "{c}");
+        last_issue = issue;
+        let g: Vec<&str> = l.split(", ").collect();
+        assert_eq!(g.len(), 8, "{l}");
+        assert_eq!(g[7], "0", "the lat log has no issue time: {l}");
+    }
+    // Windows: mean and maximum.
+    let d = tempfile::tempdir().unwrap();
+    let mut args: Vec<&str> = JOB.to_vec();
+    args.extend([
+        "--log_avg_msec=5",
+        "--log_window_value=both",
+        "--rate_iops=2000",
+        "--size=256k",
+    ]);
+    ok(&flexio_bin(), &args, d.path());
+    let clat = std::fs::read_to_string(d.path().join("c_clat.1.log")).unwrap();
+    assert!(clat.lines().count() >= 3, "{clat}");
+    for l in clat.lines() {
+        let f: Vec<u64> = l.split(", ").map(|x| x.parse().unwrap()).collect();
+        assert_eq!(f.len(), 6, "{l}");
+        assert!(f[1] <= f[2] && f[2] > 0, "mean <= max: {l}");
+    }
+    let bw = std::fs::read_to_string(d.path().join("c_bw.1.log")).unwrap();
+    for l in bw.lines() {
+        let f: Vec<&str> = l.split(", ").collect();
+        assert_eq!(f[1], f[2], "one rate per window: {l}");
+    }
+    // log_max_value is the old name (0/1 or the new words).
+    let d = tempfile::tempdir().unwrap();
+    let mut args: Vec<&str> = JOB.to_vec();
+    args.extend([
+        "--log_avg_msec=5",
+        "--log_max_value=1",
+        "--rate_iops=2000",
+        "--size=128k",
+    ]);
+    ok(&flexio_bin(), &args, d.path());
+    // fio's check: log_issue_time needs write_lat_log and log_offset.
+    let r = flexio(
+        &[
+            "--name=j",
+            "--size=64k",
+            "--write_lat_log=x",
+            "--log_issue_time=1",
+        ],
+        d.path(),
+    );
+    assert_ne!(r.code, 0);
+    assert!(
+        r.stderr
+            .contains("log_issue_time option requires write_lat_log and log_offset options"),
+        "{}",
+        r.stderr
+    );
+}
