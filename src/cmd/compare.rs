@@ -299,7 +299,7 @@ pub fn run(args: &[String]) -> i32 {
 }
 
 /// A temporary folder removed when dropped.
-struct TempDir(PathBuf);
+pub(crate) struct TempDir(pub(crate) PathBuf);
 
 impl Drop for TempDir {
     fn drop(&mut self) {
@@ -308,9 +308,14 @@ impl Drop for TempDir {
 }
 
 fn tempfile_dir() -> Result<TempDir, String> {
+    temp_dir_named("flexio-compare")
+}
+
+/// A new folder `<prefix>-<pid>-<k>` under the system's temporary directory.
+pub(crate) fn temp_dir_named(prefix: &str) -> Result<TempDir, String> {
     let base = std::env::temp_dir();
     for k in 0..100u32 {
-        let p = base.join(format!("flexio-compare-{}-{k}", std::process::id()));
+        let p = base.join(format!("{prefix}-{}-{k}", std::process::id()));
         match std::fs::create_dir(&p) {
             Ok(()) => return Ok(TempDir(p)),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,

@@ -15,6 +15,7 @@ pub struct Subcommand {
 
 pub mod compare;
 pub mod report;
+pub mod rt_study;
 
 /// Every subcommand, in `flexio --help` order.
 pub static SUBCOMMANDS: &[Subcommand] = &[
@@ -27,6 +28,11 @@ pub static SUBCOMMANDS: &[Subcommand] = &[
         name: "compare",
         help: "A.json B.json | A... -- B... | --trials N a.fio b.fio: is B faster, really?",
         run: compare::run,
+    },
+    Subcommand {
+        name: "rt-study",
+        help: "[options] TARGET: foreground latency per I/O class under 0/1/4 background jobs, with tests",
+        run: rt_study::run,
     },
 ];
 

@@ -12,6 +12,7 @@ pub mod logs;
 pub mod model;
 pub mod report;
 pub mod stats;
+pub mod study;
 pub mod svg;
 
 pub use compare::{compare, Comparison};

@@ -1,0 +1,226 @@
+//! `flexio rt-study`: the interference study runs on tmpfs, ext4 on a loop device, a FUSE
+//! pass-through and a raw loop device under bfq; every case has exactly the requested
+//! number of foreground requests, the tests cover both questions, JSON and the HTML page
+//! are written, and bad input is a clear error.
+
+mod common;
+use common::fstargets::{FsKind, FsTarget};
+use common::loopdev::LoopDev;
+use common::*;
+use std::path::Path;
+
+fn study(dir: &Path, target: &Path, extra: &[&str]) -> (Run, serde_json::Value) {
+    let json = dir.join("study.json");
+    let html = dir.join("study.html");
+    let mut args = vec![
+        "rt-study",
+        "--requests",
+        "256",
+        "--bg",
+        "0,1",
+        "--bg-bs",
+        "64k",
+        "--bg-depth",
+        "4",
+        "--warmup",
+        "200",
+    ];
+    args.extend_from_slice(extra);
+    let (j, h) = (
+        format!("--json={}", json.display()),
+        format!("--html={}", html.display()),
+    );
+    args.push(&j);
+    args.push(&h);
+    let t = target.to_str().unwrap();
+    args.push(t);
+    let r = run_bounded(&flexio_bin(), &args, dir, &[], 300);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap())
+        .expect("the study's JSON parses");
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<svg"), "the page has charts");
+    for c in ["rt bg=0", "be bg=1"] {
+        assert!(page.contains(c), "the page names case {c}");
+    }
+    (r, v)
+}
+
+fn check_cases(v: &serde_json::Value, n: u64) {
+    let cases = v["cases"].as_array().unwrap();
+    let labels: Vec<&str> = cases.iter().map(|c| c["case"].as_str().unwrap()).collect();
+    assert_eq!(labels, ["rt bg=0", "be bg=0", "rt bg=1", "be bg=1"]);
+    for c in cases {
+        assert_eq!(c["n"], n, "{c}");
+        let (min, max) = (c["min_ns"].as_f64().unwrap(), c["max_ns"].as_f64().unwrap());
+        let mean = c["mean_ns"].as_f64().unwrap();
+        assert!(min > 0.0 && min <= mean && mean <= max, "{c}");
+        let rms = c["rms_ns"].as_f64().unwrap();
+        assert!(rms >= mean, "RMS is at least the mean: {c}");
+        let p = &c["percentiles_ns"];
+        let p50 = p["50.000000"].as_f64().unwrap();
+        let p99 = p["99.000000"].as_f64().unwrap();
+        assert!(min <= p50 && p50 <= p99 && p99 <= max, "{c}");
+        let loaded = c["background_jobs"].as_u64().unwrap() > 0;
+        assert_eq!(
+            c["background_bw_bytes"].as_f64().unwrap() > 0.0,
+            loaded,
+            "background bandwidth only with background jobs: {c}"
+        );
+    }
+    // Load: rt 0→1, be 0→1; class: be→rt at 0 and at 1.
+    let tests = v["tests"].as_array().unwrap();
+    let q: Vec<(&str, &str, &str)> = tests
+        .iter()
+        .map(|t| {
+            (
+                t["question"].as_str().unwrap(),
+                t["a"].as_str().unwrap(),
+                t["b"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        q,
+        [
+            ("load", "rt bg=0", "rt bg=1"),
+            ("load", "be bg=0", "be bg=1"),
+            ("class", "be bg=0", "rt bg=0"),
+            ("class", "be bg=1", "rt bg=1"),
+        ]
+    );
+    for t in tests {
+        let (p, adj) = (
+            t["p_mann_whitney"].as_f64().unwrap(),
+            t["p_adjusted"].as_f64().unwrap(),
+        );
+        assert!((0.0..=1.0).contains(&p) && adj >= p && adj <= 1.0, "{t}");
+        assert_eq!(t["significant"], adj < 0.05, "{t}");
+    }
+}
+
+#[test]
+fn the_study_runs_on_each_file_system() {
+    for kind in FsKind::ALL {
+        let Some(fs) = FsTarget::new(kind, 96 << 20) else {
+            continue;
+        };
+        let d = tempfile::tempdir().unwrap();
+        // O_DIRECT where the file system has it (ext4), the page cache elsewhere.
+        let direct = if kind == FsKind::Ext4Loop { "1" } else { "0" };
+        let target = fs.path().join("rt.dat");
+        let (r, v) = study(
+            d.path(),
+            &target,
+            &["--size", "32m", "--direct", direct, "--keep", "cases"],
+        );
+        eprintln!("{}:\n{}", kind.name(), r.stdout);
+        check_cases(&v, 256);
+        assert_eq!(v["settings"]["direct"], direct == "1");
+        // The table: a header, a row per case, the tests.
+        assert!(r.stdout.contains("rt bg=1"), "{}", r.stdout);
+        assert!(r.stdout.contains("Mann-Whitney U"), "{}", r.stdout);
+        // --keep leaves each case's job, result and foreground latency log.
+        for case in ["rt-bg0", "be-bg1"] {
+            let c = d.path().join("cases").join(case);
+            for f in ["case.fio", "result.json", "foreground_lat.1.log"] {
+                assert!(c.join(f).exists(), "{} lacks {f}", c.display());
+            }
+        }
+        let job = std::fs::read_to_string(d.path().join("cases/be-bg1/case.fio")).unwrap();
+        assert!(
+            job.contains("prioclass=2") && job.contains("numjobs=1"),
+            "{job}"
+        );
+    }
+}
+
+#[test]
+fn the_study_on_a_loop_device_under_bfq_reads_only() {
+    let Some(lo) = LoopDev::with_options(256 << 20, true) else {
+        return;
+    };
+    if !lo.set_scheduler("bfq") {
+        eprintln!("SKIP: the bfq scheduler is not available for {}", lo.name());
+        return;
+    }
+    // Data on the device so reads reach the backing file.
+    let d = tempfile::tempdir().unwrap();
+    let fill = flexio(
+        &[
+            "--name=fill",
+            &format!("--filename={}", lo.path()),
+            "--rw=write",
+            "--bs=1m",
+            "--direct=1",
+        ],
+        d.path(),
+    );
+    assert_eq!(fill.code, 0, "{}", fill.stderr);
+    let before = std::fs::read(&lo.backing).unwrap();
+    let (r, v) = study(d.path(), &lo.dev, &["--bg-engine", "psync"]);
+    eprintln!("{}", r.stdout);
+    check_cases(&v, 256);
+    assert_eq!(v["settings"]["block_device"], true);
+    assert_eq!(v["settings"]["scheduler"], "bfq");
+    assert!(r.stdout.contains("(scheduler bfq)"), "{}", r.stdout);
+    assert!(
+        std::fs::read(&lo.backing).unwrap() == before,
+        "a read study must not modify the device"
+    );
+}
+
+#[test]
+fn bad_input_is_a_clear_error() {
+    let d = tempfile::tempdir().unwrap();
+    for (args, want) in [
+        (&["rt-study"][..], "no TARGET"),
+        (
+            &["rt-study", "--bg", "1,x", "f"],
+            "--bg: 'x' is not a valid number",
+        ),
+        (
+            &["rt-study", "--classes", "rt,fast", "f"],
+            "'fast' is not rt, be or idle",
+        ),
+        (&["rt-study", "--prio", "9", "f"], "0 (highest) to 7"),
+        (
+            &["rt-study", "--frobnicate", "f"],
+            "unknown option '--frobnicate'",
+        ),
+        (&["rt-study", "--bs", "-4k", "f"], "--bs"),
+    ] {
+        let r = flexio(args, d.path());
+        assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
+        assert!(r.stderr.contains(want), "{args:?}: {}", r.stderr);
+        assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
+    }
+    // A directory is neither a file nor a device.
+    let r = flexio(&["rt-study", d.path().to_str().unwrap()], d.path());
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("not a regular file or a block device"),
+        "{}",
+        r.stderr
+    );
+    // A case that cannot run (O_DIRECT on tmpfs may be refused; an unknown engine always
+    // is) names the failure.
+    let r = flexio(
+        &[
+            "rt-study",
+            "--engine",
+            "nosuchengine",
+            "--size",
+            "1m",
+            "--direct",
+            "0",
+            "t.dat",
+        ],
+        d.path(),
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("nosuchengine"), "{}", r.stderr);
+    // `flexio --help` lists the subcommand.
+    let h = flexio(&["--help"], d.path());
+    assert!(h.stdout.contains("rt-study"), "{}", h.stdout);
+}
