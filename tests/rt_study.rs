@@ -24,6 +24,8 @@ fn study(dir: &Path, target: &Path, extra: &[&str]) -> (Run, serde_json::Value) 
         "4",
         "--warmup",
         "200",
+        "--repeat",
+        "2",
     ];
     args.extend_from_slice(extra);
     let (j, h) = (
@@ -52,6 +54,8 @@ fn check_cases(v: &serde_json::Value, n: u64) {
     assert_eq!(labels, ["rt bg=0", "be bg=0", "rt bg=1", "be bg=1"]);
     for c in cases {
         assert_eq!(c["n"], n, "{c}");
+        assert_eq!(c["runs"], 2, "{c}");
+        assert_eq!(c["run_medians_ns"].as_array().unwrap().len(), 2, "{c}");
         let (min, max) = (c["min_ns"].as_f64().unwrap(), c["max_ns"].as_f64().unwrap());
         let mean = c["mean_ns"].as_f64().unwrap();
         assert!(min > 0.0 && min <= mean && mean <= max, "{c}");
@@ -95,7 +99,8 @@ fn check_cases(v: &serde_json::Value, n: u64) {
             t["p_adjusted"].as_f64().unwrap(),
         );
         assert!((0.0..=1.0).contains(&p) && adj >= p && adj <= 1.0, "{t}");
-        assert_eq!(t["significant"], adj < 0.05, "{t}");
+        let runs_adj = t["p_runs_adjusted"].as_f64().expect("two runs: a run-level test");
+        assert_eq!(t["significant"], adj < 0.05 && runs_adj < 0.05, "{t}");
     }
 }
 
@@ -115,19 +120,19 @@ fn the_study_runs_on_each_file_system() {
             &["--size", "32m", "--direct", direct, "--keep", "cases"],
         );
         eprintln!("{}:\n{}", kind.name(), r.stdout);
-        check_cases(&v, 256);
+        check_cases(&v, 512);
         assert_eq!(v["settings"]["direct"], direct == "1");
         // The table: a header, a row per case, the tests.
         assert!(r.stdout.contains("rt bg=1"), "{}", r.stdout);
         assert!(r.stdout.contains("Mann-Whitney U"), "{}", r.stdout);
         // --keep leaves each case's job, result and foreground latency log.
-        for case in ["rt-bg0", "be-bg1"] {
+        for case in ["rt-bg0-run1", "be-bg1-run2"] {
             let c = d.path().join("cases").join(case);
             for f in ["case.fio", "result.json", "foreground_lat.1.log"] {
                 assert!(c.join(f).exists(), "{} lacks {f}", c.display());
             }
         }
-        let job = std::fs::read_to_string(d.path().join("cases/be-bg1/case.fio")).unwrap();
+        let job = std::fs::read_to_string(d.path().join("cases/be-bg1-run1/case.fio")).unwrap();
         assert!(
             job.contains("prioclass=2") && job.contains("numjobs=1"),
             "{job}"
@@ -160,7 +165,7 @@ fn the_study_on_a_loop_device_under_bfq_reads_only() {
     let before = std::fs::read(&lo.backing).unwrap();
     let (r, v) = study(d.path(), &lo.dev, &["--bg-engine", "psync"]);
     eprintln!("{}", r.stdout);
-    check_cases(&v, 256);
+    check_cases(&v, 512);
     assert_eq!(v["settings"]["block_device"], true);
     assert_eq!(v["settings"]["scheduler"], "bfq");
     assert!(r.stdout.contains("(scheduler bfq)"), "{}", r.stdout);

@@ -50,6 +50,8 @@ Target and run:
   --size SIZE         region used (default: a block device's size; 1g for a new file)
   --direct 0|1        O_DIRECT (default 1; tmpfs needs 0)
   --max-case-seconds S  upper bound of one case (default 600)
+  --repeat R          runs per case, interleaved round by round (default 3); the
+                      tests then also compare the runs' medians (drift between runs)
   --no-warmup-run     skip the unrecorded run of the first case made before the study
   --alpha A           significance level (default 0.05)
 Output:
@@ -82,6 +84,7 @@ pub struct Args {
     pub direct: bool,
     pub max_case_s: u64,
     pub warmup_run: bool,
+    pub repeat: u32,
     pub alpha: f64,
     pub json: Option<PathBuf>,
     pub html: Option<PathBuf>,
@@ -111,6 +114,7 @@ impl Default for Args {
             direct: true,
             max_case_s: 600,
             warmup_run: true,
+            repeat: 3,
             alpha: 0.05,
             json: None,
             html: None,
@@ -238,6 +242,11 @@ pub fn parse_args(args: &[String]) -> Result<Args, String> {
             a.max_case_s = num("--max-case-seconds", &v?)?;
             if a.max_case_s == 0 {
                 return Err("--max-case-seconds: must be more than 0".into());
+            }
+        } else if let Some(v) = val!("--repeat") {
+            a.repeat = num("--repeat", &v?)?;
+            if a.repeat == 0 || a.repeat > 100 {
+                return Err("--repeat: 1 to 100 runs per case".into());
             }
         } else if args[i] == "--no-warmup-run" {
             a.warmup_run = false;
@@ -495,30 +504,45 @@ fn study(a: &Args) -> Result<(String, serde_json::Value, Vec<RunResult>), String
         run_case(&job, &dir).inspect_err(|_| eprintln!("failed"))?;
         eprintln!("done");
     }
-    let mut cases = Vec::new();
+    let mut cases: Vec<Case> = Vec::new();
     let mut runs = Vec::new();
-    let total = a.bg.len() * a.classes.len();
+    let total = a.bg.len() * a.classes.len() * a.repeat as usize;
     let mut k = 0;
-    for &bg in &a.bg {
-        for class in &a.classes {
-            k += 1;
-            let dir = root.join(format!("{class}-bg{bg}"));
-            std::fs::create_dir_all(&dir)
-                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-            eprint!("flexio rt-study: case {k}/{total}: {class}, {bg} background jobs ... ");
-            let t = std::time::Instant::now();
-            let job = case_job(&a, class, bg, &bg_engine, region);
-            let out = run_case(&job, &dir).inspect_err(|_| eprintln!("failed"))?;
-            eprintln!("{:.1} s", t.elapsed().as_secs_f64());
-            let mut run = flexio_analysis::read_with_logs(&out)
-                .map_err(|e| format!("{class} bg={bg}: {e}"))?;
-            let c =
-                case_of(&run, class, bg, a.write).map_err(|e| format!("{class} bg={bg}: {e}"))?;
-            run.label = c.label();
-            // The page shows the foreground only: its curves are the study.
-            run.jobs.retain(|j| j.name == FG);
-            cases.push(c);
-            runs.push(run);
+    // Round by round, so that drift over the study's time spreads over every case.
+    for round in 1..=a.repeat {
+        let mut i = 0;
+        for &bg in &a.bg {
+            for class in &a.classes {
+                k += 1;
+                let name = if a.repeat > 1 {
+                    format!("{class}-bg{bg}-run{round}")
+                } else {
+                    format!("{class}-bg{bg}")
+                };
+                let dir = root.join(&name);
+                std::fs::create_dir_all(&dir)
+                    .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+                eprint!(
+                    "flexio rt-study: {k}/{total}: {class}, {bg} background jobs, run {round} ... "
+                );
+                let t = std::time::Instant::now();
+                let job = case_job(&a, class, bg, &bg_engine, region);
+                let out = run_case(&job, &dir).inspect_err(|_| eprintln!("failed"))?;
+                eprintln!("{:.1} s", t.elapsed().as_secs_f64());
+                let mut run =
+                    flexio_analysis::read_with_logs(&out).map_err(|e| format!("{name}: {e}"))?;
+                let c = case_of(&run, class, bg, a.write).map_err(|e| format!("{name}: {e}"))?;
+                if round == 1 {
+                    run.label = c.label();
+                    // The page shows the foreground of the first round: its curves.
+                    run.jobs.retain(|j| j.name == FG);
+                    runs.push(run);
+                    cases.push(c);
+                } else {
+                    cases[i].absorb(c);
+                }
+                i += 1;
+            }
         }
     }
     let tests = study::tests(&cases, a.alpha);
@@ -530,9 +554,10 @@ fn study(a: &Args) -> Result<(String, serde_json::Value, Vec<RunResult>), String
         "dense".to_string()
     };
     let header = format!(
-        "flexio rt-study: {}{}: {} {pattern} {} B {dir} per case, {spacing}, direct={}, background {} x {} B {} ({bg_engine}, iodepth {}){}",
+        "flexio rt-study: {}{}: {} runs of {} {pattern} {} B {dir} per case, {spacing}, direct={}, background {} x {} B {} ({bg_engine}, iodepth {}){}",
         a.target.display(),
         sched.as_deref().map(|s| format!(" (scheduler {s})")).unwrap_or_default(),
+        a.repeat,
         a.requests,
         a.bs,
         a.direct as u8,
@@ -562,6 +587,7 @@ fn study(a: &Args) -> Result<(String, serde_json::Value, Vec<RunResult>), String
         "background_iodepth": a.bg_depth,
         "cpuio_jobs": a.cpuio,
         "warmup_ms": a.warmup_ms,
+        "repeat": a.repeat,
         "direct": a.direct,
         "region": region,
         "flexio": env!("CARGO_PKG_VERSION"),
@@ -608,7 +634,7 @@ pub fn run(args: &[String]) -> i32 {
         let page = page.replacen(
             "<body>",
             &format!(
-                "<body>\n<pre class=\"study\">{}</pre>",
+                "<body>\n<pre class=\"study\">{}\nThe charts below show the first run of each case.</pre>",
                 flexio_analysis::fmt::esc(&text)
             ),
             1,

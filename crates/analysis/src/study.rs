@@ -32,8 +32,13 @@ pub struct Case {
     pub max: u64,
     /// The response times binned (flexio's latency buckets: value ns, count).
     pub bins: Vec<(u64, u64)>,
-    /// The background jobs' summed bandwidth (bytes/s) during the case.
+    /// The background jobs' summed bandwidth (bytes/s) during the case (mean over runs).
     pub background_bw: f64,
+    /// Exact sums behind the statistics (ns, ns²).
+    pub sum: u128,
+    pub sumsq: u128,
+    /// Each run's median response time (ns), in run order: the unit of the run-level test.
+    pub run_medians: Vec<f64>,
 }
 
 impl Case {
@@ -50,29 +55,68 @@ impl Case {
         bins: Vec<(u64, u64)>,
         background_bw: f64,
     ) -> Case {
-        let nf = n as f64;
-        let mean = if n > 0 { sum as f64 / nf } else { f64::NAN };
-        let var = if n > 1 {
-            ((sumsq as f64 - sum as f64 * sum as f64 / nf) / (nf - 1.0)).max(0.0)
-        } else {
-            f64::NAN
-        };
-        Case {
+        let mut c = Case {
             class: class.to_string(),
             background,
             n,
-            mean,
-            stdev: var.sqrt(),
-            rms: if n > 0 {
-                (sumsq as f64 / nf).sqrt()
-            } else {
-                f64::NAN
-            },
+            mean: f64::NAN,
+            stdev: f64::NAN,
+            rms: f64::NAN,
             min,
             max,
             bins,
             background_bw,
+            sum,
+            sumsq,
+            run_medians: Vec::new(),
+        };
+        c.derive();
+        let med = stats::bins_percentile(&c.bins, 50.0);
+        c.run_medians.push(med.clamp(min as f64, max as f64));
+        c
+    }
+
+    fn derive(&mut self) {
+        let (n, nf) = (self.n, self.n as f64);
+        self.mean = if n > 0 {
+            self.sum as f64 / nf
+        } else {
+            f64::NAN
+        };
+        let var = if n > 1 {
+            ((self.sumsq as f64 - self.sum as f64 * self.sum as f64 / nf) / (nf - 1.0)).max(0.0)
+        } else {
+            f64::NAN
+        };
+        self.stdev = var.sqrt();
+        self.rms = if n > 0 {
+            (self.sumsq as f64 / nf).sqrt()
+        } else {
+            f64::NAN
+        };
+    }
+
+    /// Pool another run of the same case into this one: the response times of all runs
+    /// together, each run's median kept for the run-level test.
+    pub fn absorb(&mut self, o: Case) {
+        let runs = self.run_medians.len() as f64;
+        self.background_bw = (self.background_bw * runs + o.background_bw) / (runs + 1.0);
+        self.n += o.n;
+        self.sum += o.sum;
+        self.sumsq += o.sumsq;
+        self.min = self.min.min(o.min);
+        self.max = self.max.max(o.max);
+        let mut all = std::mem::take(&mut self.bins);
+        all.extend(o.bins);
+        all.sort_unstable();
+        for (v, c) in all {
+            match self.bins.last_mut() {
+                Some(l) if l.0 == v => l.1 += c,
+                _ => self.bins.push((v, c)),
+            }
         }
+        self.run_medians.extend(o.run_medians);
+        self.derive();
     }
 
     pub fn label(&self) -> String {
@@ -122,6 +166,11 @@ pub struct Test {
     pub cliffs_delta: f64,
     /// Welch's t-test on the means (two-sided).
     pub p_welch: f64,
+    /// With two or more runs per case: Welch's t-test on the runs' medians, and its
+    /// Holm-adjusted value. This one decides, because it counts the variation from run to
+    /// run that the per-request tests cannot see.
+    pub p_runs: Option<f64>,
+    pub p_runs_adj: Option<f64>,
     pub significant: bool,
 }
 
@@ -192,6 +241,8 @@ pub fn tests(cases: &[Case], alpha: f64) -> Vec<Test> {
                 p_adj: u.p,
                 cliffs_delta: u.cliffs_delta,
                 p_welch: w.map(|t| t.p).unwrap_or(f64::NAN),
+                p_runs: run_level(ca, cb),
+                p_runs_adj: None,
                 significant: false,
             })
         })
@@ -201,7 +252,24 @@ pub fn tests(cases: &[Case], alpha: f64) -> Vec<Test> {
         t.p_adj = p;
         t.significant = p < alpha;
     }
+    if out.iter().all(|t| t.p_runs.is_some()) && !out.is_empty() {
+        let runs: Vec<f64> = out.iter().map(|t| t.p_runs.unwrap_or(1.0)).collect();
+        for (t, p) in out.iter_mut().zip(stats::holm(&runs)) {
+            t.p_runs_adj = Some(p);
+            // Both must hold: the shift is there request by request and it outlasts the
+            // variation between runs.
+            t.significant = t.significant && p < alpha;
+        }
+    }
     out
+}
+
+/// Welch's t-test on the per-run medians of two cases (two or more runs each).
+fn run_level(a: &Case, b: &Case) -> Option<f64> {
+    if a.run_medians.len() < 2 || b.run_medians.len() < 2 {
+        return None;
+    }
+    stats::welch(&a.run_medians, &b.run_medians).map(|t| t.p)
 }
 
 /// What a test found, in words.
@@ -248,6 +316,8 @@ const PCTS: [f64; 3] = [50.0, 99.0, 99.9];
 fn pval(v: f64) -> String {
     if !v.is_finite() {
         "-".into()
+    } else if v < 1e-300 {
+        "<1e-300".into()
     } else if v < 0.001 {
         format!("{v:.1e}")
     } else {
@@ -288,25 +358,42 @@ pub fn text(header: &str, cases: &[Case], tests: &[Test], alpha: f64) -> String 
         let _ = writeln!(o, "\nNo tests: the study needs two cases to compare.");
         return o;
     }
+    let runs = cases.iter().map(|c| c.run_medians.len()).min().unwrap_or(0);
     let _ = writeln!(
         o,
-        "\nTests: Mann-Whitney U on every response time, two-sided, Holm-adjusted over {} tests, alpha {}",
-        tests.len(),
-        alpha
+        "\nTests, two-sided, Holm-adjusted over the {} tests, alpha {alpha}: per request, Mann-Whitney U on every response time;",
+        tests.len()
+    );
+    if runs >= 2 {
+        let _ = writeln!(
+            o,
+            "per run, Welch's t on the {runs} runs' medians. A difference counts when both are significant."
+        );
+    } else {
+        let _ = writeln!(
+            o,
+            "one run per case: the per-request test alone cannot tell a shift from drift between runs (--repeat 3)."
+        );
+    }
+    let _ = writeln!(
+        o,
+        "  {:<5} {:<10}    {:<10} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9}  verdict",
+        "test", "A", "B", "mean", "Cliff d", "p req", "adj", "p runs", "adj"
     );
     for t in tests {
         let (a, b) = (&cases[t.a], &cases[t.b]);
         let _ = writeln!(
             o,
-            "  {:<5} {:<10} -> {:<10} mean x{:<5} p {:>7}  adj {:>7}  Welch p {:>7}  Cliff's d {:+.2}: {}",
+            "  {:<5} {:<10} -> {:<10} {:>7} {:>+9.2} {:>9} {:>9} {:>9} {:>9}  {}",
             t.question.name(),
             a.label(),
             b.label(),
-            fmt::sig3(t.mean_ratio),
+            format!("x{}", fmt::sig3(t.mean_ratio)),
+            t.cliffs_delta,
             pval(t.p),
             pval(t.p_adj),
-            pval(t.p_welch),
-            t.cliffs_delta,
+            t.p_runs.map(pval).unwrap_or_else(|| "-".into()),
+            t.p_runs_adj.map(pval).unwrap_or_else(|| "-".into()),
             verdict(t, cases)
         );
     }
@@ -342,6 +429,8 @@ pub fn to_json(settings: Value, cases: &[Case], tests: &[Test], alpha: f64) -> V
                 "rms_ns": num(c.rms),
                 "percentiles_ns": Value::Object(pct),
                 "background_bw_bytes": num(c.background_bw),
+                "runs": c.run_medians.len(),
+                "run_medians_ns": c.run_medians,
             })
         })
         .collect();
@@ -356,6 +445,8 @@ pub fn to_json(settings: Value, cases: &[Case], tests: &[Test], alpha: f64) -> V
                 "p_mann_whitney": num(t.p),
                 "p_adjusted": num(t.p_adj),
                 "p_welch": num(t.p_welch),
+                "p_runs": t.p_runs.map(num),
+                "p_runs_adjusted": t.p_runs_adj.map(num),
                 "cliffs_delta": num(t.cliffs_delta),
                 "significant": t.significant,
                 "verdict": verdict(t, cases),
@@ -439,6 +530,28 @@ mod tests {
         let j = to_json(json!({}), &cases, &t, 0.05);
         assert_eq!(j["cases"].as_array().unwrap().len(), 4);
         assert_eq!(j["tests"][0]["question"], "load");
+    }
+
+    #[test]
+    fn runs_pool_exactly_and_the_run_level_test_decides() {
+        let mut a = case("rt", 0, vec![(1000, 2), (3000, 2)]);
+        a.absorb(case("rt", 0, vec![(1000, 1), (2000, 1)]));
+        assert_eq!(a.n, 6);
+        assert!((a.mean - 11000.0 / 6.0).abs() < 1e-9);
+        assert_eq!(a.bins, vec![(1000, 3), (2000, 1), (3000, 2)]);
+        assert_eq!(a.run_medians.len(), 2);
+        // Two runs per case whose medians scatter as much as the cases differ: the
+        // per-request test finds a shift, the run-level test does not, so no verdict.
+        let run = |base: u64| -> Vec<(u64, u64)> { (0..40).map(|i| (base + i * 10, 5)).collect() };
+        let mut x = case("be", 0, run(100_000));
+        x.absorb(case("be", 0, run(130_000)));
+        let mut y = case("be", 4, run(110_000));
+        y.absorb(case("be", 4, run(140_000)));
+        let t = tests(&[x, y], 0.05);
+        assert_eq!(t.len(), 1);
+        assert!(t[0].p_adj < 0.05, "per request: {:?}", t[0]);
+        assert!(t[0].p_runs_adj.unwrap() >= 0.05, "per run: {:?}", t[0]);
+        assert!(!t[0].significant);
     }
 
     #[test]
