@@ -99,7 +99,9 @@ fn check_cases(v: &serde_json::Value, n: u64) {
             t["p_adjusted"].as_f64().unwrap(),
         );
         assert!((0.0..=1.0).contains(&p) && adj >= p && adj <= 1.0, "{t}");
-        let runs_adj = t["p_runs_adjusted"].as_f64().expect("two runs: a run-level test");
+        let runs_adj = t["p_runs_adjusted"]
+            .as_f64()
+            .expect("two runs: a run-level test");
         assert_eq!(t["significant"], adj < 0.05 && runs_adj < 0.05, "{t}");
     }
 }

@@ -302,6 +302,15 @@ pub fn verdict(t: &Test, cases: &[Case]) -> String {
     }
 }
 
+/// A ratio of means: three significant digits, four decimals when it is small.
+fn ratio(r: f64) -> String {
+    if r.is_finite() && r > 0.0 && r < 0.1 {
+        format!("{r:.4}")
+    } else {
+        fmt::sig3(r)
+    }
+}
+
 fn jobs(n: u32) -> String {
     match n {
         0 => "no background jobs".into(),
@@ -388,7 +397,7 @@ pub fn text(header: &str, cases: &[Case], tests: &[Test], alpha: f64) -> String 
             t.question.name(),
             a.label(),
             b.label(),
-            format!("x{}", fmt::sig3(t.mean_ratio)),
+            format!("x{}", ratio(t.mean_ratio)),
             t.cliffs_delta,
             pval(t.p),
             pval(t.p_adj),
