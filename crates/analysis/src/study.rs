@@ -504,7 +504,7 @@ mod tests {
         let c = case("rt", 0, vec![(1000, 1), (2000, 1), (3000, 1), (4000, 1)]);
         assert_eq!(c.n, 4);
         assert!((c.mean - 2500.0).abs() < 1e-9);
-        assert!((c.stdev - 1290.994_448_735_805_6).abs() < 1e-6);
+        assert!((c.stdev - 1_290.994_448_735_805_6).abs() < 1e-6);
         assert!((c.rms - (7.5e6f64).sqrt()).abs() < 1e-6);
         assert_eq!((c.min, c.max), (1000, 4000));
     }
