@@ -82,6 +82,9 @@ pub struct BufferPlan {
     pub thp: bool,
     pub fill: Fill,
     pub fill_seed: u32,
+    /// Fill every buffer once before the first I/O (jobs that write without verifying; fio's
+    /// init_io_u_buffers): random data, the buffer_pattern, or zeros as the job asks.
+    pub prefill: bool,
     /// refill_buffers: new data for every write.
     pub refill: bool,
     /// scramble_buffers: stamp every write so it is not deduplicated.
@@ -534,6 +537,7 @@ pub fn buffer_plan(o: &JobOptions, depth: u32, seeds: &[u64], verifying: bool) -
         thp: o.iomem_thp,
         fill: fill_mode(o),
         fill_seed: seeds[slot::BUF] as u32,
+        prefill: writes && !verifying,
         refill: writes && o.refill_buffers && !verifying,
         scramble: writes
             && o.scramble_buffers

@@ -282,6 +282,30 @@ pub fn set_thread_name(name: &std::ffi::CStr) -> io::Result<()> {
     }
 }
 
+/// BLKDISCARD on `[off, off + len)` of the device behind `fd` (fio's `os_trim`, the trim
+/// of the system-call engines). A regular file answers ENOTTY, as it does to fio.
+pub fn discard(fd: BorrowedFd<'_>, off: u64, len: u64) -> io::Result<()> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        use rustix::fd::AsRawFd;
+        // _IO(0x12, 119)
+        const BLKDISCARD: libc::c_ulong = 0x1277;
+        let range: [u64; 2] = [off, len];
+        // SAFETY: `fd` is open for the call; BLKDISCARD reads two u64 (start, length) from
+        // the pointer, which points to a live array of exactly that.
+        let r = unsafe { libc::ioctl(fd.as_raw_fd(), BLKDISCARD as _, range.as_ptr()) };
+        if r < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    {
+        let _ = (fd, off, len);
+        Err(io::Error::from_raw_os_error(libc::EOPNOTSUPP))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -212,6 +212,9 @@ pub struct Generator {
     issues: [u64; 3],
     /// trimwrite: the next I/O is a trim.
     trim_next: bool,
+    /// randtrimwrite: the block just trimmed, which the next write rewrites (fio writes
+    /// where it trimmed; sequential trimwrite gets there by advancing both in step).
+    trimmed: Option<NextIo>,
 }
 
 impl Generator {
@@ -291,6 +294,7 @@ impl Generator {
             issues: [0; 3],
             spr,
             trim_next: false,
+            trimmed: None,
             files,
             spec,
         }
@@ -579,6 +583,9 @@ impl Generator {
     /// is then done, or wrapped).
     #[inline]
     pub fn attempt(&mut self, fi: usize, ddir: Ddir) -> Option<NextIo> {
+        if self.spec.random && self.spec.dirs[1] && self.spec.dirs[2] {
+            return self.attempt_randtrimwrite(fi, ddir);
+        }
         if let Some(sh) = self.fast[ddir] {
             if let Some(io) = self.fast_random(fi, ddir, sh) {
                 return Some(io);
@@ -619,6 +626,26 @@ impl Generator {
             len,
             wrapped,
         })
+    }
+
+    /// randtrimwrite: a trim takes a random block; the write after it rewrites that block.
+    fn attempt_randtrimwrite(&mut self, fi: usize, ddir: Ddir) -> Option<NextIo> {
+        if ddir == 1 {
+            if let Some(t) = self.trimmed.take() {
+                self.issues[1] += 1;
+                self.files[t.file].pos[1] = t.offset + t.len;
+                return Some(NextIo {
+                    ddir: 1,
+                    wrapped: false,
+                    ..t
+                });
+            }
+        }
+        let io = self.attempt_general(fi, ddir)?;
+        if io.ddir == 2 {
+            self.trimmed = Some(io);
+        }
+        Some(io)
     }
 
     fn attempt_general(&mut self, fi: usize, ddir: Ddir) -> Option<NextIo> {

@@ -148,12 +148,20 @@ impl<'a, E: EngineDef> Worker<'a, E> {
     pub fn new(e: E, p: &'a ThreadPlan, ctx: &'a RunCtx, progress: &'a Progress) -> Self {
         let b = &p.buffers;
         let depth = p.io.depth as usize;
-        let bufs = match IoBuffers::new(b.slots, b.slot_size, b.align, b.thp) {
+        let mut bufs = match IoBuffers::new(b.slots, b.slot_size, b.align, b.thp) {
             Ok(bufs) => bufs,
             Err(_) => {
                 IoBuffers::new(1, 4096, 4096, false).expect("a 4 KiB buffer can be allocated")
             }
         };
+        let mut fill_rng = Taus88::new(b.fill_seed);
+        if b.prefill {
+            // The data writes carry (before any refill or scramble): the buffers start
+            // zeroed, and zeros are not what a storage benchmark should write unless asked.
+            for i in 0..bufs.count() {
+                fill(bufs.slot_mut(i), &b.fill, &mut fill_rng);
+            }
+        }
         let (ver, mut ver_err) = match p.verify.as_ref().map(|v| VerState::new(v, depth)) {
             None => (None, None),
             Some(Ok(v)) => (Some(Box::new(v)), None),
@@ -192,7 +200,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             stats: ThreadStats::new(p.stats_cfg),
             gen: Generator::new(p.spec.clone()),
             bufs,
-            fill_rng: Taus88::new(b.fill_seed),
+            fill_rng,
             slots: vec![Slot::default(); depth],
             free: (0..depth as u32).rev().collect(),
             uncommitted: Vec::with_capacity(depth),

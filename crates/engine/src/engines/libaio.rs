@@ -171,6 +171,7 @@ impl Engine for Libaio {
     fn caps(&self) -> Caps {
         Caps {
             has_commit: true,
+            trim: true,
             ..Caps::default()
         }
     }
@@ -205,7 +206,7 @@ impl Engine for Libaio {
             Op::Write => (IOCB_CMD_PWRITE, io.buf as usize as u64, io.len as u64),
             Op::Sync => (IOCB_CMD_FSYNC, 0, 0),
             Op::Datasync => (IOCB_CMD_FDSYNC, 0, 0),
-            Op::Trim => return Queued::Completed(-(libc::EOPNOTSUPP as i64)),
+            Op::Trim => return Queued::Completed(crate::sync::do_trim(io)),
         };
         let cb = &mut self.iocbs[io.idx as usize];
         *cb = Iocb {

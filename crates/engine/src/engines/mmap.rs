@@ -56,6 +56,7 @@ impl Engine for Mmap {
         Caps {
             syncio: true,
             no_extend: true,
+            trim: true,
             ..Caps::default()
         }
     }
@@ -105,6 +106,9 @@ impl Engine for Mmap {
             // SAFETY: msync on our own live mapping.
             let r = unsafe { rustix::mm::msync(m.ptr.cast(), m.len, MsyncFlags::SYNC) };
             return Queued::Completed(r.map(|_| 0).unwrap_or_else(|e| -(e.raw_os_error() as i64)));
+        }
+        if io.op == Op::Trim {
+            return Queued::Completed(crate::sync::do_trim(io));
         }
         let off = io.offset as usize;
         if io.offset > usize::MAX as u64 || off >= m.len {

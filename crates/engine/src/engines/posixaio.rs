@@ -36,7 +36,10 @@ impl EngineDef for Posixaio {
 
 impl Engine for Posixaio {
     fn caps(&self) -> Caps {
-        Caps::default()
+        Caps {
+            trim: true,
+            ..Caps::default()
+        }
     }
     fn queue(&mut self, io: &IoReq) -> Queued {
         // off_t is 32 bits in 32-bit glibc's aiocb: an offset it cannot hold is an error,
@@ -60,7 +63,7 @@ impl Engine for Posixaio {
                 Op::Write => libc::aio_write(cb),
                 Op::Sync => libc::aio_fsync(libc::O_SYNC, cb),
                 Op::Datasync => libc::aio_fsync(libc::O_DSYNC, cb),
-                Op::Trim => return Queued::Completed(-(libc::EOPNOTSUPP as i64)),
+                Op::Trim => return Queued::Completed(crate::sync::do_trim(io)),
             }
         };
         if r != 0 {

@@ -3,7 +3,7 @@
 
 use crate::api::{Caps, Engine, EngineConfig, EngineDef, IoReq, Op, Queued};
 use crate::from_rustix;
-use crate::sync::{buf, do_sync, einval, fd, wbuf, SYNC_CAPS};
+use crate::sync::{buf, do_sync, do_trim, fd, wbuf, SYNC_CAPS};
 use flexio_job::engine_opts::parse;
 use flexio_job::table::Kind;
 use rustix::io::{IoSlice, IoSliceMut, ReadWriteFlags};
@@ -104,7 +104,7 @@ impl Engine for Pvsync2 {
                 flags,
             )),
             Op::Sync | Op::Datasync => do_sync(io),
-            Op::Trim => einval(),
+            Op::Trim => do_trim(io),
         })
     }
 }

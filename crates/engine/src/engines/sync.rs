@@ -13,7 +13,7 @@ pub(crate) const SYNC_CAPS: Caps = Caps {
     no_extend: false,
     file_op: false,
     has_commit: false,
-    trim: false,
+    trim: true,
     no_fd: false,
     no_slat: false,
     dirs: false,
@@ -64,6 +64,17 @@ pub(crate) fn do_sync(io: &IoReq) -> i64 {
     }
 }
 
+/// A trim: BLKDISCARD of the request's range (block devices; files answer ENOTTY, as in
+/// fio). Engines whose other requests are asynchronous do their trims this way too, at
+/// once (fio's ASYNCIO_SYNC_TRIM).
+#[inline]
+pub(crate) fn do_trim(io: &IoReq) -> i64 {
+    match crate::platform::discard(fd(io), io.offset, io.len as u64) {
+        Ok(()) => io.len as i64,
+        Err(e) => -(e.raw_os_error().unwrap_or(libc::EIO) as i64),
+    }
+}
+
 pub(crate) fn einval() -> i64 {
     -(libc::EINVAL as i64)
 }
@@ -89,7 +100,7 @@ impl Engine for Psync {
             Op::Read => from_rustix(rustix::io::pread(fd(io), buf(io), io.offset)),
             Op::Write => from_rustix(rustix::io::pwrite(fd(io), wbuf(io), io.offset)),
             Op::Sync | Op::Datasync => do_sync(io),
-            Op::Trim => einval(),
+            Op::Trim => do_trim(io),
         })
     }
 }
@@ -143,6 +154,10 @@ impl Engine for SyncRw {
         if matches!(io.op, Op::Sync | Op::Datasync) {
             return Queued::Completed(do_sync(io));
         }
+        if io.op == Op::Trim {
+            // A positional ioctl: the file position stays where it was.
+            return Queued::Completed(do_trim(io));
+        }
         let i = io.file as usize;
         let known = self.pos.get(i).copied().unwrap_or(u64::MAX);
         if known != io.offset {
@@ -195,7 +210,7 @@ impl Engine for Pvsync {
                 io.offset,
             )),
             Op::Sync | Op::Datasync => do_sync(io),
-            Op::Trim => einval(),
+            Op::Trim => do_trim(io),
         })
     }
 }
@@ -256,7 +271,11 @@ impl Engine for Vsync {
             return Queued::Completed(do_sync(io));
         }
         if io.op == Op::Trim {
-            return Queued::Completed(einval());
+            // After the gathered requests, like a sync.
+            if !self.pending.is_empty() {
+                return Queued::Busy;
+            }
+            return Queued::Completed(do_trim(io));
         }
         if !self.done.is_empty() || !self.appendable(io) {
             return Queued::Busy;

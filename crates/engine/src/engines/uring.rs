@@ -148,6 +148,7 @@ impl Engine for Uring {
         Caps {
             has_commit: true,
             no_slat: self.o.sqthread_poll,
+            trim: true,
             ..Caps::default()
         }
     }
@@ -286,7 +287,7 @@ impl Engine for Uring {
             Op::Datasync => target!(|fd| opcode::Fsync::new(fd)
                 .flags(types::FsyncFlags::DATASYNC)
                 .build()),
-            Op::Trim => return Queued::Completed(-(libc::EOPNOTSUPP as i64)),
+            Op::Trim => return Queued::Completed(crate::sync::do_trim(io)),
         };
         let mut entry = entry.user_data(io.idx as u64);
         if self.o.force_async > 0 {
