@@ -114,6 +114,7 @@ registry! {
     "engines/ftruncate.rs" => ftruncate: Ftruncate;
     "engines/fileops.rs" => fileops: FileCreate, FileStat, FileDelete;
     "engines/dirops.rs" => dirops: DirCreate, DirStat, DirDelete;
+    "engines/mdtree.rs" => mdtree: MdTree;
     "engines/falloc.rs" => falloc: Falloc;
     "engines/uring.rs" => uring: Uring;
     "engines/libaio.rs" => libaio: Libaio;

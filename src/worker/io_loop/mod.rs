@@ -66,6 +66,13 @@ fn op_of(code: u8) -> Op {
     }
 }
 
+/// A job's empty statistics, with a slot per operation kind of its engine.
+fn fresh_stats<E: EngineDef>(p: &ThreadPlan, e: &E) -> ThreadStats {
+    let mut s = ThreadStats::new(p.stats_cfg);
+    s.init_ops(e.caps().op_kinds);
+    s
+}
+
 /// Why do_io stopped.
 #[derive(PartialEq, Eq, Clone, Copy)]
 enum End {
@@ -132,6 +139,8 @@ pub struct Worker<'a, E: EngineDef> {
     issued_total: u64,
     usage_start: flexio_engine::sys::Usage,
     stop: bool,
+    /// The engine ended this loop's work (`Queued::LoopDone`).
+    loop_done: bool,
     first_direct_error_noted: bool,
     /// read_iolog: requests come from the trace.
     replay: Option<Box<super::replay::Replay>>,
@@ -189,7 +198,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             ctx,
             progress,
             clock: ctx.clock,
-            stats: ThreadStats::new(p.stats_cfg),
+            stats: fresh_stats(p, &e),
             gen: Generator::new(p.spec.clone()),
             bufs,
             fill_rng: Taus88::new(b.fill_seed),
@@ -227,6 +236,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             issued_total: 0,
             usage_start: Default::default(),
             stop: false,
+            loop_done: false,
             first_direct_error_noted: false,
             replay: None,
             capture: None,
@@ -540,6 +550,12 @@ impl<'a, E: EngineDef> Worker<'a, E> {
         for e in self.meter.finish(ms, &self.stats, (&self.bytes, &self.ios)) {
             self.ctx.notes.err(&format!("flexio: {e}"));
         }
+        if let Err(e) = self.e.wrap_up() {
+            self.ctx
+                .notes
+                .err(&format!("flexio: {}: {}: {e}", self.p.name, self.p.engine));
+            self.fail(e.raw_os_error().unwrap_or(libc::EIO), "engine wrap-up");
+        }
         self.close_files();
         self.finish_trace();
         if let Some(cmd) = &self.p.control.exec_postrun {
@@ -578,7 +594,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
 
     /// End of ramp_time: discard everything measured so far and restart the clock.
     fn end_ramp(&mut self, now: u64) {
-        self.stats = ThreadStats::new(self.p.stats_cfg);
+        self.stats = fresh_stats(self.p, &self.e);
         self.bytes = [0; 3];
         self.ios = [0; 3];
         self.elapsed_us = [0; 3];
@@ -836,6 +852,10 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             }
             if number_ios > 0 && self.issued_total >= number_ios {
                 end = End::Stop;
+                break;
+            }
+            if self.loop_done {
+                self.loop_done = false;
                 break;
             }
             if self.lat_quiesce {

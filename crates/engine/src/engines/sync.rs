@@ -24,6 +24,8 @@ const SYNC_CAPS: Caps = Caps {
     pipe: false,
     bit_based: false,
     think_us: 0,
+    op_kinds: &[],
+    untimed: false,
 };
 
 /// Borrow the request's descriptor.
