@@ -181,6 +181,8 @@ pub struct EngineConfig {
     pub subjob: u32,
     /// The job's `directory` option (e4defrag's donor file goes there).
     pub directory: Option<String>,
+    /// The job's `number_ios` (0 = none; cmdtime's count of runs).
+    pub number_ios: u64,
 }
 
 /// The engine interface.

@@ -121,6 +121,7 @@ registry! {
     "engines/posixaio.rs" => posixaio: Posixaio;
     "engines/cpuio.rs" => cpuio: CpuIo;
     "engines/exec.rs" => exec: Exec;
+    "engines/cmdtime.rs" => cmdtime: CmdTime;
     "engines/net.rs" => net: Net, NetSplice;
     "engines/splice.rs" => splice: Splice;
     "engines/e4defrag.rs" => e4defrag: E4Defrag;
