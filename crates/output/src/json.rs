@@ -406,6 +406,8 @@ pub fn job_obj(j: &JobReport, r: &RunReport, plus: bool) -> Obj {
                 .int("count", op.count)
                 .int("total_ns", op.total_ns)
                 .float("ops_per_s", op.ops_per_s)
+                .int("span_ns", op.span_ns)
+                .float("span_ops_per_s", op.span_ops_per_s)
                 .obj("lat_ns", lat_obj(&op.lat, plus));
             if let Some(e) = &op.lat.extra {
                 x = x.float("rms_ns", e.rms_ns);

@@ -1,6 +1,10 @@
 //! flexio's per-operation table (engines with several kinds of operation: mdtree's
 //! mkdir, create, ...; cmdtime's command) for the normal output, after the job's block.
 //! Lines start with words fio never prints there, so parsers of fio's lines skip them.
+//!
+//! Columns: the count; `ops/s`, operations per second of time spent in the operation
+//! (fileop's figure); `phase ops/s`, the count over the span from the first to the last
+//! operation of the kind (mdtest's phase rate); mean, stdev, min, percentiles, max.
 
 use flexio_stats::ops::OpReport;
 use flexio_stats::report::JobReport;
@@ -52,8 +56,8 @@ pub fn table(out: &mut String, j: &JobReport) {
     let pcts = shown(&j.params.percentile_list);
     let _ = write!(
         out,
-        "  per operation (flexio):\n    {:<10} {:>10} {:>12} {:>9} {:>9} {:>9}",
-        "operation", "count", "ops/s", "mean", "stdev", "min"
+        "  per operation (flexio):\n    {:<10} {:>10} {:>12} {:>12} {:>9} {:>9} {:>9}",
+        "operation", "count", "ops/s", "phase ops/s", "mean", "stdev", "min"
     );
     for p in &pcts {
         let _ = write!(out, " {:>9}", pct_label(*p));
@@ -63,10 +67,11 @@ pub fn table(out: &mut String, j: &JobReport) {
         let l = &o.lat;
         let _ = write!(
             out,
-            "    {:<10} {:>10} {:>12.1} {:>9} {:>9} {:>9}",
+            "    {:<10} {:>10} {:>12.1} {:>12.1} {:>9} {:>9} {:>9}",
             o.name,
             o.count,
             o.ops_per_s,
+            o.span_ops_per_s,
             cell_ns(l.mean_ns),
             cell_ns(l.stddev_ns),
             cell_ns(l.min_ns as f64)

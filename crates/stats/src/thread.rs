@@ -314,12 +314,12 @@ impl ThreadStats {
         self.ops = kinds.iter().map(|k| crate::ops::OpStats::new(k)).collect();
     }
 
-    /// Record one operation of kind `k` (an index into the kinds given to `init_ops`).
+    /// Record one operation of kind `k` (an index into the kinds given to `init_ops`) that
+    /// took `ns` and ended at clock time `end`.
     #[inline]
-    pub fn add_op(&mut self, k: usize, ns: u64) {
+    pub fn add_op(&mut self, k: usize, ns: u64, end: u64) {
         if let Some(o) = self.ops.get_mut(k) {
-            o.lat.add(ns);
-            o.hist.add(ns);
+            o.add(ns, end);
         }
     }
 

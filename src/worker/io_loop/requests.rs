@@ -355,7 +355,7 @@ impl<E: EngineDef> Worker<'_, E> {
         }
         if !self.caps.op_kinds.is_empty() {
             // Engines with several kinds of operation: this one's own statistics too.
-            self.stats.add_op(self.e.last_kind(), clat);
+            self.stats.add_op(self.e.last_kind(), clat, t);
         }
         if self.timing.lat && !(self.timing.lat_from_clat && s.issue_ns == s.start_ns) {
             self.stats.add_lat(d, lat);
