@@ -103,7 +103,7 @@ impl OpSet {
                 None => {
                     let names: Vec<&str> = OPTIONAL.iter().map(|(n, _)| *n).collect();
                     return Err(format!(
-                        "md_ops: '{name}' is not an optional operation (they are: {}, or all, none; mkdir, create, close, unlink and rmdir always run)",
+                        "'{name}' is none of {}, all, none",
                         names.join(", ")
                     ));
                 }
