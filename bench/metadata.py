@@ -168,7 +168,7 @@ def study(kind, rounds, kfiles, size, warmup):
                      "fx_bare_op": ratio(f_op, b_op), "fx_bare_phase": ratio(f_ph, b_ph),
                      "fx_bonnie": ratio(f_ph, seq)})
     return {"fs": kind, "files": files * (FANOUT + 1), "bonnie_files": kfiles * 1024,
-            "rows": rows}
+            "rows": rows, "rounds": {"flexio": fx, "bare": bare, "bonnie": bon}}
 
 
 def show(res):

@@ -220,3 +220,18 @@ fn the_mount_time_example_times_each_file_system() {
     assert!(!mounts.contains(mnt.to_str().unwrap()), "{mounts}");
     drop(devs);
 }
+
+#[test]
+fn untimed_work_is_the_engines_not_flexios() {
+    // A slow untimed command is the engine's time in the self-measurement: no warning that
+    // the job was bound by flexio itself.
+    let d = tempfile::tempdir().unwrap();
+    let r = ct(
+        &["--cmd=true", "--cmd_after=sleep 0.05", "--number_ios=4"],
+        d.path(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(!r.stderr.contains("spent in flexio itself"), "{}", r.stderr);
+    let tool = &json_of(&r.stdout)["jobs"][0]["flexio"]["tool"];
+    assert!(tool["engine_pct"].as_f64().unwrap() > 50.0, "{tool}");
+}

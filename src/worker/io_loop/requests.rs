@@ -67,8 +67,13 @@ impl<E: EngineDef> Worker<'_, E> {
         let is_sync = s.op >= OP_SYNC;
         self.capture_io(slot);
         if self.caps.untimed {
-            // The engine's unmeasured work before this request (not in its time).
-            if let Err(e) = self.e.untimed() {
+            // The engine's unmeasured work before this request: not in the request's time,
+            // but the engine's (self-measurement), not flexio's own.
+            let t0 = self.clock.now();
+            let r = self.e.untimed();
+            let t1 = self.clock.now();
+            self.stats.engine_ns += t1.saturating_sub(t0);
+            if let Err(e) = r {
                 let errno = e.raw_os_error().unwrap_or(libc::EIO);
                 self.ctx
                     .notes
@@ -77,7 +82,7 @@ impl<E: EngineDef> Worker<'_, E> {
                 self.free.push(slot);
                 return self.clock.now();
             }
-            now = self.clock.now();
+            now = t1;
         }
         let t = self.timing;
         if t.lat || (self.caps.syncio && (t.clat || is_sync)) {
