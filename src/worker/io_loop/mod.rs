@@ -24,6 +24,7 @@ use flexio_job::options::err_class;
 use flexio_stats::ThreadStats;
 use flexio_workload::fill::{fill, scramble};
 use flexio_workload::{Generator, Taus88};
+use requests::fresh_stats;
 use std::sync::atomic::Ordering;
 
 mod periodic;
@@ -64,13 +65,6 @@ fn op_of(code: u8) -> Op {
         OP_SYNC => Op::Sync,
         _ => Op::Datasync,
     }
-}
-
-/// A job's empty statistics, with a slot per operation kind of its engine.
-fn fresh_stats<E: EngineDef>(p: &ThreadPlan, e: &E) -> ThreadStats {
-    let mut s = ThreadStats::new(p.stats_cfg);
-    s.init_ops(e.caps().op_kinds);
-    s
 }
 
 /// Why do_io stopped.

@@ -3,6 +3,13 @@
 
 use super::*;
 
+/// A job's empty statistics, with a slot per operation kind of its engine.
+pub(super) fn fresh_stats<E: EngineDef>(p: &ThreadPlan, e: &E) -> ThreadStats {
+    let mut s = ThreadStats::new(p.stats_cfg);
+    s.init_ops(e.caps().op_kinds);
+    s
+}
+
 impl<E: EngineDef> Worker<'_, E> {
     pub(super) fn request(&self, slot: u32) -> IoReq {
         let s = &self.slots[slot as usize];
