@@ -273,6 +273,7 @@ fn report_from_fio(j: &Value, pids: &[(i32, u32)]) -> RunReport {
             },
             steadystate: jv.get("steadystate").map(steadystate),
             tool: None,
+            ops: Vec::new(),
             issued: [
                 dirs[0].total_ios,
                 dirs[1].total_ios,

@@ -451,6 +451,7 @@ pub fn engine_config(o: &JobOptions, depth: u32, nfiles: u32, seeds: &[u64]) -> 
         filename: o.filename.clone(),
         subjob: 0,
         directory: o.directory.clone(),
+        number_ios: o.number_ios,
     }
 }
 

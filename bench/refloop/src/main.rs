@@ -5,6 +5,11 @@
 //! * `flexio-refloop null SECONDS`: the loop alone (an I/O that costs nothing).
 //!
 //! Prints one JSON line: `{"ios": N, "seconds": S, "iops": X}`.
+//!
+//! * `flexio-refloop meta DIR FANOUT DEPTH FILES_PER_DIR OPS`: mdtree's life cycle as a
+//!   bare loop of its system calls (`meta.rs`, for bench/metadata.py).
+
+mod meta;
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -26,7 +31,8 @@ fn report(ios: u64, t: Instant) {
 
 fn main() {
     let a: Vec<String> = std::env::args().collect();
-    let usage = "usage: flexio-refloop pread FILE BS SECONDS | null SECONDS";
+    let usage =
+        "usage: flexio-refloop pread FILE BS SECONDS | null SECONDS | meta DIR FANOUT DEPTH FILES OPS";
     if std::env::var_os("REFLOOP_THREAD").is_some() {
         // Experiment: an idle second thread makes the process multi-threaded.
         std::thread::spawn(|| std::thread::sleep(std::time::Duration::from_secs(3600)));
@@ -71,6 +77,7 @@ fn main() {
             }
             report(ios, t);
         }
+        Some("meta") if a.len() == 7 => meta::run(&a[2..]),
         _ => {
             eprintln!("{usage}");
             std::process::exit(2);

@@ -78,6 +78,9 @@ pub enum Queued {
     /// The engine has nothing more to do: the job ends here, without error (cpuio with
     /// exit_on_io_done once the I/O jobs are done; exec once its program exited).
     Finished,
+    /// The engine finished this loop's work (mdtree's tree life cycle): the loop ends here,
+    /// without error, and the next loop (`loops`) starts the engine's work again.
+    LoopDone,
 }
 
 /// A completed asynchronous request.
@@ -129,6 +132,13 @@ pub struct Caps {
     /// The engine paces itself: a pause of this many µs after every request (fio's engines
     /// set the job's thinktime: cpuio's idle share, exec's polling period). 0 = none.
     pub think_us: u64,
+    /// The engine's requests are of several kinds, each reported with its own statistics
+    /// (mdtree's operations; cmdtime's command): their names, in report order. After each
+    /// completed request the core asks [`Engine::last_kind`]. Empty: one kind, no breakdown.
+    pub op_kinds: &'static [&'static str],
+    /// The engine has work between requests that is not part of their measured time: the
+    /// core calls [`Engine::untimed`] before each request's start stamp.
+    pub untimed: bool,
 }
 
 /// What an engine is told about a file when the core opens it.
@@ -171,6 +181,8 @@ pub struct EngineConfig {
     pub subjob: u32,
     /// The job's `directory` option (e4defrag's donor file goes there).
     pub directory: Option<String>,
+    /// The job's `number_ios` (0 = none; cmdtime's count of runs).
+    pub number_ios: u64,
 }
 
 /// The engine interface.
@@ -212,6 +224,30 @@ pub trait Engine {
         Err(io::Error::from_raw_os_error(libc::EINVAL))
     }
     fn queue(&mut self, io: &IoReq) -> Queued;
+    /// With [`Caps::op_kinds`]: the kind of the request `queue` just completed (an index
+    /// into `op_kinds`).
+    #[inline]
+    fn last_kind(&self) -> usize {
+        0
+    }
+    /// With [`Caps::untimed`]: unmeasured work before the next request (mdtree opens the
+    /// directory it is about to list; cmdtime runs the previous run's untimed command). An
+    /// error ends the job with it.
+    #[inline]
+    fn untimed(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+    /// Called once when the job ends, however it ends (after an error too), before the core
+    /// closes its files: the engine's last untimed work (mdtree removes what is left of its
+    /// tree; cmdtime runs the last untimed command). An error is reported as the job's.
+    fn wrap_up(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+    /// What a request that just failed was doing, in words, when the engine knows better
+    /// than "offset, length" (mdtree: `create of <path>`); asked on errors only.
+    fn failed_op(&self) -> Option<String> {
+        None
+    }
     /// Submit what `queue` accepted. Returns the number of requests submitted.
     fn commit(&mut self) -> io::Result<usize> {
         Ok(0)

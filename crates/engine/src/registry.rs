@@ -161,6 +161,8 @@ registry! {
     "engines/ftruncate.rs" => ftruncate: Ftruncate;
     "engines/fileops.rs" => fileops: FileCreate, FileStat, FileDelete;
     "engines/dirops.rs" => dirops: DirCreate, DirStat, DirDelete;
+    #[cfg(any(target_os = "linux", target_os = "android"))] "mdtree": "Linux (getdents64)"
+    "engines/mdtree.rs" => mdtree: MdTree;
     "engines/falloc.rs" => falloc: Falloc;
     // Linux's asynchronous interfaces, cargo features on by default. io_uring needs a
     // 64-bit target (the io-uring crate's bindings are 64-bit only).
@@ -173,6 +175,7 @@ registry! {
     "engines/posixaio.rs" => posixaio: Posixaio;
     "engines/cpuio.rs" => cpuio: CpuIo;
     "engines/exec.rs" => exec: Exec;
+    "engines/cmdtime.rs" => cmdtime: CmdTime;
     "engines/net.rs" => net: Net, NetSplice;
     #[cfg(any(target_os = "linux", target_os = "android"))] "splice": "Linux (splice/vmsplice)"
     "engines/splice.rs" => splice: Splice;

@@ -398,6 +398,24 @@ pub fn job_obj(j: &JobReport, r: &RunReport, plus: bool) -> Obj {
                 .float("plain_loop_pct", t.plain_loop_pct),
         );
     }
+    if !j.ops.is_empty() {
+        // Engines with several kinds of operation: each kind's figures, by name.
+        let mut ops = Obj::new();
+        for op in &j.ops {
+            let mut x = Obj::new()
+                .int("count", op.count)
+                .int("total_ns", op.total_ns)
+                .float("ops_per_s", op.ops_per_s)
+                .int("span_ns", op.span_ns)
+                .float("span_ops_per_s", op.span_ops_per_s)
+                .obj("lat_ns", lat_obj(&op.lat, plus));
+            if let Some(e) = &op.lat.extra {
+                x = x.float("rms_ns", e.rms_ns);
+            }
+            ops = ops.obj(&op.name, x);
+        }
+        fx = fx.obj("ops", ops);
+    }
     if !fx.0.is_empty() {
         o = o.obj("flexio", fx);
     }

@@ -6,5 +6,6 @@ pub mod json;
 pub mod logs;
 pub mod normal;
 pub mod num2str;
+pub mod ops;
 pub mod status;
 pub mod terse;

@@ -491,6 +491,7 @@ fn show_job(out: &mut String, j: &JobReport, g: &GroupReport, time: &str) {
             if ss.crit.pct { "%" } else { "" }
         );
     }
+    crate::ops::table(out, j);
 }
 
 fn group_line(out: &mut String, label: &str, g: &GroupReport, d: &GroupDir) {

@@ -4,6 +4,7 @@
 pub mod cluster;
 pub mod hist;
 pub mod interval;
+pub mod ops;
 pub mod report;
 pub mod stat;
 pub mod steady;

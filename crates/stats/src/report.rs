@@ -110,7 +110,7 @@ pub fn min_samples_for(p: f64) -> u64 {
 }
 
 impl LatSummary {
-    fn from(raw: &crate::stat::LatStat, hist: &Hist, pct: bool, list: &[f64]) -> Self {
+    pub(crate) fn from(raw: &crate::stat::LatStat, hist: &Hist, pct: bool, list: &[f64]) -> Self {
         let stat = &raw.to_stat();
         let show = pct && stat.samples > 0 && hist.is_enabled();
         LatSummary {
@@ -277,6 +277,8 @@ pub struct JobReport {
     pub steadystate: Option<crate::steady::SteadyState>,
     /// How much of the job's time was flexio's own (None without I/O).
     pub tool: Option<ToolReport>,
+    /// Engines with several kinds of operation (mdtree, cmdtime): each kind's figures.
+    pub ops: Vec<crate::ops::OpReport>,
 }
 
 /// flexio measuring itself: CPU per I/O, and the share of the job's time spent neither in
@@ -655,6 +657,7 @@ pub fn build(
             first_error: ts.first_error,
             steadystate: u.steadystate.clone(),
             tool: tool_report(ts),
+            ops: crate::ops::reports(&ts.ops, p),
         });
     }
     let eta_s = if elapsed_s < 3 { i32::MAX as i64 } else { 0 };

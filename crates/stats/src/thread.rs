@@ -177,6 +177,9 @@ pub struct ThreadStats {
     /// I/Os issued by the plain synchronous loop (one request at a time, no per-request
     /// features) rather than the general one.
     pub plain_ios: u64,
+    /// Engines with several kinds of operation (mdtree, cmdtime): each kind's statistics,
+    /// in the engine's order (empty for other engines).
+    pub ops: Vec<crate::ops::OpStats>,
 }
 
 #[inline]
@@ -305,6 +308,21 @@ impl ThreadStats {
         self.total_complete += 1;
     }
 
+    /// Give the job one statistics slot per operation kind of its engine (before it runs:
+    /// recording then never allocates).
+    pub fn init_ops(&mut self, kinds: &[&'static str]) {
+        self.ops = kinds.iter().map(|k| crate::ops::OpStats::new(k)).collect();
+    }
+
+    /// Record one operation of kind `k` (an index into the kinds given to `init_ops`) that
+    /// took `ns` and ended at clock time `end`.
+    #[inline]
+    pub fn add_op(&mut self, k: usize, ns: u64, end: u64) {
+        if let Some(o) = self.ops.get_mut(k) {
+            o.add(ns, end);
+        }
+    }
+
     /// Record the first fatal error (later ones are ignored, as in fio).
     pub fn set_error(&mut self, errno: i32, what: String) {
         if self.error == 0 || self.error_soft {
@@ -397,6 +415,7 @@ impl ThreadStats {
             self.first_error = o.first_error;
         }
         self.total_err += o.total_err;
+        crate::ops::merge(&mut self.ops, &o.ops);
     }
 
     /// Fold write and trim into read (unified_rw_reporting=mixed).

@@ -24,6 +24,7 @@ use flexio_job::options::err_class;
 use flexio_stats::ThreadStats;
 use flexio_workload::fill::{fill, scramble};
 use flexio_workload::{Generator, Taus88};
+use requests::fresh_stats;
 use std::sync::atomic::Ordering;
 
 mod periodic;
@@ -132,6 +133,8 @@ pub struct Worker<'a, E: EngineDef> {
     issued_total: u64,
     usage_start: flexio_engine::sys::Usage,
     stop: bool,
+    /// The engine ended this loop's work (`Queued::LoopDone`).
+    loop_done: bool,
     first_direct_error_noted: bool,
     /// read_iolog: requests come from the trace.
     replay: Option<Box<super::replay::Replay>>,
@@ -197,7 +200,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             ctx,
             progress,
             clock: ctx.clock,
-            stats: ThreadStats::new(p.stats_cfg),
+            stats: fresh_stats(p, &e),
             gen: Generator::new(p.spec.clone()),
             bufs,
             fill_rng,
@@ -235,6 +238,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             issued_total: 0,
             usage_start: Default::default(),
             stop: false,
+            loop_done: false,
             first_direct_error_noted: false,
             replay: None,
             capture: None,
@@ -548,6 +552,12 @@ impl<'a, E: EngineDef> Worker<'a, E> {
         for e in self.meter.finish(ms, &self.stats, (&self.bytes, &self.ios)) {
             self.ctx.notes.err(&format!("flexio: {e}"));
         }
+        if let Err(e) = self.e.wrap_up() {
+            self.ctx
+                .notes
+                .err(&format!("flexio: {}: {}: {e}", self.p.name, self.p.engine));
+            self.fail(e.raw_os_error().unwrap_or(libc::EIO), "engine wrap-up");
+        }
         self.close_files();
         self.finish_trace();
         if let Some(cmd) = &self.p.control.exec_postrun {
@@ -586,7 +596,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
 
     /// End of ramp_time: discard everything measured so far and restart the clock.
     fn end_ramp(&mut self, now: u64) {
-        self.stats = ThreadStats::new(self.p.stats_cfg);
+        self.stats = fresh_stats(self.p, &self.e);
         self.bytes = [0; 3];
         self.ios = [0; 3];
         self.elapsed_us = [0; 3];
@@ -844,6 +854,10 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             }
             if number_ios > 0 && self.issued_total >= number_ios {
                 end = End::Stop;
+                break;
+            }
+            if self.loop_done {
+                self.loop_done = false;
                 break;
             }
             if self.lat_quiesce {

@@ -19,6 +19,8 @@ impl<E: EngineDef> Worker<'_, E> {
             && !self.caps.has_commit
             && !self.caps.file_op
             && !self.caps.noio
+            && !self.caps.untimed
+            && self.caps.op_kinds.is_empty()
             && self.slots.len() == 1
             && self.depth_limit == 1
             && !self.pace.limited()
@@ -99,6 +101,9 @@ impl<E: EngineDef> Worker<'_, E> {
                 // The engine is done (a net peer closed the connection): the job ends.
                 self.stop = true;
                 break End::Stop;
+            }
+            if r == Queued::LoopDone {
+                break End::Done;
             }
             self.stats.mark_submit(1);
             self.stats.mark_complete(1);

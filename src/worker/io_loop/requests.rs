@@ -3,6 +3,13 @@
 
 use super::*;
 
+/// A job's empty statistics, with a slot per operation kind of its engine.
+pub(super) fn fresh_stats<E: EngineDef>(p: &ThreadPlan, e: &E) -> ThreadStats {
+    let mut s = ThreadStats::new(p.stats_cfg);
+    s.init_ops(e.caps().op_kinds);
+    s
+}
+
 impl<E: EngineDef> Worker<'_, E> {
     pub(super) fn request(&self, slot: u32) -> IoReq {
         let s = &self.slots[slot as usize];
@@ -66,6 +73,24 @@ impl<E: EngineDef> Worker<'_, E> {
         }
         let is_sync = s.op >= OP_SYNC;
         self.capture_io(slot);
+        if self.caps.untimed {
+            // The engine's unmeasured work before this request: not in the request's time,
+            // but the engine's (self-measurement), not flexio's own.
+            let t0 = self.clock.now();
+            let r = self.e.untimed();
+            let t1 = self.clock.now();
+            self.stats.engine_ns += t1.saturating_sub(t0);
+            if let Err(e) = r {
+                let errno = e.raw_os_error().unwrap_or(libc::EIO);
+                self.ctx
+                    .notes
+                    .err(&format!("flexio: {}: {}: {e}", self.p.name, E::NAME));
+                self.fail(errno, "engine preparation");
+                self.free.push(slot);
+                return self.clock.now();
+            }
+            now = t1;
+        }
         let t = self.timing;
         if t.lat || (self.caps.syncio && (t.clat || is_sync)) {
             now = self.clock.now();
@@ -137,6 +162,11 @@ impl<E: EngineDef> Worker<'_, E> {
                     // The engine is done (its program exited, the I/O jobs it waits for
                     // ended): the job ends here, without error.
                     self.stop = true;
+                    self.free.push(slot);
+                    return now;
+                }
+                Queued::LoopDone => {
+                    self.loop_done = true;
                     self.free.push(slot);
                     return now;
                 }
@@ -335,6 +365,10 @@ impl<E: EngineDef> Worker<'_, E> {
         if self.timing.clat && !self.caps.file_op {
             self.stats.add_clat(d, clat);
         }
+        if !self.caps.op_kinds.is_empty() {
+            // Engines with several kinds of operation: this one's own statistics too.
+            self.stats.add_op(self.e.last_kind(), clat, t);
+        }
         if self.timing.lat && !(self.timing.lat_from_clat && s.issue_ns == s.start_ns) {
             self.stats.add_lat(d, lat);
         }
@@ -397,6 +431,10 @@ impl<E: EngineDef> Worker<'_, E> {
                 self.stop = true;
                 self.free.push(slot);
             }
+            Queued::LoopDone => {
+                self.loop_done = true;
+                self.free.push(slot);
+            }
             Queued::Busy => {
                 self.fail(libc::EBUSY, "io_u requeue");
                 self.free.push(slot);
@@ -417,7 +455,15 @@ impl<E: EngineDef> Worker<'_, E> {
         };
         let plan = self.p;
         // Formatted only when printed: an error continue_on_error counts costs no message.
+        let failed_op = self.e.failed_op();
         let line = || {
+            if let Some(what) = &failed_op {
+                return format!(
+                    "flexio: {}: {what} failed: {}",
+                    plan.name,
+                    crate::notes::strerror(errno)
+                );
+            }
             let path = plan
                 .files
                 .get(s.file as usize)

@@ -101,7 +101,7 @@ impl Exec {
 }
 
 /// Whether `prog` names an executable file (directly, or through PATH when it has no `/`).
-fn findable(prog: &str) -> bool {
+pub(crate) fn findable(prog: &str) -> bool {
     use std::os::unix::fs::PermissionsExt;
     let ok = |p: &Path| {
         std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)

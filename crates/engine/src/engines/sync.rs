@@ -23,6 +23,8 @@ pub(crate) const SYNC_CAPS: Caps = Caps {
     pipe: false,
     bit_based: false,
     think_us: 0,
+    op_kinds: &[],
+    untimed: false,
 };
 
 /// Borrow the request's descriptor.
