@@ -14,6 +14,8 @@ pub struct Subcommand {
 }
 
 pub mod compare;
+pub mod inproc;
+pub mod matrix;
 pub mod report;
 
 /// Every subcommand, in `flexio --help` order.
@@ -27,6 +29,11 @@ pub static SUBCOMMANDS: &[Subcommand] = &[
         name: "compare",
         help: "A.json B.json | A... -- B... | --trials N a.fio b.fio: is B faster, really?",
         run: compare::run,
+    },
+    Subcommand {
+        name: "matrix",
+        help: "[--dir DIR] [--max-file SIZE] ...: iozone-style file size x record size sweep",
+        run: matrix::run,
     },
 ];
 

@@ -49,6 +49,9 @@ pub struct DirStats {
     /// Runtime of the direction in ms: per loop, the elapsed microseconds rounded up to
     /// whole milliseconds (fio's `update_runtime`).
     pub runtime_ms: u64,
+    /// The same runtime in exact nanoseconds (flexio's addition, not rounded per loop):
+    /// what `flexio matrix` divides by, where a cell lasts microseconds.
+    pub runtime_ns: u64,
     /// Completion (or total, with lat_percentiles) latency per I/O priority; recorded only
     /// when the job varies priorities per request (cmdprio).
     pub prios: Vec<PrioStat>,
@@ -82,6 +85,7 @@ impl DirStats {
         self.bw.sum(&s.bw, first);
         self.iops.sum(&s.iops, first);
         self.runtime_ms = self.runtime_ms.max(s.runtime_ms);
+        self.runtime_ns = self.runtime_ns.max(s.runtime_ns);
         self.merge_prios(&s.prios);
         self.sched.merge(&s.sched);
         self.sched_hist.merge(&s.sched_hist);
