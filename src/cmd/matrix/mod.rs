@@ -388,8 +388,8 @@ mod tests {
             (vec!["--output-format=xml"], "not normal or json"),
             (vec!["--json"], "needs a value"),
         ] {
-            let mut v = s(&args);
-            v.extend(s(&["--dir", &dir]));
+            let mut v = s(&["--dir", &dir]);
+            v.extend(s(&args));
             let e = parse_args(&v).unwrap_err();
             assert!(e.contains(msg), "{args:?}: {e}");
         }
