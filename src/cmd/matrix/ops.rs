@@ -152,6 +152,8 @@ pub struct Cell {
 }
 
 #[derive(Clone, Debug)]
+/// Percentiles come from flexio's histogram (bucket values, within 0.8 %), kept within
+/// the exact minimum and maximum.
 pub struct LatSummary {
     pub n: u64,
     pub min_ns: u64,
@@ -274,6 +276,7 @@ impl Settings {
                 .as_ref()
                 .and_then(|v| v.iter().find(|x| x.0 == p).map(|x| x.1))
                 .unwrap_or(c.max_ns)
+                .clamp(c.min_ns, c.max_ns)
         };
         Ok(Cell {
             op,
@@ -359,8 +362,8 @@ impl Settings {
                 n,
                 min_ns: s.min,
                 mean_ns: s.mean,
-                p50_ns: p.first().map(|x| x.1).unwrap_or(s.max),
-                p99_ns: p.get(1).map(|x| x.1).unwrap_or(s.max),
+                p50_ns: p.first().map_or(s.max, |x| x.1).clamp(s.min, s.max),
+                p99_ns: p.get(1).map_or(s.max, |x| x.1).clamp(s.min, s.max),
                 max_ns: s.max,
             }),
             via: "stdio buffer".into(),
