@@ -17,6 +17,7 @@ pub mod compare;
 pub mod inproc;
 pub mod matrix;
 pub mod report;
+pub mod writemodes;
 
 /// Every subcommand, in `flexio --help` order.
 pub static SUBCOMMANDS: &[Subcommand] = &[
@@ -34,6 +35,11 @@ pub static SUBCOMMANDS: &[Subcommand] = &[
         name: "matrix",
         help: "[--dir DIR] [--max-file SIZE] ...: iozone-style file size x record size sweep",
         run: matrix::run,
+    },
+    Subcommand {
+        name: "writemodes",
+        help: "[--dir DIR] [--size SIZE] ...: buffered, bgsync, O_SYNC, fsync writes with CPU",
+        run: writemodes::run,
     },
 ];
 
