@@ -365,8 +365,9 @@ pub fn table(a: &Args, res: &[ModeResult]) -> String {
     for r in res {
         let _ = writeln!(
             o,
-            "{:<10}{:>10.1}{:>10.0}{:>11}{:>11}{:>8.1}{:>8.1}{:>8}{:>11}{:>11}",
+            "{:<10}{:>8.1}{:>10.1}{:>10.0}{:>11}{:>11}{:>8.1}{:>8.1}{:>8}{:>11}{:>11}",
             r.mode,
+            r.bytes as f64 / 1048576.0,
             r.mib_s(),
             r.iops(),
             ns_text(r.clat_mean_ns),
