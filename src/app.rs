@@ -39,8 +39,7 @@ fn read_file(p: &Path) -> std::io::Result<Vec<u8>> {
 }
 
 fn host() -> Host<'static> {
-    let si = rustix::system::sysinfo();
-    let mem = si.totalram as u64 * si.mem_unit.max(1) as u64;
+    let mem = flexio_engine::platform::total_memory();
     Host {
         ncpus: flexio_engine::sys::cpus_configured(),
         mb_memory: mem >> 20,
@@ -570,7 +569,7 @@ fn execute(
         )
     });
     // ---- run the stonewall segments in order
-    let snapshot_req = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let snapshot_req = Arc::new(crate::progress::AtomicU64::new(0));
     let status_every = sw.status_interval_ms.map(|ms| ms * 1_000_000);
     let mut next_status = status_every.map(|iv| clock.now() + iv);
     let mut next_dump_check = 0u64;
@@ -926,7 +925,7 @@ fn gather_snapshots(
     plans: &[ThreadPlan],
     progress: &[Progress],
     results: &[Option<JobResult>],
-    req: &std::sync::atomic::AtomicU64,
+    req: &crate::progress::AtomicU64,
 ) -> Vec<JobResult> {
     let gen = req.fetch_add(1, Ordering::AcqRel) + 1;
     let deadline = std::time::Instant::now() + Duration::from_millis(300);

@@ -3,6 +3,7 @@
 //! such as device-mapper, or an exclusive opener), so that destructive jobs can refuse.
 
 use rustix::fs::{Mode, OFlags, SeekFrom};
+use std::os::fd::AsFd;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
 
@@ -29,7 +30,7 @@ pub fn probe(path: &Path) -> std::io::Result<Option<BlockInfo>> {
         .map_err(|e| std::io::Error::from_raw_os_error(e.raw_os_error()))?;
     let size = rustix::fs::seek(&fd, SeekFrom::End(0))
         .map_err(|e| std::io::Error::from_raw_os_error(e.raw_os_error()))?;
-    let lbs = rustix::fs::ioctl_blksszget(&fd).unwrap_or(512);
+    let lbs = flexio_engine::platform::logical_block_size(fd.as_fd());
     let rdev = m.rdev();
     let name = sysfs_dir(rustix::fs::major(rdev), rustix::fs::minor(rdev))
         .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))

@@ -171,7 +171,9 @@ impl Default for Clock {
     }
 }
 
-/// A clock by its `clock_gettime` id (fio's `log_alternate_epoch_clock_id`).
+/// A clock by its `clock_gettime` id (fio's `log_alternate_epoch_clock_id`); Linux's
+/// numbering (the ids fio documents).
+#[cfg(any(target_os = "linux", target_os = "android"))]
 fn clock_by_id(id: i32) -> Option<rustix::time::DynamicClockId<'static>> {
     use rustix::time::{ClockId, DynamicClockId as D};
     Some(match id {
@@ -186,6 +188,19 @@ fn clock_by_id(id: i32) -> Option<rustix::time::DynamicClockId<'static>> {
         8 => D::RealtimeAlarm,
         9 => D::BoottimeAlarm,
         11 => D::Tai,
+        _ => return None,
+    })
+}
+
+/// Elsewhere only the portable clocks, by Linux's ids.
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn clock_by_id(id: i32) -> Option<rustix::time::DynamicClockId<'static>> {
+    use rustix::time::{ClockId, DynamicClockId as D};
+    Some(match id {
+        0 => D::Known(ClockId::Realtime),
+        1 => D::Known(ClockId::Monotonic),
+        2 => D::Known(ClockId::ProcessCPUTime),
+        3 => D::Known(ClockId::ThreadCPUTime),
         _ => return None,
     })
 }

@@ -52,7 +52,7 @@ pub fn line(c: Cat, tid: i32, msg: &str) -> String {
 /// Print `msg` in category `c` if it is on (the caller formats only after [`on`]).
 pub fn log(c: Cat, msg: &str) {
     if on(c) {
-        let tid = rustix::thread::gettid().as_raw_nonzero().get();
+        let tid = flexio_engine::platform::thread_id();
         let _ = std::io::stdout()
             .lock()
             .write_all(line(c, tid, msg).as_bytes());

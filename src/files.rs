@@ -2,10 +2,11 @@
 //! and pre-reading.
 
 use crate::plan::ThreadPlan;
+use flexio_engine::platform::{fallocate, FallocMode};
 use flexio_job::options::Fallocate;
 use flexio_workload::fill::fill;
 use flexio_workload::Taus88;
-use rustix::fs::{FallocateFlags, Mode, OFlags};
+use rustix::fs::{Mode, OFlags};
 use std::io;
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::Path;
@@ -65,6 +66,13 @@ pub fn layout_message(t: &ThreadPlan, which: &[usize]) -> String {
     }
 }
 
+/// The next transfer of a loop over `remaining` bytes in pieces of at most `cap`. The
+/// remaining length may exceed `usize` on 32-bit targets, so the minimum is taken in u64
+/// before narrowing (narrowing first turns 4 GiB + 1 into 1 and 4 GiB into 0).
+fn chunk_len(remaining: u64, cap: usize) -> usize {
+    remaining.min(cap as u64) as usize
+}
+
 /// Lay out the given files of a thread.
 pub fn lay_out(t: &ThreadPlan, which: &[usize], readonly: bool) -> io::Result<()> {
     let l = &t.layout;
@@ -104,8 +112,7 @@ pub fn lay_out(t: &ThreadPlan, which: &[usize], readonly: bool) -> io::Result<()
             rustix::fs::ftruncate(&fd, f.need).map_err(ioerr)?;
             let mut off = 0u64;
             while off < f.need {
-                // The remaining length may exceed usize on 32-bit targets: compare as u64.
-                let n = (f.need - off).min(chunk.len() as u64) as usize;
+                let n = chunk_len(f.need - off, chunk.len());
                 let w = rustix::io::pwrite(&fd, &chunk[..n], off).map_err(ioerr)?;
                 if w == 0 {
                     return Err(io::Error::new(
@@ -139,13 +146,13 @@ fn allocate(fd: &OwnedFd, mode: Fallocate, size: u64) -> io::Result<()> {
     match mode {
         Fallocate::None => Ok(()),
         Fallocate::Truncate => rustix::fs::ftruncate(fd, size).map_err(ioerr),
-        Fallocate::Keep => match rustix::fs::fallocate(fd, FallocateFlags::KEEP_SIZE, 0, size) {
+        Fallocate::Keep => match fallocate(fd.as_fd(), FallocMode::KeepSize, 0, size) {
             Ok(()) => Ok(()),
             Err(e) if e == rustix::io::Errno::OPNOTSUPP => Ok(()),
             Err(e) => Err(ioerr(e)),
         },
         Fallocate::Native | Fallocate::Posix => {
-            match rustix::fs::fallocate(fd, FallocateFlags::empty(), 0, size) {
+            match fallocate(fd.as_fd(), FallocMode::Extend, 0, size) {
                 Ok(()) => Ok(()),
                 // native falls back to no allocation where the file system cannot preallocate.
                 Err(e) if e == rustix::io::Errno::OPNOTSUPP && mode == Fallocate::Native => Ok(()),
@@ -177,7 +184,7 @@ pub fn pre_read(fd: impl AsFd, start: u64, len: u64) -> io::Result<()> {
     let mut buf = vec![0u8; 1 << 20];
     let mut off = start;
     while off < start + len {
-        let n = ((start + len - off) as usize).min(buf.len());
+        let n = chunk_len(start + len - off, buf.len());
         let r = rustix::io::pread(&fd, &mut buf[..n], off).map_err(ioerr)?;
         if r == 0 {
             break;
@@ -185,4 +192,31 @@ pub fn pre_read(fd: impl AsFd, start: u64, len: u64) -> io::Result<()> {
         off += r as u64;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_of_files_past_4_gib() {
+        const MIB: usize = 1 << 20;
+        assert_eq!(chunk_len(4 << 30, MIB), MIB);
+        assert_eq!(chunk_len((4 << 30) + 1, MIB), MIB);
+        assert_eq!(chunk_len((8 << 30) + 4096, MIB), MIB);
+        assert_eq!(chunk_len(u64::MAX, MIB), MIB);
+        assert_eq!(chunk_len(4096, MIB), 4096);
+        assert_eq!(chunk_len(0, MIB), 0);
+    }
+
+    #[test]
+    fn pre_read_reads_a_range_in_chunks() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("f");
+        std::fs::write(&p, vec![7u8; (3 << 20) + 5]).unwrap();
+        let f = std::fs::File::open(&p).unwrap();
+        pre_read(&f, 4096, (2 << 20) + 9).unwrap();
+        // Past the end stops at the end instead of looping.
+        pre_read(&f, 1 << 20, 8 << 30).unwrap();
+    }
 }

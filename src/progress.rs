@@ -2,7 +2,47 @@
 //! thread at most every 100 ms, read by the status thread once per interval).
 
 use flexio_stats::ThreadStats;
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU8, Ordering};
+
+#[cfg(not(target_has_atomic = "64"))]
+pub use counter64::AtomicU64;
+/// A 64-bit counter shared between threads: the standard atomic where the target has 64-bit
+/// atomics, a small lock where it does not (32-bit MIPS and PowerPC). The values are
+/// published at most every 100 ms, never per I/O, so the lock costs nothing measurable.
+#[cfg(target_has_atomic = "64")]
+pub use std::sync::atomic::AtomicU64;
+
+#[cfg(not(target_has_atomic = "64"))]
+mod counter64 {
+    use std::sync::atomic::Ordering;
+    use std::sync::Mutex;
+
+    /// `std::sync::atomic::AtomicU64`'s methods that flexio uses, over a mutex.
+    #[derive(Debug, Default)]
+    pub struct AtomicU64(Mutex<u64>);
+
+    impl AtomicU64 {
+        pub const fn new(v: u64) -> Self {
+            AtomicU64(Mutex::new(v))
+        }
+        fn get(&self) -> std::sync::MutexGuard<'_, u64> {
+            // A panicking holder cannot leave a u64 half-written.
+            self.0.lock().unwrap_or_else(|e| e.into_inner())
+        }
+        pub fn load(&self, _: Ordering) -> u64 {
+            *self.get()
+        }
+        pub fn store(&self, v: u64, _: Ordering) {
+            *self.get() = v;
+        }
+        pub fn fetch_add(&self, v: u64, _: Ordering) -> u64 {
+            let mut g = self.get();
+            let old = *g;
+            *g = old.wrapping_add(v);
+            old
+        }
+    }
+}
 use std::sync::Mutex;
 
 /// fio's run-state letters for the status line.

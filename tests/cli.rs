@@ -516,6 +516,38 @@ fn bs_is_seq_rand_uses_write_size_for_random_io() {
 }
 
 #[test]
+fn exec_prerun_and_postrun_run_around_the_io() {
+    // The prerun command sees the laid-out file before any I/O and the postrun command
+    // after it; their output lands in <job>.prerun.txt / <job>.postrun.txt.
+    let d = tmp();
+    let r = flexio(
+        &[
+            "--name=ra",
+            "--rw=read",
+            "--bs=64k",
+            "--size=1m",
+            "--filename=f",
+            "--exec_prerun=stat -c %s f",
+            "--exec_postrun=echo after",
+            "--output-format=json",
+        ],
+        d.path(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).expect("JSON stays clean");
+    assert_eq!(v["jobs"][0]["read"]["io_bytes"], 1 << 20);
+    assert!(r
+        .stderr
+        .contains("ra : Saving output of prerun in ra.prerun.txt"));
+    let pre = std::fs::read_to_string(d.path().join("ra.prerun.txt")).unwrap();
+    assert_eq!(pre.trim(), "1048576");
+    let post = std::fs::read_to_string(d.path().join("ra.postrun.txt")).unwrap();
+    assert_eq!(post, "after\n");
+    // A failing prerun (fio: the job does no I/O) is checked against fio in
+    // tests/job_control.rs.
+}
+
+#[test]
 fn compat_switch_and_environment() {
     let d = tempfile::tempdir().unwrap();
     let job = ["--name=a", "--ioengine=null", "--size=1m", "--parse-only"];

@@ -404,6 +404,24 @@ fn plan_thread(
     } else {
         o.iodepth
     };
+    // Every request slot holds the largest block; on 32-bit targets that can exceed the
+    // address space (a 4 GiB block would become 0 bytes if narrowed unchecked).
+    let slots = u64::from(depth.max(1));
+    if o.max_bs()
+        .checked_mul(slots)
+        .map_or(true, |b| b > isize::MAX as u64)
+    {
+        return Err(err(
+            def,
+            format!(
+                "block size {} with iodepth {} needs more buffer memory than this {}-bit \
+                 system can address",
+                o.max_bs(),
+                slots,
+                usize::BITS
+            ),
+        ));
+    }
     let seeds = job_seeds(o, thread_number, compat);
     let mut spec = workload_spec(o, &files, &seeds, time_based || io_size > region_total);
     if caps.noio {

@@ -182,7 +182,7 @@ impl FileTable {
                 continue;
             }
             done.push(dev);
-            let _ = rustix::fs::syncfs(fd);
+            let _ = flexio_engine::platform::syncfs(rustix::fd::AsFd::as_fd(fd));
         }
         done.len()
     }

@@ -57,7 +57,7 @@ pub struct RunCtx {
     pub readonly: bool,
     /// Raised by the main thread to ask every job for a copy of its statistics so far
     /// (--status-interval); answered at the next periodic check.
-    pub snapshot_req: Arc<std::sync::atomic::AtomicU64>,
+    pub snapshot_req: Arc<crate::progress::AtomicU64>,
 }
 
 /// fio's error description `file:<source>:<line>, func=..., error=...`, with flexio's own
@@ -110,7 +110,7 @@ pub fn result_of(plan: &ThreadPlan, pid: i32, stats: ThreadStats) -> JobResult {
 /// Run a whole thread plan and package its result.
 pub fn run_thread(plan: &ThreadPlan, ctx: &RunCtx, progress: &Progress) -> JobResult {
     let _io_job = IoJobDone(!plan.caps.noio);
-    let tid = rustix::thread::gettid().as_raw_nonzero().get();
+    let tid = flexio_engine::platform::thread_id();
     // A private descriptor table makes every system call on the job's files cheaper; a
     // kernel that refuses only costs that speed.
     let _ = flexio_engine::sys::private_fd_table();

@@ -22,9 +22,9 @@ pub fn apply(p: &Placement) -> Result<(), (i32, String)> {
     }
     if let Some(name) = &p.comm {
         // The kernel keeps the first 15 bytes.
-        rustix::thread::set_name(name).map_err(|e| {
+        flexio_engine::platform::set_thread_name(name).map_err(|e| {
             (
-                e.raw_os_error(),
+                e.raw_os_error().unwrap_or(libc::EINVAL),
                 format!("cannot set the thread name (comm) to {name:?}: {e}"),
             )
         })?;

@@ -52,11 +52,8 @@ impl IoBuffers {
                 // The advice must come before the first touch, or 4 KiB pages are already
                 // in place. A kernel without transparent huge pages refuses it; the buffer
                 // then has 4 KiB pages and works the same.
-                // SAFETY: [r, r + total) is exactly our fresh allocation; the advice changes
-                // how it is backed, not what it holds.
-                let _ = unsafe {
-                    rustix::mm::madvise(r.cast(), total, rustix::mm::Advice::LinuxHugepage)
-                };
+                // SAFETY: [r, r + total) is exactly our fresh allocation.
+                unsafe { crate::platform::advise_hugepages(r, total) };
                 // SAFETY: r points to `total` writable bytes we own.
                 unsafe { std::ptr::write_bytes(r, 0, total) };
             }

@@ -21,11 +21,13 @@
 //! probe); `registry.rs` lists the engine files and types, one line per file, and derives
 //! everything else from that list. Adding an engine is one new file and one registry line.
 //! `cmdprio.rs` is an option group shared by engines; `buffer.rs` and `sys.rs` hold the
-//! aligned buffers and the system calls rustix lacks.
+//! aligned buffers and the system calls rustix lacks; `platform.rs` the Linux-only
+//! interfaces with their fallbacks elsewhere.
 
 pub mod api;
 pub mod buffer;
 pub mod cmdprio;
+pub mod platform;
 pub mod registry;
 pub mod sha256;
 pub mod sys;

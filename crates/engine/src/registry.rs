@@ -38,22 +38,55 @@ pub static FIO_ONLY_ENGINES: &[&str] = &[
 ];
 
 macro_rules! registry {
-    ($( $file:literal => $m:ident: $($ty:ident),+; )*) => {
+    // Each line is `"file" => module: Type, ...;`, optionally preceded by
+    // `#[cfg(predicate)] "name": "what it needs"`: such an engine is compiled only where the
+    // predicate holds and its name is otherwise rejected as "not built into this flexio: it
+    // needs ...". The first rules bring every line to one shape
+    // (`[predicate] [name: needs]? ...`, an always-built line gets
+    // `all()`, which always holds) so the last rule can put the predicate on each item it
+    // generates for that line.
+    (@line [$($done:tt)*] #[cfg($c:meta)] $name:literal: $needs:literal $file:literal => $m:ident: $($ty:ident),+; $($rest:tt)*) => {
+        registry!(@line [$($done)* [$c] [$name: $needs] $file => $m: $($ty),+;] $($rest)*);
+    };
+    (@line [$($done:tt)*] $file:literal => $m:ident: $($ty:ident),+; $($rest:tt)*) => {
+        registry!(@line [$($done)* [all()] [] $file => $m: $($ty),+;] $($rest)*);
+    };
+    (@line [$($done:tt)*]) => {
+        registry!(@emit $($done)*);
+    };
+    (@emit $( [$c:meta] [$($name:literal: $needs:literal)?] $file:literal => $m:ident: $($ty:ident),+; )*) => {
         $(
+            #[cfg($c)]
             #[path = $file]
             pub mod $m;
         )*
 
         /// Engines flexio runs, in `--enghelp` order.
         pub static ENGINES: &[EngineInfo] = &[$($(
+            #[cfg($c)]
             EngineInfo {
                 name: <$m::$ty as EngineDef>::NAME,
                 help: <$m::$ty as EngineDef>::HELP,
             },
         )+)*];
 
+        /// Engines this build leaves out (their cargo feature is off or the target lacks
+        /// the kernel interface).
+        pub static LEFT_OUT_ENGINES: &[(&str, &str)] = &[$($(
+            #[cfg(not($c))]
+            ($name, $needs),
+        )?)*];
+
+        /// The optional engines this build has, by the name their line gives.
+        #[cfg(test)]
+        static OPTIONAL_BUILT: &[&str] = &[$($(
+            #[cfg($c)]
+            $name,
+        )?)*];
+
         /// Each engine's private options, for the job language.
         static ENGINE_OPTIONS: &[EngineOptions] = &[$($(
+            #[cfg($c)]
             EngineOptions {
                 engine: <$m::$ty as EngineDef>::NAME,
                 aliases: <$m::$ty as EngineDef>::ALIASES,
@@ -69,8 +102,11 @@ macro_rules! registry {
         ) -> Result<V::Out, String> {
             CATALOG.check_engine(name)?;
             $($(
+                #[cfg($c)]
+                {
                     if is::<$m::$ty>(name) {
-                    return Ok(v.visit(<$m::$ty as EngineDef>::build(cfg)));
+                        return Ok(v.visit(<$m::$ty as EngineDef>::build(cfg)));
+                    }
                 }
             )+)*
             Err(format!("unknown ioengine '{name}'"))
@@ -80,8 +116,11 @@ macro_rules! registry {
         /// with the job's options (io_uring with its ring flags, native AIO).
         pub fn probe(name: &str, cfg: &EngineConfig) -> Result<(), String> {
             $($(
+                #[cfg($c)]
+                {
                     if is::<$m::$ty>(name) {
-                    return <$m::$ty as EngineDef>::probe(cfg);
+                        return <$m::$ty as EngineDef>::probe(cfg);
+                    }
                 }
             )+)*
             CATALOG.check_engine(name)
@@ -91,12 +130,18 @@ macro_rules! registry {
         /// (see [`EngineDef::target_size`]).
         pub fn target_size(name: &str, cfg: &EngineConfig) -> Result<Option<u64>, String> {
             $($(
+                #[cfg($c)]
+                {
                     if is::<$m::$ty>(name) {
-                    return <$m::$ty as EngineDef>::target_size(cfg);
+                        return <$m::$ty as EngineDef>::target_size(cfg);
+                    }
                 }
             )+)*
             Ok(None)
         }
+    };
+    ($($lines:tt)*) => {
+        registry!(@line [] $($lines)*);
     };
 }
 
@@ -108,20 +153,30 @@ fn is<E: EngineDef>(name: &str) -> bool {
 // Every engine: its file (under `engines/`) and the engine types it defines, in
 // `--enghelp` order.
 registry! {
-    "engines/sync.rs" => sync: SyncRw, Psync, Vsync, Pvsync, Pvsync2;
+    "engines/sync.rs" => sync: SyncRw, Psync, Vsync, Pvsync;
+    #[cfg(any(target_os = "linux", target_os = "android"))] "pvsync2": "Linux (preadv2/pwritev2)"
+    "engines/pvsync2.rs" => pvsync2: Pvsync2;
     "engines/mmap.rs" => mmap: Mmap;
     "engines/null.rs" => null: Null;
     "engines/ftruncate.rs" => ftruncate: Ftruncate;
     "engines/fileops.rs" => fileops: FileCreate, FileStat, FileDelete;
     "engines/dirops.rs" => dirops: DirCreate, DirStat, DirDelete;
     "engines/falloc.rs" => falloc: Falloc;
+    // Linux's asynchronous interfaces, cargo features on by default. io_uring needs a
+    // 64-bit target (the io-uring crate's bindings are 64-bit only).
+    #[cfg(all(feature = "io_uring", target_os = "linux", target_pointer_width = "64"))]
+    "io_uring": "64-bit Linux and the cargo feature io_uring"
     "engines/uring.rs" => uring: Uring;
+    #[cfg(all(feature = "libaio", target_os = "linux"))]
+    "libaio": "Linux and the cargo feature libaio"
     "engines/libaio.rs" => libaio: Libaio;
     "engines/posixaio.rs" => posixaio: Posixaio;
     "engines/cpuio.rs" => cpuio: CpuIo;
     "engines/exec.rs" => exec: Exec;
     "engines/net.rs" => net: Net, NetSplice;
+    #[cfg(any(target_os = "linux", target_os = "android"))] "splice": "Linux (splice/vmsplice)"
     "engines/splice.rs" => splice: Splice;
+    #[cfg(any(target_os = "linux", target_os = "android"))] "e4defrag": "Linux (EXT4_IOC_MOVE_EXT)"
     "engines/e4defrag.rs" => e4defrag: E4Defrag;
     "engines/nbd.rs" => nbd: Nbd;
     "engines/http.rs" => http: Http;
@@ -133,6 +188,7 @@ pub static CATALOG: Catalog = Catalog {
     core: CORE,
     engines: ENGINE_OPTIONS,
     fio_only_engines: FIO_ONLY_ENGINES,
+    left_out_engines: LEFT_OUT_ENGINES,
 };
 
 /// Capabilities of an engine with a job's configuration (they may depend on its options:
@@ -189,6 +245,24 @@ mod tests {
             }
         }
         assert!(with_engine("rbd", &EngineConfig::default(), NoVisit).is_err());
+        // An optional engine is either built (under the name its registry line gives) or
+        // rejected with the reason, never both, never unknown.
+        for n in OPTIONAL_BUILT {
+            assert!(
+                ENGINES.iter().any(|e| e.name == *n),
+                "{n} built but not listed"
+            );
+        }
+        for (n, _) in LEFT_OUT_ENGINES {
+            assert!(
+                ENGINES.iter().all(|e| e.name != *n),
+                "{n} both built and left out"
+            );
+            let e = with_engine(n, &EngineConfig::default(), NoVisit)
+                .err()
+                .unwrap();
+            assert!(e.contains("not built into this flexio"), "{e}");
+        }
     }
 
     struct NoVisit;

@@ -1,5 +1,8 @@
-//! Small system-call wrappers the core needs but rustix does not offer.
+//! Small system-call wrappers the core needs but rustix does not offer. The Linux-only ones
+//! (per-thread descriptor table and resource usage, I/O priorities) live in `platform.rs`
+//! with their fallbacks and are re-exported here.
 
+pub use crate::platform::{ioprio_get_self, ioprio_set_self, private_fd_table, thread_usage};
 use std::io;
 
 /// The CPU's time-stamp counter (x86-64), or `None` on other architectures.
@@ -15,22 +18,6 @@ pub fn rdtsc() -> Option<u64> {
     {
         None
     }
-}
-
-/// Give the calling thread its own copy of the file-descriptor table (unshare(CLONE_FILES)).
-///
-/// In a multi-threaded process the kernel takes and drops a reference on the file for every
-/// system call on a descriptor, because another thread could close it meanwhile; a table
-/// used by one thread only skips that (about 5% of a 4 KiB pread on tmpfs, measured). Job
-/// threads call this first and from then on open every descriptor they use themselves.
-pub fn private_fd_table() -> io::Result<()> {
-    // SAFETY: after this call descriptors opened by this thread are not visible to others
-    // and vice versa. flexio's job threads open their files, rings and logs themselves after
-    // calling this, use the descriptors inherited in the copy (stdout, stderr) only as the
-    // same open files, and hand no descriptor to another thread: what they return is plain
-    // data (statistics).
-    unsafe { rustix::thread::unshare_unsafe(rustix::thread::UnshareFlags::FILES) }
-        .map_err(io::Error::from)
 }
 
 /// Resource usage of the calling thread.
@@ -56,26 +43,6 @@ impl Usage {
     }
 }
 
-/// getrusage(RUSAGE_THREAD).
-pub fn thread_usage() -> io::Result<Usage> {
-    let mut ru = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-    // SAFETY: ru points to writable memory of the right type; getrusage fills it.
-    let r = unsafe { libc::getrusage(libc::RUSAGE_THREAD, ru.as_mut_ptr()) };
-    if r != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: getrusage succeeded, so the structure is initialised (it was zeroed anyway).
-    let ru = unsafe { ru.assume_init() };
-    let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
-    Ok(Usage {
-        utime_us: tv(ru.ru_utime),
-        stime_us: tv(ru.ru_stime),
-        ctx: (ru.ru_nvcsw + ru.ru_nivcsw) as u64,
-        majflt: ru.ru_majflt as u64,
-        minflt: ru.ru_minflt as u64,
-    })
-}
-
 /// Configured CPUs (sysconf(_SC_NPROCESSORS_CONF)), fio's `$ncpus`.
 pub fn cpus_configured() -> u64 {
     // SAFETY: sysconf has no memory-safety preconditions.
@@ -89,7 +56,12 @@ pub fn cpus_configured() -> u64 {
 
 /// Local time as ctime(3) prints it, without the newline ("Sun Nov 22 04:38:15 2026").
 pub fn ctime(secs: i64) -> String {
-    let t: libc::time_t = secs as libc::time_t;
+    // time_t is 32 bits in the libc bindings of 32-bit musl: a time it cannot hold has no
+    // local-time text rather than a wrapped one.
+    #[allow(clippy::useless_conversion)] // i64 -> i64 on 64-bit targets
+    let Some(t) = secs.try_into().ok() else {
+        return String::new();
+    };
     let mut tm = std::mem::MaybeUninit::<libc::tm>::zeroed();
     // SAFETY: both pointers are valid; localtime_r writes the tm structure.
     let ok = unsafe { !libc::localtime_r(&t, tm.as_mut_ptr()).is_null() };
@@ -114,39 +86,6 @@ pub fn ctime(secs: i64) -> String {
     )
 }
 
-const IOPRIO_WHO_PROCESS: libc::c_long = 1;
-
-/// ioprio_set(IOPRIO_WHO_PROCESS, 0 = the calling thread, class << 13 | hint << 3 | level);
-/// the hint (fio 3.36's `priohint`, e.g. a command duration limit index) needs Linux 6.10.
-pub fn ioprio_set_self(class: u32, level: u32, hint: u32) -> io::Result<()> {
-    let value = ((class as libc::c_long) << 13)
-        | (((hint & 0x3ff) as libc::c_long) << 3)
-        | (level & 7) as libc::c_long;
-    // SAFETY: a plain system call with integer arguments.
-    let r = unsafe {
-        libc::syscall(
-            libc::SYS_ioprio_set,
-            IOPRIO_WHO_PROCESS,
-            0 as libc::c_long,
-            value,
-        )
-    };
-    if r != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
-}
-
-/// The calling thread's I/O priority as (class, level).
-pub fn ioprio_get_self() -> io::Result<(u32, u32)> {
-    // SAFETY: a plain system call with integer arguments.
-    let r = unsafe { libc::syscall(libc::SYS_ioprio_get, IOPRIO_WHO_PROCESS, 0 as libc::c_long) };
-    if r < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(((r >> 13) as u32, (r & 0x1fff) as u32))
-}
-
 /// setsockopt(TCP_MAXSEG): the TCP maximum segment size (rustix has no wrapper for it).
 pub fn set_tcp_maxseg(fd: rustix::fd::BorrowedFd<'_>, mss: u32) -> io::Result<()> {
     use rustix::fd::AsRawFd;
@@ -168,6 +107,7 @@ pub fn set_tcp_maxseg(fd: rustix::fd::BorrowedFd<'_>, mss: u32) -> io::Result<()
     Ok(())
 }
 
+#[cfg(any(target_os = "linux", target_os = "android"))]
 /// vmsplice(2) `buf` into the pipe whose write end is `pipe_w` (as much as fits, at least
 /// one byte unless it fails).
 pub fn vmsplice_from(pipe_w: &rustix::fd::OwnedFd, buf: &[u8]) -> io::Result<usize> {
@@ -179,6 +119,7 @@ pub fn vmsplice_from(pipe_w: &rustix::fd::OwnedFd, buf: &[u8]) -> io::Result<usi
         .map_err(|e| io::Error::from_raw_os_error(e.raw_os_error()))
 }
 
+#[cfg(any(target_os = "linux", target_os = "android"))]
 /// vmsplice(2) from the pipe whose read end is `pipe_r` into `buf` (a copy out of the
 /// pipe, as readv would).
 pub fn vmsplice_to(pipe_r: &rustix::fd::OwnedFd, buf: &mut [u8]) -> io::Result<usize> {
@@ -189,6 +130,7 @@ pub fn vmsplice_to(pipe_r: &rustix::fd::OwnedFd, buf: &mut [u8]) -> io::Result<u
         .map_err(|e| io::Error::from_raw_os_error(e.raw_os_error()))
 }
 
+#[cfg(any(target_os = "linux", target_os = "android"))]
 /// EXT4_IOC_MOVE_EXT's argument (linux/ext4.h `struct move_extent`).
 #[repr(C)]
 #[derive(Default)]
@@ -201,12 +143,14 @@ pub struct MoveExtent {
     pub moved_len: u64,
 }
 
+#[cfg(any(target_os = "linux", target_os = "android"))]
 /// `_IOWR('f', 15, struct move_extent)`.
 const EXT4_IOC_MOVE_EXT: libc::c_ulong = (3 << 30)
     | ((std::mem::size_of::<MoveExtent>() as libc::c_ulong) << 16)
     | ((b'f' as libc::c_ulong) << 8)
     | 15;
 
+#[cfg(any(target_os = "linux", target_os = "android"))]
 /// ioctl(EXT4_IOC_MOVE_EXT): exchange `me.len` blocks of `fd` with the donor's (ext4's
 /// online defragmentation step). `me.moved_len` says how many moved, also on failure.
 pub fn ext4_move_ext(fd: rustix::fd::BorrowedFd<'_>, me: &mut MoveExtent) -> io::Result<()> {

@@ -397,6 +397,7 @@ mod tests {
             },
         ],
         fio_only_engines: &["netsplice", "splice"],
+        left_out_engines: &[],
     };
 
     #[test]

@@ -462,7 +462,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
         }
         if self.pace.limited() || self.pace.thinks() {
             // Sleeps end on schedule, not up to 50 µs late (the default timer slack).
-            let _ = rustix::thread::set_current_timer_slack(std::num::NonZeroU64::new(1));
+            flexio_engine::platform::tight_timer_slack();
         }
         let now = self.clock.now();
         self.start_epoch(now);

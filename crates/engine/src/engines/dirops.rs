@@ -11,7 +11,7 @@
 use crate::api::{EngineDef, Caps, Engine, EngineConfig, IoReq, Queued};
 use crate::fileops::{FileStatOpts, StatKind};
 use flexio_job::table::OptDef;
-use rustix::fs::{AtFlags, Mode, StatxFlags, CWD};
+use rustix::fs::Mode;
 use std::io;
 use std::path::Path;
 
@@ -101,11 +101,7 @@ impl<const K: u8> Engine for DirOp<K> {
             STAT => match self.stat {
                 StatKind::Stat => rustix::fs::stat(path).map(|_| ()).map_err(io_err),
                 StatKind::Lstat => rustix::fs::lstat(path).map(|_| ()).map_err(io_err),
-                StatKind::Statx => {
-                    rustix::fs::statx(CWD, path, AtFlags::empty(), StatxFlags::BASIC_STATS)
-                        .map(|_| ())
-                        .map_err(io_err)
-                }
+                StatKind::Statx => crate::platform::statx_basic(path),
             },
             _ => rustix::fs::rmdir(path).map_err(io_err),
         }

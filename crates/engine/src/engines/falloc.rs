@@ -3,7 +3,7 @@
 
 use crate::api::{EngineDef, Caps, Engine, EngineConfig, IoReq, Op, Queued};
 use rustix::fd::BorrowedFd;
-use rustix::fs::FallocateFlags;
+use crate::platform::{fallocate, FallocMode};
 
 pub struct Falloc;
 
@@ -29,14 +29,9 @@ impl Engine for Falloc {
         let fd = unsafe { BorrowedFd::borrow_raw(io.fd) };
         let len = io.len as u64;
         let r = match io.op {
-            Op::Read => rustix::fs::fallocate(fd, FallocateFlags::KEEP_SIZE, io.offset, len),
-            Op::Write => rustix::fs::fallocate(fd, FallocateFlags::empty(), io.offset, len),
-            Op::Trim => rustix::fs::fallocate(
-                fd,
-                FallocateFlags::KEEP_SIZE | FallocateFlags::PUNCH_HOLE,
-                io.offset,
-                len,
-            ),
+            Op::Read => fallocate(fd, FallocMode::KeepSize, io.offset, len),
+            Op::Write => fallocate(fd, FallocMode::Extend, io.offset, len),
+            Op::Trim => fallocate(fd, FallocMode::PunchHole, io.offset, len),
             Op::Sync => rustix::fs::fsync(fd),
             Op::Datasync => rustix::fs::fdatasync(fd),
         };

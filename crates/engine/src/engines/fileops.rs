@@ -4,7 +4,7 @@
 use crate::api::{EngineDef, Caps, Engine, EngineConfig, IoReq, Queued};
 use flexio_job::engine_opts::parse;
 use flexio_job::table::{Kind, OptDef};
-use rustix::fs::{AtFlags, Mode, OFlags, StatxFlags, CWD};
+use rustix::fs::{Mode, OFlags};
 use std::io;
 use std::path::Path;
 
@@ -114,11 +114,7 @@ impl<const K: u8> Engine for FileOp<K> {
             STAT => match self.stat {
                 StatKind::Stat => rustix::fs::stat(path).map(|_| ()).map_err(io_err),
                 StatKind::Lstat => rustix::fs::lstat(path).map(|_| ()).map_err(io_err),
-                StatKind::Statx => {
-                    rustix::fs::statx(CWD, path, AtFlags::empty(), StatxFlags::BASIC_STATS)
-                        .map(|_| ())
-                        .map_err(io_err)
-                }
+                StatKind::Statx => crate::platform::statx_basic(path),
             },
             _ => rustix::fs::unlink(path).map_err(io_err),
         }

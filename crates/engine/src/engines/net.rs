@@ -509,6 +509,7 @@ impl<const SPLICE: bool> NetIo<SPLICE> {
     }
 
     /// netsplice send: vmsplice the buffer into the pipe, splice the pipe to the socket.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
     fn splice_out(&self, buf: &[u8]) -> i64 {
         let (Some((r, w)), Some(s)) = (self.pipe.as_ref(), self.sock.as_ref()) else {
             return -(libc::EINVAL as i64);
@@ -531,6 +532,7 @@ impl<const SPLICE: bool> NetIo<SPLICE> {
     }
 
     /// netsplice receive: splice the socket into the pipe, vmsplice it out to the buffer.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
     fn splice_in(&self, buf: &mut [u8]) -> i64 {
         let (Some((r, w)), Some(s)) = (self.pipe.as_ref(), self.sock.as_ref()) else {
             return -(libc::EINVAL as i64);
@@ -544,6 +546,17 @@ impl<const SPLICE: bool> NetIo<SPLICE> {
             Ok(k) => k as i64,
             Err(e) => -(e.raw_os_error().unwrap_or(libc::EIO) as i64),
         }
+    }
+
+    /// Elsewhere netsplice has no splice(2): every transfer fails with ENOSYS.
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    fn splice_out(&self, _buf: &[u8]) -> i64 {
+        -(libc::ENOSYS as i64)
+    }
+
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    fn splice_in(&self, _buf: &mut [u8]) -> i64 {
+        -(libc::ENOSYS as i64)
     }
 
     /// fio's check of a received datagram's sequence trailer: gaps count as lost.

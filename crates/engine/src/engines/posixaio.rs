@@ -39,13 +39,18 @@ impl Engine for Posixaio {
         Caps::default()
     }
     fn queue(&mut self, io: &IoReq) -> Queued {
+        // off_t is 32 bits in 32-bit glibc's aiocb: an offset it cannot hold is an error,
+        // not a write somewhere else.
+        let Ok(offset) = libc::off_t::try_from(io.offset) else {
+            return Queued::Completed(-(libc::EOVERFLOW as i64));
+        };
         let cb = &mut self.cbs[io.idx as usize];
         // SAFETY: all-zero is a valid aiocb (no notification: SIGEV_NONE is 1, set below).
         *cb = unsafe { std::mem::zeroed() };
         cb.aio_fildes = io.fd;
         cb.aio_buf = io.buf.cast();
         cb.aio_nbytes = io.len;
-        cb.aio_offset = io.offset as libc::off_t;
+        cb.aio_offset = offset;
         cb.aio_sigevent.sigev_notify = libc::SIGEV_NONE;
         // SAFETY: cb lives in self.cbs at the request's slot and is not touched again until
         // the request completes; the buffer is kept valid by the core until then.

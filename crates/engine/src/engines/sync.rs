@@ -1,14 +1,13 @@
-//! The synchronous system-call engines: sync, psync, pvsync, pvsync2 and vsync.
+//! The synchronous system-call engines: sync, psync, pvsync and vsync (pvsync2, Linux's
+//! preadv2/pwritev2, is in `pvsync2.rs`).
 
 use crate::api::{EngineDef, Caps, Completion, Engine, EngineConfig, FileInfo, IoReq, Op, Queued};
 use crate::from_rustix;
-use flexio_job::engine_opts::parse;
-use flexio_job::table::Kind;
 use rustix::fd::BorrowedFd;
-use rustix::io::{IoSlice, IoSliceMut, ReadWriteFlags};
+use rustix::io::{IoSlice, IoSliceMut};
 use std::io;
 
-const SYNC_CAPS: Caps = Caps {
+pub(crate) const SYNC_CAPS: Caps = Caps {
     syncio: true,
     diskless: false,
     no_extend: false,
@@ -28,7 +27,7 @@ const SYNC_CAPS: Caps = Caps {
 
 /// Borrow the request's descriptor.
 #[inline]
-fn fd(io: &IoReq) -> BorrowedFd<'_> {
+pub(crate) fn fd(io: &IoReq) -> BorrowedFd<'_> {
     // SAFETY: the core keeps the file open while any request on it is outstanding, and a
     // request's descriptor is the file's open descriptor.
     unsafe { BorrowedFd::borrow_raw(io.fd) }
@@ -39,7 +38,7 @@ fn fd(io: &IoReq) -> BorrowedFd<'_> {
 /// request completes (inside `queue` for these engines).
 #[inline]
 #[allow(clippy::mut_from_ref)]
-fn buf(io: &IoReq) -> &mut [u8] {
+pub(crate) fn buf(io: &IoReq) -> &mut [u8] {
     // SAFETY: the core guarantees `buf` points to `len` bytes it owns, valid and not
     // otherwise referenced until this request completes.
     unsafe { std::slice::from_raw_parts_mut(io.buf, io.len) }
@@ -47,14 +46,14 @@ fn buf(io: &IoReq) -> &mut [u8] {
 
 /// The request's buffer as a shared slice (for writes).
 #[inline]
-fn wbuf(io: &IoReq) -> &[u8] {
+pub(crate) fn wbuf(io: &IoReq) -> &[u8] {
     // SAFETY: as for `buf`; only read here.
     unsafe { std::slice::from_raw_parts(io.buf, io.len) }
 }
 
 /// fsync / fdatasync through the request's descriptor.
 #[inline]
-fn do_sync(io: &IoReq) -> i64 {
+pub(crate) fn do_sync(io: &IoReq) -> i64 {
     let r = match io.op {
         Op::Sync => rustix::fs::fsync(fd(io)),
         _ => rustix::fs::fdatasync(fd(io)),
@@ -65,7 +64,7 @@ fn do_sync(io: &IoReq) -> i64 {
     }
 }
 
-fn einval() -> i64 {
+pub(crate) fn einval() -> i64 {
     -(libc::EINVAL as i64)
 }
 
@@ -194,107 +193,6 @@ impl Engine for Pvsync {
                 fd(io),
                 &[IoSlice::new(wbuf(io))],
                 io.offset,
-            )),
-            Op::Sync | Op::Datasync => do_sync(io),
-            Op::Trim => einval(),
-        })
-    }
-}
-
-/// `RWF_UNCACHED` (called RWF_DONTCACHE by the kernel since 6.14).
-const RWF_UNCACHED: u32 = 0x80;
-
-flexio_job::engine_options! {
-    /// pvsync2's options (fio's pvsync2 option table).
-    pub struct Pvsync2Opts; rows OPTIONS;
-    /// RWF_HIPRI: polled completions.
-    hipri: bool = false,
-        "hipri", Kind::Flag, "0", "Set RWF_HIPRI for pwritev2/preadv2", parse::flag;
-    /// Share of requests with RWF_HIPRI (percent).
-    hipri_percentage: u32 = 100,
-        "hipri_percentage", Kind::Int { min: 0, max: 100 }, "100",
-        "Probabilistically set RWF_HIPRI for pwritev2/preadv2",
-        |v, kb| parse::int(v, kb, 0, 100).map(|n| n as u32);
-    /// RWF_UNCACHED on buffered reads and writes.
-    uncached: bool = false,
-        "uncached", Kind::Int { min: 0, max: 1 }, "0", "Use RWF_UNCACHED for buffered read/writes",
-        |v, kb| parse::int(v, kb, 0, 1).map(|n| n == 1);
-    /// RWF_NOWAIT.
-    nowait: bool = false,
-        "nowait", Kind::Bool, "0", "Set RWF_NOWAIT for pwritev2/preadv2", parse::boolean;
-}
-
-/// `pvsync2`: preadv2(2)/pwritev2(2) with RWF_HIPRI / RWF_NOWAIT / RWF_UNCACHED.
-pub struct Pvsync2 {
-    base: ReadWriteFlags,
-    hipri_pct: u32,
-    rng: u32,
-}
-
-impl EngineDef for Pvsync2 {
-    const NAME: &'static str = "pvsync2";
-    const HELP: &'static str = "Basic preadv2(2) or pwritev2(2) I/O with RWF flags";
-    const OPTIONS: &'static [&'static [flexio_job::table::OptDef]] = &[OPTIONS];
-    fn build(cfg: &EngineConfig) -> Self {
-        Pvsync2::new(&Pvsync2Opts::from_values(&cfg.values), cfg.seed)
-    }
-}
-
-impl Pvsync2 {
-    pub fn new(o: &Pvsync2Opts, seed: u32) -> Self {
-        let mut base = ReadWriteFlags::empty();
-        if o.nowait {
-            base |= ReadWriteFlags::NOWAIT;
-        }
-        if o.uncached {
-            base |= ReadWriteFlags::from_bits_retain(RWF_UNCACHED);
-        }
-        Pvsync2 {
-            base,
-            hipri_pct: if o.hipri { o.hipri_percentage } else { 0 },
-            rng: seed | 1,
-        }
-    }
-
-    #[inline]
-    fn flags(&mut self) -> ReadWriteFlags {
-        if self.hipri_pct == 0 {
-            return self.base;
-        }
-        if self.hipri_pct >= 100 {
-            return self.base | ReadWriteFlags::HIPRI;
-        }
-        // xorshift32 for the per-I/O coin.
-        self.rng ^= self.rng << 13;
-        self.rng ^= self.rng >> 17;
-        self.rng ^= self.rng << 5;
-        if self.rng % 100 < self.hipri_pct {
-            self.base | ReadWriteFlags::HIPRI
-        } else {
-            self.base
-        }
-    }
-}
-
-impl Engine for Pvsync2 {
-    fn caps(&self) -> Caps {
-        SYNC_CAPS
-    }
-    #[inline]
-    fn queue(&mut self, io: &IoReq) -> Queued {
-        let flags = self.flags();
-        Queued::Completed(match io.op {
-            Op::Read => from_rustix(rustix::io::preadv2(
-                fd(io),
-                &mut [IoSliceMut::new(buf(io))],
-                io.offset,
-                flags,
-            )),
-            Op::Write => from_rustix(rustix::io::pwritev2(
-                fd(io),
-                &[IoSlice::new(wbuf(io))],
-                io.offset,
-                flags,
             )),
             Op::Sync | Op::Datasync => do_sync(io),
             Op::Trim => einval(),

@@ -254,6 +254,10 @@ pub struct Catalog {
     pub engines: &'static [EngineOptions],
     /// fio engines flexio does not run: rejected as "not supported by flexio".
     pub fio_only_engines: &'static [&'static str],
+    /// flexio engines this build leaves out (cargo feature off, or a target without the
+    /// kernel interface): rejected as "not built into this flexio".
+    /// Each is (name, what it needs).
+    pub left_out_engines: &'static [(&'static str, &'static str)],
 }
 
 /// The core options and no engines.
@@ -261,6 +265,7 @@ pub static CORE_ONLY: Catalog = Catalog {
     core: CORE,
     engines: &[],
     fio_only_engines: &[],
+    left_out_engines: &[],
 };
 
 impl Catalog {
@@ -331,6 +336,11 @@ impl Catalog {
         }
         if name.starts_with("external:") || self.fio_only_engines.contains(&name) {
             return Err(format!("ioengine '{name}' is not supported by flexio"));
+        }
+        if let Some((_, needs)) = self.left_out_engines.iter().find(|(n, _)| *n == name) {
+            return Err(format!(
+                "ioengine '{name}' is not built into this flexio: it needs {needs}"
+            ));
         }
         Err(format!("unknown ioengine '{name}'"))
     }
