@@ -199,9 +199,11 @@ pub struct ModeResult {
     pub runtime_ns: u64,
     pub clat_mean_ns: f64,
     pub clat_p99_ns: u64,
-    /// CPU in percent of the job's runtime (fio's formula), syncer thread included.
+    /// CPU in percent of one CPU over the job's run time, syncer thread included.
     pub usr_pct: f64,
     pub sys_pct: f64,
+    /// The job's run time the CPU percentages are relative to (ns).
+    pub cpu_window_ns: u64,
     /// fsync/fdatasync calls: the job's own (fsync mode) or the syncer's (bgsync).
     pub syncs: u64,
     pub sync_mean_ns: f64,
@@ -298,7 +300,9 @@ pub fn run_mode(a: &Args, mode: &'static str) -> Result<ModeResult, String> {
     let st = &r.result.stats;
     let d = &st.dirs[1];
     let w = &r.report.dirs[1];
-    let runt_us = (st.total_run_time_ms * 1000).max(1) as f64;
+    // CPU in percent of one CPU over the job's exact run time (fio's formula divides by
+    // whole milliseconds, too coarse for a job of a few ms).
+    let runt_us = (st.total_run_time_ns as f64 / 1000.0).max(1.0);
     let pct = |us: u64| us as f64 * 100.0 / runt_us;
     let p99 = w
         .clat
@@ -321,6 +325,7 @@ pub fn run_mode(a: &Args, mode: &'static str) -> Result<ModeResult, String> {
         clat_p99_ns: p99,
         usr_pct: pct(st.usr_time_us + bg_usr),
         sys_pct: pct(st.sys_time_us + bg_sys),
+        cpu_window_ns: st.total_run_time_ns,
         syncs,
         sync_mean_ns,
         dev_write_ios: r.disks.first().map(|d| d.write_ios),
@@ -403,6 +408,7 @@ pub fn json_doc(a: &Args, res: &[ModeResult], error: Option<&str>) -> String {
                 "clat_p99_ns": r.clat_p99_ns,
                 "usr_pct": (r.usr_pct * 100.0).round() / 100.0,
                 "sys_pct": (r.sys_pct * 100.0).round() / 100.0,
+                "cpu_window_ns": r.cpu_window_ns,
                 "syncs": r.syncs,
                 "sync_mean_ns": (r.sync_mean_ns * 10.0).round() / 10.0,
                 "dev_write_ios": r.dev_write_ios,
@@ -463,6 +469,11 @@ pub fn run(args: &[String]) -> i32 {
         print!("{doc}");
     } else {
         print!("{}", table(&a, &res));
+    }
+    if res.iter().any(|r| r.cpu_window_ns < 1_000_000_000) {
+        eprintln!(
+            "flexio writemodes: note: a mode ran for less than a second; the kernel splits CPU time into usr and sys by timer ticks (getrusage), so its usr%/sys% are coarse: write more (--size) for steadier figures"
+        );
     }
     match err {
         None => 0,

@@ -147,6 +147,8 @@ pub struct ThreadStats {
     pub sync_total: u64,
     /// Milliseconds from the job's epoch (after ramp) to its end (fio's total_run_time).
     pub total_run_time_ms: u64,
+    /// The same in exact nanoseconds (flexio's addition): the window the CPU times cover.
+    pub total_run_time_ns: u64,
     pub usr_time_us: u64,
     pub sys_time_us: u64,
     pub ctx: u64,
@@ -370,6 +372,7 @@ impl ThreadStats {
         self.sync_hist.merge(&o.sync_hist);
         self.sync_total += o.sync_total;
         self.total_run_time_ms += o.total_run_time_ms;
+        self.total_run_time_ns += o.total_run_time_ns;
         self.engine_ns += o.engine_ns;
         self.wait_ns += o.wait_ns;
         self.plain_ios += o.plain_ios;
