@@ -64,7 +64,16 @@ fn writemodes_on_each_study_file_system() {
                 usr <= limit && sys <= limit && usr + sys <= limit,
                 "{what} {name}: usr {usr} % + sys {sys} % over a {window} ns window"
             );
-            assert!(r.stdout.contains("usr%") && r.stdout.contains("sys%"));
+            let header = r.stdout.lines().nth(1).unwrap();
+            let cols: Vec<&str> = header.split_whitespace().collect();
+            assert_eq!(
+                cols,
+                [
+                    "mode", "MiB", "MiB/s", "IOPS", "clat", "mean", "clat", "p99", "usr%", "sys%",
+                    "syncs", "sync", "mean", "dev", "writes"
+                ],
+                "{header}"
+            );
             assert!(m["clat_mean_ns"].as_f64().unwrap() > 0.0);
             // The table has the row.
             assert!(

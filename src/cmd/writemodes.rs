@@ -5,7 +5,8 @@
 //!   decides (the data is not durable when the job ends, and writing it is not timed);
 //! * `bgsync`: the same writes while a syncer thread of this process calls fdatasync(2) on
 //!   the file every `--bg-interval` (default 100 ms) for as long as the job runs: write-back
-//!   pushed by a background syncer, the writer never waits for it itself;
+//!   pushed by a background syncer (it opens the file by name each time), the writer never
+//!   waits for it itself;
 //! * `osync`: the file opened with O_SYNC (fio's `sync=1`): every write returns once it is
 //!   on stable storage;
 //! * `fsync`: fsync(2) after every N writes (fio's `fsync=N`, default 32).
@@ -238,8 +239,11 @@ fn job(a: &Args, mode: &str) -> String {
     j
 }
 
-/// The bgsync mode's syncer: fdatasync on the file every `interval` until told to stop.
-/// Returns (syncs, their summed ns, usr µs, sys µs) of its thread.
+/// The bgsync mode's syncer: every `interval` until told to stop, open the file by name and
+/// fdatasync it (by name, because the job lays the file out itself and may replace it: a
+/// descriptor opened earlier could sync an unlinked inode). Before the job has created the
+/// file there is nothing to sync. Returns (syncs, their summed ns, usr µs, sys µs) of its
+/// thread; only the fdatasync calls are timed.
 fn syncer(
     file: PathBuf,
     interval: Duration,
@@ -247,16 +251,17 @@ fn syncer(
 ) -> std::thread::JoinHandle<Result<(u64, u64, u64, u64), String>> {
     std::thread::spawn(move || {
         let u0 = flexio_engine::sys::thread_usage().map_err(|e| e.to_string())?;
-        let f = std::fs::OpenOptions::new()
-            .write(true)
-            .open(&file)
-            .map_err(|e| format!("syncer: {}: {e}", file.display()))?;
         let (mut n, mut ns) = (0u64, 0u64);
         while !stop.load(Ordering::Relaxed) {
             std::thread::sleep(interval);
             if stop.load(Ordering::Relaxed) {
                 break;
             }
+            let f = match std::fs::OpenOptions::new().write(true).open(&file) {
+                Ok(f) => f,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(format!("syncer: {}: {e}", file.display())),
+            };
             let t = Instant::now();
             f.sync_data()
                 .map_err(|e| format!("syncer: fdatasync: {e}"))?;
@@ -278,8 +283,6 @@ fn remove(p: &Path) {
 pub fn run_mode(a: &Args, mode: &'static str) -> Result<ModeResult, String> {
     remove(&a.file);
     let bg = if mode == "bgsync" {
-        // The file exists before the job so the syncer can hold it open from the start.
-        std::fs::File::create(&a.file).map_err(|e| format!("{}: {e}", a.file.display()))?;
         let stop = Arc::new(AtomicBool::new(false));
         Some((stop.clone(), syncer(a.file.clone(), a.bg_interval, stop)))
     } else {
@@ -355,8 +358,9 @@ pub fn table(a: &Args, res: &[ModeResult]) -> String {
     );
     let _ = writeln!(
         o,
-        "{:<10}{:>10}{:>10}{:>11}{:>11}{:>8}{:>8}{:>8}{:>11}{:>11}",
+        "{:<10}{:>8}{:>10}{:>10}{:>11}{:>11}{:>8}{:>8}{:>8}{:>11}{:>11}",
         "mode",
+        "MiB",
         "MiB/s",
         "IOPS",
         "clat mean",
