@@ -14,8 +14,11 @@ pub struct Subcommand {
 }
 
 pub mod compare;
+pub mod inproc;
+pub mod matrix;
 pub mod report;
 pub mod rt_study;
+pub mod writemodes;
 
 /// Every subcommand, in `flexio --help` order.
 pub static SUBCOMMANDS: &[Subcommand] = &[
@@ -28,6 +31,16 @@ pub static SUBCOMMANDS: &[Subcommand] = &[
         name: "compare",
         help: "A.json B.json | A... -- B... | --trials N a.fio b.fio: is B faster, really?",
         run: compare::run,
+    },
+    Subcommand {
+        name: "matrix",
+        help: "[--dir DIR] [--max-file SIZE] ...: iozone-style file size x record size sweep",
+        run: matrix::run,
+    },
+    Subcommand {
+        name: "writemodes",
+        help: "[--dir DIR] [--size SIZE] ...: buffered, bgsync, O_SYNC, fsync writes with CPU",
+        run: writemodes::run,
     },
     Subcommand {
         name: "rt-study",

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 const USAGE: &str = "usage: flexio report RESULT.json... [-o FILE] [--title TEXT] [--no-logs]
 
 Writes one self-contained HTML page (no network needed) from flexio's or fio's
---output-format=json or json+ results. Log files beside a result (write_lat_log,
+--output-format=json or json+ results, and `flexio matrix --json` sweeps (heat maps). Log files beside a result (write_lat_log,
 write_bw_log, write_iops_log, write_hist_log) add curves over time and exact
 statistics of every logged I/O. Several results overlay their curves.
 
@@ -137,7 +137,20 @@ pub fn run(args: &[String]) -> i32 {
             return 2;
         }
     };
-    let runs = match read_results(&a.results, a.logs) {
+    // `flexio matrix` sweeps are drawn as heat maps; everything else is a run result.
+    let mut matrices = Vec::new();
+    let mut results = Vec::new();
+    for p in &a.results {
+        match flexio_analysis::matrix::read(p) {
+            Ok(Some(m)) => matrices.push(m),
+            Ok(None) => results.push(p.clone()),
+            Err(e) => {
+                eprintln!("flexio report: {e}");
+                return 2;
+            }
+        }
+    }
+    let runs = match read_results(&results, a.logs) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("flexio report: {e}");
@@ -152,7 +165,7 @@ pub fn run(args: &[String]) -> i32 {
     let opts = ReportOptions {
         title: a.title.unwrap_or_else(|| "flexio report".into()),
     };
-    let page = report::render(&runs, None, &opts);
+    let page = report::render_with(&runs, &matrices, None, &opts);
     if let Err(e) = write_page(&a.output, &page) {
         eprintln!("flexio report: {e}");
         return 2;
@@ -162,7 +175,7 @@ pub fn run(args: &[String]) -> i32 {
             "flexio report: wrote {} ({} KiB, {} result(s))",
             a.output.display(),
             page.len().div_ceil(1024),
-            runs.len()
+            runs.len() + matrices.len()
         );
     }
     0

@@ -441,3 +441,74 @@ pub fn has_logs(e: &Entry) -> bool {
             .any(|s| s.ddir == e.dir.ddir || e.dir.ddir == Ddir::Mixed)
             || e.job.logs.hist(e.dir.ddir).is_some())
 }
+
+fn kib_s_cell(v: f64) -> String {
+    fmt::count(v)
+}
+
+fn kib_s_axis(v: f64) -> String {
+    fmt::bw(v * 1024.0)
+}
+
+fn kib_axis(v: f64) -> String {
+    fmt::count(v)
+}
+
+/// The heat map of one operation of a matrix sweep: rows file size, columns record size,
+/// KiB/s.
+pub fn matrix_heatmap(m: &crate::matrix::Matrix, op: &str) -> crate::svg::HeatMap {
+    crate::svg::HeatMap {
+        title: format!("{op}: KiB/s"),
+        x_label: "record size (KiB)",
+        y_label: "file size (KiB)",
+        columns: m.records_kib.iter().map(|r| r.to_string()).collect(),
+        rows: m.files_kib.iter().map(|f| f.to_string()).collect(),
+        values: m
+            .files_kib
+            .iter()
+            .map(|f| {
+                m.records_kib
+                    .iter()
+                    .map(|r| m.cell(op, *f, *r).map(|c| c.kib_s))
+                    .collect()
+            })
+            .collect(),
+        fmt: kib_s_cell,
+    }
+}
+
+/// The same operation as lines: throughput over file size, one line per record size.
+pub fn matrix_lines(m: &crate::matrix::Matrix, op: &str) -> Chart {
+    let series = m
+        .records_kib
+        .iter()
+        .enumerate()
+        .map(|(i, r)| Series {
+            name: format!("{r} KiB records"),
+            result: i,
+            points: m
+                .files_kib
+                .iter()
+                .filter_map(|f| m.cell(op, *f, *r).map(|c| (*f as f64, c.kib_s)))
+                .collect(),
+            ..Default::default()
+        })
+        .filter(|s| !s.points.is_empty())
+        .collect();
+    Chart {
+        title: format!("{op}: throughput by file size"),
+        x: Axis {
+            scale: Scale::Log,
+            label: "file size (KiB)",
+            fmt: kib_axis,
+            binary: false,
+        },
+        y: Axis {
+            scale: Scale::Log,
+            label: "throughput",
+            fmt: kib_s_axis,
+            binary: false,
+        },
+        series,
+    }
+}

@@ -9,6 +9,7 @@ pub mod compare_out;
 pub mod fmt;
 pub mod input;
 pub mod logs;
+pub mod matrix;
 pub mod model;
 pub mod report;
 pub mod stats;

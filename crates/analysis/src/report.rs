@@ -7,6 +7,7 @@
 use crate::charts::{self, Entry};
 use crate::compare::Comparison;
 use crate::fmt::{self, esc};
+use crate::matrix::Matrix;
 use crate::model::{min_samples_for, too_few_for, Ddir, Lat, RunResult};
 use crate::svg;
 use std::fmt::Write;
@@ -221,6 +222,16 @@ fn chart_or_note(o: &mut String, c: &svg::Chart, hint: &str) {
 
 /// Render the report of `runs`, with a comparison section first when given.
 pub fn render(runs: &[RunResult], comparison: Option<&Comparison>, opts: &ReportOptions) -> String {
+    render_with(runs, &[], comparison, opts)
+}
+
+/// [`render`] with `flexio matrix` sweeps too (their heat maps after the runs' sections).
+pub fn render_with(
+    runs: &[RunResult],
+    matrices: &[Matrix],
+    comparison: Option<&Comparison>,
+    opts: &ReportOptions,
+) -> String {
     let mut o = String::with_capacity(1 << 20);
     let _ = write!(
         o,
@@ -231,31 +242,33 @@ pub fn render(runs: &[RunResult], comparison: Option<&Comparison>, opts: &Report
         let _ = write!(o, ".hide{k} .s{k}{{display:none}}");
     }
     let _ = writeln!(o, "</style></head><body><h1>{}</h1>", esc(&opts.title));
-    // Results and their colours (click to hide a result's curves).
-    o.push_str("<div class=\"legend\">");
-    for (k, r) in runs.iter().enumerate() {
-        let _ = write!(
-            o,
-            "<label><input type=\"checkbox\" data-k=\"{k}\" checked><span class=\"sw\" style=\"background:{}\"></span>{}</label>",
-            svg::color(k),
-            esc(&r.label)
-        );
+    if !runs.is_empty() {
+        // Results and their colours (click to hide a result's curves).
+        o.push_str("<div class=\"legend\">");
+        for (k, r) in runs.iter().enumerate() {
+            let _ = write!(
+                o,
+                "<label><input type=\"checkbox\" data-k=\"{k}\" checked><span class=\"sw\" style=\"background:{}\"></span>{}</label>",
+                svg::color(k),
+                esc(&r.label)
+            );
+        }
+        o.push_str("</div>\n<table><tr><th>result</th><th>file</th><th>produced by</th><th>time</th><th>jobs</th><th>log files</th></tr>\n");
+        for r in runs {
+            let logs: usize = r.jobs.iter().map(|j| j.logs.files.len()).sum();
+            let lines: u64 = r.jobs.iter().map(|j| j.logs.lines).sum();
+            let _ = writeln!(
+                o,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{logs} ({lines} lines)</td></tr>",
+                esc(&r.label),
+                esc(&r.path.display().to_string()),
+                esc(&r.producer),
+                esc(&r.time),
+                r.jobs.len()
+            );
+        }
+        o.push_str("</table>\n");
     }
-    o.push_str("</div>\n<table><tr><th>result</th><th>file</th><th>produced by</th><th>time</th><th>jobs</th><th>log files</th></tr>\n");
-    for r in runs {
-        let logs: usize = r.jobs.iter().map(|j| j.logs.files.len()).sum();
-        let lines: u64 = r.jobs.iter().map(|j| j.logs.lines).sum();
-        let _ = writeln!(
-            o,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{logs} ({lines} lines)</td></tr>",
-            esc(&r.label),
-            esc(&r.path.display().to_string()),
-            esc(&r.producer),
-            esc(&r.time),
-            r.jobs.len()
-        );
-    }
-    o.push_str("</table>\n");
     for r in runs {
         for w in &r.warnings {
             let _ = writeln!(o, "<p class=\"note\">{}: {}</p>", esc(&r.label), esc(w));
@@ -326,6 +339,9 @@ pub fn render(runs: &[RunResult], comparison: Option<&Comparison>, opts: &Report
         throughput_table(&mut o, &entries);
         options_block(&mut o, &entries);
     }
+    for m in matrices {
+        o.push_str(&crate::matrix::section_html(m));
+    }
     if runs.iter().any(|r| !r.disks.is_empty()) {
         o.push_str("<h2>Disk utilisation</h2><table><tr><th>result</th><th>disk</th><th>read I/Os</th><th>write I/Os</th><th>read merges</th><th>write merges</th><th>read ticks</th><th>write ticks</th><th>in queue</th><th>util</th></tr>\n");
         for r in runs {
@@ -352,7 +368,7 @@ pub fn render(runs: &[RunResult], comparison: Option<&Comparison>, opts: &Report
         o,
         "<p class=\"method\">Made by flexio {} from {} result(s). Statistics are exact (from the results and every log line); curves over time are downsampled to at most {} points per series, min/max kept as bands.</p><script>{SCRIPT}</script></body></html>",
         env!("CARGO_PKG_VERSION"),
-        runs.len(),
+        runs.len() + matrices.len(),
         charts::MAX_POINTS
     );
     o

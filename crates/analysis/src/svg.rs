@@ -347,6 +347,151 @@ impl Chart {
     }
 }
 
+/// A heat map: a grid of cells coloured by value on a logarithmic scale (low: dark blue,
+/// high: yellow), each cell labelled with its value, with a colour key. Empty cells (no
+/// value) stay blank. Rows are drawn bottom-up (the first row at the bottom).
+pub struct HeatMap {
+    pub title: String,
+    pub x_label: &'static str,
+    pub y_label: &'static str,
+    pub columns: Vec<String>,
+    pub rows: Vec<String>,
+    /// `values[row][column]`.
+    pub values: Vec<Vec<Option<f64>>>,
+    /// How a value is printed in its cell and in the key.
+    pub fmt: fn(f64) -> String,
+}
+
+/// Colour stops of the heat map (a viridis-like ramp), low to high.
+const RAMP: [(u8, u8, u8); 6] = [
+    (68, 1, 84),
+    (65, 68, 135),
+    (42, 120, 142),
+    (34, 168, 132),
+    (122, 209, 81),
+    (253, 231, 37),
+];
+
+/// The ramp's colour at `t` in [0, 1], and whether text on it should be dark.
+pub fn ramp(t: f64) -> (String, bool) {
+    let t = if t.is_finite() {
+        t.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let x = t * (RAMP.len() - 1) as f64;
+    let i = (x.floor() as usize).min(RAMP.len() - 2);
+    let f = x - i as f64;
+    let mix = |a: u8, b: u8| (a as f64 + (b as f64 - a as f64) * f).round() as u8;
+    let (a, b) = (RAMP[i], RAMP[i + 1]);
+    let c = (mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2));
+    (format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2), t > 0.55)
+}
+
+impl HeatMap {
+    /// The heat map as an `<svg class="chart heatmap">` element, or `None` without values.
+    pub fn render(&self) -> Option<String> {
+        let vals: Vec<f64> = self
+            .values
+            .iter()
+            .flatten()
+            .flatten()
+            .copied()
+            .filter(|v| v.is_finite() && *v > 0.0)
+            .collect();
+        if vals.is_empty() || self.columns.is_empty() || self.rows.is_empty() {
+            return None;
+        }
+        let lo = vals.iter().copied().fold(f64::INFINITY, f64::min).log10();
+        let hi = vals.iter().copied().fold(0.0, f64::max).log10();
+        let span = (hi - lo).max(1e-9);
+        let (nc, nr) = (self.columns.len() as f64, self.rows.len() as f64);
+        let (cw, ch) = ((560.0 / nc).clamp(34.0, 64.0), 22.0);
+        let (l, t, key) = (70.0, 28.0, 70.0);
+        let (pw, ph) = (cw * nc, ch * nr);
+        let (w, h) = (l + pw + key + 20.0, t + ph + 44.0);
+        let mut o = String::new();
+        let _ = write!(
+            o,
+            "<svg class=\"chart heatmap\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {w:.0} {h:.0}\" width=\"{w:.0}\" height=\"{h:.0}\" role=\"img\" aria-label=\"{}\"><text x=\"{l}\" y=\"16\" class=\"ct\">{}</text>",
+            esc(&self.title),
+            esc(&self.title)
+        );
+        for (ri, row) in self.values.iter().enumerate() {
+            let y = t + ph - (ri as f64 + 1.0) * ch;
+            for (ci, v) in row.iter().enumerate() {
+                let x = l + ci as f64 * cw;
+                let Some(v) = v.filter(|v| v.is_finite() && *v > 0.0) else {
+                    continue;
+                };
+                let (fill, dark) = ramp((v.log10() - lo) / span);
+                let _ = write!(
+                    o,
+                    "<rect class=\"hc\" x=\"{x:.1}\" y=\"{y:.1}\" width=\"{cw:.1}\" height=\"{ch:.1}\" fill=\"{fill}\"><title>{} x {}: {}</title></rect><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" style=\"font-size:9.5px;fill:{}\">{}</text>",
+                    esc(self.rows.get(ri).map(String::as_str).unwrap_or("")),
+                    esc(self.columns.get(ci).map(String::as_str).unwrap_or("")),
+                    esc(&(self.fmt)(v)),
+                    x + cw / 2.0,
+                    y + ch / 2.0 + 3.5,
+                    if dark { "#111" } else { "#fff" },
+                    esc(&(self.fmt)(v))
+                );
+            }
+        }
+        for (ci, c) in self.columns.iter().enumerate() {
+            let _ = write!(
+                o,
+                "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+                l + (ci as f64 + 0.5) * cw,
+                t + ph + 14.0,
+                esc(c)
+            );
+        }
+        for (ri, r) in self.rows.iter().enumerate() {
+            let _ = write!(
+                o,
+                "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
+                l - 4.0,
+                t + ph - (ri as f64 + 0.5) * ch + 3.5,
+                esc(r)
+            );
+        }
+        let _ = write!(
+            o,
+            "<rect class=\"frame\" x=\"{l}\" y=\"{t}\" width=\"{pw:.1}\" height=\"{ph:.1}\"/><text class=\"al\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text><text class=\"al\" transform=\"translate(12 {:.1}) rotate(-90)\" text-anchor=\"middle\">{}</text>",
+            l + pw / 2.0,
+            h - 8.0,
+            esc(self.x_label),
+            t + ph / 2.0,
+            esc(self.y_label)
+        );
+        // The colour key: the ramp from the smallest to the largest value (log scale).
+        let kx = l + pw + 14.0;
+        let steps = 24;
+        let kh = ph.max(60.0);
+        for i in 0..steps {
+            let (fill, _) = ramp((i as f64 + 0.5) / steps as f64);
+            let y = t + kh - (i as f64 + 1.0) * kh / steps as f64;
+            let _ = write!(
+                o,
+                "<rect x=\"{kx:.1}\" y=\"{y:.1}\" width=\"12\" height=\"{:.2}\" fill=\"{fill}\"/>",
+                kh / steps as f64 + 0.3
+            );
+        }
+        let _ = write!(
+            o,
+            "<text x=\"{:.1}\" y=\"{:.1}\">{}</text><text x=\"{:.1}\" y=\"{:.1}\">{}</text></svg>",
+            kx + 15.0,
+            t + 8.0,
+            esc(&(self.fmt)(10f64.powf(hi))),
+            kx + 15.0,
+            t + kh,
+            esc(&(self.fmt)(10f64.powf(lo)))
+        );
+        Some(o)
+    }
+}
+
 /// Reduce a series to at most `max` points by merging neighbours: the mean of each group for
 /// the line and its minimum and maximum for the band (so spikes stay visible).
 pub fn downsample(points: &[(f64, f64, f64, f64)], max: usize) -> Vec<(f64, f64, f64, f64)> {

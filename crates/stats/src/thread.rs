@@ -49,6 +49,9 @@ pub struct DirStats {
     /// Runtime of the direction in ms: per loop, the elapsed microseconds rounded up to
     /// whole milliseconds (fio's `update_runtime`).
     pub runtime_ms: u64,
+    /// The same runtime in exact nanoseconds (flexio's addition, not rounded per loop):
+    /// what `flexio matrix` divides by, where a cell lasts microseconds.
+    pub runtime_ns: u64,
     /// Completion (or total, with lat_percentiles) latency per I/O priority; recorded only
     /// when the job varies priorities per request (cmdprio).
     pub prios: Vec<PrioStat>,
@@ -82,6 +85,7 @@ impl DirStats {
         self.bw.sum(&s.bw, first);
         self.iops.sum(&s.iops, first);
         self.runtime_ms = self.runtime_ms.max(s.runtime_ms);
+        self.runtime_ns = self.runtime_ns.max(s.runtime_ns);
         self.merge_prios(&s.prios);
         self.sched.merge(&s.sched);
         self.sched_hist.merge(&s.sched_hist);
@@ -143,6 +147,8 @@ pub struct ThreadStats {
     pub sync_total: u64,
     /// Milliseconds from the job's epoch (after ramp) to its end (fio's total_run_time).
     pub total_run_time_ms: u64,
+    /// The same in exact nanoseconds (flexio's addition): the window the CPU times cover.
+    pub total_run_time_ns: u64,
     pub usr_time_us: u64,
     pub sys_time_us: u64,
     pub ctx: u64,
@@ -384,6 +390,7 @@ impl ThreadStats {
         self.sync_hist.merge(&o.sync_hist);
         self.sync_total += o.sync_total;
         self.total_run_time_ms += o.total_run_time_ms;
+        self.total_run_time_ns += o.total_run_time_ns;
         self.engine_ns += o.engine_ns;
         self.wait_ns += o.wait_ns;
         self.plain_ios += o.plain_ios;

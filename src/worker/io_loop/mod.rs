@@ -543,6 +543,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
         let now = self.clock.now();
         self.fold_lat();
         self.stats.total_run_time_ms = (now.saturating_sub(self.epoch_ns)) / 1_000_000;
+        self.stats.total_run_time_ns = now.saturating_sub(self.epoch_ns);
         if let Some(lt) = &self.lat_target {
             self.stats.latency_depth = Some(lt.qd);
         }

@@ -7,16 +7,19 @@ impl<E: EngineDef> Worker<'_, E> {
     /// Add the time since `start` to direction `d`'s runtime (if it moved data).
     pub(super) fn add_runtime(&mut self, d: usize, start: u64) {
         if self.accounting {
-            let el_us = self.clock.now().saturating_sub(start) / 1000;
-            self.add_elapsed(d, el_us);
+            let el_ns = self.clock.now().saturating_sub(start);
+            self.add_elapsed(d, el_ns);
         }
     }
 
-    /// fio's update_runtime: µs accumulate, the reported runtime is their ceiling in ms.
-    pub(super) fn add_elapsed(&mut self, d: usize, el_us: u64) {
+    /// fio's update_runtime: µs accumulate, the reported runtime is their ceiling in ms
+    /// (`runtime_ns` keeps the exact sum beside it).
+    pub(super) fn add_elapsed(&mut self, d: usize, el_ns: u64) {
         if self.stats.dirs[d].io_bytes == 0 {
             return;
         }
+        self.stats.dirs[d].runtime_ns += el_ns;
+        let el_us = el_ns / 1000;
         let before = self.elapsed_us[d].div_ceil(1000);
         self.elapsed_us[d] += el_us;
         let after = self.elapsed_us[d].div_ceil(1000);
@@ -34,10 +37,10 @@ impl<E: EngineDef> Worker<'_, E> {
             return;
         }
         let now = self.clock.now();
-        let el_us = now.saturating_sub(start) / 1000;
+        let el_ns = now.saturating_sub(start);
         for d in 0..3 {
             if self.p.io.dirs[d] {
-                self.add_elapsed(d, el_us);
+                self.add_elapsed(d, el_ns);
             }
         }
     }

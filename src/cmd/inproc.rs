@@ -1,0 +1,96 @@
+//! Running a generated fio job inside this process, through the same seam a remote session
+//! uses (`app::prepare` + `app::run_prepared`): parsing, planning, the engine and the job
+//! loop are flexio's own, nothing is printed, and the results come back as numbers. The
+//! study subcommands (`flexio matrix`, `flexio writemodes`) are built on it.
+
+use crate::app::{self, RunEvents};
+use crate::plan::ThreadPlan;
+use crate::progress::Progress;
+use flexio_stats::report::{DiskReport, JobReport, JobResult};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+
+/// Swallows the preamble (job headers, layout messages): the study prints its own tables.
+struct Quiet;
+
+impl RunEvents for Quiet {
+    fn text(&self, _s: &str) {}
+    fn running(&self, _plans: &[ThreadPlan], _progress: &Arc<Vec<Progress>>) {}
+}
+
+/// The interrupt flag shared by every in-process run (SIGINT/SIGTERM set it): the current
+/// job stops and a study stops after it.
+fn interrupt() -> &'static (Arc<AtomicBool>, crate::signals::Signals) {
+    static SIGS: OnceLock<(Arc<AtomicBool>, crate::signals::Signals)> = OnceLock::new();
+    SIGS.get_or_init(|| {
+        let t = Arc::new(AtomicBool::new(false));
+        let s = crate::signals::install(t.clone());
+        (t, s)
+    })
+}
+
+/// Whether the user interrupted the study.
+pub fn interrupted() -> bool {
+    interrupt().0.load(Ordering::Relaxed)
+}
+
+/// What one in-process job run gives back.
+pub struct JobRun {
+    /// The job's raw statistics (exact byte counts, `runtime_ns`, CPU times).
+    pub result: JobResult,
+    /// The job as the report computes it (latency summaries with percentiles, usr/sys CPU
+    /// in percent, sync statistics).
+    pub report: JobReport,
+    /// Disk statistics of the devices under the job's files (empty with `disk_util=0`).
+    pub disks: Vec<DiskReport>,
+}
+
+/// Run `job` (the text of a job file with one job) in this process. An error names the job
+/// and carries flexio's message (a bad option, a failed open, an I/O error).
+pub fn run_job(job: &str) -> Result<JobRun, String> {
+    const NAME: &str = "<flexio study job>";
+    let read = |p: &Path| -> std::io::Result<Vec<u8>> {
+        if p == Path::new(NAME) {
+            Ok(job.as_bytes().to_vec())
+        } else {
+            std::fs::read(p)
+        }
+    };
+    let args = vec!["--output-format=json".to_string(), NAME.to_string()];
+    let prepared = app::prepare(&args, &read)?;
+    if prepared.plans.len() != 1 {
+        return Err(format!(
+            "internal: a study job must plan to one thread, not {}",
+            prepared.plans.len()
+        ));
+    }
+    let (term, sigs) = interrupt().clone();
+    let out = app::run_prepared(prepared, &Quiet, term, sigs);
+    if interrupted() {
+        return Err("interrupted".into());
+    }
+    let report = out
+        .report
+        .ok_or_else(|| format!("the job did not run (exit status {})", out.code))?;
+    let (Some(result), Some(rep)) = (
+        out.results.into_iter().next(),
+        report.jobs.into_iter().next(),
+    ) else {
+        return Err("the job produced no result".into());
+    };
+    if rep.error != 0 {
+        return Err(format!(
+            "the job failed: {} (error {})",
+            rep.verror, rep.error
+        ));
+    }
+    if out.code != 0 {
+        return Err(format!("the job failed (exit status {})", out.code));
+    }
+    Ok(JobRun {
+        result,
+        report: rep,
+        disks: report.disks,
+    })
+}

@@ -1,0 +1,530 @@
+//! `flexio writemodes`: the same sequential write run four ways in one command, with the
+//! CPU each costs beside its throughput (docs/studies/write-modes.md):
+//!
+//! * `buffered`: write(2) into the page cache; write-back happens whenever the kernel
+//!   decides (the data is not durable when the job ends, and writing it is not timed);
+//! * `bgsync`: the same writes while a syncer thread of this process calls fdatasync(2) on
+//!   the file every `--bg-interval` (default 100 ms) for as long as the job runs: write-back
+//!   pushed by a background syncer (it opens the file by name each time), the writer never
+//!   waits for it itself;
+//! * `osync`: the file opened with O_SYNC (fio's `sync=1`): every write returns once it is
+//!   on stable storage;
+//! * `fsync`: fsync(2) after every N writes (fio's `fsync=N`, default 32).
+//!
+//! Each mode is a fio job run in-process (`super::inproc`) on a fresh file; its CPU is the
+//! job thread's usr/sys time (fio's `cpu` line), plus the syncer thread's for `bgsync`.
+
+use super::inproc;
+use super::report::take_value;
+use flexio_job::value::{parse_size, KbBase};
+use serde_json::json;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const USAGE: &str = "usage: flexio writemodes [options]
+
+Sequential writes four ways in one run, each on a fresh file: buffered (page cache
+only), bgsync (buffered while a syncer thread fdatasyncs the file every interval),
+osync (O_SYNC), fsync (fsync every N writes). Prints MiB/s, IOPS, completion latency
+and the usr/sys CPU of each (fio's cpu line, per job thread; bgsync adds its syncer).
+
+  --dir DIR            where the scratch file goes (default: the current directory)
+  --file PATH          the scratch file itself (removed at the end)
+  --size SIZE          bytes written per mode (default 64m)
+  --bs SIZE            write size (default 4k)
+  --every N            fsync mode: fsync after every N writes (default 32)
+  --bg-interval TIME   bgsync mode: time between the syncer's fdatasyncs (default 100ms)
+  --runtime TIME       stop a mode after this long even if --size is not written (default 30s)
+  --modes LIST         which modes, e.g. buffered,osync (default: all four)
+  --ioengine NAME      engine of the jobs (default psync)
+  --json FILE          write the results as JSON (atomically)
+  --output-format=normal|json   the table (default) or the JSON on stdout
+
+Exit status: 0 done, 1 a mode failed, 2 bad arguments, 128 interrupted.
+";
+
+/// The four modes, in the order they run.
+pub const MODES: [&str; 4] = ["buffered", "bgsync", "osync", "fsync"];
+
+/// Parsed arguments.
+#[derive(Debug, Clone)]
+pub struct Args {
+    pub file: PathBuf,
+    pub size: u64,
+    pub bs: u64,
+    pub every: u64,
+    pub bg_interval: Duration,
+    pub runtime_ms: u64,
+    pub modes: Vec<&'static str>,
+    pub ioengine: String,
+    pub json: Option<PathBuf>,
+    pub json_stdout: bool,
+}
+
+fn time_ms(v: &str, what: &str) -> Result<u64, String> {
+    let v = v.trim();
+    let (num, mult) = if let Some(n) = v.strip_suffix("ms") {
+        (n, 1)
+    } else if let Some(n) = v.strip_suffix('s') {
+        (n, 1000)
+    } else if let Some(n) = v.strip_suffix('m') {
+        (n, 60_000)
+    } else {
+        (v, 1000)
+    };
+    num.parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .filter(|n| *n > 0)
+        .ok_or_else(|| format!("{what}: '{v}' is not a positive time (e.g. 100ms, 30s)"))
+}
+
+pub fn parse_args(args: &[String]) -> Result<Args, String> {
+    let mut a = Args {
+        file: PathBuf::new(),
+        size: 64 << 20,
+        bs: 4096,
+        every: 32,
+        bg_interval: Duration::from_millis(100),
+        runtime_ms: 30_000,
+        modes: MODES.to_vec(),
+        ioengine: "psync".into(),
+        json: None,
+        json_stdout: false,
+    };
+    let (mut dir, mut file) = (None, None);
+    let size = |v: String, what: &str| -> Result<u64, String> {
+        parse_size(v.trim(), KbBase::K1024)
+            .map_err(|e| format!("{what}: {e}"))
+            .and_then(|n| {
+                (n > 0)
+                    .then_some(n)
+                    .ok_or(format!("{what}: must be more than 0"))
+            })
+    };
+    let mut i = 0;
+    while i < args.len() {
+        let arg = args[i].as_str();
+        if let Some(v) = take_value(args, &mut i, &["--dir"]) {
+            dir = Some(PathBuf::from(v?));
+        } else if let Some(v) = take_value(args, &mut i, &["--file"]) {
+            file = Some(PathBuf::from(v?));
+        } else if let Some(v) = take_value(args, &mut i, &["--size"]) {
+            a.size = size(v?, "--size")?;
+        } else if let Some(v) = take_value(args, &mut i, &["--bs"]) {
+            a.bs = size(v?, "--bs")?;
+        } else if let Some(v) = take_value(args, &mut i, &["--every"]) {
+            let v = v?;
+            a.every = v
+                .trim()
+                .parse()
+                .ok()
+                .filter(|n| *n > 0)
+                .ok_or_else(|| format!("--every: '{v}' is not a positive number of writes"))?;
+        } else if let Some(v) = take_value(args, &mut i, &["--bg-interval"]) {
+            a.bg_interval = Duration::from_millis(time_ms(&v?, "--bg-interval")?);
+        } else if let Some(v) = take_value(args, &mut i, &["--runtime"]) {
+            a.runtime_ms = time_ms(&v?, "--runtime")?;
+        } else if let Some(v) = take_value(args, &mut i, &["--modes"]) {
+            let v = v?;
+            let mut m = Vec::new();
+            for t in v.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+                let Some(x) = MODES.iter().find(|x| **x == t) else {
+                    return Err(format!(
+                        "--modes: unknown mode '{t}' (one of {})",
+                        MODES.join(", ")
+                    ));
+                };
+                m.push(*x);
+            }
+            if m.is_empty() {
+                return Err("--modes: no mode given".into());
+            }
+            a.modes = MODES.into_iter().filter(|x| m.contains(x)).collect();
+        } else if let Some(v) = take_value(args, &mut i, &["--ioengine"]) {
+            a.ioengine = v?;
+        } else if let Some(v) = take_value(args, &mut i, &["--json"]) {
+            a.json = Some(PathBuf::from(v?));
+        } else if let Some(v) = take_value(args, &mut i, &["--output-format"]) {
+            a.json_stdout = match v?.as_str() {
+                "json" => true,
+                "normal" => false,
+                o => return Err(format!("--output-format: '{o}' is not normal or json")),
+            };
+        } else {
+            return Err(format!("unknown argument '{arg}'"));
+        }
+        i += 1;
+    }
+    if a.bs > a.size {
+        return Err(format!(
+            "--bs ({}) is larger than --size ({})",
+            a.bs, a.size
+        ));
+    }
+    a.file = match (dir, file) {
+        (Some(_), Some(_)) => return Err("give --dir or --file, not both".into()),
+        (_, Some(f)) => f,
+        (d, None) => d
+            .unwrap_or_else(|| PathBuf::from("."))
+            .join(format!("flexio-writemodes.{}.tmp", std::process::id())),
+    };
+    let name = a.file.display().to_string();
+    if name.contains(':') || name.contains('\n') {
+        return Err(format!(
+            "{name}: the scratch file's path may not contain ':' or a newline (fio's file-name separator)"
+        ));
+    }
+    if let Some(p) = a.file.parent().filter(|p| !p.as_os_str().is_empty()) {
+        if !p.is_dir() {
+            return Err(format!("{}: no such directory", p.display()));
+        }
+    }
+    if a.file.exists() {
+        return Err(format!(
+            "{name}: exists; flexio writemodes writes and removes its own scratch file"
+        ));
+    }
+    Ok(a)
+}
+
+/// One mode's figures.
+#[derive(Clone, Debug, Default)]
+pub struct ModeResult {
+    pub mode: &'static str,
+    pub bytes: u64,
+    pub ios: u64,
+    pub runtime_ns: u64,
+    pub clat_mean_ns: f64,
+    pub clat_p99_ns: u64,
+    /// CPU in percent of one CPU over the job's run time, syncer thread included.
+    pub usr_pct: f64,
+    pub sys_pct: f64,
+    /// The job's run time the CPU percentages are relative to (ns).
+    pub cpu_window_ns: u64,
+    /// fsync/fdatasync calls: the job's own (fsync mode) or the syncer's (bgsync).
+    pub syncs: u64,
+    pub sync_mean_ns: f64,
+    /// Write requests the device under the file completed during the job (None when the
+    /// file is not on a block device, e.g. tmpfs).
+    pub dev_write_ios: Option<u64>,
+}
+
+impl ModeResult {
+    pub fn mib_s(&self) -> f64 {
+        self.bytes as f64 / 1048576.0 / (self.runtime_ns.max(1) as f64 / 1e9)
+    }
+    pub fn iops(&self) -> f64 {
+        self.ios as f64 / (self.runtime_ns.max(1) as f64 / 1e9)
+    }
+}
+
+fn job(a: &Args, mode: &str) -> String {
+    let mut j = format!(
+        "[{mode}]\nioengine={}\nfilename={}\nrw=write\nbs={}\nsize={}\nruntime={}ms\nfallocate=none\n",
+        a.ioengine,
+        a.file.display(),
+        a.bs,
+        a.size,
+        a.runtime_ms
+    );
+    match mode {
+        "osync" => j.push_str("sync=1\n"),
+        "fsync" => j.push_str(&format!("fsync={}\n", a.every)),
+        _ => {}
+    }
+    j
+}
+
+/// The bgsync mode's syncer: every `interval` until told to stop, open the file by name and
+/// fdatasync it (by name, because the job lays the file out itself and may replace it: a
+/// descriptor opened earlier could sync an unlinked inode). Before the job has created the
+/// file there is nothing to sync. Returns (syncs, their summed ns, usr µs, sys µs) of its
+/// thread; only the fdatasync calls are timed.
+fn syncer(
+    file: PathBuf,
+    interval: Duration,
+    stop: Arc<AtomicBool>,
+) -> std::thread::JoinHandle<Result<(u64, u64, u64, u64), String>> {
+    std::thread::spawn(move || {
+        let u0 = flexio_engine::sys::thread_usage().map_err(|e| e.to_string())?;
+        let (mut n, mut ns) = (0u64, 0u64);
+        while !stop.load(Ordering::Relaxed) {
+            std::thread::sleep(interval);
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let f = match std::fs::OpenOptions::new().write(true).open(&file) {
+                Ok(f) => f,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(format!("syncer: {}: {e}", file.display())),
+            };
+            let t = Instant::now();
+            f.sync_data()
+                .map_err(|e| format!("syncer: fdatasync: {e}"))?;
+            ns += t.elapsed().as_nanos() as u64;
+            n += 1;
+        }
+        let d = flexio_engine::sys::thread_usage()
+            .map_err(|e| e.to_string())?
+            .delta(&u0);
+        Ok((n, ns, d.utime_us, d.stime_us))
+    })
+}
+
+fn remove(p: &Path) {
+    let _ = std::fs::remove_file(p);
+}
+
+/// Run one mode on a fresh file.
+pub fn run_mode(a: &Args, mode: &'static str) -> Result<ModeResult, String> {
+    remove(&a.file);
+    let bg = if mode == "bgsync" {
+        let stop = Arc::new(AtomicBool::new(false));
+        Some((stop.clone(), syncer(a.file.clone(), a.bg_interval, stop)))
+    } else {
+        None
+    };
+    let r = inproc::run_job(&job(a, mode));
+    let bg = bg.map(|(stop, h)| {
+        stop.store(true, Ordering::Relaxed);
+        h.join()
+            .unwrap_or_else(|_| Err("syncer: internal error".into()))
+    });
+    remove(&a.file);
+    let r = r?;
+    let (bg_syncs, bg_ns, bg_usr, bg_sys) = match bg {
+        Some(x) => x?,
+        None => (0, 0, 0, 0),
+    };
+    let st = &r.result.stats;
+    let d = &st.dirs[1];
+    let w = &r.report.dirs[1];
+    // CPU in percent of one CPU over the job's exact run time (fio's formula divides by
+    // whole milliseconds, too coarse for a job of a few ms).
+    let runt_us = (st.total_run_time_ns as f64 / 1000.0).max(1.0);
+    let pct = |us: u64| us as f64 * 100.0 / runt_us;
+    let p99 = w
+        .clat
+        .percentiles
+        .as_ref()
+        .and_then(|v| v.iter().find(|x| x.0 == 99.0).map(|x| x.1))
+        .unwrap_or(w.clat.max_ns)
+        .clamp(w.clat.min_ns, w.clat.max_ns);
+    let (syncs, sync_mean_ns) = if mode == "bgsync" {
+        (bg_syncs, bg_ns as f64 / bg_syncs.max(1) as f64)
+    } else {
+        (r.report.sync.total_ios, r.report.sync.lat.mean_ns)
+    };
+    Ok(ModeResult {
+        mode,
+        bytes: d.io_bytes,
+        ios: d.total_ios,
+        runtime_ns: d.runtime_ns,
+        clat_mean_ns: w.clat.mean_ns,
+        clat_p99_ns: p99,
+        usr_pct: pct(st.usr_time_us + bg_usr),
+        sys_pct: pct(st.sys_time_us + bg_sys),
+        cpu_window_ns: st.total_run_time_ns,
+        syncs,
+        sync_mean_ns,
+        dev_write_ios: r.disks.first().map(|d| d.write_ios),
+    })
+}
+
+fn ns_text(v: f64) -> String {
+    if v >= 1e6 {
+        format!("{:.2}ms", v / 1e6)
+    } else if v >= 1e3 {
+        format!("{:.1}us", v / 1e3)
+    } else {
+        format!("{v:.0}ns")
+    }
+}
+
+/// The table: one row per mode.
+pub fn table(a: &Args, res: &[ModeResult]) -> String {
+    let mut o = format!(
+        "flexio writemodes: {} ({}, {} B writes, {} MiB per mode, fsync every {}, syncer every {} ms)\n",
+        a.file.display(),
+        a.ioengine,
+        a.bs,
+        a.size >> 20,
+        a.every,
+        a.bg_interval.as_millis()
+    );
+    let _ = writeln!(
+        o,
+        "{:<10}{:>8}{:>10}{:>10}{:>11}{:>11}{:>8}{:>8}{:>8}{:>11}{:>11}",
+        "mode",
+        "MiB",
+        "MiB/s",
+        "IOPS",
+        "clat mean",
+        "clat p99",
+        "usr%",
+        "sys%",
+        "syncs",
+        "sync mean",
+        "dev writes"
+    );
+    for r in res {
+        let _ = writeln!(
+            o,
+            "{:<10}{:>8.1}{:>10.1}{:>10.0}{:>11}{:>11}{:>8.1}{:>8.1}{:>8}{:>11}{:>11}",
+            r.mode,
+            r.bytes as f64 / 1048576.0,
+            r.mib_s(),
+            r.iops(),
+            ns_text(r.clat_mean_ns),
+            ns_text(r.clat_p99_ns as f64),
+            r.usr_pct,
+            r.sys_pct,
+            r.syncs,
+            if r.syncs > 0 {
+                ns_text(r.sync_mean_ns)
+            } else {
+                "-".into()
+            },
+            r.dev_write_ios
+                .map_or_else(|| "-".to_string(), |n| n.to_string())
+        );
+    }
+    o
+}
+
+/// The JSON document.
+pub fn json_doc(a: &Args, res: &[ModeResult], error: Option<&str>) -> String {
+    let modes: Vec<_> = res
+        .iter()
+        .map(|r| {
+            json!({
+                "mode": r.mode,
+                "mib_s": (r.mib_s() * 1000.0).round() / 1000.0,
+                "iops": (r.iops() * 10.0).round() / 10.0,
+                "bytes": r.bytes,
+                "ios": r.ios,
+                "runtime_ns": r.runtime_ns,
+                "clat_mean_ns": (r.clat_mean_ns * 10.0).round() / 10.0,
+                "clat_p99_ns": r.clat_p99_ns,
+                "usr_pct": (r.usr_pct * 100.0).round() / 100.0,
+                "sys_pct": (r.sys_pct * 100.0).round() / 100.0,
+                "cpu_window_ns": r.cpu_window_ns,
+                "syncs": r.syncs,
+                "sync_mean_ns": (r.sync_mean_ns * 10.0).round() / 10.0,
+                "dev_write_ios": r.dev_write_ios,
+            })
+        })
+        .collect();
+    let doc = json!({
+        "flexio writemodes": 1,
+        "flexio version": env!("CARGO_PKG_VERSION"),
+        "file": a.file.display().to_string(),
+        "ioengine": a.ioengine,
+        "bs": a.bs,
+        "size": a.size,
+        "fsync_every": a.every,
+        "bg_interval_ms": a.bg_interval.as_millis() as u64,
+        "complete": error.is_none(),
+        "error": error,
+        "modes": modes,
+    });
+    let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+pub fn run(args: &[String]) -> i32 {
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        print!("{USAGE}");
+        return 0;
+    }
+    let a = match parse_args(args) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("flexio writemodes: {e}\n{USAGE}");
+            return 2;
+        }
+    };
+    let mut res = Vec::new();
+    let mut err = None;
+    for m in &a.modes {
+        eprintln!("flexio writemodes: {m}");
+        match run_mode(&a, m) {
+            Ok(r) => res.push(r),
+            Err(e) => {
+                err = Some(format!("{m}: {e}"));
+                break;
+            }
+        }
+    }
+    remove(&a.file);
+    let doc = json_doc(&a, &res, err.as_deref());
+    if let Some(p) = &a.json {
+        if let Err(e) = crate::notes::write_atomic(p, doc.as_bytes()) {
+            eprintln!("flexio writemodes: cannot write {}: {e}", p.display());
+            return 1;
+        }
+    }
+    if a.json_stdout {
+        print!("{doc}");
+    } else {
+        print!("{}", table(&a, &res));
+    }
+    if res.iter().any(|r| r.cpu_window_ns < 1_000_000_000) {
+        eprintln!(
+            "flexio writemodes: note: a mode ran for less than a second; the kernel splits CPU time into usr and sys by timer ticks (getrusage), so its usr%/sys% are coarse: write more (--size) for steadier figures"
+        );
+    }
+    match err {
+        None => 0,
+        Some(e) if inproc::interrupted() => {
+            eprintln!("flexio writemodes: {e}");
+            128
+        }
+        Some(e) => {
+            eprintln!("flexio writemodes: {e}");
+            1
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(v: &[&str]) -> Vec<String> {
+        v.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn arguments_and_jobs() {
+        let d = tempfile::tempdir().unwrap();
+        let dir = d.path().display().to_string();
+        let a = parse_args(&s(&["--dir", &dir, "--every=8", "--bg-interval=20ms"])).unwrap();
+        assert_eq!(a.modes, MODES.to_vec());
+        assert_eq!(a.bg_interval, Duration::from_millis(20));
+        assert!(job(&a, "osync").contains("sync=1\n"));
+        assert!(job(&a, "fsync").contains("fsync=8\n"));
+        assert!(!job(&a, "bgsync").contains("sync="));
+        assert!(job(&a, "buffered").contains("runtime=30000ms\n"));
+        let a = parse_args(&s(&["--dir", &dir, "--modes", "fsync,buffered"])).unwrap();
+        assert_eq!(a.modes, vec!["buffered", "fsync"]);
+        for (args, msg) in [
+            (vec!["--modes=fast"], "unknown mode 'fast'"),
+            (vec!["--every=0"], "positive"),
+            (vec!["--bg-interval=soon"], "positive time"),
+            (vec!["--bs=8k", "--size=4k"], "larger than"),
+            (vec!["--size=1.5m"], "fractional"),
+            (vec!["--nope"], "unknown argument"),
+        ] {
+            let mut v = s(&["--dir", &dir]);
+            v.extend(s(&args));
+            let e = parse_args(&v).unwrap_err();
+            assert!(e.contains(msg), "{args:?}: {e}");
+        }
+    }
+}

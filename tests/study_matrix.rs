@@ -1,0 +1,248 @@
+//! `flexio matrix` (the iozone-style sweep) on tmpfs, ext4 on a loop device and a FUSE
+//! pass-through: exact cell counts, KiB/s equal to bytes over time, every I/O of a cell
+//! done, scratch files removed, clear errors for bad arguments, and the heat map of
+//! `flexio report` rendered by headless Chromium.
+
+mod common;
+use common::flexio;
+use common::fstargets::{FsKind, FsTarget};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const OPS: &[&str] = &[
+    "write",
+    "rewrite",
+    "read",
+    "reread",
+    "randread",
+    "bkwdread",
+    "recrewrite",
+    "strideread",
+    "fwrite",
+    "fread",
+];
+
+/// File sizes 64 KiB .. 1 MiB, records 4 .. 64 KiB (record <= file): 5+5+5+5+5 = 25 cells.
+fn sweep(dir: &Path, json: &Path, extra: &[&str]) -> (Value, String) {
+    let tests = OPS.join(",");
+    let mut args = vec![
+        "matrix",
+        "--dir",
+        dir.to_str().unwrap(),
+        "--max-file=1m",
+        "--max-record=64k",
+        "--tests",
+        &tests,
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let r = flexio(&args, dir);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    (doc, r.stdout)
+}
+
+fn check(doc: &Value, stdout: &str, what: &str) {
+    let cells = doc["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 25 * OPS.len(), "{what}: cell count");
+    assert_eq!(doc["complete"], true);
+    for op in OPS {
+        let n = cells.iter().filter(|c| c["operation"] == *op).count();
+        assert_eq!(n, 25, "{what}: {op}");
+        assert!(
+            stdout.contains(&format!("({op}, ")),
+            "{what}: no table of {op}"
+        );
+    }
+    for c in cells {
+        let (f, r) = (
+            c["file_kib"].as_u64().unwrap(),
+            c["record_kib"].as_u64().unwrap(),
+        );
+        assert!(r <= f && (64..=1024).contains(&f) && (4..=64).contains(&r));
+        let bytes = c["bytes"].as_u64().unwrap();
+        let ios = c["ios"].as_u64().unwrap();
+        let ns = c["time_ns"].as_u64().unwrap();
+        let kib_s = c["kib_s"].as_f64().unwrap();
+        // Every operation moves the whole file once, one record per I/O.
+        assert_eq!(bytes, f * 1024, "{what}: {c}");
+        assert_eq!(ios, f / r, "{what}: {c}");
+        assert!(ns > 0 && kib_s > 0.0, "{what}: {c}");
+        let expect = bytes as f64 / 1024.0 / (ns as f64 / 1e9);
+        assert!(
+            (kib_s - expect).abs() <= expect * 1e-6 + 0.01,
+            "{what}: {kib_s} KiB/s vs {expect} from bytes/time: {c}"
+        );
+        let lat = &c["lat"];
+        assert_eq!(lat["n"].as_u64(), Some(ios), "{what}: {c}");
+        assert!(lat["min_ns"].as_u64() <= lat["p99_ns"].as_u64());
+        // The I/O time of a cell is at least its slowest record.
+        assert!(lat["max_ns"].as_u64().unwrap() <= ns, "{what}: {c}");
+        let stdio = c["operation"].as_str().unwrap().starts_with('f');
+        assert_eq!(
+            c["via"].as_str().unwrap(),
+            if stdio {
+                "stdio buffer"
+            } else {
+                "fio job (psync)"
+            }
+        );
+        // The table shows the same number.
+        let row = stdout
+            .lines()
+            .skip_while(|l| !l.contains(&format!("({}, ", c["operation"].as_str().unwrap())))
+            .find(|l| l.split_whitespace().next() == Some(&f.to_string()))
+            .unwrap();
+        assert!(
+            row.split_whitespace()
+                .skip(1)
+                .any(|v| (v.parse::<f64>().unwrap() - kib_s).abs() <= 1.0),
+            "{what}: {kib_s:.0} not in row '{row}'"
+        );
+    }
+}
+
+fn leftovers(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let n = p.file_name().unwrap().to_string_lossy();
+            n.starts_with("flexio-matrix")
+        })
+        .collect()
+}
+
+#[test]
+fn matrix_sweeps_each_study_file_system() {
+    for kind in FsKind::ALL {
+        let Some(t) = FsTarget::new(kind, 64 << 20) else {
+            continue;
+        };
+        let out = tempfile::tempdir().unwrap();
+        let json = out.path().join("m.json");
+        let (doc, stdout) = sweep(t.path(), &json, &[]);
+        check(&doc, &stdout, kind.name());
+        assert!(leftovers(t.path()).is_empty(), "{}", kind.name());
+        if kind == FsKind::Ext4Loop {
+            // O_DIRECT and timed fsync on a real block file system.
+            let (doc, stdout) = sweep(t.path(), &json, &["--direct", "--fsync"]);
+            check(&doc, &stdout, "ext4-loop --direct --fsync");
+            assert_eq!(doc["direct"], true);
+            let w = doc["cells"].as_array().unwrap();
+            assert!(w
+                .iter()
+                .filter(|c| !c["operation"].as_str().unwrap().starts_with('f'))
+                .all(|c| c["direct"] == true));
+            assert!(leftovers(t.path()).is_empty());
+        }
+    }
+}
+
+#[test]
+fn matrix_rejects_bad_arguments_clearly() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().to_str().unwrap();
+    for (args, msg) in [
+        (vec!["--max-file=1.5m"], "fractional sizes"),
+        (vec!["--tests=write,frob"], "unknown operation 'frob'"),
+        (vec!["--min-record=2m", "--max-file=1m"], "no cell"),
+        (vec!["--ioengine=nosuch", "--max-file=64k"], "nosuch"),
+        (vec!["--bogus"], "unknown argument '--bogus'"),
+    ] {
+        let mut v = vec!["matrix", "--dir", dir];
+        v.extend(args.iter().copied());
+        let r = flexio(&v, d.path());
+        assert_ne!(r.code, 0, "{args:?}");
+        assert!(r.stderr.contains(msg), "{args:?}: {}", r.stderr);
+        assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
+    }
+    assert!(leftovers(d.path()).is_empty());
+    let r = flexio(&["matrix", "--dir", "/nonexistent/dir"], d.path());
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("no such directory"));
+    let r = flexio(&["--help"], d.path());
+    assert!(r.stdout.contains("flexio matrix"), "{}", r.stdout);
+}
+
+#[test]
+fn matrix_heat_map_renders_in_headless_chromium() {
+    let chrome = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_file());
+    let Some(chrome) = chrome else {
+        if std::env::var("FLEXIO_REQUIRE_CHROMIUM").as_deref() == Ok("1") {
+            panic!("chromium is required (FLEXIO_REQUIRE_CHROMIUM=1) but not installed");
+        }
+        eprintln!("SKIP: chromium is not installed; heat map rendering not checked");
+        return;
+    };
+    let d = tempfile::tempdir().unwrap();
+    let json = d.path().join("m.json");
+    let r = flexio(
+        &[
+            "matrix",
+            "--dir",
+            d.path().to_str().unwrap(),
+            "--max-file=256k",
+            "--max-record=16k",
+            "--tests=0,1",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        d.path(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let page = d.path().join("m.html");
+    let r = flexio(
+        &[
+            "report",
+            json.to_str().unwrap(),
+            "-o",
+            page.to_str().unwrap(),
+        ],
+        d.path(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let html = std::fs::read_to_string(&page).unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let out = Command::new(&chrome)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--virtual-time-budget=3000",
+            "--dump-dom",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("run chromium");
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !err.lines().any(|l| l.contains(":CONSOLE")),
+        "console messages: {err}"
+    );
+    // Four operations, one heat map each; 3 file sizes x 3 records with record <= file:
+    // 64k: 4,8,16; 128k: 4,8,16; 256k: 4,8,16 = 9 coloured cells per map.
+    let maps: Vec<&str> = dom.split("<svg class=\"chart heatmap\"").skip(1).collect();
+    assert_eq!(maps.len(), 4, "{html}");
+    assert_eq!(
+        maps.len(),
+        html.matches("<svg class=\"chart heatmap\"").count()
+    );
+    for m in &maps {
+        let body = &m[..m.find("</svg>").unwrap()];
+        assert_eq!(body.matches("class=\"hc\"").count(), 9, "{body}");
+    }
+    assert!(dom.contains("write: KiB/s") && dom.contains("reread: KiB/s"));
+}
