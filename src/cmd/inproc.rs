@@ -7,7 +7,7 @@ use crate::app::{self, RunEvents};
 use crate::plan::ThreadPlan;
 use crate::progress::Progress;
 use flexio_stats::report::{DiskReport, JobReport, JobResult};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
@@ -93,4 +93,38 @@ pub fn run_job(job: &str) -> Result<JobRun, String> {
         report: rep,
         disks: report.disks,
     })
+}
+
+/// The scratch file of a study: `--file` as given, else `<--dir or .>/flexio-<study>.<pid>.tmp`.
+/// It must not exist (the study writes and removes it), its folder must, and its path must
+/// be usable as a fio file name.
+pub fn scratch_file(
+    dir: Option<PathBuf>,
+    file: Option<PathBuf>,
+    study: &str,
+) -> Result<PathBuf, String> {
+    let f = match (dir, file) {
+        (Some(_), Some(_)) => return Err("give --dir or --file, not both".into()),
+        (_, Some(f)) => f,
+        (d, None) => d
+            .unwrap_or_else(|| PathBuf::from("."))
+            .join(format!("flexio-{study}.{}.tmp", std::process::id())),
+    };
+    let name = f.display().to_string();
+    if name.contains(':') || name.contains('\n') {
+        return Err(format!(
+            "{name}: the scratch file's path may not contain ':' or a newline (fio's file-name separator)"
+        ));
+    }
+    if let Some(p) = f.parent().filter(|p| !p.as_os_str().is_empty()) {
+        if !p.is_dir() {
+            return Err(format!("{}: no such directory", p.display()));
+        }
+    }
+    if f.exists() {
+        return Err(format!(
+            "{name}: exists; flexio {study} writes and removes its own scratch file"
+        ));
+    }
+    Ok(f)
 }

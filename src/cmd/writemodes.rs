@@ -165,29 +165,7 @@ pub fn parse_args(args: &[String]) -> Result<Args, String> {
             a.bs, a.size
         ));
     }
-    a.file = match (dir, file) {
-        (Some(_), Some(_)) => return Err("give --dir or --file, not both".into()),
-        (_, Some(f)) => f,
-        (d, None) => d
-            .unwrap_or_else(|| PathBuf::from("."))
-            .join(format!("flexio-writemodes.{}.tmp", std::process::id())),
-    };
-    let name = a.file.display().to_string();
-    if name.contains(':') || name.contains('\n') {
-        return Err(format!(
-            "{name}: the scratch file's path may not contain ':' or a newline (fio's file-name separator)"
-        ));
-    }
-    if let Some(p) = a.file.parent().filter(|p| !p.as_os_str().is_empty()) {
-        if !p.is_dir() {
-            return Err(format!("{}: no such directory", p.display()));
-        }
-    }
-    if a.file.exists() {
-        return Err(format!(
-            "{name}: exists; flexio writemodes writes and removes its own scratch file"
-        ));
-    }
+    a.file = super::inproc::scratch_file(dir, file, "writemodes")?;
     Ok(a)
 }
 

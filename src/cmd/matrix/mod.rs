@@ -181,30 +181,7 @@ pub fn parse_args(args: &[String]) -> Result<Args, String> {
     if a.direct && a.min_record % 512 != 0 {
         return Err("--direct needs records that are multiples of 512 bytes".into());
     }
-    a.file = match (dir, file) {
-        (Some(_), Some(_)) => return Err("give --dir or --file, not both".into()),
-        (_, Some(f)) => f,
-        (d, None) => d
-            .unwrap_or_else(|| PathBuf::from("."))
-            .join(format!("flexio-matrix.{}.tmp", std::process::id())),
-    };
-    let fname = a.file.display().to_string();
-    if fname.contains(':') || fname.contains('\n') {
-        return Err(format!(
-            "{fname}: the scratch file's path may not contain ':' or a newline (fio's file-name separator)"
-        ));
-    }
-    if let Some(parent) = a.file.parent().filter(|p| !p.as_os_str().is_empty()) {
-        if !parent.is_dir() {
-            return Err(format!("{}: no such directory", parent.display()));
-        }
-    }
-    if a.file.exists() {
-        return Err(format!(
-            "{}: exists; flexio matrix writes and removes its own scratch file",
-            a.file.display()
-        ));
-    }
+    a.file = crate::cmd::inproc::scratch_file(dir, file, "matrix")?;
     Ok(a)
 }
 
