@@ -290,25 +290,6 @@ fn is_block(p: &Path) -> bool {
         .unwrap_or(false)
 }
 
-/// The I/O scheduler of the device under `p` (`bfq`, `mq-deadline`, `none`), when the
-/// kernel tells.
-fn scheduler(p: &Path) -> Option<String> {
-    use std::os::unix::fs::{FileTypeExt, MetadataExt};
-    let m = std::fs::metadata(p).ok()?;
-    let dev = if m.file_type().is_block_device() {
-        m.rdev()
-    } else {
-        m.dev()
-    };
-    let (maj, min) = (libc::major(dev), libc::minor(dev));
-    let base = PathBuf::from(format!("/sys/dev/block/{maj}:{min}"));
-    let text = std::fs::read_to_string(base.join("queue/scheduler"))
-        .or_else(|_| std::fs::read_to_string(base.join("../queue/scheduler")))
-        .ok()?;
-    let sel = text.split_whitespace().find(|w| w.starts_with('['))?;
-    Some(sel.trim_matches(|c| c == '[' || c == ']').to_string())
-}
-
 /// A path as a job-file value (fio's `:` separates file names; `\:` keeps one).
 fn job_path(p: &Path) -> String {
     p.to_string_lossy().replace(':', "\\:")
@@ -492,7 +473,7 @@ fn study(a: &Args) -> Result<(String, serde_json::Value, Vec<RunResult>), String
             .any(|e| e.name == "libaio");
         if built { "libaio" } else { "psync" }.to_string()
     });
-    let sched = scheduler(&a.target);
+    let sched = crate::diskstats::scheduler_of(&a.target).map(|(_, s)| s);
     if a.warmup_run {
         // The first run after the target was written (or idle) meets colder caches and
         // queues than the rest: one unrecorded run of the first case levels the field.

@@ -471,27 +471,27 @@ pub fn to_json(settings: Value, cases: &[Case], tests: &[Test], alpha: f64) -> V
     })
 }
 
-/// Exact sums of a binned sample (for tests and callers without a log).
-pub fn sums_of(bins: &Bins) -> (u64, u128, u128, u64, u64) {
-    let n: u64 = bins.iter().map(|b| b.1).sum();
-    let sum: u128 = bins.iter().map(|(v, c)| *v as u128 * *c as u128).sum();
-    let sumsq: u128 = bins
-        .iter()
-        .map(|(v, c)| *v as u128 * *v as u128 * *c as u128)
-        .sum();
-    let min = bins.iter().find(|b| b.1 > 0).map(|b| b.0).unwrap_or(0);
-    let max = bins
-        .iter()
-        .rev()
-        .find(|b| b.1 > 0)
-        .map(|b| b.0)
-        .unwrap_or(0);
-    (n, sum, sumsq, min, max)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Exact sums of a binned sample.
+    fn sums_of(bins: &Bins) -> (u64, u128, u128, u64, u64) {
+        let n: u64 = bins.iter().map(|b| b.1).sum();
+        let sum: u128 = bins.iter().map(|(v, c)| *v as u128 * *c as u128).sum();
+        let sumsq: u128 = bins
+            .iter()
+            .map(|(v, c)| *v as u128 * *v as u128 * *c as u128)
+            .sum();
+        let min = bins.iter().find(|b| b.1 > 0).map(|b| b.0).unwrap_or(0);
+        let max = bins
+            .iter()
+            .rev()
+            .find(|b| b.1 > 0)
+            .map(|b| b.0)
+            .unwrap_or(0);
+        (n, sum, sumsq, min, max)
+    }
 
     fn case(class: &str, bg: u32, bins: Vec<(u64, u64)>) -> Case {
         let (n, s, sq, mi, ma) = sums_of(&bins);
