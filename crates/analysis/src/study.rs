@@ -12,7 +12,7 @@
 //! size. Numbers in, numbers and text out: the runs are made by the subcommand.
 
 use crate::fmt;
-use crate::stats::{self, Bins};
+use crate::stats;
 use serde_json::{json, Value};
 use std::fmt::Write;
 
@@ -476,7 +476,7 @@ mod tests {
     use super::*;
 
     /// Exact sums of a binned sample.
-    fn sums_of(bins: &Bins) -> (u64, u128, u128, u64, u64) {
+    fn sums_of(bins: &crate::stats::Bins) -> (u64, u128, u128, u64, u64) {
         let n: u64 = bins.iter().map(|b| b.1).sum();
         let sum: u128 = bins.iter().map(|(v, c)| *v as u128 * *c as u128).sum();
         let sumsq: u128 = bins
