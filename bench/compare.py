@@ -24,14 +24,30 @@ the default row where flexio's 1 MiB buffer is on a transparent huge page.
 The start-up workload is a job file with 200 jobs; the time from starting the tool to the
 first write reaching the target file is measured by watching the file.
 
-Usage: python3 bench/compare.py [--runs 5] [--runtime 5] [--only NAME,...] [--json FILE]
+`null-4k-lat-log` divides the I/Os by the whole command's wall time (`"wall_rate"`): fio keeps
+its per-I/O log in memory and writes it after the run, flexio writes it during the run, and
+the rate a user sees includes both. The file-engine rows (`filecreate`, `filestat`,
+`dircreate`) run `flexio-refloop files` (the same system call on the same names, bare) as the
+reference; fio 3.33 has no dircreate, so that row has no fio column. `replay-4k-tmpfs` replays
+a version 2 trace of random 4 KiB reads (read_iolog) with both tools; `net-tcp-loopback` is a
+listener and a sender job over TCP on 127.0.0.1 in one command (MB/s of the listener).
+
+Each tool runs in a session of its own (fio's job processes make their own with setsid);
+`--cgroup` (root, cgroup v1) also puts every tool in a CPU cgroup of the run's own, where the
+kernel's autogroup scheduling does not give each of fio's job sessions a CPU share of its own:
+the fair setting on a busy machine.
+
+Usage: python3 bench/compare.py [--runs 5] [--runtime 5] [--only NAME,...] [--json FILE] [--cgroup]
 """
 
 import argparse
+import glob
 import json
 import os
+import random
 import resource
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -167,6 +183,102 @@ WORKLOADS = [
         "unit": "MB/s",
     },
     {
+        "name": "verify-sha256-64k-tmpfs",
+        "what": "the same with verify=sha256 (flexio: sha2's SHA-NI core where the CPU has it)",
+        "args": ["--ioengine=psync", "--bs=64k", "--rw=write", "--size=512m", "--verify=sha256",
+                 "--filename={tmpfs}/verify.file"],
+        "fixed": True,
+        "dir": "read",
+        "unit": "MB/s",
+    },
+    {
+        "name": "verify-sha1-64k-tmpfs",
+        "what": "the same with verify=sha1",
+        "args": ["--ioengine=psync", "--bs=64k", "--rw=write", "--size=512m", "--verify=sha1",
+                 "--filename={tmpfs}/verify.file"],
+        "fixed": True,
+        "dir": "read",
+        "unit": "MB/s",
+    },
+    {
+        "name": "verify-xxhash-64k-tmpfs",
+        "what": "the same with verify=xxhash",
+        "args": ["--ioengine=psync", "--bs=64k", "--rw=write", "--size=512m", "--verify=xxhash",
+                 "--filename={tmpfs}/verify.file"],
+        "fixed": True,
+        "dir": "read",
+        "unit": "MB/s",
+    },
+    {
+        "name": "null-4k-lat-log",
+        "what": "null engine with per-I/O latency logs (write_lat_log, log_avg_msec=0), no rate "
+                "limit: I/Os over the whole command's wall time, log writing included",
+        "args": ["--ioengine=null", "--bs=4k", "--size=100g", "--rw=read", "--write_lat_log=bench",
+                 "--log_avg_msec=0"],
+        "wall_rate": True,
+        "cleanup": "bench_*.log",
+    },
+    {
+        "name": "psync-4k-randread-norandommap",
+        "what": "psync 4 KiB random reads on tmpfs with norandommap (offsets drawn, not "
+                "tracked): the bare pread loop draws them the same way",
+        "args": ["--ioengine=psync", "--bs=4k", "--rw=randread", "--size=256m", "--norandommap",
+                 "--filename={tmpfs}/bench.file"],
+        "file": TMPFS_FILE,
+        "ref": ["pread", "{tmpfs}/bench.file", "4096"],
+    },
+    {
+        "name": "replay-4k-tmpfs",
+        "what": "read_iolog: a version 2 trace of 1,000,000 random 4 KiB reads of the tmpfs "
+                "file, replayed as fast as it goes",
+        "args": ["--ioengine=psync", "--read_iolog={tmpfs}/replay.log"],
+        "file": TMPFS_FILE,
+        "trace": 1_000_000,
+        "fixed": True,
+    },
+    {
+        "name": "net-tcp-loopback",
+        "what": "net engine over TCP on 127.0.0.1: a sender writing 4 GiB in 64 KiB blocks "
+                "and a listener reading until the sender closes, in one command (MB/s of the "
+                "listener; fio 3.33's listener undercounts short reads a little)",
+        "argv": ["--name=rx", "--ioengine=net", "--port={port}", "--listen", "--rw=read",
+                 "--bs=64k", "--size=64g",
+                 "--name=tx", "--ioengine=net", "--hostname=127.0.0.1", "--port={port}",
+                 "--rw=write", "--bs=64k", "--size=4g", "--startdelay=1"],
+        "fixed": True,
+        "dir": "read",
+        "unit": "MB/s",
+    },
+    {
+        "name": "filecreate-10000",
+        "what": "filecreate: open(O_CREAT) + close of 10,000 new files on tmpfs (files/s)",
+        "args": ["--ioengine=filecreate", "--nrfiles=10000", "--filesize=4k", "--bs=4k",
+                 "--directory={tmpfs}/md"],
+        "fixed": True,
+        "fresh_dir": "{tmpfs}/md",
+        "ref": ["files", "create", "{tmpfs}/md", "bench.0.", "10000"],
+    },
+    {
+        "name": "filestat-10000",
+        "what": "filestat: stat of 10,000 files of 4 KiB on tmpfs (files/s)",
+        "args": ["--ioengine=filestat", "--nrfiles=10000", "--filesize=4k", "--bs=4k",
+                 "--directory={tmpfs}/md"],
+        "fixed": True,
+        "layout_dir": "{tmpfs}/md",
+        "ref": ["files", "stat", "{tmpfs}/md", "bench.0.", "10000"],
+    },
+    {
+        "name": "dircreate-10000",
+        "what": "dircreate: mkdir of 10,000 new directories on tmpfs (directories/s; fio 3.33 "
+                "has no dircreate)",
+        "args": ["--ioengine=dircreate", "--nrfiles=10000", "--filesize=4k", "--bs=4k",
+                 "--directory={tmpfs}/md"],
+        "fixed": True,
+        "fresh_dir": "{tmpfs}/md",
+        "no_fio": True,
+        "ref": ["files", "mkdir", "{tmpfs}/md", "bench.0.", "10000"],
+    },
+    {
         "name": "startup-200-jobs",
         "what": "a job file with 200 jobs: time from start to the first I/O (ms, lower is better)",
         "startup": True,
@@ -206,13 +318,46 @@ def mem_of(pid):
     return rss, pss
 
 
+# --cgroup: a CPU cgroup of the run's own that every tool joins (see cgroup_setup).
+CGROUP = None
+
+
+def cgroup_setup():
+    """A cgroup v1 CPU cgroup for the tools. The kernel's autogroup scheduling gives every
+    session of the root cgroup a CPU share of its own, and fio's job processes each make a
+    session (setsid): on a busy machine 64 fio jobs get 64 shares, flexio's 64 threads one.
+    Inside a cgroup of their own all tasks compete as tasks, fio's and flexio's alike."""
+    global CGROUP
+    base = "/sys/fs/cgroup/cpu"
+    if os.geteuid() != 0 or not os.path.isdir(base):
+        sys.exit("--cgroup needs root and cgroup v1's cpu controller at /sys/fs/cgroup/cpu")
+    CGROUP = os.path.join(base, f"flexio-bench-{os.getpid()}")
+    os.mkdir(CGROUP)
+
+
+def cgroup_cleanup():
+    if CGROUP:
+        try:
+            os.rmdir(CGROUP)
+        except OSError as e:
+            print(f"cannot remove {CGROUP}: {e}", file=sys.stderr)
+
+
+def join_cgroup():
+    with open(os.path.join(CGROUP, "tasks"), "w") as f:
+        f.write(str(os.getpid()))
+
+
 def run(cmd, cwd, watch=None, sample=True):
     """Run a command; its stdout, wall time, CPU seconds of its process tree, peak memory,
     and (with `watch`) seconds until that file was first modified."""
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     before = os.stat(watch).st_mtime_ns if watch else None
     t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # A session of its own, as fio's job processes make themselves (setsid): with the
+    # kernel's autogroup scheduling a session is a CPU share of its own on a busy machine.
+    p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True, preexec_fn=join_cgroup if CGROUP else None)
     peak = {"rss": 0, "pss": 0, "first": None}
     done = threading.Event()
 
@@ -261,26 +406,55 @@ def subst(s, tmp):
     return s.replace("{tmpfs}", tmp).replace("{disk}", DISK)
 
 
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return str(s.getsockname()[1])
+
+
+def fresh(w, tmp):
+    """Before each run: an empty directory for the file engines that create names."""
+    if "fresh_dir" in w:
+        d = subst(w["fresh_dir"], tmp)
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+
+
 def run_tool(tool, w, runtime, tmp):
     exe = "fio" if tool == "fio" else FLEXIO
-    args = [subst(a, tmp) for a in w["args"]]
+    fresh(w, tmp)
+    if "argv" in w:
+        port = free_port()
+        args = [subst(a, tmp).replace("{port}", port) for a in w["argv"]]
+    else:
+        args = ["--name=bench", *[subst(a, tmp) for a in w["args"]]]
     if tool != "fio":
         args += w.get("flexio_args", [])
     timing = [] if w.get("fixed") else ["--time_based", f"--runtime={runtime}"]
-    cmd = [exe, "--name=bench", *args, *timing, "--output-format=json"]
+    cmd = [exe, *args, *timing, "--output-format=json"]
     r = run(cmd, tmp)
+    if "cleanup" in w:
+        for f in glob.glob(os.path.join(tmp, w["cleanup"])):
+            os.unlink(f)
     doc = json.loads(r["out"][r["out"].index("{"):])
     ios = sum(j[d]["total_ios"] for j in doc["jobs"] for d in ("read", "write", "trim"))
     iops = sum(j[d]["iops"] for j in doc["jobs"] for d in ("read", "write", "trim"))
     dirs = (w["dir"],) if "dir" in w else ("read", "write", "trim")
     mbs = sum(j[d]["bw_bytes"] for j in doc["jobs"] for d in dirs) / 1e6
-    value = mbs if w.get("unit") == "MB/s" else iops
+    if w.get("wall_rate"):
+        value = ios / r["wall"]
+    else:
+        value = mbs if w.get("unit") == "MB/s" else iops
     return {"value": value, "ios": ios, "cpu_s_per_m": r["cpu"] / ios * 1e6 if ios else 0.0,
-            "rss_mib": r["rss_kib"] / 1024, "pss_mib": r["pss_kib"] / 1024}
+            "rss_mib": r["rss_kib"] / 1024, "pss_mib": r["pss_kib"] / 1024, "wall_s": r["wall"]}
 
 
 def run_ref(w, runtime, tmp):
-    r = run([REFLOOP, *[subst(a, tmp) for a in w["ref"]], str(runtime)], tmp, sample=False)
+    fresh(w, tmp)
+    args = [subst(a, tmp) for a in w["ref"]]
+    if args[0] in ("pread", "null"):
+        args.append(str(runtime))
+    r = run([REFLOOP, *args], tmp, sample=False)
     return json.loads(r["out"])["iops"]
 
 
@@ -317,6 +491,25 @@ def prepare(w, tmp):
         # Both tools name files <job>.<n>.<file>: lay them out once for both.
         os.makedirs(os.path.join(tmp, "many"), exist_ok=True)
         run([FLEXIO, "--name=bench", *[subst(a, tmp) for a in w["args"]], "--create_only=1"], tmp, sample=False)
+    if "layout_dir" in w:
+        d = subst(w["layout_dir"], tmp)
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        n = int(w["ref"][-1])
+        for i in range(n):
+            with open(os.path.join(d, f"bench.0.{i}"), "wb") as f:
+                f.write(b"\0" * 4096)
+    if "trace" in w:
+        # A version 2 iolog of random 4 KiB reads of the workload's file.
+        path, size = w["file"]
+        target = subst(path, tmp)
+        rng = random.Random(1)
+        blocks = size // 4096
+        with open(os.path.join(tmp, "replay.log"), "w") as f:
+            f.write(f"fio version 2 iolog\n{target} add\n{target} open\n")
+            for _ in range(w["trace"]):
+                f.write(f"{target} read {rng.randrange(blocks) * 4096} 4096\n")
+            f.write(f"{target} close\n")
 
 
 def main():
@@ -325,11 +518,15 @@ def main():
     ap.add_argument("--runtime", type=int, default=5)
     ap.add_argument("--only", default=None, help="comma-separated workload names")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--cgroup", action="store_true",
+                    help="run the tools in a CPU cgroup of their own (fair on a busy machine; root)")
     a = ap.parse_args()
     if not shutil.which("fio"):
         sys.exit("fio is not installed (apt-get install -y fio)")
     if not (os.path.exists(FLEXIO) and os.path.exists(REFLOOP)):
         sys.exit("build first: cargo build --release --workspace")
+    if a.cgroup:
+        cgroup_setup()
     os.makedirs(DISK, exist_ok=True)
     tmp, mounted = tmpfs_dir()
     rows = []
@@ -342,13 +539,16 @@ def main():
             refs = []
             for _ in range(a.runs):
                 for tool in ("fio", "flexio"):
+                    if tool == "fio" and w.get("no_fio"):
+                        continue
                     if w.get("startup"):
                         res[tool].append(run_startup(tool, tmp))
                     else:
                         res[tool].append(run_tool(tool, w, a.runtime, tmp))
                 if "ref" in w:
                     refs.append(run_ref(w, a.runtime, tmp))
-            med = {t: {k: statistics.median(x[k] for x in res[t]) for k in ("value", "cpu_s_per_m", "rss_mib", "pss_mib")}
+            keys = ("value", "cpu_s_per_m", "rss_mib", "pss_mib")
+            med = {t: {k: statistics.median(x[k] for x in res[t]) if res[t] else 0.0 for k in keys}
                    for t in res}
             startup = bool(w.get("startup"))
             fv, xv = med["fio"]["value"], med["flexio"]["value"]
@@ -382,18 +582,23 @@ def main():
             os.rmdir(mounted)
         else:
             shutil.rmtree(tmp, ignore_errors=True)
+        cgroup_cleanup()
     fio_ver = subprocess.run(["fio", "--version"], capture_output=True, text=True).stdout.strip()
     print(f"fio: {fio_ver}   flexio: {os.path.relpath(FLEXIO)}   {a.runs} x {a.runtime} s per tool, alternating")
-    print(f"{'workload':<28}{'unit':>6}{'fio':>12}{'flexio':>12}{'ratio':>7}{'ref':>12}{'fx/ref':>7}"
+    print(f"{'workload':<30}{'unit':>6}{'fio':>12}{'flexio':>12}{'ratio':>7}{'ref':>12}{'fx/ref':>7}"
           f"{'fio CPU':>9}{'fx CPU':>8}{'fio PSS':>9}{'fx PSS':>8}")
-    print(f"{'':<28}{'':>6}{'':>12}{'':>12}{'':>7}{'':>12}{'':>7}{'s/M I/O':>9}{'s/M I/O':>8}{'MiB':>9}{'MiB':>8}")
+    print(f"{'':<30}{'':>6}{'':>12}{'':>12}{'':>7}{'':>12}{'':>7}{'s/M I/O':>9}{'s/M I/O':>8}{'MiB':>9}{'MiB':>8}")
     for r in rows:
         unit = "ms" if r["unit"].startswith("ms") else r["unit"]
         ref = f"{r['reference']:>12.0f}" if r["reference"] else f"{'-':>12}"
         fxr = f"{r['flexio_vs_reference']:>7.2f}" if r["flexio_vs_reference"] else f"{'-':>7}"
-        print(f"{r['workload']:<28}{unit:>6}{r['fio']:>12.1f}{r['flexio']:>12.1f}{r['ratio']:>7.2f}{ref}{fxr}"
-              f"{r['fio_cpu_s_per_million_ios']:>9.2f}{r['flexio_cpu_s_per_million_ios']:>8.2f}"
-              f"{r['fio_peak_pss_mib']:>9.1f}{r['flexio_peak_pss_mib']:>8.1f}")
+        if r["fio_all"]:
+            fio = (f"{r['fio']:>12.1f}", f"{r['ratio']:>7.2f}", f"{r['fio_cpu_s_per_million_ios']:>9.2f}",
+                   f"{r['fio_peak_pss_mib']:>9.1f}")
+        else:
+            fio = (f"{'-':>12}", f"{'-':>7}", f"{'-':>9}", f"{'-':>9}")
+        print(f"{r['workload']:<30}{unit:>6}{fio[0]}{r['flexio']:>12.1f}{fio[1]}{ref}{fxr}"
+              f"{fio[2]}{r['flexio_cpu_s_per_million_ios']:>8.2f}{fio[3]}{r['flexio_peak_pss_mib']:>8.1f}")
     print("ratio: flexio/fio (start-up: fio time / flexio time); ref: the bare loop (refloop); "
           "CPU: user+system of the process tree per million I/Os; PSS: peak proportional memory")
     if a.json:

@@ -18,9 +18,11 @@ use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
 pub const VERSION: &str = concat!("flexio-", env!("CARGO_PKG_VERSION"));
-/// The fio release whose formats flexio reproduces; machine-readable outputs carry it
-/// where fio puts its version.
+/// The fio releases whose formats flexio reproduces; machine-readable outputs carry the one
+/// of the run (`--compat`) where fio puts its version. fio 3.33's is also the client/server
+/// protocol's.
 pub const FIO_COMPAT: &str = "fio-3.33";
+pub const FIO_LATEST: &str = "fio-3.42";
 
 /// Exit status for a run interrupted by a signal (fio's).
 const EXIT_SIGNAL: i32 = 128;
@@ -56,12 +58,13 @@ fn load_env(h: Host<'_>) -> LoadEnv<'_> {
     }
 }
 
-fn enghelp(arg: Option<&str>) -> Result<String, String> {
+fn enghelp(arg: Option<&str>, compat: flexio_job::Compat) -> Result<String, String> {
     match arg {
         None | Some("") => {
             let mut s = String::from("Available IO engines:\n");
-            for e in flexio_engine::ENGINES {
-                s.push_str(&format!("\t{}\n", e.name));
+            // The engines of the fio `--compat` reproduces.
+            for name in CATALOG.engine_names_at(compat) {
+                s.push_str(&format!("\t{name}\n"));
             }
             Ok(s)
         }
@@ -70,8 +73,9 @@ fn enghelp(arg: Option<&str>) -> Result<String, String> {
                 Some((e, o)) => (e, Some(o)),
                 None => (a, None),
             };
-            CATALOG.check_engine(eng)?;
-            let opts = CATALOG.engine_options(eng);
+            CATALOG.check_engine_at(eng, compat)?;
+            // The engine's options in the fio `--compat` reproduces.
+            let opts = CATALOG.engine_options_at(eng, compat);
             if let Some(o) = opt {
                 return opts
                     .iter()
@@ -100,6 +104,13 @@ pub trait RunEvents: Sync {
     fn running(&self, plans: &[ThreadPlan], progress: &Arc<Vec<Progress>>);
     /// A stonewall segment (reporting group) is about to start (MPI: a barrier).
     fn segment_starts(&self, _segment: usize) {}
+    /// Polled while a segment runs: `true` stops its jobs now, as their runtime ending
+    /// would (MPI `--mpi-stonewall`: another rank finished the segment first).
+    fn segment_stop(&self, _segment: usize) -> bool {
+        false
+    }
+    /// Every job of the segment has ended on this host.
+    fn segment_ends(&self, _segment: usize) {}
 }
 
 /// A run's results.
@@ -147,12 +158,32 @@ pub fn prepare_cli(
     cli: cli::Cli,
     read: &dyn Fn(&Path) -> std::io::Result<Vec<u8>>,
 ) -> Result<Prepared, String> {
+    prepare_cli_with(cli, read, &|_| {})
+}
+
+/// [`prepare`] for a server's client: `adjust` sees the job set before it is planned
+/// (`unique_filename` puts the client's address before generated file names).
+pub fn prepare_with(
+    args: &[String],
+    read: &dyn Fn(&Path) -> std::io::Result<Vec<u8>>,
+    adjust: &dyn Fn(&mut flexio_job::JobSet),
+) -> Result<Prepared, String> {
+    let cli = cli::parse_args(args, &CATALOG).map_err(|e| e.to_string())?;
+    prepare_cli_with(cli, read, adjust)
+}
+
+fn prepare_cli_with(
+    cli: cli::Cli,
+    read: &dyn Fn(&Path) -> std::io::Result<Vec<u8>>,
+    adjust: &dyn Fn(&mut flexio_job::JobSet),
+) -> Result<Prepared, String> {
     let env = LoadEnv {
         host: host(),
         read,
         catalog: &CATALOG,
     };
-    let set = load::load(&cli, &env).map_err(|e| e.to_string())?;
+    let mut set = load::load(&cli, &env).map_err(|e| e.to_string())?;
+    adjust(&mut set);
     if set.jobs.is_empty() {
         return Err(
             "No job(s) defined (the job file has no job sections; a job starts with a [name] line)"
@@ -197,6 +228,10 @@ impl Sink<'_> {
     fn normal(&self) -> bool {
         self.formats.contains(&Format::Normal)
     }
+    /// Only the normal format, on stdout: fio's notes go there too.
+    fn stdout_normal_only(&self) -> bool {
+        self.file.is_none() && self.formats == [Format::Normal] && self.events.is_none()
+    }
     /// Report text: collected for --output, else written to stdout now.
     fn emit(&mut self, text: &str) {
         if self.events.is_some() {
@@ -227,6 +262,74 @@ impl Sink<'_> {
     }
 }
 
+/// The switches that print something and exit (--version, --help, --inflate-log,
+/// --cmdhelp, --enghelp): their exit status, or `None` to go on.
+fn informational(sw: &cli::Switches) -> Option<i32> {
+    if sw.version {
+        println!("{VERSION} ({FIO_LATEST} compatible; {FIO_COMPAT} with --compat=3.33)");
+        return Some(0);
+    }
+    if sw.help {
+        print!("{VERSION}\n{}{}", cli::usage(), crate::cmd::usage());
+        return Some(0);
+    }
+    if let Some(path) = &sw.inflate_log {
+        // fio's --inflate-log: a log.fz as the text lines of the log, on stdout.
+        return Some(
+            match crate::logz::inflate_file(std::path::Path::new(path)) {
+                Ok(text) => {
+                    let mut out = std::io::stdout().lock();
+                    let written = out.write_all(text.as_bytes()).and_then(|_| out.flush());
+                    i32::from(written.is_err())
+                }
+                Err(e) => {
+                    eprintln!("flexio: --inflate-log: {e}");
+                    1
+                }
+            },
+        );
+    }
+    let text = if let Some(arg) = &sw.cmdhelp {
+        match arg.as_deref() {
+            None | Some("") | Some("all") => Ok(help::list_all(&CATALOG)),
+            Some(name) => help::cmdhelp(name, &CATALOG),
+        }
+    } else if let Some(arg) = &sw.enghelp {
+        let compat = sw
+            .compat
+            .or_else(|| {
+                let v = std::env::var(flexio_job::compat::ENV).ok()?;
+                flexio_job::Compat::parse(&v).ok()
+            })
+            .unwrap_or_default();
+        enghelp(arg.as_deref(), compat)
+    } else {
+        return None;
+    };
+    Some(match text {
+        Ok(s) => {
+            print!("{s}");
+            0
+        }
+        Err(e) => {
+            eprintln!("flexio: {e}");
+            1
+        }
+    })
+}
+
+/// The compatibility level as the job set will resolve it (`--compat`, else
+/// `FLEXIO_COMPAT`, else the newest fio), for the switches acted on before the jobs are
+/// loaded (an invalid `FLEXIO_COMPAT` is reported by the load).
+fn early_compat(sw: &cli::Switches) -> flexio_job::Compat {
+    sw.compat.unwrap_or_else(|| {
+        std::env::var(flexio_job::compat::ENV)
+            .ok()
+            .and_then(|v| flexio_job::Compat::parse(&v).ok())
+            .unwrap_or_default()
+    })
+}
+
 /// Entry point; returns the exit status.
 pub fn run(args: Vec<String>) -> i32 {
     // Signals first: an interrupt at any point after this (engine probes, file layout)
@@ -244,71 +347,35 @@ pub fn run(args: Vec<String>) -> i32 {
         }
     };
     let sw = &cli.switches;
-    if sw.version {
-        println!("{VERSION} ({FIO_COMPAT} compatible)");
-        return 0;
+    if sw.extra.latency_log {
+        // fio's words; it exits without running anything.
+        eprintln!("fio: --latency-log is deprecated. Use per-job latency log options.");
+        return 1;
     }
-    if sw.help {
-        print!("{VERSION}\n{}{}", cli::usage(), crate::cmd::usage());
-        return 0;
+    let compat = early_compat(sw);
+    if compat.is_fio333() {
+        let errors = sw.extra.fio333_errors();
+        if !errors.is_empty() {
+            for e in errors {
+                eprintln!("{e}");
+            }
+            eprintln!("flexio: (fio 3.33, --compat=3.33, has no such switch or value)");
+            return 1;
+        }
     }
-    if let Some(path) = &sw.inflate_log {
-        // fio's --inflate-log: a log.fz as the text lines of the log, on stdout.
-        return match crate::logz::inflate_file(std::path::Path::new(path)) {
-            Ok(text) => {
-                use std::io::Write;
-                let mut out = std::io::stdout().lock();
-                if out
-                    .write_all(text.as_bytes())
-                    .and_then(|_| out.flush())
-                    .is_err()
-                {
-                    return 1;
-                }
-                0
-            }
-            Err(e) => {
-                eprintln!("flexio: --inflate-log: {e}");
-                1
-            }
-        };
+    if let Some(code) = informational(sw) {
+        return code;
     }
-    if let Some(arg) = &sw.cmdhelp {
-        return match arg.as_deref() {
-            None | Some("") | Some("all") => {
-                print!("{}", help::list_all(&CATALOG));
-                0
-            }
-            Some(name) => match help::cmdhelp(name, &CATALOG) {
-                Ok(s) => {
-                    print!("{s}");
-                    0
-                }
-                Err(e) => {
-                    eprintln!("flexio: {e}");
-                    1
-                }
-            },
-        };
-    }
-    if let Some(arg) = &sw.enghelp {
-        return match enghelp(arg.as_deref()) {
-            Ok(s) => {
-                print!("{s}");
-                0
-            }
-            Err(e) => {
-                eprintln!("flexio: {e}");
-                1
-            }
-        };
-    }
-    if let Some(code) = crate::selftest::early(&sw.extra) {
+    if let Some(code) = crate::selftest::early(&sw.extra, compat) {
         return code;
     }
     crate::debug::init(&sw.extra);
     if let Some(code) = crate::remote::dispatch(&cli, &sigs) {
         return code;
+    }
+    if sw.report.is_some() && !crate::cmd::BUILT {
+        eprintln!("flexio: {}", crate::cmd::not_built("--report"));
+        return 1;
     }
     if sw.parse_only {
         return crate::parse_only::run(&cli, &load_env(host()));
@@ -394,93 +461,184 @@ fn execute(
     events: Option<&dyn RunEvents>,
 ) -> Outcome {
     let sw = &cli.switches;
-    let mut sink = Sink {
-        formats: sw.formats.clone(),
-        terse_version: sw.terse_version,
-        file: sw
-            .output
-            .as_ref()
-            .map(PathBuf::from)
-            .filter(|_| events.is_none()),
-        buf: String::new(),
-        events,
-    };
-    if sink.terse_version == 2 && sink.formats.contains(&Format::Terse) {
-        eprintln!("flexio: terse version 2 is not supported by flexio (use 3, 4 or 5)");
-        return Outcome::failed(1);
-    }
-    let stdout_normal_only =
-        sink.file.is_none() && sink.formats == [Format::Normal] && events.is_none();
+    let mut sink = Sink::new(sw, events);
     let notes = Notes {
-        info_to_stdout: stdout_normal_only,
+        info_to_stdout: sink.stdout_normal_only(),
     };
-    // Job headers, once per job definition (not per clone), as fio prints them at parse time.
+    // Printed while fio parses the job, before its header line.
+    for n in plans.iter().flat_map(|t| &t.info_notes) {
+        notes.info(n);
+    }
     if sink.normal() {
         // A server sends the headers when it parses the jobs, and no version line.
-        let mut pre = String::new();
-        if events.is_none() {
-            pre = job_headers(&plans);
-            pre.push_str(VERSION);
-            pre.push('\n');
-        }
-        let nthreads = plans.iter().filter(|p| p.control.thread).count();
-        let nprocs = plans.len() - nthreads;
-        let plural = |n: usize, one: &str, many: &str| {
-            if n == 1 {
-                format!("{n} {one}")
-            } else {
-                format!("{n} {many}")
-            }
-        };
-        let starting = match (nthreads, nprocs) {
-            (0, p) => plural(p, "process", "processes"),
-            (t, 0) => plural(t, "thread", "threads"),
-            (t, p) => format!(
-                "{} and {}",
-                plural(t, "thread", "threads"),
-                plural(p, "process", "processes")
-            ),
-        };
-        pre.push_str(&format!("Starting {starting}\n"));
-        sink.preamble(&pre);
+        sink.preamble(&starting_text(&plans, events.is_none()));
     }
-    let clock = choose_clock(set, &notes);
-    let (read_ns, resolution_ns) = clock.self_test();
-    let clock_info = flexio_stats::report::ClockInfo {
-        source: clock.source().name().to_string(),
-        read_ns,
-        resolution_ns,
+    let clock = choose_clock(&plans, &notes);
+    // gtod_cpu: a timekeeper thread keeps the time for the run (stopped when it ends).
+    let (clock, _timekeeper) = match plans.iter().find_map(|t| t.control.gtod_cpu) {
+        Some(cpu) => {
+            let (c, k) = crate::clock::Timekeeper::start(clock, cpu as usize);
+            (c, Some(k))
+        }
+        None => (clock, None),
     };
     let genesis = clock.now();
     let mut extras = crate::run_extra::RunExtras::start(&sw.extra, genesis);
-    let reporter = Reporter {
-        formats: sink.formats.clone(),
-        terse_version: sink.terse_version,
-        global_echo: set.global_echo.clone(),
-        clock,
-        genesis,
-        clock_info,
-    };
+    let reporter = Reporter::new(&sink, set, clock, genesis);
     let progress: Arc<Vec<Progress>> =
         Arc::new(plans.iter().map(|_| Progress::default()).collect());
     if let Some(ev) = events {
         ev.running(&plans, &progress);
     }
-    // ---- file layout, serialized in the main thread (create_serialize)
+    let setup_failed = lay_out_in_main_thread(&plans, &mut sink, sw.readonly, &terminate);
+    if let Err(e) = create_log_files(&plans) {
+        eprintln!("flexio: cannot create log files: {e}");
+        return Outcome::failed(1);
+    }
+    plan_notes(&plans, &notes);
+    let disks = watch_disks(&plans, &notes);
+    let disk_start = clock.now();
+    let Some(status) = StatusThread::start(sw, &plans, &progress, events) else {
+        return Outcome::failed(1);
+    };
+    let mut run = Segments {
+        plans: &plans,
+        progress: &progress,
+        setup_failed: &setup_failed,
+        ctx: SegmentCtx {
+            clock,
+            notes,
+            readonly: sw.readonly,
+            snapshot_req: Arc::new(crate::progress::AtomicU64::new(0)),
+        },
+        terminate: &terminate,
+        signalled: &signalled,
+        events,
+        extras: &mut extras,
+        reporter: &reporter,
+        sink: &mut sink,
+        status_every: sw.status_interval_ms.map(|ms| ms * 1_000_000),
+        next_status: None,
+        next_dump_check: 0,
+        results: vec![None; plans.len()],
+        quit_all: false,
+    };
+    run.next_status = run.status_every.map(|iv| clock.now() + iv);
+    run.run_all();
+    if run.quit_all {
+        run.report_never_started();
+    }
+    let results = std::mem::take(&mut run.results);
+    status.stop();
+    self_check(&plans, &results, &notes);
+    remove_files_of_unrun_jobs(&plans, &results);
+    let interrupted = signalled.any();
+    if interrupted {
+        notes.info(&format!(
+            "fio: terminating on signal {}",
+            signalled.number()
+        ));
+    }
+    // ---- report
+    let now = clock.now();
+    let disk_reports = diskstats::finish(&disks, (now - disk_start) / 1_000_000);
+    let done: Vec<JobResult> = results.iter().flatten().cloned().collect();
+    let rep = reporter.report(&done, disk_reports);
+    sink.emit(&reporter.final_text(&rep, &extras, default_mode));
+    if write_outputs(&sink, sw.report.as_deref(), events, &rep).is_err() {
+        return Outcome::failed(1);
+    }
+    let failed = done.iter().filter(|r| r.stats.failed()).count()
+        + setup_failed.iter().filter(|f| **f).count();
+    Outcome {
+        // fio returns the count modulo 256; flexio caps it so that failures never read as
+        // success.
+        code: if interrupted {
+            EXIT_SIGNAL
+        } else {
+            failed.min(255) as i32
+        },
+        results: done,
+        report: Some(rep),
+        disk_msec: (now - disk_start) / 1_000_000,
+    }
+}
+
+impl<'a> Sink<'a> {
+    fn new(sw: &cli::Switches, events: Option<&'a dyn RunEvents>) -> Sink<'a> {
+        Sink {
+            formats: sw.formats.clone(),
+            terse_version: sw.terse_version,
+            file: sw
+                .output
+                .as_ref()
+                .map(PathBuf::from)
+                .filter(|_| events.is_none()),
+            buf: String::new(),
+            events,
+        }
+    }
+}
+
+/// The normal output's preamble: the job headers and the version line (`headers`), then
+/// "Starting N threads/processes".
+fn starting_text(plans: &[ThreadPlan], headers: bool) -> String {
+    let mut pre = String::new();
+    if headers {
+        pre = job_headers(plans);
+        pre.push_str(VERSION);
+        pre.push('\n');
+    }
+    let nthreads = plans.iter().filter(|p| p.control.thread).count();
+    let nprocs = plans.len() - nthreads;
+    let plural = |n: usize, one: &str, many: &str| {
+        if n == 1 {
+            format!("{n} {one}")
+        } else {
+            format!("{n} {many}")
+        }
+    };
+    let starting = match (nthreads, nprocs) {
+        (0, p) => plural(p, "process", "processes"),
+        (t, 0) => plural(t, "thread", "threads"),
+        (t, p) => format!(
+            "{} and {}",
+            plural(t, "thread", "threads"),
+            plural(p, "process", "processes")
+        ),
+    };
+    pre.push_str(&format!("Starting {starting}\n"));
+    pre
+}
+
+/// File layout, serialized in the main thread (create_serialize; jobs with
+/// `layout_in_thread` lay out their own). Returns which jobs failed it.
+fn lay_out_in_main_thread(
+    plans: &[ThreadPlan],
+    sink: &mut Sink,
+    readonly: bool,
+    terminate: &AtomicBool,
+) -> Vec<bool> {
     let mut setup_failed = vec![false; plans.len()];
     for (i, t) in plans.iter().enumerate() {
-        if t.io.layout_in_thread {
-            continue; // laid out by the job thread itself
-        }
         if terminate.load(Ordering::Relaxed) {
             break;
         }
-        let which = files::files_to_lay_out(t);
+        let which = if t.io.layout_in_thread {
+            Vec::new() // laid out by the job thread itself
+        } else {
+            files::files_to_lay_out(t)
+        };
+        // zonemode=zbd: fio's notes on regions rounded to zones, after the layout.
+        let zone_notes = || t.zbd.iter().flat_map(|z| z.notes.iter());
         if which.is_empty() {
+            for n in zone_notes() {
+                sink.preamble(&format!("{n}\n"));
+            }
             continue;
         }
         sink.preamble(&format!("{}\n", files::layout_message(t, &which)));
-        if let Err(e) = files::lay_out(t, &which, sw.readonly) {
+        if let Err(e) = files::lay_out(t, &which, readonly) {
             let errno = e.raw_os_error().unwrap_or(libc::EIO);
             let text = if e.raw_os_error().is_some() {
                 crate::notes::strerror(errno)
@@ -491,8 +649,15 @@ fn execute(
             eprintln!("fio: pid=0, err={errno}/file:files.rs, func=layout, error={text}");
             setup_failed[i] = true;
         }
+        for n in zone_notes() {
+            sink.preamble(&format!("{n}\n"));
+        }
     }
-    // Log files start empty (threads sharing a name with per_job_logs=0 then append).
+    setup_failed
+}
+
+/// Log files start empty (threads sharing a name with per_job_logs=0 then append).
+fn create_log_files(plans: &[ThreadPlan]) -> std::io::Result<()> {
     let mut log_paths: Vec<PathBuf> = plans
         .iter()
         .flat_map(|t| {
@@ -503,16 +668,15 @@ fn execute(
         .collect();
     log_paths.sort();
     log_paths.dedup();
-    if let Err(e) = worker::create_log_files(&log_paths) {
-        eprintln!("flexio: cannot create log files: {e}");
-        return Outcome::failed(1);
+    worker::create_log_files(&log_paths)
+}
+
+/// fio's notes about the jobs as planned.
+fn plan_notes(plans: &[ThreadPlan], notes: &Notes) {
+    for _ in plans.iter().filter(|t| t.blockalign_note) {
+        notes.err("fio: Any use of blockalign= turns off randommap");
     }
-    for j in &set.jobs {
-        if crate::plan::blockalign_differs(&j.opts) && !j.opts.norandommap {
-            notes.err("fio: Any use of blockalign= turns off randommap");
-        }
-    }
-    for t in &plans {
+    for t in plans {
         if t.depth_note {
             notes.info("note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1");
         }
@@ -520,7 +684,11 @@ fn execute(
             notes.warn("fio: time_based requires a runtime/timeout setting");
         }
     }
-    // ---- disks under the files
+}
+
+/// The disks under the jobs' files, their counters taken now (with the scheduler notes for
+/// jobs that set priorities).
+fn watch_disks(plans: &[ThreadPlan], notes: &Notes) -> Vec<diskstats::Disk> {
     let paths: Vec<PathBuf> = plans
         .iter()
         .filter(|t| !t.caps.diskless && t.control.disk_util)
@@ -537,93 +705,184 @@ fn execute(
     }
     let mut disks = diskstats::watch(&paths);
     diskstats::restart(&mut disks);
-    let disk_start = clock.now();
-    // ---- status line
-    let status_done = Arc::new(AtomicBool::new(false));
-    let show_eta = match sw.eta {
-        Eta::Always => true,
-        Eta::Never => false,
-        Eta::Auto => std::io::stderr().is_terminal(),
-    } && events.is_none();
-    let agg_log = match sw.extra.bandwidth_log {
-        true => match status::AggLog::create(Path::new(".")) {
-            Ok(l) => Some(l),
-            Err(e) => {
-                eprintln!("flexio: cannot create the aggregate bandwidth logs: {e}");
-                return Outcome::failed(1);
+    disks
+}
+
+/// The status line and the aggregate bandwidth logs, drawn and sampled by their own thread.
+struct StatusThread {
+    done: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl StatusThread {
+    /// `None` (the error said) when the aggregate bandwidth logs cannot be created.
+    fn start(
+        sw: &cli::Switches,
+        plans: &[ThreadPlan],
+        progress: &Arc<Vec<Progress>>,
+        events: Option<&dyn RunEvents>,
+    ) -> Option<StatusThread> {
+        let done = Arc::new(AtomicBool::new(false));
+        let show_eta = match sw.eta {
+            Eta::Always => true,
+            Eta::Never => false,
+            Eta::Auto => std::io::stderr().is_terminal(),
+        } && events.is_none();
+        let fio333 = plans.first().is_some_and(|p| p.compat.is_fio333());
+        let agg_log = match &sw.extra.bandwidth_log {
+            Some(name) => {
+                match status::AggLog::create(Path::new("."), name.as_deref().unwrap_or("agg")) {
+                    Ok(l) => Some(l),
+                    Err(e) => {
+                        eprintln!("flexio: cannot create the aggregate bandwidth logs: {e}");
+                        return None;
+                    }
+                }
             }
-        },
-        false => None,
-    };
-    let status_thread = (show_eta || agg_log.is_some()).then(|| {
-        status::spawn(
-            plans.clone(),
-            progress.clone(),
-            status_done.clone(),
-            status::Show {
-                line: show_eta,
-                interval: Duration::from_millis(sw.eta_interval_ms),
-                newline_every: sw.eta_newline_ms.map(Duration::from_millis),
-                agg_log,
-            },
-        )
-    });
-    // ---- run the stonewall segments in order
-    let snapshot_req = Arc::new(crate::progress::AtomicU64::new(0));
-    let status_every = sw.status_interval_ms.map(|ms| ms * 1_000_000);
-    let mut next_status = status_every.map(|iv| clock.now() + iv);
-    let mut next_dump_check = 0u64;
-    let mut results: Vec<Option<JobResult>> = vec![None; plans.len()];
-    let nseg = plans
-        .iter()
-        .map(|p| p.segment)
-        .max()
-        .map(|m| m + 1)
-        .unwrap_or(0);
-    // exit_what=all: a job with exitall ended everything; later segments do not run.
-    let mut quit_all = false;
-    // A waitee is done when it has a result, never got to run, or belongs to an earlier
-    // segment.
-    let seg_of: Vec<usize> = plans.iter().map(|p| p.segment).collect();
-    let failed_setup = setup_failed.clone();
-    let waitee_done_in = |w: usize, results: &[Option<JobResult>], seg: usize| {
-        results[w].is_some() || failed_setup[w] || seg_of[w] < seg
-    };
-    for seg in 0..nseg {
-        if let Some(ev) = events {
-            ev.segment_starts(seg);
+            None => None,
+        };
+        // fio 3.33 samples them only while it computes its status line: with it off the
+        // files stay empty. The newest fio fills them either way.
+        let agg_log = agg_log.filter(|_| show_eta || !fio333);
+        let thread = (show_eta || agg_log.is_some()).then(|| {
+            status::spawn(
+                plans.to_vec(),
+                progress.clone(),
+                done.clone(),
+                status::Show {
+                    line: show_eta,
+                    interval: Duration::from_millis(sw.eta_interval_ms),
+                    newline_every: sw.eta_newline_ms.map(Duration::from_millis),
+                    agg_log,
+                },
+            )
+        });
+        Some(StatusThread { done, thread })
+    }
+
+    fn stop(self) {
+        self.done.store(true, Ordering::Relaxed);
+        if let Some(h) = self.thread {
+            let _ = h.join();
         }
-        if terminate.load(Ordering::Relaxed) || quit_all || extras.trigger.fired() {
-            break;
+    }
+}
+
+/// What every job thread of a segment shares ([`RunCtx`] per reporting group).
+#[derive(Clone)]
+struct SegmentCtx {
+    clock: Clock,
+    notes: Notes,
+    readonly: bool,
+    snapshot_req: Arc<crate::progress::AtomicU64>,
+}
+
+/// The run's job threads, stonewall segment after segment: what the segments need and
+/// what they collect.
+struct Segments<'r, 's> {
+    plans: &'r [ThreadPlan],
+    progress: &'r [Progress],
+    setup_failed: &'r [bool],
+    ctx: SegmentCtx,
+    terminate: &'r AtomicBool,
+    signalled: &'r crate::signals::Signals,
+    events: Option<&'r dyn RunEvents>,
+    extras: &'r mut crate::run_extra::RunExtras,
+    reporter: &'r Reporter,
+    sink: &'r mut Sink<'s>,
+    /// --status-interval in ns, and when the next dump is due.
+    status_every: Option<u64>,
+    next_status: Option<u64>,
+    /// When the fio-dump-status file is looked for next.
+    next_dump_check: u64,
+    results: Vec<Option<JobResult>>,
+    /// exit_what=all: a job with exitall ended everything; later segments do not run.
+    quit_all: bool,
+}
+
+/// The reporting groups of a segment, each with its stop flag (exit_what=group stops one).
+struct GroupCtxs {
+    groups: Vec<u32>,
+    ctxs: Vec<RunCtx>,
+}
+
+impl GroupCtxs {
+    fn of(&self, plan: &ThreadPlan) -> &RunCtx {
+        let g = self.groups.binary_search(&plan.groupid).unwrap_or(0);
+        &self.ctxs[g]
+    }
+    fn stop_all(&self) {
+        for c in &self.ctxs {
+            c.terminate.store(true, Ordering::Relaxed);
         }
-        let waitee_done = |w: usize, results: &[Option<JobResult>]| waitee_done_in(w, results, seg);
-        let members: Vec<usize> = (0..plans.len())
-            .filter(|i| plans[*i].segment == seg && !setup_failed[*i])
-            .collect();
-        // One stop flag per reporting group of the segment (exit_what=group stops one).
-        let mut groups: Vec<u32> = members.iter().map(|i| plans[*i].groupid).collect();
+    }
+}
+
+impl Segments<'_, '_> {
+    fn run_all(&mut self) {
+        let nseg = self
+            .plans
+            .iter()
+            .map(|p| p.segment)
+            .max()
+            .map(|m| m + 1)
+            .unwrap_or(0);
+        for seg in 0..nseg {
+            if let Some(ev) = self.events {
+                ev.segment_starts(seg);
+            }
+            if self.terminate.load(Ordering::Relaxed)
+                || self.quit_all
+                || self.extras.trigger.fired()
+            {
+                break;
+            }
+            self.run_segment(seg);
+        }
+    }
+
+    /// A waitee is done when it has a result, never got to run, or belongs to an earlier
+    /// segment.
+    fn waitee_done(&self, w: usize, seg: usize) -> bool {
+        self.results[w].is_some() || self.setup_failed[w] || self.plans[w].segment < seg
+    }
+
+    /// Whether thread `i` may start (wait_for: every thread of its waitee has ended).
+    fn may_start(&self, i: usize, seg: usize) -> bool {
+        self.plans[i]
+            .control
+            .wait_for
+            .iter()
+            .all(|w| self.waitee_done(*w, seg))
+    }
+
+    fn group_ctxs(&self, members: &[usize]) -> GroupCtxs {
+        let mut groups: Vec<u32> = members.iter().map(|i| self.plans[*i].groupid).collect();
         groups.sort_unstable();
         groups.dedup();
-        let ctxs: Vec<RunCtx> = groups
+        let c = &self.ctx;
+        let ctxs = groups
             .iter()
             .map(|_| RunCtx {
                 terminate: Arc::new(AtomicBool::new(false)),
-                clock,
-                notes,
-                readonly: sw.readonly,
-                snapshot_req: snapshot_req.clone(),
+                clock: c.clock,
+                notes: c.notes,
+                readonly: c.readonly,
+                snapshot_req: c.snapshot_req.clone(),
             })
             .collect();
-        let ctx_of = |i: usize| {
-            let g = groups.binary_search(&plans[i].groupid).unwrap_or(0);
-            &ctxs[g]
-        };
-        let stop_all = || {
-            for c in &ctxs {
-                c.terminate.store(true, Ordering::Relaxed);
-            }
-        };
-        let mut ss_units = crate::steady_judge::units(&plans, &members);
+        GroupCtxs { groups, ctxs }
+    }
+
+    /// Run one stonewall segment's threads until they have all ended.
+    fn run_segment(&mut self, seg: usize) {
+        let plans = self.plans;
+        let progress = self.progress;
+        let members: Vec<usize> = (0..plans.len())
+            .filter(|i| plans[*i].segment == seg && !self.setup_failed[*i])
+            .collect();
+        let g = self.group_ctxs(&members);
+        let mut ss_units = crate::steady_judge::units(plans, &members);
         flexio_engine::api::STOP_WAITS.store(false, Ordering::Relaxed);
         flexio_engine::api::IO_JOBS_PENDING.store(
             members.iter().filter(|i| !plans[**i].caps.noio).count(),
@@ -632,84 +891,43 @@ fn execute(
         let (tx, rx) = mpsc::channel::<(usize, JobResult)>();
         std::thread::scope(|s| {
             let spawn = |i: usize, tx: mpsc::Sender<(usize, JobResult)>| {
-                let plan = &plans[i];
-                let ctx = ctx_of(i);
-                let pr = &progress[i];
-                let name = format!("flexio-{}", plan.thread_number);
+                let (plan, ctx, pr) = (&plans[i], g.of(&plans[i]), &progress[i]);
                 std::thread::Builder::new()
-                    .name(name)
+                    .name(format!("flexio-{}", plan.thread_number))
                     .spawn_scoped(s, move || {
-                        // A bug in a job thread fails that job, not the whole run.
-                        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                            worker::run_thread(plan, ctx, pr)
-                        }))
-                        .unwrap_or_else(|_| {
-                            let mut st = flexio_stats::ThreadStats::default();
-                            st.set_error(
-                                libc::EFAULT,
-                                "file:worker.rs, func=job thread, error=internal error (panic)"
-                                    .into(),
-                            );
-                            worker::result_of(plan, pr.tid.load(Ordering::Relaxed), st)
-                        });
-                        let _ = tx.send((i, r));
+                        let _ = tx.send((i, job_thread(plan, ctx, pr)));
                     })
                     .expect("spawning a job thread");
             };
             // wait_for: a job starts once every thread of its waitee has ended.
-            let mut waiting: Vec<usize> = Vec::new();
-            for &i in &members {
-                if plans[i]
-                    .control
-                    .wait_for
-                    .iter()
-                    .all(|w| waitee_done(*w, &results))
-                {
-                    spawn(i, tx.clone());
-                } else {
-                    waiting.push(i);
+            let (now, mut waiting): (Vec<usize>, Vec<usize>) =
+                members.iter().partition(|&&i| self.may_start(i, seg));
+            // Flow groups' members that start now begin their I/O together.
+            let mut flows: Vec<(u32, u64)> = Vec::new();
+            for &i in &now {
+                if let Some((id, _, _)) = plans[i].control.flow {
+                    match flows.iter_mut().find(|f| f.0 == id) {
+                        Some(f) => f.1 += 1,
+                        None => flows.push((id, 1)),
+                    }
                 }
             }
-            let mut tx = Some(tx);
-            if waiting.is_empty() {
-                tx = None;
+            for (id, n) in flows {
+                worker::flow::expect(id, n);
             }
+            for i in now {
+                spawn(i, tx.clone());
+            }
+            let mut tx = (!waiting.is_empty()).then_some(tx);
             let mut left = members.len();
             while left > 0 {
                 match rx.recv_timeout(Duration::from_millis(20)) {
                     Ok((i, r)) => {
                         left -= 1;
-                        if r.stats.failed() {
-                            notes.info(&format!(
-                                "fio: pid={}, err={}/{}",
-                                r.pid, r.stats.error, r.stats.verror
-                            ));
-                            if plans[i].control.exitall_on_error {
-                                stop_all();
-                            }
-                        }
-                        if plans[i].control.exitall {
-                            match plans[i].control.exit_what {
-                                ExitWhat::Group => {
-                                    ctx_of(i).terminate.store(true, Ordering::Relaxed)
-                                }
-                                ExitWhat::Stonewall => stop_all(),
-                                ExitWhat::All => {
-                                    stop_all();
-                                    quit_all = true;
-                                }
-                            }
-                        }
-                        results[i] = Some(r);
+                        self.ended(i, r, &g);
                         if let Some(t) = &tx {
                             let (ready, still): (Vec<usize>, Vec<usize>) =
-                                waiting.iter().partition(|&&k| {
-                                    plans[k]
-                                        .control
-                                        .wait_for
-                                        .iter()
-                                        .all(|w| waitee_done(*w, &results))
-                                });
+                                waiting.iter().partition(|&&k| self.may_start(k, seg));
                             for k in ready {
                                 spawn(k, t.clone());
                             }
@@ -720,80 +938,143 @@ fn execute(
                         }
                     }
                     Err(mpsc::RecvTimeoutError::Timeout) => {
-                        if terminate.load(Ordering::Relaxed) {
-                            stop_all();
+                        if self.terminate.load(Ordering::Relaxed) {
+                            g.stop_all();
                         }
                     }
                     Err(mpsc::RecvTimeoutError::Disconnected) => break,
                 }
-                if extras.trigger.poll(clock.now()) {
-                    stop_all();
-                }
-                if ctxs.iter().any(|c| c.terminate.load(Ordering::Relaxed)) {
-                    flexio_engine::api::STOP_WAITS.store(true, Ordering::Relaxed);
-                }
-                for u in &mut ss_units {
-                    if u.poll(&progress, |m| results[m].is_some()) {
-                        notes.info(&u.verdict(&plans[u.members[0]].name));
-                    }
-                }
-                let mut dump = false;
-                if let (Some(at), Some(iv)) = (next_status, status_every) {
-                    if clock.now() >= at {
-                        dump = true;
-                        next_status = Some(at + iv);
-                    }
-                }
-                // SIGUSR1, or a file named fio-dump-status in the temporary directory
-                // (removed once seen), as with fio.
-                if signalled.take_usr1()
-                    || crate::signals::dump_file_requested(&mut next_dump_check, clock.now())
-                {
-                    dump = true;
-                }
-                if dump {
-                    let snap = gather_snapshots(&plans, &progress, &results, &snapshot_req);
-                    let rep = reporter.report(&snap, Vec::new());
-                    let text = reporter.render(&rep, false);
-                    sink.emit(&text);
-                }
+                self.between(seg, &g, &mut ss_units);
             }
         });
+        if let Some(ev) = self.events {
+            ev.segment_ends(seg);
+        }
         // Steady state: samples that arrived with the last results, then the verdicts.
         for u in &mut ss_units {
-            let newly = u.poll(&progress, |_| true);
+            let newly = u.poll(progress, |_| true);
             if newly || !u.state.attained {
-                notes.info(&u.verdict(&plans[u.members[0]].name));
+                self.ctx.notes.info(&u.verdict(&plans[u.members[0]].name));
             }
             for &m in &u.members {
-                if let Some(r) = &mut results[m] {
+                if let Some(r) = &mut self.results[m] {
                     r.steadystate = Some(u.state.clone());
                 }
             }
         }
     }
-    if quit_all {
-        // exit_what=all: fio still reports the jobs it never started, with nothing done.
-        for (i, r) in results.iter_mut().enumerate() {
-            if r.is_none() && !setup_failed[i] {
+
+    /// Thread `i` ended with `r`: its error line, exitall, its result kept.
+    fn ended(&mut self, i: usize, r: JobResult, g: &GroupCtxs) {
+        let c = &self.plans[i].control;
+        if r.stats.failed() {
+            self.ctx.notes.info(&format!(
+                "fio: pid={}, err={}/{}",
+                r.pid, r.stats.error, r.stats.verror
+            ));
+            if c.exitall_on_error {
+                g.stop_all();
+            }
+        }
+        if c.exitall {
+            match c.exit_what {
+                ExitWhat::Group => g
+                    .of(&self.plans[i])
+                    .terminate
+                    .store(true, Ordering::Relaxed),
+                ExitWhat::Stonewall => g.stop_all(),
+                ExitWhat::All => {
+                    g.stop_all();
+                    self.quit_all = true;
+                }
+            }
+        }
+        self.results[i] = Some(r);
+    }
+
+    /// Between results: triggers, a remote stop, steady state, status dumps.
+    fn between(&mut self, seg: usize, g: &GroupCtxs, ss_units: &mut [crate::steady_judge::SsUnit]) {
+        let clock = self.ctx.clock;
+        if self.extras.trigger.poll(clock.now()) {
+            g.stop_all();
+        }
+        if self.events.is_some_and(|ev| ev.segment_stop(seg)) {
+            g.stop_all();
+        }
+        if g.ctxs.iter().any(|c| c.terminate.load(Ordering::Relaxed)) {
+            flexio_engine::api::STOP_WAITS.store(true, Ordering::Relaxed);
+        }
+        for u in ss_units.iter_mut() {
+            if u.poll(self.progress, |m| self.results[m].is_some()) {
+                self.ctx
+                    .notes
+                    .info(&u.verdict(&self.plans[u.members[0]].name));
+            }
+        }
+        let mut dump = false;
+        if let (Some(at), Some(iv)) = (self.next_status, self.status_every) {
+            if clock.now() >= at {
+                dump = true;
+                self.next_status = Some(at + iv);
+            }
+        }
+        // SIGUSR1, or a file named fio-dump-status in the temporary directory (removed once
+        // seen), as with fio.
+        if self.signalled.take_usr1()
+            || crate::signals::dump_file_requested(&mut self.next_dump_check, clock.now())
+        {
+            dump = true;
+        }
+        if dump {
+            let snap = gather_snapshots(
+                self.plans,
+                self.progress,
+                &self.results,
+                &self.ctx.snapshot_req,
+            );
+            let rep = self.reporter.report(&snap, Vec::new());
+            let text = self.reporter.render(&rep, false);
+            self.sink.emit(&text);
+        }
+    }
+
+    /// exit_what=all: fio still reports the jobs it never started, with nothing done.
+    fn report_never_started(&mut self) {
+        for (i, r) in self.results.iter_mut().enumerate() {
+            if r.is_none() && !self.setup_failed[i] {
                 *r = Some(worker::result_of(
-                    &plans[i],
+                    &self.plans[i],
                     0,
                     flexio_stats::ThreadStats::default(),
                 ));
             }
         }
     }
-    status_done.store(true, Ordering::Relaxed);
-    if let Some(h) = status_thread {
-        let _ = h.join();
-    }
-    // Self-check: a job that spent most of its time in flexio's own code measured flexio.
+}
+
+/// One job thread's work and result. A bug in a job thread fails that job, not the whole
+/// run.
+fn job_thread(plan: &ThreadPlan, ctx: &RunCtx, pr: &Progress) -> JobResult {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        worker::run_thread(plan, ctx, pr)
+    }))
+    .unwrap_or_else(|_| {
+        let mut st = flexio_stats::ThreadStats::default();
+        st.set_error(
+            libc::EFAULT,
+            "file:worker.rs, func=job thread, error=internal error (panic)".into(),
+        );
+        worker::result_of(plan, pr.tid.load(Ordering::Relaxed), st)
+    })
+}
+
+/// Self-check: a job that spent most of its time in flexio's own code measured flexio.
+fn self_check(plans: &[ThreadPlan], results: &[Option<JobResult>], notes: &Notes) {
     for (i, r) in results.iter().enumerate() {
         let Some(r) = r else { continue };
         let s = &r.stats;
-        let wall = s.total_run_time_ms as f64 * 1e6;
-        if plans[i].engine == "null" || s.issued_rwt() == 0 || wall < 1e8 {
+        let wall = s.run_time_ns() as f64;
+        if plans[i].caps.measures_tool || s.issued_rwt() == 0 || wall < 1e8 {
             continue;
         }
         let engine = s.engine_ns as f64 * 100.0 / wall;
@@ -806,8 +1087,11 @@ fn execute(
             ));
         }
     }
-    // Jobs that never ran (interrupted before their turn) still remove the files they were
-    // told to remove.
+}
+
+/// Jobs that never ran (interrupted before their turn) still remove the files they were
+/// told to remove.
+fn remove_files_of_unrun_jobs(plans: &[ThreadPlan], results: &[Option<JobResult>]) {
     for (i, t) in plans.iter().enumerate() {
         if results[i].is_none() && (t.io.unlink || t.io.unlink_each_loop) && !t.caps.diskless {
             for f in t.files.iter().filter(|f| f.block.is_none()) {
@@ -815,61 +1099,34 @@ fn execute(
             }
         }
     }
-    let interrupted = signalled.any();
-    if interrupted {
-        notes.info(&format!(
-            "fio: terminating on signal {}",
-            signalled.number()
-        ));
-    }
-    // ---- report
-    let now = clock.now();
-    let disk_reports = diskstats::finish(&disks, (now - disk_start) / 1_000_000);
-    let done: Vec<JobResult> = results.iter().flatten().cloned().collect();
-    let rep = reporter.report(&done, disk_reports);
-    let mut text = extras.decorate(
-        reporter.render(&rep, true),
-        sink.formats
-            .iter()
-            .any(|f| matches!(f, Format::Json | Format::JsonPlus)),
-        sink.normal(),
-    );
-    if default_mode {
-        text.push_str(&defaults::summary(&rep));
-    }
-    sink.emit(&text);
+}
+
+/// The --output file (atomically) and the --report page; `Err` once the error is said.
+fn write_outputs(
+    sink: &Sink,
+    report_page: Option<&str>,
+    events: Option<&dyn RunEvents>,
+    rep: &report::RunReport,
+) -> Result<(), ()> {
     if let Some(p) = &sink.file {
         if let Err(e) = crate::notes::write_atomic(p, sink.buf.as_bytes()) {
             eprintln!("flexio: cannot write output file '{}': {e}", p.display());
-            return Outcome::failed(1);
+            return Err(());
         }
     }
-    if let (Some(page), None) = (&sw.report, events) {
+    if let (Some(page), None, true) = (report_page, events, crate::cmd::BUILT) {
         // The report reads the run as any other result: its json+ text and the log files
         // the jobs wrote (relative names are relative to the working directory).
-        let jp = json::report(&rep, true, VERSION);
+        let jp = json::report(rep, true, VERSION);
         match crate::cmd::report::write_run_report(&jp, Path::new("."), Path::new(page)) {
             Ok(()) => eprintln!("flexio: wrote the run's report to {page}"),
             Err(e) => {
                 eprintln!("flexio: cannot write the report '{page}': {e}");
-                return Outcome::failed(1);
+                return Err(());
             }
         }
     }
-    let failed = done.iter().filter(|r| r.stats.failed()).count()
-        + setup_failed.iter().filter(|f| **f).count();
-    Outcome {
-        // fio returns the count modulo 256; flexio caps it so that failures never read as
-        // success.
-        code: if interrupted {
-            EXIT_SIGNAL
-        } else {
-            failed.min(255) as i32
-        },
-        results: done,
-        report: Some(rep),
-        disk_msec: (now - disk_start) / 1_000_000,
-    }
+    Ok(())
 }
 
 /// The job header lines ("name: (g=0): rw=..."), once per job definition (not per clone).
@@ -898,11 +1155,11 @@ pub fn job_headers(plans: &[ThreadPlan]) -> String {
 
 /// The run's clock: `clocksource` from the first job that sets it, else the TSC where it is
 /// usable, else CLOCK_MONOTONIC.
-fn choose_clock(set: &JobSet, notes: &Notes) -> Clock {
+fn choose_clock(plans: &[ThreadPlan], notes: &Notes) -> Clock {
     use crate::clock::Source;
     use flexio_job::options::ClockSourceOpt;
-    let want = set.jobs.iter().find_map(|j| j.opts.clocksource);
-    match want {
+    let want = plans.iter().find_map(|t| t.control.clocksource);
+    let c = match want {
         Some(ClockSourceOpt::Gettimeofday) => Clock::with_source(Source::Gettimeofday),
         Some(ClockSourceOpt::ClockGettime) => Clock::with_source(Source::Monotonic),
         Some(ClockSourceOpt::Cpu) => match crate::clock::tsc_usable() {
@@ -915,7 +1172,13 @@ fn choose_clock(set: &JobSet, notes: &Notes) -> Clock {
             }
         },
         None => Clock::new(),
-    }
+    };
+    crate::debug_log!(
+        crate::debug::Cat::Time,
+        "clocksource: {}",
+        c.source().name()
+    );
+    c
 }
 
 /// Ask every running job for its statistics so far and collect them with those of the
@@ -966,9 +1229,32 @@ struct Reporter {
     clock: Clock,
     genesis: u64,
     clock_info: flexio_stats::report::ClockInfo,
+    /// fio 3.33's report layout (`--compat=3.33`) or the newest fio's.
+    layout: report::Layout,
 }
 
 impl Reporter {
+    fn new(sink: &Sink, set: &JobSet, clock: Clock, genesis: u64) -> Reporter {
+        let (read_ns, resolution_ns) = clock.self_test();
+        Reporter {
+            formats: sink.formats.clone(),
+            terse_version: sink.terse_version,
+            global_echo: set.global_echo.clone(),
+            clock,
+            genesis,
+            layout: if set.compat.is_fio333() {
+                report::Layout::Fio333
+            } else {
+                report::Layout::Latest
+            },
+            clock_info: flexio_stats::report::ClockInfo {
+                source: clock.source().name().to_string(),
+                read_ns,
+                resolution_ns,
+            },
+        }
+    }
+
     fn report(
         &self,
         results: &[JobResult],
@@ -983,7 +1269,10 @@ impl Reporter {
             results,
             disks,
             self.global_echo.clone(),
-            FIO_COMPAT,
+            match self.layout {
+                report::Layout::Fio333 => FIO_COMPAT,
+                report::Layout::Latest => FIO_LATEST,
+            },
             (
                 secs,
                 wall.as_millis() as i64,
@@ -992,7 +1281,28 @@ impl Reporter {
             elapsed_s,
         );
         rep.clock = self.clock_info.clone();
+        rep.set_layout(self.layout);
         rep
+    }
+
+    /// The final report's text, with what the run's extras add (and the built-in
+    /// benchmark's summary).
+    fn final_text(
+        &self,
+        rep: &report::RunReport,
+        extras: &crate::run_extra::RunExtras,
+        default_mode: bool,
+    ) -> String {
+        let json = self
+            .formats
+            .iter()
+            .any(|f| matches!(f, Format::Json | Format::JsonPlus));
+        let normal = self.formats.contains(&Format::Normal);
+        let mut text = extras.decorate(self.render(rep, true), json, normal);
+        if default_mode {
+            text.push_str(&defaults::summary(rep));
+        }
+        text
     }
 
     /// fio prints terse, then JSON, then normal.

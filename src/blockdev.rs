@@ -7,22 +7,43 @@ use std::os::fd::AsFd;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
 
-/// What flexio knows about a block device.
+/// What flexio knows about a device node target: a block device, or a character device
+/// (`/dev/null`, `/dev/zero`), which fio runs on too. Either is used as it is: never laid
+/// out, truncated, renamed or unlinked.
 #[derive(Clone, Debug)]
 pub struct BlockInfo {
+    /// The block device's size (0 for a character device: it has none, the job's `size=`
+    /// gives the region).
     pub size: u64,
     /// Logical block size: O_DIRECT offsets and lengths must be multiples of it.
     pub lbs: u32,
-    /// Kernel name (`loop0`, `vda`, `vda1`).
+    /// Kernel name (`loop0`, `vda`, `vda1`; a character device's path).
     pub name: String,
+    /// A character device rather than a block device.
+    pub char_dev: bool,
 }
 
-/// `Some` if `path` is a block device.
+impl BlockInfo {
+    /// A character device at `path` (nothing is opened: fio only stats them too).
+    pub fn char_device(path: &Path) -> BlockInfo {
+        BlockInfo {
+            size: 0,
+            lbs: 1,
+            name: path.display().to_string(),
+            char_dev: true,
+        }
+    }
+}
+
+/// `Some` if `path` is a block or a character device.
 pub fn probe(path: &Path) -> std::io::Result<Option<BlockInfo>> {
     let m = match std::fs::metadata(path) {
         Ok(m) => m,
         Err(_) => return Ok(None),
     };
+    if m.file_type().is_char_device() {
+        return Ok(Some(BlockInfo::char_device(path)));
+    }
     if !m.file_type().is_block_device() {
         return Ok(None);
     }
@@ -35,7 +56,12 @@ pub fn probe(path: &Path) -> std::io::Result<Option<BlockInfo>> {
     let name = sysfs_dir(rustix::fs::major(rdev), rustix::fs::minor(rdev))
         .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| path.display().to_string());
-    Ok(Some(BlockInfo { size, lbs, name }))
+    Ok(Some(BlockInfo {
+        size,
+        lbs,
+        name,
+        char_dev: false,
+    }))
 }
 
 /// /sys/dev/block/M:m resolved to the device's sysfs directory.

@@ -1,8 +1,15 @@
-//! `--debug=parse,file,io,verify,rate,steadystate`: fio's debug log lines on stdout,
+//! `--debug=<categories>`: fio's debug log lines on stdout,
 //! `<category padded to 8> <thread id padded to 5> <message>`, after fio's
-//! `fio: set debug option <category>` announcements. Off by default; a category is one
-//! relaxed load to test, and the per-I/O `io` lines run on the general job loop only (the
-//! plain loop is not used while they are on).
+//! `fio: set debug option <category>` announcements (`fio: set all debug options`). Off by
+//! default; a category is one relaxed load to test, and the per-I/O `io` lines run on the
+//! general job loop only (the plain loop is not used while they are on).
+//!
+//! Every fio category is accepted. flexio prints lines where it has the event: `process`
+//! (thread start, run-state changes), `file`, `io`, `mem` (I/O buffers), `verify`, `parse`,
+//! `diskutil` (devices watched), `time` (the clock chosen), `rate`, `steadystate`. The
+//! others name parts of fio flexio does not have (`blktrace` tracing, `random`'s internal
+//! maps, `job` forking, `mutex` semaphores, `profile` modules, `net` engine internals,
+//! `compress` workers, `helperthread`, `zbd`, `sprandom`) and print nothing.
 
 use flexio_job::cli_extra::{Extra, DEBUG_CATEGORIES};
 use std::io::Write;
@@ -10,15 +17,20 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 static MASK: AtomicU32 = AtomicU32::new(0);
 
+/// The categories flexio has events for; the value is the index in `DEBUG_CATEGORIES`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u32)]
 pub enum Cat {
-    Parse = 0,
+    Process = 0,
     File = 1,
     Io = 2,
-    Verify = 3,
-    Rate = 4,
-    Steadystate = 5,
+    Mem = 3,
+    Verify = 5,
+    Parse = 7,
+    Diskutil = 8,
+    Time = 12,
+    Rate = 14,
+    Steadystate = 16,
 }
 
 impl Cat {
@@ -31,10 +43,11 @@ impl Cat {
 pub fn init(x: &Extra) {
     MASK.store(x.debug, Ordering::Relaxed);
     let mut out = std::io::stdout().lock();
-    for (i, c) in DEBUG_CATEGORIES.iter().enumerate() {
-        if x.debug & (1 << i) != 0 {
-            let _ = writeln!(out, "fio: set debug option {c}");
-        }
+    for c in &x.debug_given {
+        let _ = match *c {
+            "all" => writeln!(out, "fio: set all debug options"),
+            c => writeln!(out, "fio: set debug option {c}"),
+        };
     }
 }
 
@@ -95,5 +108,20 @@ mod tests {
             "parse    24396 dup options\n"
         );
         assert_eq!(line(Cat::Io, 7, "x"), "io       7     x\n");
+        // Each flexio category is fio's of the same name.
+        for (c, n) in [
+            (Cat::Process, "process"),
+            (Cat::File, "file"),
+            (Cat::Io, "io"),
+            (Cat::Mem, "mem"),
+            (Cat::Verify, "verify"),
+            (Cat::Parse, "parse"),
+            (Cat::Diskutil, "diskutil"),
+            (Cat::Time, "time"),
+            (Cat::Rate, "rate"),
+            (Cat::Steadystate, "steadystate"),
+        ] {
+            assert_eq!(c.name(), n);
+        }
     }
 }

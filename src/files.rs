@@ -96,7 +96,14 @@ pub fn lay_out(t: &ThreadPlan, which: &[usize], readonly: bool) -> io::Result<()
         }
     }
     let mut rng = Taus88::new(t.buffers.fill_seed ^ 0x5a5a);
-    let mut chunk = vec![0u8; 1 << 20];
+    // fill_device writes in the job's write block size, as fio lays files out: a file
+    // system that is nearly full takes the same amount either way.
+    let chunk_size = if l.fill {
+        (t.header.bs[1].1 as usize).clamp(512, 1 << 20)
+    } else {
+        1 << 20
+    };
+    let mut chunk = vec![0u8; chunk_size];
     fill(&mut chunk, &t.buffers.fill, &mut rng);
     for &i in which {
         let f = &t.files[i];
@@ -109,11 +116,22 @@ pub fn lay_out(t: &ThreadPlan, which: &[usize], readonly: bool) -> io::Result<()
                 Mode::from_raw_mode(0o644),
             )
             .map_err(ioerr)?;
-            rustix::fs::ftruncate(&fd, f.need).map_err(ioerr)?;
+            if !l.fill {
+                rustix::fs::ftruncate(&fd, f.need).map_err(ioerr)?;
+            }
             let mut off = 0u64;
             while off < f.need {
                 let n = chunk_len(f.need - off, chunk.len());
-                let w = rustix::io::pwrite(&fd, &chunk[..n], off).map_err(ioerr)?;
+                let w = match rustix::io::pwrite(&fd, &chunk[..n], off) {
+                    // fill_device: the file system is full, the file is as large as it gets.
+                    Err(e)
+                        if l.fill
+                            && (e == rustix::io::Errno::NOSPC || e == rustix::io::Errno::DQUOT) =>
+                    {
+                        break;
+                    }
+                    r => r.map_err(ioerr)?,
+                };
                 if w == 0 {
                     return Err(io::Error::new(
                         io::ErrorKind::WriteZero,
@@ -133,7 +151,10 @@ pub fn lay_out(t: &ThreadPlan, which: &[usize], readonly: bool) -> io::Result<()
                 Mode::from_raw_mode(0o644),
             )
             .map_err(ioerr)?;
-            allocate(&fd, l.fallocate, f.need)?;
+            if !l.fill {
+                // fill_device: nothing to allocate, the writes find the end.
+                allocate(&fd, l.fallocate, f.need)?;
+            }
             if l.create_fsync {
                 rustix::fs::fsync(&fd).map_err(ioerr)?;
             }
@@ -165,16 +186,23 @@ fn allocate(fd: &OwnedFd, mode: Fallocate, size: u64) -> io::Result<()> {
     }
 }
 
-/// Open one file of a thread.
+/// Open one file of a thread. A file the job itself creates here (not laid out before) gets
+/// mode 0600, as fio's open gives it; the layout creates 0644 files.
 pub fn open(path: &Path, flags: OFlags) -> io::Result<OwnedFd> {
     if flags.contains(OFlags::CREATE) {
         create_parent(path)?;
     }
-    rustix::fs::open(path, flags, Mode::from_raw_mode(0o644)).map_err(ioerr)
+    rustix::fs::open(path, flags, Mode::from_raw_mode(0o600)).map_err(ioerr)
 }
 
 /// Drop the page cache of a file range (fio's `invalidate`).
 pub fn invalidate(fd: impl AsFd, start: u64, len: u64) -> io::Result<()> {
+    // A range past what a file offset can hold (fill_device's unbounded region): to the end.
+    let len = if start.saturating_add(len) > i64::MAX as u64 {
+        0
+    } else {
+        len
+    };
     let len = std::num::NonZeroU64::new(len);
     rustix::fs::fadvise(fd, start, len, rustix::fs::Advice::DontNeed).map_err(ioerr)
 }

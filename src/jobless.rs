@@ -15,6 +15,8 @@ pub fn options_without_job(cli: &Cli) -> bool {
     cli.job_files.is_empty()
         && cli.sections.iter().all(|s| s.global)
         && cli.sections.iter().any(|s| !s.opts.is_empty())
+        // `--profile=NAME` brings its own jobs.
+        && flexio_job::load::cli_profile(cli).is_none()
 }
 
 /// Print fio's message (and flexio's hint) and return the exit status.

@@ -41,6 +41,12 @@ mod counter64 {
             *g = old.wrapping_add(v);
             old
         }
+        pub fn fetch_sub(&self, v: u64, _: Ordering) -> u64 {
+            let mut g = self.get();
+            let old = *g;
+            *g = old.wrapping_sub(v);
+            old
+        }
     }
 }
 use std::sync::Mutex;
@@ -65,6 +71,19 @@ pub enum RunState {
     Exited = b'_',
 }
 
+/// fio's name of the run state a status letter stands for (`--debug=process`).
+fn fio_runstate(c: u8) -> &'static str {
+    match c {
+        b'P' => "NOT_CREATED",
+        b'I' => "INITIALIZED",
+        b'/' => "RAMP",
+        b'V' => "VERIFYING",
+        b'f' => "FINISHING",
+        b'_' => "EXITED",
+        _ => "RUNNING",
+    }
+}
+
 #[repr(align(64))]
 pub struct Progress {
     pub bytes: [AtomicU64; 3],
@@ -77,10 +96,21 @@ pub struct Progress {
     pub snap_gen: AtomicU64,
     /// The statistics so far, copied on request (status reports); locked only then.
     pub snapshot: Mutex<Option<ThreadStats>>,
-    /// Steady state: the job's (IOPS, bytes/s) sample of every check interval, appended by
-    /// the job thread once per interval; and the main thread's request to stop.
-    pub ss_samples: Mutex<Vec<(u64, u64)>>,
+    /// Steady state: the job's sample of every check interval, appended by the job thread
+    /// once per interval; and the main thread's request to stop.
+    pub ss_samples: Mutex<Vec<SsSample>>,
     pub ss_stop: std::sync::atomic::AtomicBool,
+}
+
+/// One steady-state check interval of one job.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SsSample {
+    pub iops: u64,
+    /// Bytes/s.
+    pub bw: u64,
+    /// Completion latencies of the interval's I/Os: their sum (ns) and count.
+    pub lat_sum: u64,
+    pub lat_n: u64,
 }
 
 impl Default for Progress {
@@ -101,7 +131,17 @@ impl Default for Progress {
 
 impl Progress {
     pub fn set_state(&self, s: RunState) {
-        self.state.store(s as u8, Ordering::Relaxed);
+        let old = self.state.swap(s as u8, Ordering::Relaxed);
+        if crate::debug::on(crate::debug::Cat::Process) {
+            let (a, b) = (fio_runstate(old), fio_runstate(s as u8));
+            if a != b {
+                let tid = self.tid.load(Ordering::Relaxed);
+                crate::debug::log(
+                    crate::debug::Cat::Process,
+                    &format!("pid={tid}: runstate {a} -> {b}"),
+                );
+            }
+        }
     }
     pub fn state_char(&self) -> char {
         self.state.load(Ordering::Relaxed) as char

@@ -1,41 +1,69 @@
 //! fio's self-tests: `--crctest[=list]` (speed of the checksum functions) and
 //! `--cpuclock-test` (the clock's calibration and whether the TSC is monotonic across CPUs).
 
+mod hashes;
+
 use crate::clock::{Clock, Source};
 use crate::verify::{sum, Generation, Kind};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// fio 3.33's hashes, in the order `--crctest` tests them, and the checksum flexio computes for each it has.
-const HASHES: &[(&str, Option<Kind>)] = &[
-    ("md5", Some(Kind::Md5)),
-    ("crc64", Some(Kind::Crc64)),
-    ("crc32", Some(Kind::Crc32)),
-    ("crc32c", Some(Kind::Crc32c)),
-    ("crc16", Some(Kind::Crc16)),
-    ("crc7", Some(Kind::Crc7)),
-    ("sha1", Some(Kind::Sha1)),
-    ("sha256", Some(Kind::Sha256)),
-    ("sha512", Some(Kind::Sha512)),
-    ("xxhash", Some(Kind::Xxhash)),
-    ("murmur3", None),
-    ("jhash", None),
-    ("fnv", None),
-    ("sha3-224", Some(Kind::Sha3_224)),
-    ("sha3-256", Some(Kind::Sha3_256)),
-    ("sha3-384", Some(Kind::Sha3_384)),
-    ("sha3-512", Some(Kind::Sha3_512)),
+/// What `--crctest` times: a verify checksum, or one of the three hashes only it uses.
+#[derive(Clone, Copy)]
+enum Hash {
+    Verify(Kind),
+    Murmur3,
+    Jhash,
+    Fnv,
+}
+
+/// fio 3.33's hashes, in the order `--crctest` tests them.
+const HASHES: &[(&str, Hash)] = &[
+    ("md5", Hash::Verify(Kind::Md5)),
+    ("crc64", Hash::Verify(Kind::Crc64)),
+    ("crc32", Hash::Verify(Kind::Crc32)),
+    ("crc32c", Hash::Verify(Kind::Crc32c)),
+    ("crc16", Hash::Verify(Kind::Crc16)),
+    ("crc7", Hash::Verify(Kind::Crc7)),
+    ("sha1", Hash::Verify(Kind::Sha1)),
+    ("sha256", Hash::Verify(Kind::Sha256)),
+    ("sha512", Hash::Verify(Kind::Sha512)),
+    ("xxhash", Hash::Verify(Kind::Xxhash)),
+    ("murmur3", Hash::Murmur3),
+    ("jhash", Hash::Jhash),
+    ("fnv", Hash::Fnv),
+    ("sha3-224", Hash::Verify(Kind::Sha3_224)),
+    ("sha3-256", Hash::Verify(Kind::Sha3_256)),
+    ("sha3-384", Hash::Verify(Kind::Sha3_384)),
+    ("sha3-512", Hash::Verify(Kind::Sha3_512)),
 ];
+
+/// Hash `buf` once with `h` (the result kept from the optimiser).
+fn hash_once(h: Hash, buf: &[u8], sum: &mut [u8; 128]) {
+    match h {
+        Hash::Verify(kind) => {
+            let len = kind.csum_len();
+            sum::field(Generation::Latest, kind, buf, &mut sum[..len]);
+        }
+        Hash::Murmur3 => sum[..4].copy_from_slice(&hashes::murmur3_32(buf, 0x8989).to_ne_bytes()),
+        Hash::Jhash => sum[..4].copy_from_slice(&hashes::jhash(buf, 0x8989).to_ne_bytes()),
+        Hash::Fnv => sum[..8].copy_from_slice(&hashes::fnv64(buf, 0x8989).to_ne_bytes()),
+    }
+    std::hint::black_box(&sum);
+}
 
 /// The switches that do their work instead of a run (`--debug=help`, `--crctest`,
 /// `--cpuclock-test`, `--idle-prof=calibrate`): `Some(exit status)` when one was given.
-pub fn early(x: &flexio_job::cli_extra::Extra) -> Option<i32> {
+pub fn early(x: &flexio_job::cli_extra::Extra, compat: flexio_job::Compat) -> Option<i32> {
+    use flexio_job::cli_extra::{DEBUG_CATEGORIES, FIO333_DEBUG_CATEGORIES};
     if x.debug_help {
-        println!(
-            "fio: dumping debug options:{},all",
-            flexio_job::cli_extra::DEBUG_CATEGORIES.join(",")
-        );
+        let known = if compat.is_fio333() {
+            &DEBUG_CATEGORIES[..FIO333_DEBUG_CATEGORIES]
+        } else {
+            DEBUG_CATEGORIES
+        };
+        println!("fio: dumping debug options:{},all", known.join(","));
         return Some(0);
     }
     if let Some(list) = &x.crctest {
@@ -45,8 +73,8 @@ pub fn early(x: &flexio_job::cli_extra::Extra) -> Option<i32> {
         return Some(cpuclock_test(200_000));
     }
     if x.idle_prof == Some(flexio_job::cli_extra::IdleProf::Calibrate) {
-        println!("CPU idleness:");
-        eprintln!("flexio: --idle-prof=calibrate: nothing to calibrate: flexio measures idleness from the kernel's CPU accounting (/proc/stat)");
+        // fio's calibration only: the unit of work's time over the CPUs.
+        print!("{}", crate::idle::calibrate_text(crate::idle::calibrate()));
         return Some(0);
     }
     None
@@ -58,31 +86,21 @@ pub fn crc_line(name: &str, mib_s: f64) -> String {
     format!("{name}:{tabs}{mib_s:8.2} MiB/sec\n")
 }
 
-/// `--crctest[=a,b]`: hash a 1 MiB buffer for about `per_hash` each; the table on stdout.
-/// Hashes fio has and flexio does not are named on stderr (an explicit request for one is
-/// an error). Returns the exit status.
+/// `--crctest[=a,b]`: hash a 1 MiB buffer for about `per_hash` each; the table on stdout,
+/// in fio's order and layout. Returns the exit status.
 pub fn crctest(list: Option<&str>, per_hash: Duration) -> i32 {
     let wanted: Vec<&str> = match list {
         Some(l) => l.split(',').filter(|s| !s.is_empty()).collect(),
         None => Vec::new(),
     };
     for w in &wanted {
-        match HASHES.iter().find(|h| h.0 == *w) {
-            None => {
-                eprintln!(
-                    "flexio: unknown hash `{w}`. Available: {}",
-                    flexio_has().join(", ")
-                );
-                return 1;
-            }
-            Some((_, None)) => {
-                eprintln!(
-                    "flexio: hash `{w}` is not supported by flexio (it has: {})",
-                    flexio_has().join(", ")
-                );
-                return 1;
-            }
-            Some(_) => {}
+        if !HASHES.iter().any(|h| h.0 == *w) {
+            let names: Vec<&str> = HASHES.iter().map(|h| h.0).collect();
+            eprintln!(
+                "flexio: unknown hash `{w}`. Available: {}",
+                names.join(", ")
+            );
+            return 1;
         }
     }
     let mut buf = vec![0u8; 1 << 20];
@@ -94,43 +112,22 @@ pub fn crctest(list: Option<&str>, per_hash: Duration) -> i32 {
         c.copy_from_slice(&x.to_ne_bytes()[..c.len()]);
     }
     let mut out = String::new();
-    let mut skipped = Vec::new();
     let mut sum = [0u8; 128];
-    for (name, kind) in HASHES {
+    for (name, hash) in HASHES {
         if !wanted.is_empty() && !wanted.contains(name) {
             continue;
         }
-        let Some(kind) = kind else {
-            skipped.push(*name);
-            continue;
-        };
-        let len = kind.csum_len();
         let t0 = Instant::now();
         let mut bytes = 0u64;
         while bytes == 0 || t0.elapsed() < per_hash {
-            sum::field(Generation::Latest, *kind, &buf, &mut sum[..len]);
+            hash_once(*hash, &buf, &mut sum);
             bytes += buf.len() as u64;
         }
-        std::hint::black_box(&sum);
         let mib_s = bytes as f64 / (1 << 20) as f64 / t0.elapsed().as_secs_f64();
         out.push_str(&crc_line(name, mib_s));
     }
     print!("{out}");
-    if !skipped.is_empty() {
-        eprintln!(
-            "flexio: not tested (fio hashes flexio does not have): {}",
-            skipped.join(", ")
-        );
-    }
     0
-}
-
-fn flexio_has() -> Vec<&'static str> {
-    HASHES
-        .iter()
-        .filter(|h| h.1.is_some())
-        .map(|h| h.0)
-        .collect()
 }
 
 /// `--cpuclock-test`: whether flexio trusts the TSC (and why not), the calibration against

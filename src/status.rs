@@ -8,36 +8,47 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// `--bandwidth-log`: fio's aggregate bandwidth logs (`agg-read_bw.log`, `agg-write_bw.log`,
-/// `agg-trim_bw.log` in the current directory): one line per status interval and direction,
-/// `<ms since start>, <KiB/s over the interval>, <ddir>, 0, 0`, the whole run's rate summed
-/// over its jobs. Written (atomically) when the run ends.
+/// `--bandwidth-log[=NAME]`: fio's aggregate bandwidth logs (`NAME-read_bw.log`,
+/// `NAME-write_bw.log`, `NAME-trim_bw.log` in the current directory, NAME `agg` by
+/// default): one line per status interval and direction, `<ms since start>, <KiB/s over the
+/// interval>, <ddir>, 0, 0`, the whole run's rate summed over its jobs. Created empty at the
+/// start, written (atomically) when the run ends.
 pub struct AggLog {
     dir: std::path::PathBuf,
+    name: String,
     lines: [String; 3],
 }
 
 impl AggLog {
-    pub fn create(dir: &std::path::Path) -> std::io::Result<AggLog> {
+    pub fn create(dir: &std::path::Path, name: &str) -> std::io::Result<AggLog> {
         if !dir.is_dir() {
             return Err(std::io::Error::from(std::io::ErrorKind::NotFound));
         }
-        Ok(AggLog {
+        let log = AggLog {
             dir: dir.to_path_buf(),
+            name: name.to_string(),
             lines: Default::default(),
-        })
+        };
+        for p in log.paths() {
+            crate::notes::write_atomic(&p, b"")?;
+        }
+        Ok(log)
+    }
+
+    fn paths(&self) -> [std::path::PathBuf; 3] {
+        ["read", "write", "trim"].map(|d| self.dir.join(format!("{}-{d}_bw.log", self.name)))
     }
 
     fn sample(&mut self, ms: u64, bytes_per_s: [u64; 3]) {
         for (d, l) in self.lines.iter_mut().enumerate() {
-            l.push_str(&format!("{ms}, {}, {d}, 0, 0\n", bytes_per_s[d] / 1024));
+            let kib_s = bytes_per_s[d] / 1024;
+            flexio_output::logs::sample_line(l, ms, kib_s, d as u8, 0, None, 0, false);
         }
     }
 
     fn finish(&self) {
-        for (d, name) in ["read", "write", "trim"].iter().enumerate() {
-            let p = self.dir.join(format!("agg-{name}_bw.log"));
-            if let Err(e) = crate::notes::write_atomic(&p, self.lines[d].as_bytes()) {
+        for (d, p) in self.paths().iter().enumerate() {
+            if let Err(e) = crate::notes::write_atomic(p, self.lines[d].as_bytes()) {
                 eprintln!("flexio: cannot write {}: {e}", p.display());
             }
         }
@@ -74,6 +85,7 @@ pub fn spawn(
         let mut last_ios = [0u64; 3];
         let mut last_t = Instant::now();
         let mut last_newline = Instant::now();
+        let mut eta_good = false;
         let mut err = std::io::stderr();
         while !done.load(Ordering::Relaxed) {
             std::thread::sleep(Duration::from_millis(50));
@@ -83,7 +95,10 @@ pub fn spawn(
             let dt = last_t.elapsed().as_secs_f64();
             last_t = Instant::now();
             let states: Vec<char> = progress.iter().map(|p| p.state_char()).collect();
-            let running = states.iter().filter(|c| !matches!(c, '_' | 'P')).count();
+            let running = states
+                .iter()
+                .filter(|c| !matches!(c, '_' | 'P' | 'E'))
+                .count();
             let files: u32 = progress
                 .iter()
                 .map(|p| p.files.load(Ordering::Relaxed))
@@ -107,16 +122,20 @@ pub fn spawn(
             if let Some(a) = &mut agg_log {
                 a.sample(start.elapsed().as_millis() as u64, rates);
             }
-            if !draw {
+            // Nothing running and nothing to start: fio draws no line.
+            if !draw || (running == 0 && !states.contains(&'P')) {
                 continue;
             }
-            let elapsed = start.elapsed().as_secs();
-            let eta = estimate(&plans, &progress, elapsed);
-            // A size-based estimate settles after 3 s; a time-based one is known at once
-            // (fio shows the share of the runtime), except while ramping.
-            let ramping = states.contains(&'/');
+            // fio counts started seconds and knows no ETA before the third: the line is
+            // then `Jobs: N (f=N)` and the limits only.
+            let elapsed = start.elapsed().as_millis().div_ceil(1000) as u64;
+            let eta = (elapsed >= 3)
+                .then(|| estimate(&plans, &progress, elapsed))
+                .flatten();
+            let ramping = states.iter().filter(|c| **c == '/').count() == running;
             let pct = match eta {
-                Some(e) if elapsed >= 3 || (by_time_only(&plans, &progress) && !ramping) => {
+                Some(e) if !ramping && (e > 0 || eta_good) => {
+                    eta_good = true;
                     Some(100.0 * elapsed as f64 / (elapsed + e).max(1) as f64)
                 }
                 _ => None,
@@ -149,16 +168,6 @@ pub fn spawn(
     })
 }
 
-/// Whether every job still to finish ends by time (`runtime` with `time_based`): its ETA
-/// does not depend on progress.
-fn by_time_only(plans: &[ThreadPlan], progress: &[Progress]) -> bool {
-    plans
-        .iter()
-        .zip(progress)
-        .filter(|(_, pr)| pr.state_char() != '_')
-        .all(|(p, _)| p.control.time_limit_us.is_some() && p.io.budget == u64::MAX)
-}
-
 /// Remaining seconds: time-based jobs by their runtime, size-based ones by progress.
 pub(crate) fn estimate(plans: &[ThreadPlan], progress: &[Progress], elapsed: u64) -> Option<u64> {
     let mut eta = 0u64;
@@ -184,4 +193,37 @@ pub(crate) fn estimate(plans: &[ThreadPlan], progress: &[Progress], elapsed: u64
         eta = eta.max(e);
     }
     Some(eta)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aggregate_bandwidth_log_lines() {
+        let d = tempfile::tempdir().unwrap();
+        let mut a = AggLog::create(d.path(), "agg").unwrap();
+        a.sample(500, [2048 * 1024, 1023, 0]);
+        a.sample(1000, [0, 4096, 8192]);
+        a.finish();
+        let read = |n: &str| std::fs::read_to_string(d.path().join(n)).unwrap();
+        assert_eq!(
+            read("agg-read_bw.log"),
+            "500, 2048, 0, 0, 0\n1000, 0, 0, 0, 0\n"
+        );
+        assert_eq!(
+            read("agg-write_bw.log"),
+            "500, 0, 1, 0, 0\n1000, 4, 1, 0, 0\n"
+        );
+        assert_eq!(
+            read("agg-trim_bw.log"),
+            "500, 0, 2, 0, 0\n1000, 8, 2, 0, 0\n"
+        );
+        assert!(AggLog::create(&d.path().join("none"), "agg").is_err());
+        // --bandwidth-log=NAME: the newest fio's names.
+        let b = AggLog::create(d.path(), "run1").unwrap();
+        assert_eq!(read("run1-write_bw.log"), "", "created empty at the start");
+        b.finish();
+        assert_eq!(read("run1-trim_bw.log"), "");
+    }
 }

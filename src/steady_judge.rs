@@ -34,6 +34,7 @@ pub fn units(plans: &[ThreadPlan], members: &[usize]) -> Vec<SsUnit> {
         }
         let crit = Criterion {
             iops: ss.criterion.iops,
+            lat: ss.criterion.lat,
             slope: ss.criterion.slope,
             limit: ss.criterion.limit,
             pct: ss.criterion.pct,
@@ -57,14 +58,17 @@ impl SsUnit {
         }
         loop {
             let (mut iops, mut bw, mut any) = (0u64, 0u64, false);
+            let (mut lat_sum, mut lat_n) = (0u64, 0u64);
             for &m in &self.members {
                 let Ok(v) = progress[m].ss_samples.lock() else {
                     continue;
                 };
                 match v.get(self.next) {
-                    Some((i, b)) => {
-                        iops += i;
-                        bw += b;
+                    Some(s) => {
+                        iops += s.iops;
+                        bw += s.bw;
+                        lat_sum = lat_sum.wrapping_add(s.lat_sum);
+                        lat_n += s.lat_n;
                         any = true;
                     }
                     // A member still running owes this sample: wait for it.
@@ -78,10 +82,12 @@ impl SsUnit {
             self.next += 1;
             crate::debug_log!(
                 crate::debug::Cat::Steadystate,
-                "steadystate: sample {}: iops={iops}, bw={bw}",
+                "steadystate: sample {}: iops={iops}, bw={bw}, lat_sum={lat_sum}, lat_n={lat_n}",
                 self.next
             );
-            if self.state.add(iops, bw) {
+            // The mean completion latency of the interval's I/Os, all members pooled.
+            let lat = lat_sum.checked_div(lat_n).unwrap_or(0);
+            if self.state.add_sample(iops, bw, lat) {
                 crate::debug_log!(crate::debug::Cat::Steadystate, "steadystate: attained");
                 for &m in &self.members {
                     progress[m].ss_stop.store(true, Ordering::Relaxed);
@@ -96,7 +102,7 @@ impl SsUnit {
         let s = &self.state;
         let what = format!(
             "{}{}",
-            if s.crit.iops { "iops" } else { "bw" },
+            s.crit.metric(),
             if s.crit.slope { " slope" } else { " mean dev" }
         );
         let pct = if s.crit.pct { "%" } else { "" };

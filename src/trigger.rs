@@ -1,7 +1,9 @@
 //! fio's run triggers: `--trigger-file=F` (when F appears; it is removed) or
 //! `--trigger-timeout=T` (T after the start) stop every job, as fio does, and run the
 //! `--trigger=cmd` command through the shell. The run then reports normally (exit status as
-//! without the trigger, not the interrupted 128).
+//! without the trigger, not the interrupted 128). With `--client`, the trigger (polled by
+//! the client) also sends `--trigger-remote=cmd` to every server, which stops its jobs and
+//! runs that command (`src/remote`); a local run has no servers and ignores it, as fio.
 
 use flexio_job::cli_extra::Extra;
 use std::path::PathBuf;
@@ -51,16 +53,21 @@ impl Trigger {
         }
         self.fired = true;
         if let Some(cmd) = &self.cmd {
-            match std::process::Command::new("/bin/sh")
-                .arg("-c")
-                .arg(cmd)
-                .status()
-            {
-                Ok(s) if s.success() => {}
-                Ok(s) => eprintln!("flexio: trigger command '{cmd}' ended with {s}"),
-                Err(e) => eprintln!("flexio: cannot run trigger command '{cmd}': {e}"),
-            }
+            exec(cmd);
         }
         true
+    }
+}
+
+/// Run a trigger command through the shell and wait for it (fio's `system()`).
+pub fn exec(cmd: &str) {
+    match std::process::Command::new("/bin/sh")
+        .arg("-c")
+        .arg(cmd)
+        .status()
+    {
+        Ok(s) if s.success() => {}
+        Ok(s) => eprintln!("flexio: trigger command '{cmd}' ended with {s}"),
+        Err(e) => eprintln!("flexio: cannot run trigger command '{cmd}': {e}"),
     }
 }

@@ -1,7 +1,9 @@
 //! Byte-level layout: fio's own numbers (from its JSON+ output) rendered by flexio's
 //! formatters must give fio's normal, JSON and terse text exactly. This pins the formatters
 //! (number formatting, unit switching, widths, line breaking, key order, float printing) to
-//! fio 3.33 without depending on measured values.
+//! fio 3.33 (`Layout::Fio333`, what `--compat=3.33` prints) without depending on measured
+//! values. The same numbers in the newest fio's layout (flexio's default) must give fio
+//! 3.33's text changed exactly as the 3.42 delta (§5.1, §5.2) says, and nothing else.
 
 mod common;
 use common::*;
@@ -98,6 +100,7 @@ fn dir(v: &Value, agg: u64) -> DirReport {
                     .map(|(p, l)| PrioReport {
                         class: u(&p["prioclass"]) as u16,
                         level: u(&p["prio"]) as u16,
+                        hint: 0,
                         pct_of_ios: l.n as f64 * 100.0 / total as f64,
                         lat: l,
                     })
@@ -123,6 +126,7 @@ fn steadystate(v: &Value) -> flexio_stats::steady::SteadyState {
     let (metric, limit) = ss.split_once(':').unwrap();
     let crit = flexio_stats::steady::Criterion {
         iops: metric.starts_with("iops"),
+        lat: metric.starts_with("lat"),
         slope: metric.ends_with("_slope"),
         limit: limit.trim_end_matches('%').parse().unwrap(),
         pct: limit.ends_with('%'),
@@ -305,6 +309,12 @@ fn report_from_fio(j: &Value, pids: &[(i32, u32)]) -> RunReport {
                 + arr::<10>(&jv["latency_ns"]).iter().sum::<f64>(),
             total_err: jv.get("total_err").map(u).unwrap_or(0),
             first_error: jv.get("first_error").map(|v| u(v) as i32).unwrap_or(0),
+            // fio 3.33 prints no block object for the captured jobs.
+            block: None,
+            // fio 3.33's JSON has none of these (its syncs are all counted as fsyncs).
+            job_start_ms: 0,
+            sync_kinds: [issued_sync, 0, 0],
+            zone_resets: None,
         });
     }
     let disks = j
@@ -317,12 +327,24 @@ fn report_from_fio(j: &Value, pids: &[(i32, u32)]) -> RunReport {
                     name: x["name"].as_str().unwrap().to_string(),
                     read_ios: u(&x["read_ios"]),
                     write_ios: u(&x["write_ios"]),
+                    read_sectors: 0,
+                    write_sectors: 0,
                     read_merges: u(&x["read_merges"]),
                     write_merges: u(&x["write_merges"]),
                     read_ticks: u(&x["read_ticks"]),
                     write_ticks: u(&x["write_ticks"]),
                     in_queue: u(&x["in_queue"]),
                     util: f(&x["util"]),
+                    // fio prints averages: one slave summing to them prints the same.
+                    aggr: x.get("aggr_read_ios").map(|_| DiskAggr {
+                        slaves: 1,
+                        ios: [u(&x["aggr_read_ios"]), u(&x["aggr_write_ios"])],
+                        sectors: [0, 0],
+                        merges: [u(&x["aggr_read_merges"]), u(&x["aggr_write_merge"])],
+                        ticks: [u(&x["aggr_read_ticks"]), u(&x["aggr_write_ticks"])],
+                        in_queue: u(&x["aggr_in_queue"]),
+                        max_util: f(&x["aggr_util"]),
+                    }),
                 })
                 .collect()
         })
@@ -349,7 +371,107 @@ fn report_from_fio(j: &Value, pids: &[(i32, u32)]) -> RunReport {
         elapsed_s: u(&jobs_v[0]["elapsed"]),
         eta_s: jobs_v[0]["eta"].as_i64().unwrap(),
         clock: Default::default(),
+        layout: Layout::Fio333,
     }
+}
+
+/// A latency-target time in the newest fio's units (delta §5.1): the value in ns, scaled
+/// to s from 2e9, ms from 2e6, us from 2000, two decimals.
+fn newest_time(ns: f64) -> String {
+    let (v, u) = if ns >= 2e9 {
+        (ns / 1e9, "s")
+    } else if ns >= 2e6 {
+        (ns / 1e6, "ms")
+    } else if ns >= 2000.0 {
+        (ns / 1e3, "us")
+    } else {
+        (ns, "ns")
+    };
+    format!("{v:.2}{u}")
+}
+
+/// fio 3.33's normal report as the newest fio lays out the same numbers (delta §5.1):
+/// no zone-reset suffix outside zonemode=zbd, latency targets with units, `/syncfs` in the
+/// sync block, prio class/level/hint, `sectors=` in the disk lines and `aggsectors=` after
+/// a slave aggregate's `aggrios=` (0: fio 3.33's JSON carries none).
+fn newest_normal_from_fio333(text: &str) -> String {
+    let lat =
+        regex::Regex::new(r"^(     latency   : target=)(\d+)(, window=)(\d+)(, .*)$").unwrap();
+    let prio = regex::Regex::new(r"(c?lat prio \d+/\d+)([: ])").unwrap();
+    let disk = regex::Regex::new(r"^( +\S+: ios=\d+/\d+, )(merge=)").unwrap();
+    let aggr = regex::Regex::new(r"(, aggrios=\d+/\d+)(, aggrmerge=)").unwrap();
+    let mut out = String::new();
+    for l in text.lines() {
+        let l = l.strip_suffix("; 0 zone resets").unwrap_or(l);
+        let l = if let Some(c) = lat.captures(l) {
+            let t: f64 = c[2].parse().unwrap();
+            let w: f64 = c[4].parse().unwrap();
+            format!(
+                "{}{}{}{}{}",
+                &c[1],
+                newest_time(t),
+                &c[3],
+                newest_time(w * 1000.0),
+                &c[5]
+            )
+        } else if l == "  fsync/fdatasync/sync_file_range:" {
+            "  fsync/fdatasync/sync_file_range/syncfs:".to_string()
+        } else {
+            let l = prio.replace_all(l, "${1}/0${2}").into_owned();
+            let l = disk.replace(&l, "${1}sectors=0/0, ${2}").into_owned();
+            aggr.replace(&l, "${1}, aggsectors=0/0${2}").into_owned()
+        };
+        out.push_str(&l);
+        out.push('\n');
+    }
+    out
+}
+
+/// fio 3.33's JSON document as the newest fio lays out the same numbers (delta §5.2):
+/// `job_start` after `groupid` (0: not in fio 3.33's JSON), `latency_target_ns` and
+/// `latency_window_us` after their old keys, `priohint` after `prio`, and the disks'
+/// sectors after `write_ios` (a slave aggregate's after `aggr_write_ios`).
+fn newest_json_from_fio333(text: &str) -> String {
+    let key = regex::Regex::new(r#"^(\s*)"([^"]+)" : (.*?)(,?)$"#).unwrap();
+    let mut out: Vec<String> = Vec::new();
+    for l in text.lines() {
+        let Some(c) = key.captures(l) else {
+            out.push(l.to_string());
+            continue;
+        };
+        let (ind, k, v, comma) = (&c[1], &c[2], &c[3], &c[4]);
+        // (Option echoes have string values: `"latency_window" : "200ms"` stays.)
+        let k = if v.starts_with('"') { "" } else { k };
+        let add: Vec<String> = match k {
+            "groupid" => vec![format!("{ind}\"job_start\" : 0")],
+            "latency_target" => vec![format!("{ind}\"latency_target_ns\" : {v}")],
+            "latency_window" => vec![format!("{ind}\"latency_window_us\" : {v}")],
+            "prio" => vec![format!("{ind}\"priohint\" : 0")],
+            "write_ios" => vec![
+                format!("{ind}\"read_sectors\" : 0"),
+                format!("{ind}\"write_sectors\" : 0"),
+            ],
+            "aggr_write_ios" => vec![
+                format!("{ind}\"aggr_read_sectors\" : 0"),
+                format!("{ind}\"aggr_write_sectors\" : 0"),
+            ],
+            _ => {
+                out.push(l.to_string());
+                continue;
+            }
+        };
+        out.push(format!("{ind}\"{k}\" : {v},"));
+        let n = add.len();
+        for (i, a) in add.into_iter().enumerate() {
+            let last = i + 1 == n;
+            out.push(if last {
+                format!("{a}{comma}")
+            } else {
+                format!("{a},")
+            });
+        }
+    }
+    out.iter().map(|l| format!("{l}\n")).collect()
 }
 
 /// Equal, or different only where a two-decimal value is off by one in its last digit: fio
@@ -412,13 +534,22 @@ fn check(what: &str, args: &[&str]) {
     let rep = report_from_fio(&j, &pids);
 
     // JSON+: identical text apart from flexio's trailing section.
-    let ours = flexio_output::json::report(&rep, true, "flexio-test");
     // (flexio's section is the last member of the root object.)
-    let ours = match ours.find(",\n  \"flexio\" : {") {
+    let fio_keys_only = |ours: String| match ours.find(",\n  \"flexio\" : {") {
         Some(i) => format!("{}\n}}\n", &ours[..i]),
         None => ours,
     };
+    let ours = fio_keys_only(flexio_output::json::report(&rep, true, "flexio-test"));
     assert_eq!(ours, json_text, "{what}: JSON+ layout differs");
+    // The newest fio's layout of the same numbers.
+    let mut newest = rep.clone();
+    newest.layout = Layout::Latest;
+    let ours = fio_keys_only(flexio_output::json::report(&newest, true, "flexio-test"));
+    assert_eq!(
+        ours,
+        newest_json_from_fio333(json_text),
+        "{what}: newest JSON+ layout differs"
+    );
 
     // Normal report: from the blank line before the first job block to the end.
     // After the JSON document, fio's normal report starts with its blank line.
@@ -437,6 +568,22 @@ fn check(what: &str, args: &[&str]) {
         our_lines.len(),
         fio_lines.len(),
         "{what}: normal line count\nfio:\n{fio_report}\nflexio:\n{ours}"
+    );
+    let want = newest_normal_from_fio333(fio_report);
+    let ours = flexio_output::normal::report(&newest);
+    let (want_lines, our_lines): (Vec<&str>, Vec<&str>) =
+        (want.lines().collect(), ours.lines().collect());
+    for (i, (a, b)) in want_lines.iter().zip(&our_lines).enumerate() {
+        assert!(
+            same_but_json_rounding(a, b),
+            "{what}: newest normal line {} differs\nwant:   {a}\nflexio: {b}",
+            i + 1
+        );
+    }
+    assert_eq!(
+        our_lines.len(),
+        want_lines.len(),
+        "{what}: newest normal line count"
     );
 
     // Terse v3: every field equal; values that fio derives from full-precision doubles

@@ -5,93 +5,41 @@
 //! reference. Needs root and /dev/fuse; skips with the reason otherwise.
 
 mod common;
+use common::faultfs::FaultFs;
 use common::*;
-use std::io::BufRead;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
-struct FaultFs {
-    child: Child,
-    mnt: PathBuf,
-    _dir: tempfile::TempDir,
-    stderr_path: PathBuf,
+/// flexio-faultfs serving `data` with the faults `args` ask for; None (with a SKIP line)
+/// where FUSE cannot be used.
+fn mount(args: &[&str]) -> Option<FaultFs> {
+    if !rustix::process::geteuid().is_root() {
+        eprintln!("SKIP: fault injection needs root (FUSE mount)");
+        return None;
+    }
+    FaultFs::mount(args, |why| eprintln!("SKIP: {why}"))
 }
 
-impl FaultFs {
-    /// Mount a fault file system serving `data`; None (with a SKIP line) where FUSE cannot
-    /// be used.
-    fn mount(args: &[&str]) -> Option<FaultFs> {
-        if !rustix::process::geteuid().is_root() {
-            eprintln!("SKIP: fault injection needs root (FUSE mount)");
-            return None;
-        }
-        if !Path::new("/dev/fuse").exists() {
-            eprintln!("SKIP: /dev/fuse is missing (modprobe fuse)");
-            return None;
-        }
-        let bin = faultfs_bin()?;
-        let dir = tempfile::tempdir().unwrap();
-        let mnt = dir.path().join("mnt");
-        std::fs::create_dir(&mnt).unwrap();
-        let stderr_path = dir.path().join("faultfs.log");
-        let mut child = Command::new(bin)
-            .arg(&mnt)
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(std::fs::File::create(&stderr_path).unwrap())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
-        let _ = out.read_line(&mut line);
-        if line.trim() != "ready" {
-            let _ = child.wait();
-            let log = std::fs::read_to_string(&stderr_path).unwrap_or_default();
-            eprintln!("SKIP: flexio-faultfs did not mount: {log}");
-            return None;
-        }
-        Some(FaultFs {
-            child,
-            mnt,
-            _dir: dir,
-            stderr_path,
-        })
-    }
-
-    fn file(&self) -> String {
-        self.mnt.join("data").display().to_string()
-    }
-
-    fn log(&self) -> String {
-        std::fs::read_to_string(&self.stderr_path).unwrap_or_default()
-    }
+/// The served file's name.
+fn file(fs: &FaultFs) -> String {
+    fs.data().display().to_string()
 }
 
-impl Drop for FaultFs {
-    fn drop(&mut self) {
-        let _ = rustix::process::kill_process(
-            rustix::process::Pid::from_raw(self.child.id() as i32).unwrap(),
-            rustix::process::Signal::TERM,
-        );
-        let _ = self.child.wait();
-        let _ = Command::new("umount").arg("-l").arg(&self.mnt).status();
-    }
-}
-
-/// Run flexio (or fio) with a deadline: no fault may make it hang.
-fn run_bounded_in_cwd(bin: &Path, args: &[&str], env: &[(&str, &str)], secs: u64) -> Run {
-    let here = std::env::current_dir().unwrap();
-    run_bounded(bin, args, &here, env, secs)
+/// Run flexio (or fio) with a deadline: no fault may make it hang. It runs in a scratch
+/// directory of its own (the served file is named by its full path; a verify job's state
+/// file lands in the scratch directory, not the repository).
+fn run_bounded_scratch(bin: &Path, args: &[&str], env: &[(&str, &str)], secs: u64) -> Run {
+    let scratch = tempfile::tempdir().unwrap();
+    run_bounded(bin, args, scratch.path(), env, secs)
 }
 
 fn fx(args: &[&str]) -> Run {
-    run_bounded_in_cwd(&flexio_bin(), args, &[], 60)
+    run_bounded_scratch(&flexio_bin(), args, &[], 60)
 }
 
 /// [`fx`] as fio 3.33, for results compared with the installed fio.
 fn fx_oracle(args: &[&str]) -> Run {
-    run_bounded_in_cwd(&flexio_bin(), args, ORACLE_COMPAT, 60)
+    run_bounded_scratch(&flexio_bin(), args, ORACLE_COMPAT, 60)
 }
 
 /// Lines of a report with fio's and flexio's source locations, pids and dates masked.
@@ -107,10 +55,10 @@ fn masked(s: &str) -> Vec<String> {
 
 #[test]
 fn eio_on_a_read_is_reported_like_fio_on_every_engine_family() {
-    let Some(fs) = FaultFs::mount(&["--size", "1m", "--eio-read", "8192:4096"]) else {
+    let Some(fs) = mount(&["--size", "1m", "--eio-read", "8192:4096"]) else {
         return;
     };
-    let f = format!("--filename={}", fs.file());
+    let f = format!("--filename={}", file(&fs));
     for engine in ["psync", "sync", "pvsync2", "io_uring", "libaio", "posixaio"] {
         let e = format!("--ioengine={engine}");
         let args = [
@@ -131,7 +79,7 @@ fn eio_on_a_read_is_reported_like_fio_on_every_engine_family() {
         assert!(
             r.stderr.contains(&format!(
                 "fio: io_u error on file {}: Input/output error: read offset=8192, buflen=4096",
-                fs.file()
+                file(&fs)
             )),
             "{engine}: {}",
             r.stderr
@@ -143,7 +91,7 @@ fn eio_on_a_read_is_reported_like_fio_on_every_engine_family() {
     // The same job under fio: the same lines, apart from source locations and pids.
     if let Some(fio) = fio_bin() {
         let args = ["--name=f", &f, "--rw=read", "--bs=4k", "--size=1m"];
-        let a = run_bounded_in_cwd(&fio, &args, &[], 60);
+        let a = run_bounded_scratch(&fio, &args, &[], 60);
         let b = fx_oracle(&args);
         assert_eq!(a.code, b.code);
         assert_eq!(masked(&a.stderr), masked(&b.stderr));
@@ -159,10 +107,10 @@ fn eio_on_a_read_is_reported_like_fio_on_every_engine_family() {
 
 #[test]
 fn continue_on_error_counts_eio_and_finishes_the_job() {
-    let Some(fs) = FaultFs::mount(&["--size", "1m", "--eio-write", "65536:4096"]) else {
+    let Some(fs) = mount(&["--size", "1m", "--eio-write", "65536:4096"]) else {
         return;
     };
-    let f = format!("--filename={}", fs.file());
+    let f = format!("--filename={}", file(&fs));
     let args = [
         "--name=f",
         &f,
@@ -200,10 +148,10 @@ fn continue_on_error_counts_eio_and_finishes_the_job() {
         r.stderr
     );
     // Reads are not covered by continue_on_error=write.
-    let Some(fs2) = FaultFs::mount(&["--size", "1m", "--eio-read", "0:1"]) else {
+    let Some(fs2) = mount(&["--size", "1m", "--eio-read", "0:1"]) else {
         return;
     };
-    let f2 = format!("--filename={}", fs2.file());
+    let f2 = format!("--filename={}", file(&fs2));
     let r = fx(&[
         "--name=f",
         &f2,
@@ -217,10 +165,10 @@ fn continue_on_error_counts_eio_and_finishes_the_job() {
 
 #[test]
 fn enospc_is_fatal_unless_ignore_error_lists_it() {
-    let Some(fs) = FaultFs::mount(&["--size", "1m", "--enospc-after", "100000"]) else {
+    let Some(fs) = mount(&["--size", "1m", "--enospc-after", "100000"]) else {
         return;
     };
-    let f = format!("--filename={}", fs.file());
+    let f = format!("--filename={}", file(&fs));
     let base = ["--name=f", f.as_str(), "--rw=write", "--bs=4k", "--size=1m"];
     // Compared with fio 3.33 below.
     let r = fx_oracle(&base);
@@ -229,7 +177,7 @@ fn enospc_is_fatal_unless_ignore_error_lists_it() {
     assert!(
         r.stderr.contains(&format!(
             "fio: io_u error on file {}: No space left on device: write offset=100000, buflen=2400",
-            fs.file()
+            file(&fs)
         )),
         "{}",
         r.stderr
@@ -243,9 +191,9 @@ fn enospc_is_fatal_unless_ignore_error_lists_it() {
     );
     if let Some(fio) = fio_bin() {
         // A fresh file system (the space limit counts every byte ever written).
-        let fresh = FaultFs::mount(&["--size", "1m", "--enospc-after", "100000"]).unwrap();
-        let f2 = format!("--filename={}", fresh.file());
-        let a = run_bounded_in_cwd(
+        let fresh = mount(&["--size", "1m", "--enospc-after", "100000"]).unwrap();
+        let f2 = format!("--filename={}", file(&fresh));
+        let a = run_bounded_scratch(
             &fio,
             &["--name=f", &f2, "--rw=write", "--bs=4k", "--size=1m"],
             &[],
@@ -253,7 +201,7 @@ fn enospc_is_fatal_unless_ignore_error_lists_it() {
         );
         assert_eq!(a.code, 1);
         assert_eq!(
-            masked(&a.stderr.replace(&fresh.file(), &fs.file())),
+            masked(&a.stderr.replace(&file(&fresh), &file(&fs))),
             masked(&r.stderr)
         );
         assert!(a
@@ -266,8 +214,8 @@ fn enospc_is_fatal_unless_ignore_error_lists_it() {
     assert_eq!(fx(&a).code, 1);
     // ignore_error names it for writes: every later write fails and is counted (on a
     // fresh file system: the limit counts every byte ever written).
-    let fresh = FaultFs::mount(&["--size", "1m", "--enospc-after", "100000"]).unwrap();
-    let f3 = format!("--filename={}", fresh.file());
+    let fresh = mount(&["--size", "1m", "--enospc-after", "100000"]).unwrap();
+    let f3 = format!("--filename={}", file(&fresh));
     let r = fx(&[
         "--name=f",
         &f3,
@@ -295,7 +243,7 @@ fn enospc_is_fatal_unless_ignore_error_lists_it() {
 
 #[test]
 fn short_transfers_are_completed_and_verified() {
-    let Some(fs) = FaultFs::mount(&[
+    let Some(fs) = mount(&[
         "--size",
         "1m",
         "--short-read",
@@ -305,7 +253,7 @@ fn short_transfers_are_completed_and_verified() {
     ]) else {
         return;
     };
-    let f = format!("--filename={}", fs.file());
+    let f = format!("--filename={}", file(&fs));
     // Not io_uring: on FUSE direct-I/O files the kernel's io_uring retries a short read
     // itself without advancing the offset and completes the request with stale bytes (fio
     // 3.33 reports the same verify failure there); flexio's verify catches it, see the
@@ -346,10 +294,10 @@ fn short_transfers_are_completed_and_verified() {
 
 #[test]
 fn slow_replies_show_in_latency_and_trip_max_latency() {
-    let Some(fs) = FaultFs::mount(&["--size", "1m", "--delay", "65536:4096:300"]) else {
+    let Some(fs) = mount(&["--size", "1m", "--delay", "65536:4096:300"]) else {
         return;
     };
-    let f = format!("--filename={}", fs.file());
+    let f = format!("--filename={}", file(&fs));
     let base = ["--name=f", f.as_str(), "--rw=read", "--bs=4k", "--size=1m"];
     let mut a = base.to_vec();
     a.push("--output-format=json");
@@ -371,10 +319,10 @@ fn slow_replies_show_in_latency_and_trip_max_latency() {
 
 #[test]
 fn a_stalled_target_does_not_hang_a_time_based_run_or_ctrl_c() {
-    let Some(fs) = FaultFs::mount(&["--size", "1m", "--delay-all", "1500"]) else {
+    let Some(fs) = mount(&["--size", "1m", "--delay-all", "1500"]) else {
         return;
     };
-    let f = format!("--filename={}", fs.file());
+    let f = format!("--filename={}", file(&fs));
     // runtime=1 with 1.5 s replies: the job ends after the I/O in flight returns.
     let t = Instant::now();
     let r = fx(&[
@@ -391,7 +339,8 @@ fn a_stalled_target_does_not_hang_a_time_based_run_or_ctrl_c() {
     assert!(t.elapsed() < Duration::from_secs(10));
     serde_json::from_str::<serde_json::Value>(&r.stdout).expect("valid JSON");
     // SIGINT during a stalled I/O: results are printed once it returns, exit 128.
-    let here = std::env::current_dir().unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let here = scratch.path().to_path_buf();
     let child = spawn_flexio(
         &[
             "--name=f",
@@ -417,7 +366,7 @@ fn a_stalled_target_does_not_hang_a_time_based_run_or_ctrl_c() {
 /// the same counts and reports as with the general loop forced (FLEXIO_GENERAL_PATH=1).
 #[test]
 fn plain_loop_hands_short_transfers_and_errors_to_the_general_completion() {
-    let Some(fs) = FaultFs::mount(&[
+    let Some(fs) = mount(&[
         "--size",
         "1m",
         "--short-read",
@@ -429,7 +378,7 @@ fn plain_loop_hands_short_transfers_and_errors_to_the_general_completion() {
     ]) else {
         return;
     };
-    let f = format!("--filename={}", fs.file());
+    let f = format!("--filename={}", file(&fs));
     let run = |rw: &str, general: bool| {
         let rw = format!("--rw={rw}");
         let args = [
@@ -443,7 +392,7 @@ fn plain_loop_hands_short_transfers_and_errors_to_the_general_completion() {
             "--output-format=json",
         ];
         let env = [("FLEXIO_GENERAL_PATH", if general { "1" } else { "0" })];
-        let r = run_bounded_in_cwd(&flexio_bin(), &args, &env, 60);
+        let r = run_bounded_scratch(&flexio_bin(), &args, &env, 60);
         let v: serde_json::Value =
             serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.stderr));
         (Some(r.code), v["jobs"][0].clone())

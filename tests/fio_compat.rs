@@ -72,15 +72,16 @@ fn sequential_read_8m_invalidate() {
         &[
             "--name=sq-read",
             "--rw=read",
-            "--size=256M",
+            "--size=1G",
             "--direct=0",
             "--bs=8M",
             "--invalidate=1",
             "--filename=@D@/F",
-            // Samples every 100 ms: the run takes 0.2-0.7 s depending on the disk, so with
-            // the default 500 ms one tool may get a bw sample and the other not.
-            "--bwavgtime=100",
-            "--iopsavgtime=100",
+            // Samples every 50 ms: 1 GiB from the disk takes 0.3-1.5 s, so both tools take
+            // several samples. (256 MiB took 90-270 ms here, and a run shorter than about two
+            // sample intervals gets a sample in one tool and none in the other.)
+            "--bwavgtime=50",
+            "--iopsavgtime=50",
         ],
     );
 }
@@ -115,20 +116,16 @@ fn job_file_with_global_section() {
         let d = tempfile::tempdir().unwrap();
         let jf = d.path().join("job.fio");
         std::fs::write(&jf, text).unwrap();
-        let out = std::process::Command::new(&bin)
-            .arg(&jf)
-            .arg("--output-format=normal,json+,terse")
-            .env("D", d.path())
-            .envs(ORACLE_COMPAT.iter().copied())
-            .current_dir(d.path())
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        let mut env = vec![("D", d.path().to_str().unwrap())];
+        env.extend_from_slice(ORACLE_COMPAT);
+        let out = run_in_env(
+            &bin,
+            &[jf.to_str().unwrap(), "--output-format=normal,json+,terse"],
+            d.path(),
+            &env,
         );
-        outs.push(String::from_utf8_lossy(&out.stdout).into_owned());
+        assert!(out.code == 0, "{}", out.stderr);
+        outs.push(out.stdout);
     }
     let (fn_, fj, ft) = split(&outs[0]);
     let (xn, xj, xt) = split(&outs[1]);
@@ -280,7 +277,19 @@ fn engine_pvsync2() {
 }
 #[test]
 fn engine_mmap() {
-    engine_case("mmap", &["--rw=randrw"]);
+    // Page faults from the disk make the 16 MiB take about bwavgtime (500 ms): one tool
+    // may then have a bandwidth sample and the other none. A second by time, with samples
+    // every 250 ms, gives both tools their bw and iops lines.
+    engine_case(
+        "mmap",
+        &[
+            "--rw=randrw",
+            "--time_based",
+            "--runtime=1",
+            "--bwavgtime=250",
+            "--iopsavgtime=250",
+        ],
+    );
 }
 #[test]
 fn engine_null() {
@@ -478,4 +487,70 @@ fn per_request_priorities() {
             "--cmdprio=3",
         ],
     );
+}
+
+/// cmdprio_bssplit in fio's simple and per-entry forms (fio's own example): the same report
+/// shape, and the same share of reads at each priority (the 64 KiB reads split 25/75 over
+/// two priorities, everything else at the thread's).
+#[test]
+fn per_size_priorities() {
+    let args = [
+        "--name=a",
+        "--filename=@D@/f",
+        "--size=64M",
+        "--iodepth=16",
+        "--rw=randread",
+        "--ioengine=libaio",
+        // A whole second: with a fixed number of I/Os the run took 40-150 ms, and a run
+        // about one sample interval long gets a bw sample in one tool and none in the other.
+        "--time_based",
+        "--runtime=1",
+        "--bssplit=64k/40:1024k/60",
+        "--cmdprio_bssplit=64k/25/1/1:64k/75/3/2:1024k/0",
+        "--bwavgtime=100",
+        "--iopsavgtime=100",
+    ];
+    compare("cmdprio_bssplit", &args);
+    let mut a = args.to_vec();
+    a.push("--output-format=json");
+    let Some((f, x)) = both(&a) else { return };
+    let shares = |out: &str| -> std::collections::BTreeMap<(u64, u64), f64> {
+        let j = json_of(out);
+        let prios = j["jobs"][0]["read"]["prios"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let n = |p: &serde_json::Value| p["clat_ns"]["N"].as_u64().unwrap() as f64;
+        let total: f64 = prios.iter().map(n).sum();
+        prios
+            .iter()
+            .map(|p| {
+                (
+                    (
+                        p["prioclass"].as_u64().unwrap(),
+                        p["prio"].as_u64().unwrap(),
+                    ),
+                    n(p) / total,
+                )
+            })
+            .collect()
+    };
+    let (fs, xs) = (shares(&f.stdout), shares(&x.stdout));
+    assert_eq!(
+        fs.keys().collect::<Vec<_>>(),
+        xs.keys().collect::<Vec<_>>(),
+        "the same priorities: fio {fs:?}, flexio {xs:?}"
+    );
+    for (k, v) in &xs {
+        assert!(
+            (v - fs[k]).abs() < 0.04,
+            "priority {k:?}: flexio {v}, fio {}",
+            fs[k]
+        );
+    }
+    // The 64k reads split a quarter at 1/1, three quarters at 3/2; the 1M reads (and only
+    // they) at the thread's priority.
+    let (a, b) = (xs[&(1, 1)], xs[&(3, 2)]);
+    assert!((a / (a + b) - 0.25).abs() < 0.04, "{xs:?}");
+    assert!(xs[&(0, 0)] > 0.2, "{xs:?}");
 }

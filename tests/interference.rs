@@ -21,20 +21,15 @@ fn run(dev: &str, class: u32, dir: &std::path::Path) -> Fg {
     .unwrap();
     let jf = dir.join("interference.fio");
     std::fs::write(&jf, job.replace("runtime=10", "runtime=5")).unwrap();
-    let out = std::process::Command::new(flexio_bin())
-        .arg(&jf)
-        .arg("--output-format=json")
-        .env("DEV", dev)
-        .env("FG_CLASS", class.to_string())
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let class = class.to_string();
+    let out = run_in_env(
+        &flexio_bin(),
+        &[jf.to_str().unwrap(), "--output-format=json"],
+        dir,
+        &[("DEV", dev), ("FG_CLASS", &class)],
     );
-    let j = json_of(&String::from_utf8_lossy(&out.stdout));
+    assert!(out.code == 0, "{}", out.stderr);
+    let j = json_of(&out.stdout);
     let fg = &j["jobs"][0]["read"]["clat_ns"];
     let bg: u64 = j["jobs"].as_array().unwrap()[1..]
         .iter()

@@ -277,3 +277,64 @@ fn interval_stream_is_per_interval_and_adds_up() {
         );
     }
 }
+
+/// Per-I/O logs longer than one batch (64 Ki samples) go through the job's writer thread:
+/// every sample arrives, once, in order, also when two threads share one log file
+/// (per_job_logs=0), and the offsets are the job's own sequence.
+#[test]
+fn long_per_io_logs_arrive_whole_and_in_order() {
+    let d = tempfile::tempdir().unwrap();
+    let r = run_in(
+        &flexio_bin(),
+        &[
+            "--name=big",
+            "--ioengine=null",
+            "--rw=read",
+            "--bs=4k",
+            "--size=1g",
+            "--number_ios=200000",
+            "--write_lat_log=big",
+            "--log_offset=1",
+            "--numjobs=2",
+            "--per_job_logs=0",
+        ],
+        d.path(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let text = std::fs::read_to_string(d.path().join("big_clat.log")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 400_000);
+    // Each thread reads the same sequential offsets 0, 4096, ...: per offset, two lines.
+    let mut per_offset = BTreeMap::<u64, u32>::new();
+    for l in &lines {
+        let off: u64 = l.split(", ").nth(4).unwrap().trim().parse().unwrap();
+        *per_offset.entry(off).or_default() += 1;
+    }
+    assert_eq!(per_offset.len(), 200_000);
+    assert!(per_offset.values().all(|n| *n == 2));
+    assert_eq!(*per_offset.keys().last().unwrap(), 199_999 * 4096);
+    // With one thread the file is the job's sequence, in order.
+    let d = tempfile::tempdir().unwrap();
+    let r = run_in(
+        &flexio_bin(),
+        &[
+            "--name=one",
+            "--ioengine=null",
+            "--rw=read",
+            "--bs=4k",
+            "--size=1g",
+            "--number_ios=150000",
+            "--write_lat_log=one",
+            "--log_offset=1",
+        ],
+        d.path(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let text = std::fs::read_to_string(d.path().join("one_lat.1.log")).unwrap();
+    let offs: Vec<u64> = text
+        .lines()
+        .map(|l| l.split(", ").nth(4).unwrap().trim().parse().unwrap())
+        .collect();
+    assert_eq!(offs.len(), 150_000);
+    assert!(offs.iter().enumerate().all(|(i, o)| *o == i as u64 * 4096));
+}

@@ -4,7 +4,6 @@
 
 mod common;
 use common::*;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 /// A port nobody listens on right now (the kernel's choice for an ephemeral bind).
@@ -284,14 +283,8 @@ fn fio_and_flexio_talk_to_each_other() {
         } else {
             (flexio_bin(), fio.clone())
         };
-        let listener = Command::new(&rx_bin)
-            .args(&rx)
-            .current_dir(d.path())
-            .envs(ORACLE_COMPAT.iter().copied())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let rx: Vec<&str> = rx.iter().map(String::as_str).collect();
+        let listener = spawn_in(&rx_bin, &rx, d.path(), ORACLE_COMPAT);
         // fio binds when its job starts, a moment after it is launched.
         std::thread::sleep(Duration::from_millis(1500));
         let s = run_bounded(&tx_bin, &tx, d.path(), ORACLE_COMPAT, 60);

@@ -339,11 +339,6 @@ fn new_option_errors_are_fios() {
             &["--end_syncfs=1", "--rw=write"],
             "I/O engine does not support syncfs",
         ),
-        (&["--job_start_clock_id=1"], "not supported by flexio"),
-        (
-            &["--filetype=char"],
-            "character devices are not supported by flexio",
-        ),
     ];
     for (extra, msg) in cases {
         let mut a = base.to_vec();

@@ -37,8 +37,10 @@ fn cpuio_burns_its_share_and_counts_no_bytes() {
         assert_eq!(r["io_bytes"], 0, "no data moves");
         assert_eq!(r["clat_ns"]["N"], n, "every burn is a latency sample");
         let mean = r["clat_ns"]["mean"].as_f64().unwrap();
+        // The burn ends by the engine's clock and is timed by the statistics clock (the
+        // calibrated TSC): allow their calibration to differ by 1 %.
         assert!(
-            mean >= 20e6,
+            mean >= 0.99 * 20e6,
             "{mode}: a request lasts its chunk ({mean} ns)"
         );
         assert!(job["job_runtime"].as_u64().unwrap() >= 1000);

@@ -191,7 +191,7 @@ fn numjobs_zero_disables_the_job() {
     );
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(r.stdout.lines().count(), 1, "{}", r.stdout);
-    assert!(r.stdout.starts_with("3;fio-3.33;fg;"), "{}", r.stdout);
+    assert!(r.stdout.starts_with("3;fio-3.42;fg;"), "{}", r.stdout);
     let r = flexio(&["--parse-only", "sweep.fio"], d.path());
     assert_eq!(r.code, 0, "{}", r.stderr);
 }

@@ -10,7 +10,7 @@ use serde_json::Value;
 use std::io::{Read, Write};
 use std::os::unix::net::UnixListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 /// A server process killed when the test ends.
@@ -45,18 +45,13 @@ fn free_port() -> u16 {
 
 /// Start a server (`bin --server=addr`) in `dir`; wait until it accepts connections.
 fn server(bin: &Path, addr: &str, dir: &Path) -> Server {
-    let log = std::fs::File::create(
-        dir.join(format!("server-{}.log", addr.replace(['/', ':', ','], "_"))),
-    )
-    .unwrap();
-    let child = Command::new(bin)
-        .arg(format!("--server={addr}"))
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(log.try_clone().unwrap())
-        .stderr(log)
-        .spawn()
-        .expect("start server");
+    server_env(bin, addr, dir, &[])
+}
+
+/// [`server`] with extra environment variables.
+fn server_env(bin: &Path, addr: &str, dir: &Path, env: &[(&str, &str)]) -> Server {
+    let log = dir.join(format!("server-{}.log", addr.replace(['/', ':', ','], "_")));
+    let child = common::spawn_logged_env(bin, &[&format!("--server={addr}")], dir, &log, env);
     if let Some(p) = addr.strip_prefix("sock:") {
         let t = Instant::now();
         while std::os::unix::net::UnixStream::connect(p).is_err() {
@@ -611,4 +606,610 @@ fn bad_invocations_are_refused() {
     let r = run_bounded(&flexio_bin(), &["--server=ip:127.0.0.1,0"], dir, &[], 20);
     assert_ne!(r.code, 0);
     assert!(r.stderr.contains("bad server port"), "{}", r.stderr);
+}
+
+/// A client that speaks another protocol version (fio 3.42's 120): the flexio server says
+/// why on its stderr and to the client (a TEXT framed in version 97, then QUIT), naming
+/// both versions, and serves the next client as usual.
+#[test]
+fn server_names_both_versions_to_a_client_of_another_version() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    let addr = sock(dir, "v");
+    let _s = server(&flexio_bin(), &addr, dir);
+    let path = addr.trim_start_matches("sock:");
+    let mut c = std::os::unix::net::UnixStream::connect(path).unwrap();
+    let probe = flexio_remote::Message::Probe(flexio_remote::msg::Probe {
+        flags: 0,
+        server: "sock".into(),
+    });
+    let mut frames = probe.to_frames(7);
+    // Version 120 in the header, its CRC recomputed.
+    frames[0..2].copy_from_slice(&120u16.to_le_bytes());
+    let crc = flexio_remote::crc::crc16(&frames[..20]);
+    frames[20..22].copy_from_slice(&crc.to_le_bytes());
+    c.write_all(&frames).unwrap();
+    c.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut got = Vec::new();
+    let _ = c.read_to_end(&mut got);
+    let mut dec = flexio_remote::Decoder::default();
+    dec.push(&got);
+    let mut texts = String::new();
+    let mut quit = false;
+    while let Ok(Some(raw)) = dec.next_message() {
+        match flexio_remote::Message::decode(&raw, flexio_remote::Sender::Server) {
+            Ok(flexio_remote::Message::Text(t)) => texts.push_str(&t.text),
+            Ok(flexio_remote::Message::Quit) => quit = true,
+            _ => {}
+        }
+    }
+    let want = "the peer speaks version 120 (fio 3.42), flexio speaks version 97 (fio 3.32/3.33)";
+    assert!(texts.contains(want), "to the client: {texts:?}");
+    assert!(quit, "the server ends the session with QUIT");
+    let log = std::fs::read_to_string(
+        dir.join(format!("server-{}.log", addr.replace(['/', ':', ','], "_"))),
+    )
+    .unwrap();
+    assert!(log.contains(want), "on the server's stderr: {log}");
+    // The server still serves a client of its own version.
+    std::fs::write(dir.join("fast.fio"), FAST).unwrap();
+    let r = run_bounded(
+        &flexio_bin(),
+        &[&format!("--client={addr}"), "fast.fio"],
+        dir,
+        &[],
+        60,
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+}
+
+/// A 5 s job at a fixed rate (10 MiB/s): long enough for ETA replies past fio's first 3 s
+/// (when the ETA becomes known), light on the CPU.
+const PACED: &str =
+    "[paced]\nioengine=null\nrw=read\nbs=4k\nsize=1g\ntime_based\nruntime=5\nrate=10m\n";
+
+/// fio's status line with a known ETA (`Jobs: 1 (f=1)...: [R(1)][60.0%][r=...][r=... IOPS][eta 00m:02s]`).
+fn eta_lines(text: &str, jobs: usize) -> Vec<String> {
+    let re = regex::Regex::new(&format!(
+        r"Jobs: {jobs} \(f={jobs}\)[^:]*: \[R\({jobs}\)\]\[\d+\.\d%\]\[r=[^\]]+\]\[r=[^\]]+ IOPS\]\[eta \d\dm:\d\ds\]"
+    ))
+    .unwrap();
+    re.find_iter(text).map(|m| m.as_str().to_string()).collect()
+}
+
+#[test]
+fn fio_client_shows_a_flexio_servers_eta() {
+    let Some(fio) = fio_bin() else { return };
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    std::fs::write(dir.join("paced.fio"), PACED).unwrap();
+    let x = sock(dir, "flexio");
+    let _s = server(&flexio_bin(), &x, dir);
+    let r = run_bounded(
+        &fio,
+        &["--eta=always", &format!("--client={x}"), "paced.fio"],
+        dir,
+        &[],
+        60,
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let lines = eta_lines(&r.stdout, 1);
+    assert!(
+        lines.len() >= 2,
+        "fio's client shows the server's progress: {}",
+        r.stdout
+    );
+    for bad in ["unable to find matching tag", "timeout", "error", "bad"] {
+        assert!(
+            !r.stderr.contains(bad) && !r.stdout.contains(bad),
+            "{bad}: {}{}",
+            r.stdout,
+            r.stderr
+        );
+    }
+}
+
+/// The MiB/s of a status line's `[r=...]` part.
+fn read_mib_s(line: &str) -> f64 {
+    let r = &line[line.find("[r=").unwrap() + 3..];
+    let v = &r[..r.find(']').unwrap()];
+    let (num, unit) = v.split_at(v.find(|c: char| c.is_alphabetic()).unwrap());
+    let n: f64 = num.parse().unwrap();
+    match unit {
+        "KiB/s" => n / 1024.0,
+        "MiB/s" => n,
+        "GiB/s" => n * 1024.0,
+        _ => panic!("unit {unit} in {line}"),
+    }
+}
+
+#[test]
+fn flexio_client_shows_the_summed_status_line() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    std::fs::write(dir.join("paced.fio"), PACED).unwrap();
+    let (a, b) = (sock(dir, "a"), sock(dir, "b"));
+    let _s = [
+        server(&flexio_bin(), &a, dir),
+        server(&flexio_bin(), &b, dir),
+    ];
+    std::fs::write(dir.join("hosts"), format!("{a}\n{b}\n")).unwrap();
+    let r = run_bounded(
+        &flexio_bin(),
+        &[
+            "--client=hosts",
+            "--eta=always",
+            "--eta-newline=1",
+            "paced.fio",
+        ],
+        dir,
+        &[],
+        60,
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    // Both servers' jobs, states and rates in one line, a line a second (--eta-newline).
+    assert!(
+        r.stderr.matches("Jobs: 2 (f=2)").count() >= 3,
+        "{:?}",
+        r.stderr
+    );
+    let lines = eta_lines(&r.stderr, 2);
+    assert!(!lines.is_empty(), "status lines on stderr: {:?}", r.stderr);
+    assert!(
+        lines.iter().any(|l| read_mib_s(l) > 10.5),
+        "the rates are summed (each server is capped at 10 MiB/s): {lines:?}"
+    );
+    assert!(!r.stdout.contains("Jobs: "), "{}", r.stdout);
+    // --eta=never: no status line.
+    let r = run_bounded(
+        &flexio_bin(),
+        &["--client=hosts", "--eta=never", "paced.fio"],
+        dir,
+        &[],
+        60,
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(!r.stderr.contains("Jobs: "), "{}", r.stderr);
+}
+
+/// Host A reads fast (20 MiB/s) for 2 s, then slowly (2 MiB/s) for 2 s; host B reads
+/// slowly for 2 s. The first-done window (until B ends, ~2 s) holds A's fast phase: the
+/// ETA replies place it there, where a constant rate over A's 4 s would put half of A's
+/// bytes. Each host starts at its first SERVER_START.
+#[test]
+fn windows_follow_the_eta_progress() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    let base = "ioengine=null\nrw=read\nbs=4k\nsize=1g\ntime_based\nruntime=2\n";
+    std::fs::write(
+        dir.join("a.fio"),
+        format!("[fast]\n{base}rate=20m\n[slow]\nstonewall\n{base}rate=2m\n"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("b.fio"), format!("[slow]\n{base}rate=2m\n")).unwrap();
+    let (a, b) = (sock(dir, "a"), sock(dir, "b"));
+    let _s = [
+        server(&flexio_bin(), &a, dir),
+        server(&flexio_bin(), &b, dir),
+    ];
+    let r = run_bounded(
+        &flexio_bin(),
+        &[
+            &format!("--client={a}"),
+            "a.fio",
+            &format!("--client={b}"),
+            "b.fio",
+            "--output-format=json,normal",
+        ],
+        dir,
+        &[],
+        60,
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("start measured, transfers measured ("),
+        "{}",
+        r.stdout
+    );
+    let j = json_of(&r.stdout[r.stdout.find("{\n").expect("JSON document")..]);
+    let cs = j["client_stats"].as_array().unwrap();
+    let bytes = |i: usize| cs[i]["read"]["io_bytes"].as_u64().unwrap() as f64;
+    let (a_fast, a_slow, b_slow) = (bytes(0), bytes(1), bytes(2));
+    // fio's JSON names each server by its address (here the socket's path).
+    let path = |s: &str| s.trim_start_matches("sock:").to_string();
+    assert_eq!(cs[1]["hostname"], path(&a).as_str());
+    assert_eq!(cs[2]["hostname"], path(&b).as_str());
+    let fx = &j["flexio"];
+    for h in fx["hosts"].as_array().unwrap() {
+        assert_eq!(h["start_measured"], 1, "{h}");
+        assert!(h["progress_points"].as_u64().unwrap() >= 1, "{h}");
+    }
+    let cl = &fx["cluster"];
+    assert_eq!(cl["rate_estimated"], 0);
+    assert_eq!(cl["time_base"], "arrival");
+    let first = cl["first_done"]["read"]["io_bytes"].as_u64().unwrap() as f64;
+    let constant = (a_fast + a_slow) / 2.0 + b_slow;
+    assert!(
+        first > 0.8 * (a_fast + b_slow) && first > constant * 1.2,
+        "first-done window: {first} bytes; A's fast phase + B = {}, constant-rate guess = {constant}",
+        a_fast + b_slow
+    );
+    let last = cl["last_done"]["read"]["io_bytes"].as_u64().unwrap() as f64;
+    assert_eq!(last, a_fast + a_slow + b_slow);
+}
+
+/// A host without results listed first (it never answers, so it fails after 5 s, when the
+/// live host has long finished): the live host's cluster detail stays with it.
+#[test]
+fn a_dead_first_host_keeps_the_hosts_json_in_place() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    std::fs::write(
+        dir.join("two.fio"),
+        "[a]\nioengine=null\nrw=read\nbs=4k\nsize=8m\n[b]\nioengine=null\nrw=write\nbs=4k\nsize=4m\n",
+    )
+    .unwrap();
+    let mute = dir.join("mute");
+    let _h = mute_server(mute.clone());
+    let good = sock(dir, "good");
+    let _s = server(&flexio_bin(), &good, dir);
+    std::fs::write(
+        dir.join("hosts"),
+        format!("sock:{}\n{good}\n", mute.display()),
+    )
+    .unwrap();
+    let r = run_bounded(
+        &flexio_bin(),
+        &["--client=hosts", "two.fio", "--output-format=json,normal"],
+        dir,
+        &[],
+        60,
+    );
+    assert_ne!(r.code, 0);
+    let j = json_of(&r.stdout[r.stdout.find("{\n").expect("JSON document")..]);
+    let hosts = j["flexio"]["hosts"].as_array().unwrap();
+    assert_eq!(hosts.len(), 2);
+    assert_eq!(hosts[0]["status"], "partial");
+    assert_eq!(hosts[0]["reports"], 0);
+    assert!(
+        hosts[0].get("runtime_ms").is_none(),
+        "no cluster detail for a host without results: {}",
+        hosts[0]
+    );
+    assert_eq!(hosts[1]["status"], "ok");
+    assert_eq!(hosts[1]["address"], good.as_str());
+    assert_eq!(
+        hosts[1]["io_bytes"],
+        serde_json::json!([8 << 20, 4 << 20, 0]),
+        "{}",
+        hosts[1]
+    );
+    // The text summary names the live host only, by its address.
+    let cl = &r.stdout[r.stdout.find("Cluster (flexio)").expect("cluster block")..];
+    let cl = &cl[..cl.find("{\n").unwrap_or(cl.len())];
+    assert!(cl.contains(&format!("({good})")), "{cl}");
+    assert!(!cl.contains("mute"), "{cl}");
+}
+
+/// `--remote-config`: the servers open the job file themselves (LOAD_FILE). The path is
+/// relative and names different files on the client's side and the servers' side (the
+/// servers' working directory), so the results show which one ran: the servers' (8 MiB,
+/// 2048 reads), not the client's (4 MiB). A fio 3.33 server on TCP loopback and a flexio
+/// server, driven by flexio's client; and fio's client sending LOAD_FILE to flexio's server.
+#[test]
+fn remote_config_is_opened_by_the_servers() {
+    let Some(fio) = fio_bin() else { return };
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    let srv = dir.join("srv");
+    std::fs::create_dir(&srv).unwrap();
+    let job = |size: &str| format!("[rc]\nioengine=null\nrw=read\nbs=4k\nsize={size}\n");
+    std::fs::write(srv.join("rc.fio"), job("8m")).unwrap();
+    std::fs::write(dir.join("rc.fio"), job("4m")).unwrap();
+    let f = format!("ip:127.0.0.1,{}", free_port());
+    let x = sock(dir, "flexio");
+    let _s = [server(&fio, &f, &srv), server(&flexio_bin(), &x, &srv)];
+    let r = run_bounded(
+        &flexio_bin(),
+        &[
+            &format!("--client={f}"),
+            "--remote-config=rc.fio",
+            &format!("--client={x}"),
+            "--remote-config=rc.fio",
+            "--output-format=json",
+        ],
+        dir,
+        &[],
+        60,
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let j = json_of(&r.stdout);
+    let cs = j["client_stats"].as_array().unwrap();
+    assert_eq!(cs.len(), 3, "{j}");
+    for c in &cs[..2] {
+        assert_eq!(c["jobname"], "rc");
+        assert_eq!(c["read"]["total_ios"].as_u64(), Some(2048), "{c}");
+    }
+    assert_eq!(
+        cs[0]["hostname"], "127.0.0.1",
+        "fio's JSON names the address"
+    );
+    assert_eq!(cs[2]["jobname"], "All clients");
+    assert_eq!(cs[2]["read"]["io_bytes"].as_u64(), Some(16 << 20));
+    let fh = j["flexio"]["hosts"].as_array().unwrap();
+    assert!(
+        fh[0]["name"].as_str().is_some() && fh.iter().all(|h| h["status"] == "ok"),
+        "{j}"
+    );
+    // fio's client, LOAD_FILE to flexio's server.
+    let r = run_bounded(
+        &fio,
+        &[
+            &format!("--client={x}"),
+            "--remote-config=rc.fio",
+            "--output-format=json",
+        ],
+        dir,
+        &[],
+        60,
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let j = json_of(&r.stdout);
+    assert_eq!(
+        j["client_stats"][0]["read"]["total_ios"].as_u64(),
+        Some(2048)
+    );
+    // A path the server cannot open: an error naming it, no run.
+    let r = run_bounded(
+        &flexio_bin(),
+        &[&format!("--client={x}"), "--remote-config=missing.fio"],
+        dir,
+        &[],
+        60,
+    );
+    assert_ne!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        format!("{}{}", r.stdout, r.stderr).contains("missing.fio"),
+        "{}{}",
+        r.stdout,
+        r.stderr
+    );
+}
+
+/// The "All clients" job block of a client's normal output (up to the next line that is
+/// not indented: flexio's Cluster section, or the end).
+fn all_clients_block(out: &str) -> String {
+    let i = out.find("All clients: (").expect("an All clients block");
+    let mut block = String::new();
+    for (n, l) in out[i..].lines().enumerate() {
+        if n > 0 && !l.starts_with(' ') {
+            break;
+        }
+        block.push_str(l);
+        block.push('\n');
+    }
+    block
+}
+
+/// fio 3.33's client driving two flexio servers prints and writes an "All clients"
+/// aggregate as it does for two fio servers: the same line structure, the sums right, and
+/// its JSON parses.
+#[test]
+fn fio_client_aggregates_two_flexio_servers() {
+    let Some(fio) = fio_bin() else { return };
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    std::fs::write(dir.join("fast.fio"), FAST).unwrap();
+    let (x1, x2, f1, f2) = (
+        sock(dir, "x1"),
+        sock(dir, "x2"),
+        sock(dir, "f1"),
+        sock(dir, "f2"),
+    );
+    let _s = [
+        server(&flexio_bin(), &x1, dir),
+        server(&flexio_bin(), &x2, dir),
+        server(&fio, &f1, dir),
+        server(&fio, &f2, dir),
+    ];
+    std::fs::write(dir.join("flexios"), format!("{x1}\n{x2}\n")).unwrap();
+    std::fs::write(dir.join("fios"), format!("{f1}\n{f2}\n")).unwrap();
+    let run = |hosts: &str, json: bool| {
+        let mut a = vec!["--eta=never", hosts, "fast.fio"];
+        if json {
+            a.push("--output-format=json");
+        }
+        let r = run_bounded(&fio, &a, dir, &[], 60);
+        assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+        r.stdout
+    };
+    let on_flexio = run("--client=flexios", false);
+    let on_fio = run("--client=fios", false);
+    let (bx, bf) = (all_clients_block(&on_flexio), all_clients_block(&on_fio));
+    assert!(
+        bx.starts_with("All clients: (groupid=0, jobs=2): err= 0: pid=0: "),
+        "{bx}"
+    );
+    assert!(
+        bx.contains("issued rwts: total=8192,0,0,0 short=0,0,0,0 dropped=0,0,0,0"),
+        "{bx}"
+    );
+    assert_eq!(
+        client_shapes(&bx),
+        client_shapes(&bf),
+        "--- fio's client on flexio servers\n{bx}--- on fio servers\n{bf}"
+    );
+    let j = json_of(&run("--client=flexios", true));
+    let cs = j["client_stats"].as_array().unwrap();
+    assert_eq!(cs.len(), 3, "{j}");
+    assert_eq!(cs[2]["jobname"], "All clients");
+    assert_eq!(cs[2]["read"]["total_ios"].as_u64(), Some(8192));
+    assert_eq!(cs[2]["read"]["io_bytes"].as_u64(), Some(32 << 20));
+    assert_eq!(
+        cs[2]["read"]["io_bytes"].as_u64(),
+        Some(
+            cs[0]["read"]["io_bytes"].as_u64().unwrap()
+                + cs[1]["read"]["io_bytes"].as_u64().unwrap()
+        )
+    );
+}
+
+/// flexio's "All clients" block and fio 3.33's, both clients on the same two fio servers:
+/// line for line the same structure, except flexio's percentiles of the pooled histograms
+/// (their header and rows), which fio does not print for the aggregate.
+#[test]
+fn all_clients_block_is_laid_out_as_fios() {
+    let Some(fio) = fio_bin() else { return };
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    std::fs::write(dir.join("fast.fio"), FAST).unwrap();
+    let (f1, f2) = (sock(dir, "f1"), sock(dir, "f2"));
+    let _s = [server(&fio, &f1, dir), server(&fio, &f2, dir)];
+    std::fs::write(dir.join("fios"), format!("{f1}\n{f2}\n")).unwrap();
+    let by_fio = run_bounded(
+        &fio,
+        &["--eta=never", "--client=fios", "fast.fio"],
+        dir,
+        &[],
+        60,
+    );
+    assert_eq!(by_fio.code, 0, "{}{}", by_fio.stdout, by_fio.stderr);
+    let by_flexio = run_bounded(&flexio_bin(), &["--client=fios", "fast.fio"], dir, &[], 60);
+    assert_eq!(
+        by_flexio.code, 0,
+        "{}{}",
+        by_flexio.stdout, by_flexio.stderr
+    );
+    let (bf, bx) = (
+        all_clients_block(&by_fio.stdout),
+        all_clients_block(&by_flexio.stdout),
+    );
+    let flexio_only = |s: &String| s == "PCT_ROW" || s.starts_with("    clat percentiles");
+    let xs: Vec<String> = client_shapes(&bx)
+        .into_iter()
+        .filter(|s| !flexio_only(s))
+        .collect();
+    assert!(
+        client_shapes(&bx).iter().any(flexio_only),
+        "flexio shows the pooled percentiles: {bx}"
+    );
+    assert_eq!(
+        client_shapes(&bf),
+        xs,
+        "--- fio's client\n{bf}--- flexio's client\n{bx}"
+    );
+}
+
+/// `flexio report` and `flexio compare` read a client's merged JSON: one job per host's
+/// report, named job@host (fio's JSON hostname: the server's address), and "All clients".
+#[test]
+fn report_and_compare_read_client_json() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    std::fs::write(dir.join("fast.fio"), FAST).unwrap();
+    let (a, b) = (sock(dir, "a"), sock(dir, "b"));
+    let _s = [
+        server(&flexio_bin(), &a, dir),
+        server(&flexio_bin(), &b, dir),
+    ];
+    std::fs::write(dir.join("hosts"), format!("{a}\n{b}\n")).unwrap();
+    for out in ["one.json", "two.json"] {
+        let r = run_bounded(
+            &flexio_bin(),
+            &[
+                "--client=hosts",
+                "fast.fio",
+                "--output-format=json+",
+                &format!("--output={out}"),
+            ],
+            dir,
+            &[],
+            60,
+        );
+        assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    }
+    let names: Vec<String> = [&a, &b]
+        .iter()
+        .map(|s| format!("fast@{}", s.trim_start_matches("sock:")))
+        .collect();
+    let r = run_bounded(
+        &flexio_bin(),
+        &["report", "one.json", "two.json", "-o", "r.html"],
+        dir,
+        &[],
+        60,
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let html = std::fs::read_to_string(dir.join("r.html")).unwrap();
+    for n in names.iter().map(|s| s.as_str()).chain(["All clients"]) {
+        assert!(html.contains(n), "the report shows {n}");
+    }
+    let r = run_bounded(
+        &flexio_bin(),
+        &["compare", "one.json", "two.json"],
+        dir,
+        &[],
+        60,
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    for n in names.iter().map(|s| s.as_str()).chain(["All clients"]) {
+        assert!(
+            r.stdout.contains(&format!("\n{n} (read): 1 vs 1 result")),
+            "compare pairs {n}: {}",
+            r.stdout
+        );
+    }
+}
+
+/// A server whose clock is 30 s ahead (the test-only FLEXIO_TEST_CLOCK_SKEW_MS shifts the
+/// stamps of its TEXT messages) beside one on time: the client measures each offset (+30 s
+/// and 0, within their uncertainty), and the windows, placed by when messages arrived,
+/// are not moved by it: both hosts start together and the last-done window is the run's
+/// length, not 30 s longer.
+#[test]
+fn a_skewed_server_clock_is_measured_and_does_not_move_the_windows() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    std::fs::write(
+        dir.join("paced.fio"),
+        PACED.replace("runtime=5", "runtime=2"),
+    )
+    .unwrap();
+    let (a, b) = (sock(dir, "ahead"), sock(dir, "ontime"));
+    let _s = [
+        server_env(
+            &flexio_bin(),
+            &a,
+            dir,
+            &[("FLEXIO_TEST_CLOCK_SKEW_MS", "30000")],
+        ),
+        server(&flexio_bin(), &b, dir),
+    ];
+    std::fs::write(dir.join("hosts"), format!("{a}\n{b}\n")).unwrap();
+    let r = run_bounded(
+        &flexio_bin(),
+        &["--client=hosts", "paced.fio", "--output-format=json,normal"],
+        dir,
+        &[],
+        60,
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let j = json_of(&r.stdout[r.stdout.find("{\n").expect("JSON document")..]);
+    let hosts = j["flexio"]["hosts"].as_array().unwrap();
+    let off = |i: usize| {
+        (
+            hosts[i]["clock_offset_ns"].as_i64().unwrap() as f64 / 1e9,
+            hosts[i]["clock_offset_error_ns"].as_i64().unwrap() as f64 / 1e9,
+        )
+    };
+    let ((o0, e0), (o1, e1)) = (off(0), off(1));
+    assert!((o0 - 30.0).abs() <= e0 + 0.05, "ahead: {o0} s ± {e0}");
+    assert!(o1.abs() <= e1 + 0.05, "on time: {o1} s ± {e1}");
+    assert!(r.stdout.contains("clock offset +30"), "{}", r.stdout);
+    let start = |i: usize| hosts[i]["start_ns"].as_u64().unwrap() as f64 / 1e9;
+    assert!((start(0) - start(1)).abs() < 1.0, "{hosts:?}");
+    let w = &j["flexio"]["cluster"]["last_done"];
+    let len = (w["end_ns"].as_u64().unwrap() - w["start_ns"].as_u64().unwrap()) as f64 / 1e9;
+    assert!((1.9..10.0).contains(&len), "last-done window {len} s");
+    assert!(j["flexio"]["cluster"]["common"].is_object());
 }

@@ -1,6 +1,8 @@
 //! `flexio report` and `flexio compare` end to end: reports from flexio's and fio 3.33's own
-//! JSON / json+ output (with logs), drawn by a real headless Chromium (every chart drawn, no
-//! console message, a screenshot kept under target/test-artifacts/), comparisons of fio
+//! JSON / json+ output (with logs) and from committed fio 3.33 fixtures; a report, a
+//! `compare --html` page and a report of fio's own json+ output drawn by a real headless
+//! Chromium (every chart drawn with both results' curves overlaid, no "no data" box, no
+//! console message, screenshots kept under target/test-artifacts/); comparisons of fio
 //! results and of `--trials` runs, `--fail-if-worse`, and flexio's RMS / few-samples
 //! additions to the normal and JSON output.
 
@@ -15,15 +17,16 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     p
 }
 
-/// A small job writing every kind of log (per I/O with `avg_ms` 0, else averaged windows) and
-/// a histogram log; json+ into `<name>.json`.
+/// A small job named `job` writing every kind of log (per I/O with `avg_ms` 0, else averaged
+/// windows) and a histogram log, all with the prefix `name`; json+ into `<name>.json`. Runs
+/// made with different prefixes share the job name, so a report overlays their curves.
 fn logged_run(dir: &Path, name: &str, bs: &str, avg_ms: u32) -> PathBuf {
     let out = format!("--output={name}.json");
     let r = flexio(
         &[
             "--output-format=json+",
             &out,
-            &format!("--name={name}"),
+            "--name=job",
             "--ioengine=null",
             "--rw=randread",
             &format!("--bs={bs}"),
@@ -108,6 +111,99 @@ fn artifacts() -> PathBuf {
     d
 }
 
+/// Check one page in Chromium: no console message, every chart of the file in the rendered
+/// DOM (`charts` of them), each with a drawn curve (a stroked path, not only a band) of every
+/// one of `results` results, so overlaid curves are really drawn; no "no data" box. Then a
+/// screenshot under target/test-artifacts/, whose path is printed.
+fn check_page(
+    chrome: &Path,
+    page: &Path,
+    profile: &Path,
+    charts: usize,
+    results: usize,
+    name: &str,
+) {
+    let html = std::fs::read_to_string(page).unwrap();
+    assert!(
+        !html.contains("https://"),
+        "{name}: the page must not need the network"
+    );
+    let charts_in_file = html.matches("<svg class=\"chart\"").count();
+    let (dom, console) = render(chrome, page, profile, None);
+    assert!(console.is_empty(), "{name}: console messages: {console:?}");
+    let drawn: Vec<&str> = dom.split("<svg class=\"chart\"").skip(1).collect();
+    assert_eq!(
+        drawn.len(),
+        charts_in_file,
+        "{name}: charts lost in the DOM"
+    );
+    assert_eq!(drawn.len(), charts, "{name}: {html}");
+    for c in &drawn {
+        let body = &c[..c.find("</svg>").unwrap()];
+        let title = body
+            .split("class=\"ct\"")
+            .nth(1)
+            .and_then(|t| t.split(['>', '<']).nth(1))
+            .unwrap_or("?");
+        for k in 0..results {
+            let curve = body.split(&format!("<g class=\"s{k}\">")).skip(1).any(|g| {
+                let g = &g[..g.find("</g>").unwrap_or(g.len())];
+                g.contains("<path d=\"M") && g.contains("fill=\"none\"")
+            });
+            assert!(
+                curve,
+                "{name}: chart '{title}' has no curve of result {k}: {body}"
+            );
+        }
+    }
+    assert!(
+        !dom.contains("class=\"nodata\""),
+        "{name}: a chart without data"
+    );
+    let shot = artifacts().join(format!("{name}.png"));
+    let _ = std::fs::remove_file(&shot);
+    let (_, console) = render(chrome, page, profile, Some(&shot));
+    assert!(console.is_empty(), "{name}: console messages: {console:?}");
+    let size = std::fs::metadata(&shot).map(|m| m.len()).unwrap_or(0);
+    assert!(
+        size > 20_000,
+        "screenshot {} has {size} bytes",
+        shot.display()
+    );
+    std::fs::copy(page, artifacts().join(format!("{name}.html"))).unwrap();
+    println!("screenshot: {}", shot.display());
+}
+
+/// A run of fio 3.33 itself, json+ with per-I/O latency, bandwidth, IOPS and histogram logs
+/// under the prefix `name`; the job is named `job` as in [`logged_run`].
+fn fio_logged_run(fio: &Path, dir: &Path, name: &str, bs: &str) -> PathBuf {
+    let args = [
+        "--output-format=json+".to_string(),
+        format!("--output={name}.json"),
+        "--name=job".into(),
+        "--ioengine=null".into(),
+        "--rw=randread".into(),
+        format!("--bs={bs}"),
+        "--size=64m".into(),
+        "--time_based".into(),
+        "--runtime=1200ms".into(),
+        "--rate_iops=5000".into(),
+        format!("--write_lat_log={name}"),
+        format!("--write_bw_log={name}"),
+        format!("--write_iops_log={name}"),
+        format!("--write_hist_log={name}"),
+        "--log_hist_msec=100".into(),
+        "--log_avg_msec=0".into(),
+    ];
+    let r = run_in(
+        fio,
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+        dir,
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    dir.join(format!("{name}.json"))
+}
+
 #[test]
 fn report_renders_in_headless_chromium() {
     let Some(chrome) = chromium() else { return };
@@ -125,6 +221,8 @@ fn report_renders_in_headless_chromium() {
         "chromium's console log is not captured: {console:?}"
     );
 
+    // Two results of the same job: one section, seven charts (three over time, four
+    // distributions), each with both results' curves.
     let a = logged_run(d.path(), "cfga", "4k", 0);
     let b = logged_run(d.path(), "cfgb", "8k", 100);
     let page = d.path().join("report.html");
@@ -139,35 +237,53 @@ fn report_renders_in_headless_chromium() {
         d.path(),
     );
     assert_eq!(r.code, 0, "{}", r.stderr);
+    check_page(&chrome, &page, profile.path(), 7, 2, "report");
+
+    // The comparison page of the same two results: the table on top, the same charts.
+    let cmp = d.path().join("compare.html");
+    let r = flexio(
+        &[
+            "compare",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+            "--html",
+            cmp.to_str().unwrap(),
+        ],
+        d.path(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    // A's per-I/O bandwidth and IOPS logs made its rate samples per I/O: not tested.
+    assert!(
+        r.stdout
+            .contains("(IOPS: A's samples are one per I/O (write_iops_log with log_avg_msec=0)"),
+        "{}",
+        r.stdout
+    );
+    assert!(std::fs::read_to_string(&cmp)
+        .unwrap()
+        .contains("<table class=\"cmp\">"));
+    check_page(&chrome, &cmp, profile.path(), 7, 2, "compare");
+
+    // fio 3.33's own json+ output and logs, two runs of the same job overlaid.
+    let Some(fio) = fio_bin() else { return };
+    let fd = tempfile::tempdir().unwrap();
+    let fa = fio_logged_run(&fio, fd.path(), "fioa", "4k");
+    let fb = fio_logged_run(&fio, fd.path(), "fiob", "8k");
+    let page = fd.path().join("fio.html");
+    let r = flexio(
+        &[
+            "report",
+            fa.to_str().unwrap(),
+            fb.to_str().unwrap(),
+            "-o",
+            page.to_str().unwrap(),
+        ],
+        fd.path(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
     let html = std::fs::read_to_string(&page).unwrap();
-    assert!(
-        !html.contains("https://"),
-        "the page must not need the network"
-    );
-    let charts_in_file = html.matches("<svg class=\"chart\"").count();
-    let (dom, console) = render(&chrome, &page, profile.path(), None);
-    assert!(console.is_empty(), "console messages: {console:?}");
-    // Every chart is in the rendered DOM and has drawn curves.
-    let charts: Vec<&str> = dom.split("<svg class=\"chart\"").skip(1).collect();
-    assert_eq!(charts.len(), charts_in_file);
-    // Two jobs (names differ), seven charts each (three over time, four distributions).
-    assert_eq!(charts.len(), 14, "{html}");
-    for c in &charts {
-        let body = &c[..c.find("</svg>").unwrap()];
-        assert!(body.contains("<path d=\"M"), "an empty chart: {body}");
-    }
-    assert!(!dom.contains("class=\"nodata\""));
-    let shot = artifacts().join("report.png");
-    let _ = std::fs::remove_file(&shot);
-    let (_, console) = render(&chrome, &page, profile.path(), Some(&shot));
-    assert!(console.is_empty(), "console messages: {console:?}");
-    let size = std::fs::metadata(&shot).map(|m| m.len()).unwrap_or(0);
-    assert!(
-        size > 20_000,
-        "screenshot {} has {size} bytes",
-        shot.display()
-    );
-    std::fs::copy(&page, artifacts().join("report.html")).unwrap();
+    assert!(html.contains("fio-3.33"), "not fio's output");
+    check_page(&chrome, &page, profile.path(), 7, 2, "report-fio");
 }
 
 /// fio 3.33's own JSON and json+ output (with its logs): report and compare read them.
@@ -265,6 +381,114 @@ fn report_and_compare_read_fio_output() {
         "{}",
         r.stdout
     );
+}
+
+/// fio 3.33's JSON and json+ output, committed unedited (tests/fixtures/capture-fio-json.sh):
+/// report and compare read fio's own output even where fio is not installed.
+#[test]
+fn fio_json_fixtures_are_read() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let d = tempfile::tempdir().unwrap();
+    let copy = |name: &str| {
+        let to = d.path().join(name);
+        std::fs::copy(fixtures.join(name), &to).unwrap();
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&to).unwrap()).unwrap();
+        assert_eq!(doc["fio version"], "fio-3.33");
+        (to, doc["jobs"][0]["read"].clone())
+    };
+    let (plain, pj) = copy("fio-3.33-null.json");
+    let (plus, xj) = copy("fio-3.33-null-plus.json");
+    assert!(pj["clat_ns"]["bins"].is_null() && xj["clat_ns"]["bins"].is_object());
+
+    let page = d.path().join("fio.html");
+    let r = flexio(
+        &[
+            "report",
+            plain.to_str().unwrap(),
+            plus.to_str().unwrap(),
+            "-o",
+            page.to_str().unwrap(),
+        ],
+        d.path(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("fio-3.33"));
+    // Each result's clat row carries fio's own count.
+    for (name, j) in [
+        ("fio-3.33-null.json", &pj),
+        ("fio-3.33-null-plus.json", &xj),
+    ] {
+        let row = format!(
+            "<tr><td>{name}</td><td>clat</td><td>{}</td>",
+            j["clat_ns"]["N"]
+        );
+        assert!(html.contains(&row), "no {row} in the report");
+    }
+    assert!(html.contains("fio-3.33-null-plus.json: distribution from json+ clat bins"));
+    // The percentile curve has both results (plain JSON gives its reported percentiles);
+    // the json+ bins draw the histogram.
+    let chart = |title: &str| {
+        let start = html
+            .find(&format!(">{title}<"))
+            .unwrap_or_else(|| panic!("no chart {title}"));
+        let end = start + html[start..].find("</svg>").unwrap();
+        html[start..end].to_string()
+    };
+    let pct = chart("Latency percentiles");
+    assert!(pct.contains("<g class=\"s0\">") && pct.contains("<g class=\"s1\">"));
+    assert!(chart("Latency histogram").contains("<path d=\"M"));
+
+    // json vs json+: matched by name; IOPS are fio's numbers, tested on fio's samples; no
+    // distribution test (plain JSON has no bins).
+    let r = flexio(
+        &[
+            "compare",
+            plain.to_str().unwrap(),
+            plus.to_str().unwrap(),
+            "--output-format=json",
+        ],
+        d.path(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let j: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(j["notes"].as_array().unwrap().len(), 0, "{}", r.stdout);
+    let c = &j["comparisons"][0];
+    assert_eq!(
+        (&c["job_a"], &c["job_b"]),
+        (&"nullread".into(), &"nullread".into())
+    );
+    assert_eq!(c["rows"][0]["metric"], "IOPS");
+    assert_eq!(c["rows"][0]["a"], pj["iops"]);
+    assert_eq!(c["rows"][0]["b"], xj["iops"]);
+    assert_eq!(c["rows"][0]["test"], "Welch t (samples)", "{}", r.stdout);
+    assert!(c["distribution_source"].is_null());
+    // json+ against itself: the distributions are compared, and are the same.
+    let r = flexio(
+        &["compare", plus.to_str().unwrap(), plus.to_str().unwrap()],
+        d.path(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let want = format!(
+        "distribution: Mann-Whitney U on the binned clat of {0} vs {0} I/Os",
+        xj["clat_ns"]["N"]
+    );
+    assert!(r.stdout.contains(&want), "{}", r.stdout);
+    assert!(r.stdout.contains("verdict: no significant difference"));
+
+    // A reader that has gone (`| head`) ends the output, not the command.
+    let mut child = Command::new(flexio_bin())
+        .args(["compare", plain.to_str().unwrap(), plus.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(out.status.code(), Some(0), "{err}");
 }
 
 #[test]

@@ -91,7 +91,6 @@ fn interrupt(engine: &str, delay_ms: u64, sig: i32, out_file: bool) {
     assert!(left.is_empty(), "{what}: left behind: {left:?}");
 }
 
-/// kill(2) through the kill command (no unsafe in tests).
 /// Wait until process `pid` catches signal `sig` (the SigCgt mask in /proc/PID/status).
 fn wait_for_handler(pid: i32, sig: i32) {
     let start = Instant::now();

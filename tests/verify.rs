@@ -148,9 +148,28 @@ fn one_corrupted_byte_is_found_at_its_exact_offset() {
     );
 }
 
+/// The classification line flexio printed for each reported block of `file` (keyed by
+/// the block offset the failure line names).
+fn classifications(stderr: &str, file: &str, bs: u64) -> std::collections::BTreeMap<u64, String> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut cur = None;
+    for line in stderr.lines() {
+        if let Some(rest) = line.split(&format!("at file {file} offset ")).nth(1) {
+            let off: u64 = rest.split(',').next().unwrap().parse().unwrap();
+            cur = Some(off / bs * bs);
+        }
+        if let Some(c) = line.strip_prefix("flexio: classification: ") {
+            let at = cur.take().expect("a classification after a failure line");
+            out.insert(at, c.to_string());
+        }
+    }
+    out
+}
+
 /// Corrupt `n` distinct blocks (one random byte each, anywhere in the block, header
-/// included) and check that every one is reported, with the exact byte for data bytes.
-fn corruptions(kind: &str, n: usize, seed: u64) {
+/// included) and check that every one is reported, classified `corrupt`, with the exact
+/// byte for data bytes; in the newest format, or fio 3.33's with `compat`.
+fn corruptions(kind: &str, n: usize, seed: u64, compat: bool) {
     let d = tempfile::tempdir().unwrap();
     let f = d.path().join("m.dat");
     let fs = s(&f);
@@ -172,7 +191,11 @@ fn corruptions(kind: &str, n: usize, seed: u64) {
             .map(|x| x.as_str())
             .chain(extra.iter().copied())
             .collect();
-        flexio(&a, d.path())
+        if compat {
+            flexio333(&a, d.path())
+        } else {
+            flexio(&a, d.path())
+        }
     };
     assert_eq!(run(&["--do_verify=0"]).code, 0);
     let mut rng = Lcg(seed);
@@ -193,17 +216,17 @@ fn corruptions(kind: &str, n: usize, seed: u64) {
         r.code, 0,
         "continue_on_error=verify: failures are counted, not fatal"
     );
-    let mut reported: BTreeSet<u64> = BTreeSet::new();
-    for line in r.stderr.lines() {
-        if let Some(rest) = line.split(&format!("at file {fs} offset ")).nth(1) {
-            let off: u64 = rest.split(',').next().unwrap().parse().unwrap();
-            reported.insert(off / bs);
-        }
-    }
+    let classes = classifications(&r.stderr, &fs, bs);
+    let reported: BTreeSet<u64> = classes.keys().map(|o| o / bs).collect();
     assert_eq!(
         reported, chosen,
-        "{kind}: every corrupted block is reported, nothing else"
+        "{kind}: every corrupted block is reported (and classified), nothing else"
     );
+    for (at, c) in &classes {
+        assert!(c.starts_with("corrupt: "), "{kind}: block {at}: {c}");
+    }
+    // The header of the generation: fio 3.33's 40 bytes, the newest fio's 48.
+    let header = if compat { 40 } else { 48 };
     for (block, at, within) in data_bytes {
         // Bytes past header and checksum field: the exact byte is named.
         let csum = match kind {
@@ -215,7 +238,7 @@ fn corruptions(kind: &str, n: usize, seed: u64) {
             "meta" => 0,
             _ => 4,
         };
-        if within >= 40 + csum && kind != "meta" {
+        if within >= header + csum && kind != "meta" {
             assert!(
                 r.stderr.contains(&format!(
                     "first bad byte at offset {at} (block offset +{within})"
@@ -235,7 +258,7 @@ fn corruptions(kind: &str, n: usize, seed: u64) {
 
 #[test]
 fn a_thousand_random_single_byte_corruptions_are_all_detected() {
-    corruptions("crc32c", 1000, 1);
+    corruptions("crc32c", 1000, 1, false);
 }
 
 #[test]
@@ -246,7 +269,100 @@ fn random_corruptions_are_detected_by_every_checksum() {
     .iter()
     .enumerate()
     {
-        corruptions(k, 100, 100 + i as u64);
+        // fio 3.33's sha512 field does not cover the middle of the data: newest only.
+        let compat = i % 2 == 1 && *k != "sha512";
+        corruptions(k, 100, 100 + i as u64, compat);
+    }
+}
+
+/// A block that holds an older write of itself (stale) or part of an older write (torn),
+/// as a device that loses or half-applies a rewrite leaves it: found at its offset and
+/// classified, with the write numbers and the tear's offset.
+#[test]
+fn stale_and_torn_blocks_are_found_and_classified() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("st.dat");
+    let fs = s(&f);
+    let file = format!("--filename={fs}");
+    let base = [
+        "--name=st",
+        file.as_str(),
+        "--rw=write",
+        "--bs=4k",
+        "--size=64k",
+        "--verify=crc32c",
+    ];
+    let with = |extra: &[&str]| -> Vec<String> {
+        base.iter().chain(extra).map(|x| x.to_string()).collect()
+    };
+    let go = |a: &[String]| flexio(&a.iter().map(String::as_str).collect::<Vec<_>>(), d.path());
+    // The first pass alone (writes #0..#15): the older versions of the blocks.
+    assert_eq!(go(&with(&["--do_verify=0"])).code, 0);
+    let old = std::fs::read(&f).unwrap();
+    // Two passes (#0..#15, then #16..#31): block k last holds write 16+k.
+    assert_eq!(go(&with(&["--io_size=128k", "--do_verify=0"])).code, 0);
+    // verify_only leaves the write-sequence check off unless asked (the newest fio's rule):
+    // without it a stale block, consistent in itself, passes.
+    let replay = with(&[
+        "--io_size=128k",
+        "--verify_only",
+        "--verify_write_sequence=1",
+        "--continue_on_error=verify",
+    ]);
+    let r = go(&replay);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        !r.stderr.contains("verify"),
+        "clean before the damage: {}",
+        r.stderr
+    );
+    let new = std::fs::read(&f).unwrap();
+    let mut cur = new.clone();
+    let blk = |k: usize| k * 4096..(k + 1) * 4096;
+    // Stale: blocks 2 and 7 hold their first-pass write whole.
+    for k in [2, 7] {
+        cur[blk(k)].copy_from_slice(&old[blk(k)]);
+    }
+    // Torn: block 4 new then old from +2048, block 11 old then new from +1024.
+    cur[4 * 4096 + 2048..5 * 4096].copy_from_slice(&old[4 * 4096 + 2048..5 * 4096]);
+    cur[11 * 4096..11 * 4096 + 1024].copy_from_slice(&old[11 * 4096..11 * 4096 + 1024]);
+    std::fs::write(&f, &cur).unwrap();
+    let r = go(&replay);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let classes = classifications(&r.stderr, &fs, 4096);
+    assert_eq!(
+        classes.keys().copied().collect::<Vec<_>>(),
+        vec![2 * 4096, 4 * 4096, 7 * 4096, 11 * 4096],
+        "{}",
+        r.stderr
+    );
+    for k in [2u64, 7] {
+        assert_eq!(
+            classes[&(k * 4096)],
+            format!(
+                "stale: a complete earlier write (#{k}) of this block; the last write (#{}) is not on the media",
+                16 + k
+            ),
+            "{}",
+            r.stderr
+        );
+    }
+    for (k, tear) in [(4u64, 2048u64), (11, 1024)] {
+        let c = &classes[&(k * 4096)];
+        assert!(
+            c.starts_with("torn: ") && c.contains(&format!("offset {}", k * 4096 + tear)),
+            "block {k}: {c}\n{}",
+            r.stderr
+        );
+    }
+    // fio's own lines name the same blocks.
+    for k in [2u64, 4, 7, 11] {
+        assert!(
+            r.stderr
+                .contains(&format!("at file {fs} offset {}, length 4096", k * 4096)),
+            "{}",
+            r.stderr
+        );
     }
 }
 
@@ -409,6 +525,131 @@ fn verify_dump_writes_received_and_expected_blocks() {
     assert_eq!(rec[1000] ^ exp[1000], 0x55);
 }
 
+/// verify_dump against fio 3.33: the same files and the same "data dumped as" lines, for
+/// a checksum failure (received and expected), a header failure (`hdr_fail` only) and a
+/// pattern failure, with the dumps in the working directory or under `--aux-path`
+/// (joined with a `/` as fio joins it, so a trailing `/` gives two), and fio's message
+/// when that directory is missing. Each tool replays blocks it wrote itself (flexio's
+/// random data bytes are its own generator's, which fio accepts through the checksums),
+/// damaged in the same places; every dump holds the interval as read, and an expected
+/// dump's data differs from it in exactly the damaged bytes.
+#[test]
+fn verify_dump_files_and_lines_match_fio_333() {
+    let Some(fio) = fio_bin() else { return };
+    // (job options, damaged bytes)
+    let cases: [(&[&str], &[u64]); 3] = [
+        (&["--verify=crc32c"], &[8192 + 100, 40960 + 7]),
+        (&["--verify=crc32c"], &[4]),
+        (
+            &["--verify=pattern", "--verify_pattern=0x5a"],
+            &[8192 + 100],
+        ),
+    ];
+    for (opts, damage) in cases {
+        for aux in [None, Some(""), Some("/"), Some("missing")] {
+            let what = format!("{opts:?} {damage:?} aux {aux:?}");
+            let run = |tool: &str| {
+                let cwd = tempfile::tempdir().unwrap();
+                let auxdir = tempfile::tempdir().unwrap();
+                let f = cwd.path().join("d.dat");
+                let fs = format!("--filename={}", s(&f));
+                let mut job = vec![
+                    "--name=d",
+                    fs.as_str(),
+                    "--rw=write",
+                    "--bs=4k",
+                    "--size=64k",
+                ];
+                job.extend_from_slice(opts);
+                let go = |a: &[&str]| {
+                    if tool == "fio" {
+                        run_in(&fio, a, cwd.path())
+                    } else {
+                        flexio333(a, cwd.path())
+                    }
+                };
+                assert_eq!(go(&job).code, 0, "{tool} {what}");
+                for at in damage {
+                    corrupt(&f, *at, 0x01);
+                }
+                let data = std::fs::read(&f).unwrap();
+                let aux_arg = aux.map(|a| match a {
+                    "missing" => "missing".to_string(),
+                    _ => format!("{}{a}", auxdir.path().display()),
+                });
+                let opt = aux_arg.as_ref().map(|a| format!("--aux-path={a}"));
+                let mut v: Vec<&str> = opt.iter().map(String::as_str).collect();
+                v.extend(&job);
+                v.extend([
+                    "--verify_only",
+                    "--verify_dump=1",
+                    "--continue_on_error=verify",
+                ]);
+                let r = go(&v);
+                let prefix = auxdir.path().display().to_string();
+                let lines: Vec<String> = r
+                    .stderr
+                    .lines()
+                    .chain(r.stdout.lines())
+                    .filter(|l| {
+                        l.contains("data dumped as") || l.starts_with("open verify buf file")
+                    })
+                    .map(|l| l.replace(&prefix, "@AUX@"))
+                    .collect();
+                let dir = if aux.is_some() && aux != Some("missing") {
+                    auxdir.path().to_path_buf()
+                } else {
+                    cwd.path().to_path_buf()
+                };
+                let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
+                    .unwrap()
+                    .flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|n| n.starts_with("d.dat."))
+                    .map(|n| {
+                        let b = std::fs::read(dir.join(&n)).unwrap();
+                        (n, b)
+                    })
+                    .collect();
+                files.sort();
+                // What each dump holds.
+                for (n, b) in &files {
+                    let off: usize = n.split('.').nth(2).unwrap().parse().unwrap();
+                    let read = &data[off..off + b.len()];
+                    if n.ends_with(".expected") {
+                        // fio stamps the rebuilt header afresh (time, crc): the data past
+                        // fio 3.33's 40-byte header and crc32c field is compared.
+                        let skip = if opts.contains(&"--verify=pattern") {
+                            0
+                        } else {
+                            44
+                        };
+                        let diff: Vec<u64> = (skip..b.len())
+                            .filter(|i| b[*i] != read[*i])
+                            .map(|i| (off + i) as u64)
+                            .collect();
+                        let want: Vec<u64> = damage
+                            .iter()
+                            .copied()
+                            .filter(|d| (off as u64..(off + b.len()) as u64).contains(d))
+                            .collect();
+                        assert_eq!(diff, want, "{tool} {what}: {n}");
+                    } else {
+                        assert!(b == read, "{tool} {what}: {n} is the interval as read");
+                    }
+                }
+                let names: Vec<String> = files.into_iter().map(|x| x.0).collect();
+                (lines, names)
+            };
+            let (fl, ff) = run("fio");
+            let (xl, xf) = run("flexio");
+            assert!(!fl.is_empty(), "{what}: fio dumped nothing");
+            assert_eq!(xl, fl, "{what}: lines");
+            assert_eq!(xf, ff, "{what}: files");
+        }
+    }
+}
+
 #[test]
 fn fio_and_flexio_verify_each_others_blocks() {
     let Some(fio) = fio_bin() else { return };
@@ -509,9 +750,22 @@ fn fio_and_flexio_verify_each_others_blocks() {
     assert_eq!(keep(&a.stderr), keep(&b.stderr));
 }
 
+/// The offsets of the `op` entries (`write`, `read`) of a version-3 iolog.
+fn log_offsets(path: &Path, op: &str) -> Vec<u64> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f.len() == 5 && f[2] == op).then(|| f[3].parse().unwrap())
+        })
+        .collect()
+}
+
 /// An interrupted write job (SIGINT: the state is saved on the way out), then a
 /// `verify_only` run with `verify_state_load=1`: exactly the completed writes are read
-/// back, in either generation's state format; without the state the unwritten rest fails.
+/// back (the same blocks: the writer's write_iolog against the verifier's), in either
+/// generation's state format; without the state the unwritten rest fails.
 fn state_save_and_load(compat: Option<&str>, engine: &[&str]) {
     let d = tempfile::tempdir().unwrap();
     let f = d.path().join("st.dat");
@@ -527,7 +781,11 @@ fn state_save_and_load(compat: Option<&str>, engine: &[&str]) {
     ];
     job.extend_from_slice(engine);
     let mut w: Vec<&str> = job.to_vec();
-    w.extend(["--rate_iops=2000", "--output-format=json"]);
+    w.extend([
+        "--rate_iops=2000",
+        "--output-format=json",
+        "--write_iolog=w.log",
+    ]);
     let child = spawn_flexio(&w, d.path(), &env);
     std::thread::sleep(std::time::Duration::from_millis(1500));
     send_signal(child.id(), "INT");
@@ -543,6 +801,7 @@ fn state_save_and_load(compat: Option<&str>, engine: &[&str]) {
         "--verify_only",
         "--verify_state_load=1",
         "--output-format=json",
+        "--write_iolog=r.log",
     ]);
     let r = run_in_env(&flexio_bin(), &v, d.path(), &env);
     assert_eq!(r.code, 0, "{}", r.stderr);
@@ -551,6 +810,17 @@ fn state_save_and_load(compat: Option<&str>, engine: &[&str]) {
         written,
         "only completed writes are checked"
     );
+    let wrote: BTreeSet<u64> = log_offsets(&d.path().join("w.log"), "write")
+        .into_iter()
+        .collect();
+    let checked = log_offsets(&d.path().join("r.log"), "read");
+    assert_eq!(wrote.len() as u64, n, "{engine:?}: one log entry per write");
+    assert_eq!(
+        checked.iter().copied().collect::<BTreeSet<u64>>(),
+        wrote,
+        "{compat:?} {engine:?}: the blocks checked are the blocks written"
+    );
+    assert_eq!(checked.len(), wrote.len(), "each checked once");
     // Without the state, the unwritten rest fails.
     let mut v = job.to_vec();
     v.push("--verify_only");
@@ -569,63 +839,165 @@ fn verify_state_save_and_load_check_only_completed_writes() {
 #[test]
 fn verify_state_save_and_load_in_fio_333_format() {
     state_save_and_load(Some("3.33"), &[]);
+    state_save_and_load(
+        Some("3.33"),
+        &["--rw=randwrite", "--ioengine=libaio", "--iodepth=32"],
+    );
 }
 
 /// A writing job killed outright (SIGKILL: no chance to save on the way out) leaves the
-/// state of its last checkpoint (flexio refreshes it every second while writing); the
-/// state-load verify then checks exactly the writes that state names as completed, all
-/// of which are on the file, and nothing after them.
+/// state of its last checkpoint (flexio refreshes it every second while writing, so at
+/// most the last second of writes goes unchecked); the state-load verify then checks
+/// exactly the writes that state names as completed, all of which are on the file, and
+/// nothing after them: the blocks of the first K writes, in either generation's format
+/// (fio 3.33's state names the last `iodepth` completions and the writes issued; the
+/// newest the writes issued and those in flight).
 #[test]
 fn a_killed_write_job_is_verified_up_to_its_last_checkpoint() {
     use flexio::verify::state::{self, VerifyState, EMPTY};
     use flexio::verify::Generation;
-    for engine in [
-        &["--ioengine=psync"][..],
-        &["--ioengine=libaio", "--iodepth=32"][..],
+    for (gen, env) in [
+        (Generation::Latest, &[][..]),
+        (Generation::Fio333, ORACLE_COMPAT),
     ] {
-        let d = tempfile::tempdir().unwrap();
-        let f = d.path().join("k.dat");
-        let fs = format!("--filename={}", s(&f));
-        let mut job = vec![
-            "--name=k",
-            &fs,
-            "--rw=write",
-            "--bs=4k",
-            "--size=64m",
-            "--verify=crc32c",
-        ];
-        job.extend_from_slice(engine);
-        let mut w = job.clone();
-        w.push("--rate_iops=2000");
-        let mut child = spawn_flexio(&w, d.path(), &[]);
-        std::thread::sleep(std::time::Duration::from_millis(2600));
-        send_signal(child.id(), "KILL");
-        let _ = child.wait();
-        let sf = d.path().join("local-k-0-verify.state");
-        let VerifyState::V7(st) = state::load(&sf, Generation::Latest, 32).unwrap() else {
-            panic!("newest state format expected")
-        };
-        let first_inflight = st.inflight.iter().copied().filter(|n| *n != EMPTY).min();
-        let expect = first_inflight.unwrap_or(st.numberio).min(st.numberio);
-        assert!(expect > 1000, "{expect} writes by the last checkpoint");
-        let mut v = job.clone();
-        v.extend([
-            "--verify_only",
-            "--verify_state_load=1",
-            "--output-format=json",
-        ]);
-        let r = flexio(&v, d.path());
-        assert_eq!(r.code, 0, "{engine:?}: {}", r.stderr);
-        assert_eq!(
-            json_dir(&r.stdout, "read").0,
-            expect * 4096,
-            "{engine:?}: the writes completed by the checkpoint, no more"
-        );
-        // The file holds more than that (writes after the checkpoint): a verify without
-        // the state reaches blocks never written and fails.
-        let mut v = job.clone();
-        v.push("--verify_only");
-        assert_eq!(flexio(&v, d.path()).code, 1);
+        for engine in [
+            &["--ioengine=psync"][..],
+            &["--ioengine=libaio", "--iodepth=32"][..],
+        ] {
+            let what = format!("{gen:?} {engine:?}");
+            let d = tempfile::tempdir().unwrap();
+            let f = d.path().join("k.dat");
+            let fs = format!("--filename={}", s(&f));
+            let mut job = vec![
+                "--name=k",
+                &fs,
+                "--rw=write",
+                "--bs=4k",
+                "--size=64m",
+                "--verify=crc32c",
+            ];
+            job.extend_from_slice(engine);
+            let mut w = job.clone();
+            w.push("--rate_iops=2000");
+            let mut child = spawn_flexio(&w, d.path(), env);
+            std::thread::sleep(std::time::Duration::from_millis(2600));
+            send_signal(child.id(), "KILL");
+            let _ = child.wait();
+            let sf = d.path().join("local-k-0-verify.state");
+            // The writes the checkpoint names as done: at least this many are checked.
+            let (lo, hi) = match state::load(&sf, gen, 32).unwrap() {
+                VerifyState::V7(st) => {
+                    let first_inflight = st.inflight.iter().copied().filter(|n| *n != EMPTY).min();
+                    let k = first_inflight.unwrap_or(st.numberio).min(st.numberio);
+                    (k, k)
+                }
+                // fio 3.33's rule: the writes issued, less those (at most iodepth) not
+                // among the last completions.
+                VerifyState::V3(st) => {
+                    assert!(!st.comps.is_empty(), "{what}: completions recorded");
+                    (st.numberio.saturating_sub(st.depth as u64), st.numberio)
+                }
+            };
+            assert!(lo > 1000, "{what}: {lo} writes by the last checkpoint");
+            let mut v = job.clone();
+            v.extend([
+                "--verify_only",
+                "--verify_state_load=1",
+                "--output-format=json",
+                "--write_iolog=r.log",
+            ]);
+            let r = run_in_env(&flexio_bin(), &v, d.path(), env);
+            assert_eq!(r.code, 0, "{what}: {}", r.stderr);
+            let checked = log_offsets(&d.path().join("r.log"), "read");
+            let k = checked.len() as u64;
+            assert!(
+                (lo..=hi).contains(&k),
+                "{what}: {k} blocks checked, the checkpoint names {lo}..={hi}"
+            );
+            assert_eq!(json_dir(&r.stdout, "read").0, k * 4096, "{what}");
+            // Sequential writes: the first k writes are blocks 0..k.
+            let want: Vec<u64> = (0..k).map(|b| b * 4096).collect();
+            assert_eq!(
+                checked, want,
+                "{what}: the first {k} writes' blocks, in order"
+            );
+            // The file holds more than that (writes after the checkpoint): a verify
+            // without the state reaches blocks never written and fails.
+            let mut v = job.clone();
+            v.push("--verify_only");
+            assert_eq!(
+                run_in_env(&flexio_bin(), &v, d.path(), env).code,
+                1,
+                "{what}"
+            );
+        }
+    }
+}
+
+/// Interrupted runs across the two tools (fio 3.33 state files): flexio stopped by SIGINT
+/// is verified by fio 3.33 with verify_state_load + verify_only, and fio 3.33 stopped by
+/// SIGINT is verified by flexio, each checking exactly the blocks the other wrote (the
+/// writer's write_iolog against the verifier's).
+#[test]
+fn interrupted_runs_are_verified_across_fio_333_and_flexio() {
+    let Some(fio) = fio_bin() else { return };
+    for engine in [
+        &["--rw=write"][..],
+        &["--rw=randwrite", "--ioengine=libaio", "--iodepth=32"][..],
+    ] {
+        for fio_writes in [false, true] {
+            let what = format!("{engine:?}, fio writes: {fio_writes}");
+            let d = tempfile::tempdir().unwrap();
+            let f = d.path().join("x.dat");
+            let fs = format!("--filename={}", s(&f));
+            let mut job = vec!["--name=x", &fs, "--bs=4k", "--size=64m", "--verify=crc32c"];
+            job.extend_from_slice(engine);
+            let mut w = job.clone();
+            w.extend(["--rate_iops=2000", "--write_iolog=w.log"]);
+            let child = if fio_writes {
+                std::process::Command::new(&fio)
+                    .args(&w)
+                    .current_dir(d.path())
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null())
+                    .spawn()
+                    .unwrap()
+            } else {
+                spawn_flexio(&w, d.path(), ORACLE_COMPAT)
+            };
+            std::thread::sleep(std::time::Duration::from_millis(1500));
+            send_signal(child.id(), "INT");
+            let out = child.wait_with_output().unwrap();
+            assert_eq!(out.status.code(), Some(128), "{what}");
+            let state = std::fs::read(d.path().join("local-x-0-verify.state")).unwrap();
+            assert_eq!(
+                &state[..8],
+                &3u64.to_le_bytes(),
+                "{what}: fio 3.33's version"
+            );
+            let mut v = job.clone();
+            v.extend([
+                "--verify_only",
+                "--verify_state_load=1",
+                "--write_iolog=r.log",
+            ]);
+            let r = if fio_writes {
+                flexio333(&v, d.path())
+            } else {
+                run_in(&fio, &v, d.path())
+            };
+            assert_eq!(r.code, 0, "{what}: {}{}", r.stdout, r.stderr);
+            assert!(!r.stderr.contains("verify"), "{what}: {}", r.stderr);
+            let wrote = log_offsets(&d.path().join("w.log"), "write");
+            let checked = log_offsets(&d.path().join("r.log"), "read");
+            assert!(wrote.len() > 100, "{what}: {} writes", wrote.len());
+            assert_eq!(
+                checked.iter().copied().collect::<BTreeSet<u64>>(),
+                wrote.iter().copied().collect::<BTreeSet<u64>>(),
+                "{what}: the blocks checked are the blocks written"
+            );
+            assert_eq!(checked.len(), wrote.len(), "{what}: each block once");
+        }
     }
 }
 
@@ -659,4 +1031,237 @@ fn verify_state_load_is_accepted_as_fio_accepts_it() {
     assert_eq!(flexio333(&w, d.path()).code, 0);
     let r = flexio333(&job, d.path());
     assert_eq!(r.code, 0, "{}", r.stderr);
+}
+
+/// The CPU list of each thread of process `pid` whose name starts with `prefix`.
+fn thread_cpus(pid: u32, prefix: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return out;
+    };
+    for t in tasks.flatten() {
+        let comm = std::fs::read_to_string(t.path().join("comm")).unwrap_or_default();
+        if !comm.trim_end().starts_with(prefix) {
+            continue;
+        }
+        let status = std::fs::read_to_string(t.path().join("status")).unwrap_or_default();
+        if let Some(l) = status.lines().find(|l| l.starts_with("Cpus_allowed_list:")) {
+            out.push(l["Cpus_allowed_list:".len()..].trim().to_string());
+        }
+    }
+    out
+}
+
+/// verify_async_cpus (a fio 3.33 option its --cmdhelp=all does not list): the verifier
+/// threads run on the CPUs it names, the job thread keeps its own; a CPU the machine
+/// does not have is refused before any I/O, as fio refuses it.
+#[test]
+fn verify_async_cpus_pins_the_verifier_threads() {
+    let usable = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if usable < 2 {
+        eprintln!("SKIP: verify_async_cpus needs two CPUs to tell a pinned thread apart");
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("a.dat");
+    let fs = format!("--filename={}", s(&f));
+    let base = [
+        "--name=a",
+        fs.as_str(),
+        "--bs=4k",
+        "--size=4m",
+        "--verify=crc32c",
+    ];
+    let mut w = base.to_vec();
+    w.push("--rw=write");
+    // fio 3.33's format, so that fio reads the same file below.
+    let r = flexio333(&w, d.path());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    // A read-verify job checking every block it reads, long enough to be looked at.
+    let last = (usable - 1).to_string();
+    let cpus = format!("--verify_async_cpus={last}");
+    let mut v = base.to_vec();
+    v.extend([
+        "--rw=randread",
+        "--verify_async=2",
+        cpus.as_str(),
+        "--time_based",
+        "--runtime=3",
+    ]);
+    let child = spawn_flexio(&v, d.path(), ORACLE_COMPAT);
+    let pid = child.id();
+    let mut verifiers = Vec::new();
+    let mut job = Vec::new();
+    for _ in 0..20 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        verifiers = thread_cpus(pid, "flexio-verify");
+        // The job thread: `flexio-<thread number>`.
+        job = thread_cpus(pid, "flexio-1");
+        if verifiers.len() == 2 && !job.is_empty() {
+            break;
+        }
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        verifiers,
+        vec![last.clone(), last.clone()],
+        "verifier threads"
+    );
+    assert!(
+        !job.is_empty() && job.iter().all(|c| *c != last),
+        "the job thread keeps its CPUs: {job:?}"
+    );
+    // A CPU flexio cannot use: refused before any I/O (fio: `CPU 99 too large`).
+    let mut bad = v.clone();
+    bad.retain(|a| !a.starts_with("--verify_async_cpus"));
+    bad.push("--verify_async_cpus=1000");
+    let r = flexio(&bad, d.path());
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr
+            .contains("verify_async_cpus: CPU 1000 is not available to flexio"),
+        "{}",
+        r.stderr
+    );
+    if let Some(fio) = fio_bin() {
+        let mut ok = v.clone();
+        ok.retain(|a| !a.starts_with("--time_based") && !a.starts_with("--runtime"));
+        assert_eq!(run_in(&fio, &ok, d.path()).code, 0, "fio accepts {ok:?}");
+        let a = run_in(&fio, &bad, d.path());
+        assert_eq!(a.code, 1, "fio refuses CPU 1000: {}", a.stderr);
+        assert!(a.stderr.contains("too large"), "{}", a.stderr);
+    }
+}
+
+/// `verify=pattern_hdr` came with fio 3.40: fio 3.33 refuses it as a bad value before any
+/// I/O, and so does flexio under `--compat=3.33` (naming the release), on the command line
+/// and in a job file; the newest fio's behaviour (flexio's default) accepts it.
+#[test]
+fn pattern_hdr_is_refused_as_fio_333_refuses_it() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("p.dat");
+    let fs = format!("--filename={}", s(&f));
+    let job = [
+        "--name=p",
+        fs.as_str(),
+        "--size=64k",
+        "--rw=write",
+        "--verify=pattern_hdr",
+        "--verify_pattern=0x12",
+    ];
+    let r = flexio333(&job, d.path());
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("'--verify=pattern_hdr': bad value for 'verify': 'pattern_hdr' is not a valid value in fio 3.33 (fio 3.40 added it)"),
+        "{}",
+        r.stderr
+    );
+    assert!(!f.exists(), "refused before any I/O");
+    let jf = d.path().join("p.fio");
+    std::fs::write(
+        &jf,
+        format!(
+            "[p]\nfilename={}\nsize=64k\nrw=write\nverify=pattern_hdr\nverify_pattern=0x12\n",
+            s(&f)
+        ),
+    )
+    .unwrap();
+    let r = flexio333(&[&s(&jf)], d.path());
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("p.fio:5: 'verify=pattern_hdr'"),
+        "{}",
+        r.stderr
+    );
+    assert!(!f.exists(), "refused before any I/O");
+    // The other values of fio 3.33 stay valid under --compat=3.33.
+    let mut ok = job.to_vec();
+    ok[4] = "--verify=pattern";
+    assert_eq!(flexio333(&ok, d.path()).code, 0);
+    let r = flexio(&job, d.path());
+    assert_eq!(r.code, 0, "the newest fio's value: {}", r.stderr);
+    if let Some(fio) = fio_bin() {
+        let _ = std::fs::remove_file(&f);
+        for a in [
+            run_in(&fio, &job, d.path()),
+            run_in(&fio, &[&s(&jf)], d.path()),
+        ] {
+            assert_eq!(a.code, 1);
+            assert!(
+                a.stderr.contains("fio: failed parsing verify=pattern_hdr"),
+                "{}",
+                a.stderr
+            );
+            // fio's list of valid values does not have it.
+            assert!(a.stdout.contains(": pattern ") && !a.stdout.contains("pattern_hdr"));
+        }
+        assert!(!f.exists(), "fio refuses it before any I/O");
+    }
+}
+
+/// The state file of a finished job is fio 3.33's byte for byte, random generator state
+/// included (the seeded state after a read-back with randrepeat, the state after the last
+/// write without one or with do_verify=0, tausworthe64's five words, zeros for sequential
+/// offsets); a job stopped by SIGINT records the generator after one draw per write.
+#[test]
+fn state_files_match_fio_333_byte_for_byte() {
+    let Some(fio) = fio_bin() else { return };
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("rs.dat");
+    let fs = format!("--filename={}", s(&f));
+    for extra in [
+        &["--rw=randwrite"][..],
+        &["--rw=randwrite", "--do_verify=0"][..],
+        &["--rw=randwrite", "--number_ios=5"][..],
+        &["--rw=randwrite", "--randrepeat=0", "--randseed=7"][..],
+        &["--rw=randwrite", "--random_generator=tausworthe64"][..],
+        &["--rw=randwrite", "--norandommap", "--io_size=128k"][..],
+        &["--rw=randwrite", "--ioengine=libaio", "--iodepth=8"][..],
+        &["--rw=write"][..],
+        &["--rw=randrw"][..],
+    ] {
+        let mut job = vec![
+            "--name=rs",
+            fs.as_str(),
+            "--bs=4k",
+            "--size=64k",
+            "--verify=crc32c",
+        ];
+        job.extend_from_slice(extra);
+        let state = |dir: &Path| std::fs::read(dir.join("local-rs-0-verify.state")).unwrap();
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        assert_eq!(run_in(&fio, &job, a.path()).code, 0, "{extra:?}");
+        assert_eq!(flexio333(&job, b.path()).code, 0, "{extra:?}");
+        assert_eq!(state(b.path()), state(a.path()), "{extra:?}");
+    }
+    // Stopped while writing: the offset generator after one draw per write.
+    let job = [
+        "--name=rs",
+        fs.as_str(),
+        "--bs=4k",
+        "--size=64m",
+        "--verify=crc32c",
+        "--rw=randwrite",
+        "--rate_iops=2000",
+    ];
+    let child = spawn_flexio(&job, d.path(), ORACLE_COMPAT);
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    send_signal(child.id(), "INT");
+    assert_eq!(child.wait_with_output().unwrap().status.code(), Some(128));
+    let b = std::fs::read(d.path().join("local-rs-0-verify.state")).unwrap();
+    let r = &b[24..];
+    let numberio = u64::from_le_bytes(r[16..24].try_into().unwrap());
+    assert!(numberio > 100, "{numberio} writes");
+    assert_eq!(&r[32..40], &0u64.to_le_bytes(), "taus88");
+    let mut g = flexio_workload::rng::Taus88::new(0xb189_9bed);
+    for _ in 0..numberio {
+        g.next_u32();
+    }
+    let want: Vec<u8> = g.state().iter().flat_map(|x| x.to_le_bytes()).collect();
+    assert_eq!(&r[40..52], &want[..], "after {numberio} draws");
 }

@@ -186,6 +186,19 @@ fn run_trials(
     Ok((ra, rb))
 }
 
+/// Print to stdout without panicking when the reader has gone (`flexio compare ... | head`):
+/// a closed pipe ends the output, the command still writes its page and sets its status.
+pub(crate) fn stdout(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            eprintln!("flexio: cannot write the output: {e}")
+        }
+        _ => {}
+    }
+}
+
 fn options(a: &Args) -> Options {
     let d = Options::default();
     Options {
@@ -211,7 +224,7 @@ fn label_sides(a: &mut [RunResult], b: &mut [RunResult]) {
 
 pub fn run(args: &[String]) -> i32 {
     if args.iter().any(|a| a == "-h" || a == "--help") {
-        print!("{USAGE}");
+        stdout(USAGE);
         return 0;
     }
     let a = match parse_args(args) {
@@ -262,9 +275,9 @@ pub fn run(args: &[String]) -> i32 {
     };
     let cmp = compare(&ra, &rb, &options(&a));
     if a.json {
-        println!("{}", compare_out::json_text(&cmp));
+        stdout(&format!("{}\n", compare_out::json_text(&cmp)));
     } else {
-        print!("{}", compare_out::text(&cmp));
+        stdout(&compare_out::text(&cmp));
     }
     if let Some(html) = &a.html {
         label_sides(&mut ra, &mut rb);

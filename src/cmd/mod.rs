@@ -25,34 +25,62 @@ pub static SUBCOMMANDS: &[Subcommand] = &[
     Subcommand {
         name: "report",
         help: "RESULT.json... -o report.html: one HTML page with charts and statistics",
-        run: report::run,
+        run: tool(report::run),
     },
     Subcommand {
         name: "compare",
         help: "A.json B.json | A... -- B... | --trials N a.fio b.fio: is B faster, really?",
-        run: compare::run,
+        run: tool(compare::run),
     },
     Subcommand {
         name: "matrix",
         help: "[--dir DIR] [--max-file SIZE] ...: iozone-style file size x record size sweep",
-        run: matrix::run,
+        run: tool(matrix::run),
     },
     Subcommand {
         name: "writemodes",
         help: "[--dir DIR] [--size SIZE] ...: buffered, bgsync, O_SYNC, fsync writes with CPU",
-        run: writemodes::run,
+        run: tool(writemodes::run),
     },
     Subcommand {
         name: "rt-study",
         help: "[options] TARGET: foreground latency per I/O class under 0/1/4 background jobs, with tests",
-        run: rt_study::run,
+        run: tool(rt_study::run),
     },
 ];
 
-/// Run the subcommand named by the first argument, if it names one.
+/// Whether this build has the subcommands (cargo feature `tools`, on by default; the small
+/// static builds for boards leave it out, see docs/embedded.md).
+pub const BUILT: bool = cfg!(feature = "tools");
+
+/// A subcommand's entry point where this build has the subcommands; elsewhere nothing
+/// refers to it and the link leaves its code out ([`dispatch`] answers first).
+const fn tool(run: fn(&[String]) -> i32) -> fn(&[String]) -> i32 {
+    if BUILT {
+        run
+    } else {
+        |_| 1
+    }
+}
+
+/// Why a subcommand (or `--report`) is missing from this build.
+pub fn not_built(what: &str) -> String {
+    format!(
+        "{what} is not built into this flexio: it needs the cargo feature `tools` (the small \
+         static builds for boards leave flexio's own subcommands and --report out)"
+    )
+}
+
+/// Run the subcommand named by the first argument, if it names one. A build without the
+/// subcommands still knows their names and says so, rather than taking the word for a job
+/// file.
 pub fn dispatch(args: &[String]) -> Option<i32> {
     let first = args.first()?;
     let sub = SUBCOMMANDS.iter().find(|s| s.name == first)?;
+    if !BUILT {
+        eprintln!("flexio: {}", not_built(&format!("`flexio {}`", sub.name)));
+        return Some(1);
+    }
     Some((sub.run)(&args[1..]))
 }
 
@@ -61,9 +89,43 @@ pub fn usage() -> String {
     if SUBCOMMANDS.is_empty() {
         return String::new();
     }
+    if !BUILT {
+        return format!(
+            "\nflexio's own subcommands ({}) are not built into this flexio (cargo feature `tools`)\n",
+            SUBCOMMANDS.iter().map(|c| c.name).collect::<Vec<_>>().join(", ")
+        );
+    }
     let mut s = String::from("\nflexio's own subcommands:\n");
     for c in SUBCOMMANDS {
         s.push_str(&format!("  flexio {:<12} {}\n", c.name, c.help));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Without the `tools` feature every subcommand name still answers, with status 1 (and
+    /// its "not built into this flexio" line), rather than being taken for a job file.
+    #[cfg(not(feature = "tools"))]
+    #[test]
+    fn left_out_subcommands_answer() {
+        for c in SUBCOMMANDS {
+            assert_eq!(
+                dispatch(&[c.name.to_string(), "x".into()]),
+                Some(1),
+                "{}",
+                c.name
+            );
+        }
+        assert!(not_built("--report").contains("cargo feature `tools`"));
+        assert!(usage().contains("not built into this flexio"));
+    }
+
+    #[test]
+    fn other_words_are_not_subcommands() {
+        assert_eq!(dispatch(&["job.fio".to_string()]), None);
+        assert_eq!(dispatch(&[]), None);
+    }
 }

@@ -127,7 +127,7 @@ pub fn write_run_report(json_plus: &str, log_dir: &Path, out: &Path) -> Result<(
 
 pub fn run(args: &[String]) -> i32 {
     if args.iter().any(|a| a == "-h" || a == "--help") {
-        print!("{USAGE}");
+        super::compare::stdout(USAGE);
         return 0;
     }
     let a = match parse_args(args) {

@@ -32,6 +32,8 @@ pub enum Act {
     Trim,
     Sync,
     Datasync,
+    /// `sync_file_range` (fio logs it as such; replayed with the job's flags).
+    SyncRange,
     /// Version 2 `wait`: until `offset` ms after the job started.
     Wait,
 }
@@ -161,7 +163,7 @@ impl TraceInfo {
             self.max_bs[d] = self.max_bs[d].max(e.len);
             let end = &mut self.max_end[e.file as usize];
             *end = (*end).max(e.offset + e.len);
-        } else if matches!(e.act, Act::Sync | Act::Datasync) {
+        } else if matches!(e.act, Act::Sync | Act::Datasync | Act::SyncRange) {
             self.syncs += 1;
         } else if e.act == Act::Wait {
             self.waits += 1;

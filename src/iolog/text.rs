@@ -29,6 +29,7 @@ fn act_of(word: &str) -> Option<Act> {
         "trim" => Act::Trim,
         "sync" => Act::Sync,
         "datasync" => Act::Datasync,
+        "sync_file_range" => Act::SyncRange,
         "wait" => Act::Wait,
         _ => return None,
     })
@@ -45,6 +46,7 @@ pub fn act_name(a: Act) -> &'static str {
         Act::Trim => "trim",
         Act::Sync => "sync",
         Act::Datasync => "datasync",
+        Act::SyncRange => "sync_file_range",
         Act::Wait => "wait",
     }
 }
@@ -57,7 +59,7 @@ struct Line<'a> {
     offset: u64,
     len: u64,
     /// Converted fields, fio's sscanf result.
-    n: usize,
+    fields: usize,
 }
 
 fn split(line: &str, v3: bool) -> Line<'_> {
@@ -68,33 +70,33 @@ fn split(line: &str, v3: bool) -> Line<'_> {
         act: "",
         offset: 0,
         len: 0,
-        n: 0,
+        fields: 0,
     };
     if v3 {
         match it.next().and_then(|w| w.parse::<u64>().ok()) {
             Some(t) => {
                 l.time = t;
-                l.n = 1;
+                l.fields = 1;
             }
             None => return l,
         }
     }
     let Some(name) = it.next() else { return l };
     l.name = name;
-    l.n += 1;
+    l.fields += 1;
     let Some(act) = it.next() else { return l };
     l.act = act;
-    l.n += 1;
+    l.fields += 1;
     let Some(off) = it.next().and_then(|w| w.parse::<u64>().ok()) else {
         return l;
     };
     l.offset = off;
-    l.n += 1;
+    l.fields += 1;
     let Some(len) = it.next().and_then(|w| w.parse::<u32>().ok()) else {
         return l;
     };
     l.len = len as u64;
-    l.n += 1;
+    l.fields += 1;
     l
 }
 
@@ -164,7 +166,7 @@ impl TextReader {
             let l = split(&self.line, self.v3);
             let mut delay = 0;
             if self.v3 {
-                if l.n == 0 {
+                if l.fields == 0 {
                     note(notes, format!("bad iolog3: {}", self.line.trim_end()));
                     continue;
                 }
@@ -184,7 +186,7 @@ impl TextReader {
                 }
             }
             let base = if self.v3 { 1 } else { 0 };
-            let fields = l.n - base.min(l.n);
+            let fields = l.fields - base.min(l.fields);
             let Some(act) = act_of(l.act) else {
                 if fields >= 2 {
                     note(notes, format!("fio: bad iolog file action: {}", l.act));
@@ -286,7 +288,7 @@ pub fn files(path: &Path, version: u8, opts: &ReplayOpts) -> Result<Vec<PathBuf>
     for line in BufReader::new(f).lines().skip(1) {
         let line = line.map_err(|e| format!("iolog read error: {e}"))?;
         let l = split(&line, version == 3);
-        let fields = l.n - (if version == 3 { 1 } else { 0 }).min(l.n);
+        let fields = l.fields - (if version == 3 { 1 } else { 0 }).min(l.fields);
         if fields == 2 && l.act == "add" && seen.insert(l.name.to_string()) {
             out.push(PathBuf::from(l.name));
         }

@@ -16,8 +16,17 @@ pub struct FilePlan {
     /// Size the file must have for this thread (region end).
     pub need: u64,
     pub region: Region,
-    /// Set when the target is a block device (never laid out, never truncated).
+    /// Set when the target is a device node, block or character (never laid out,
+    /// truncated, renamed or unlinked: everything that changes files filters on
+    /// `block.is_none()`).
     pub block: Option<crate::blockdev::BlockInfo>,
+}
+
+impl FilePlan {
+    /// A character device (`/dev/null`, `/dev/zero`): no size, no layout, no disk.
+    pub fn is_char_dev(&self) -> bool {
+        self.block.as_ref().is_some_and(|b| b.char_dev)
+    }
 }
 
 /// Expand `filename_format` for one file.
@@ -50,6 +59,15 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, budget: &mut u32) -> std::io::Result
         }
     }
     Ok(())
+}
+
+/// How many files a job's options name (`filename`'s list, else `nrfiles`), before
+/// anything is looked at (an `opendir` job's files are found by [`resolve`]).
+pub fn count_of(o: &flexio_job::JobOptions) -> u32 {
+    match &o.filename {
+        Some(list) => split_colon_escaped(list).len() as u32,
+        None => o.nrfiles,
+    }
 }
 
 /// Current size of a regular file (None if missing).
@@ -174,13 +192,35 @@ pub fn resolve(
             blocks.push(None);
             continue;
         }
-        let b = crate::blockdev::probe(n).map_err(|e| {
-            err(
-                def,
-                format!("cannot open block device '{}': {e}", n.display()),
-            )
-        })?;
-        if b.is_none() && filetype == flexio_job::newest::FileTypeOpt::Block {
+        let b = if filetype == flexio_job::newest::FileTypeOpt::Char {
+            // filetype=char: every file is taken to be a character device, unlooked at.
+            Some(crate::blockdev::BlockInfo::char_device(n))
+        } else {
+            crate::blockdev::probe(n).map_err(|e| {
+                err(
+                    def,
+                    format!("cannot open block device '{}': {e}", n.display()),
+                )
+            })?
+        };
+        if let Some(dev) = b.as_ref() {
+            // Engines that create, remove or rename names (or work on directories) never
+            // get a device node: nothing may replace or remove one.
+            if caps.changes_names || caps.creates || caps.dirs || caps.file_op {
+                let what = if dev.char_dev { "character" } else { "block" };
+                return Err(err(
+                    def,
+                    format!(
+                        "'{}' is a {what} device; ioengine={} works on file names and is not run on device nodes",
+                        n.display(),
+                        o.ioengine
+                    ),
+                ));
+            }
+        }
+        if b.as_ref().map_or(true, |b| b.char_dev)
+            && filetype == flexio_job::newest::FileTypeOpt::Block
+        {
             return Err(err(
                 def,
                 format!("'{}' is not a block device (filetype=block)", n.display()),
@@ -192,12 +232,12 @@ pub fn resolve(
                     let what = if m.is_dir() {
                         "a directory"
                     } else {
-                        "a character device or special file"
+                        "a FIFO, socket or other special file"
                     };
                     return Err(err(
                         def,
                         format!(
-                            "'{}' is {what}; flexio runs on regular files and block devices",
+                            "'{}' is {what}; flexio runs on regular files, block and character devices",
                             n.display()
                         ),
                     ));
@@ -209,11 +249,32 @@ pub fn resolve(
     let nfiles = names.len() as u64;
     let min_bs = o.min_bs();
     // ---- sizes
-    let existing: Vec<Option<u64>> = names
-        .iter()
-        .zip(&blocks)
-        .map(|(p, b)| b.as_ref().map(|b| b.size).or_else(|| existing_size(p)))
-        .collect();
+    let mut existing: Vec<Option<u64>> = Vec::with_capacity(names.len());
+    for (p, b) in names.iter().zip(&blocks) {
+        existing.push(match b {
+            // A character device has no size (the job's size= or filesize= gives it),
+            // unless its engine can tell (sg's READ CAPACITY, mtd's MEMGETINFO).
+            Some(b) if b.char_dev && ask_engine => {
+                let cfg = crate::plan::engine_config(
+                    o,
+                    o.iodepth,
+                    1,
+                    &[0; flexio_workload::rng::slot::COUNT],
+                );
+                flexio_engine::device_size(&o.ioengine, p, &cfg).map_err(|m| err(def, m))?
+            }
+            Some(b) if b.char_dev => None,
+            Some(b) => Some(b.size),
+            None => existing_size(p),
+        });
+    }
+    let no_size = |n: &Path, i: usize| -> String {
+        if blocks[i].as_ref().is_some_and(|b| b.char_dev) {
+            format!("'{}' is a character device and has no size", n.display())
+        } else {
+            format!("'{}' does not exist or is empty", n.display())
+        }
+    };
     let per_file: Vec<u64> = match (o.size, o.filesize) {
         (_, Some((lo, hi))) => {
             // Deterministic per file: spread over the range by file number.
@@ -230,21 +291,25 @@ pub fn resolve(
         (Some(SizeVal::Bytes(total)), None) => vec![total / nfiles; nfiles as usize],
         (Some(SizeVal::Percent(p)), None) => {
             let mut v = Vec::new();
-            for (n, e) in names.iter().zip(&existing) {
+            for (i, (n, e)) in names.iter().zip(&existing).enumerate() {
                 match e {
                     Some(s) => v.push(SizeVal::Percent(p).resolve(*s)),
                     None => {
                         return Err(err(
                             def,
                             format!(
-                                "size={p}% needs an existing file, and '{}' does not exist",
-                                n.display()
-                            ),
+                            "you need to specify size= (size={p}% needs a size to take it of: {})",
+                            no_size(n, i)
+                        ),
                         ))
                     }
                 }
             }
             v
+        }
+        // fill_device: "a really large size" (fio's -1): the file system's end is the end.
+        (None, None) if o.fill_device && blocks.iter().all(|b| b.is_none()) => {
+            vec![u64::MAX / nfiles.max(1); nfiles as usize]
         }
         (None, None) => {
             if caps.creates || caps.dirs {
@@ -252,16 +317,13 @@ pub fn resolve(
                 vec![o.bs[0]; nfiles as usize]
             } else {
                 let mut v = Vec::new();
-                for (n, e) in names.iter().zip(&existing) {
+                for (i, (n, e)) in names.iter().zip(&existing).enumerate() {
                     match e {
                         Some(s) if *s > 0 => v.push(*s),
                         _ => {
                             return Err(err(
                                 def,
-                                format!(
-                                    "you need to specify size= ('{}' does not exist or is empty)",
-                                    n.display()
-                                ),
+                                format!("you need to specify size= ({})", no_size(n, i)),
                             ))
                         }
                     }
@@ -281,6 +343,7 @@ pub fn resolve(
     let mut files = Vec::new();
     for (i, path) in names.iter().enumerate() {
         let share = per_file[i];
+        let char_dev = blocks[i].as_ref().is_some_and(|b| b.char_dev);
         let full = existing[i].unwrap_or(0).max(share);
         // file_append: I/O starts at the file's current end.
         let mut start = if o.file_append {
@@ -298,8 +361,14 @@ pub fn resolve(
         }
         start += o.offset_increment.resolve(full) * sub as u64;
         let len = match o.size {
+            // A character device is as large as the job's size says (fio's rule): the
+            // offset moves the start inside it, the region ends there.
+            _ if char_dev => share.saturating_sub(start),
             Some(SizeVal::Percent(_)) | None
-                if existing[i].is_some() && o.filesize.is_none() && !o.file_append =>
+                if existing[i].is_some()
+                    && o.filesize.is_none()
+                    && !o.file_append
+                    && !(o.fill_device && o.size.is_none()) =>
             {
                 share.min(existing[i].unwrap_or(0).saturating_sub(start))
             }
@@ -314,9 +383,10 @@ pub fn resolve(
                 ),
             ));
         }
-        if let Some(b) = &blocks[i] {
+        if let Some(b) = blocks[i].as_ref().filter(|b| !b.char_dev) {
             check_block(def, path, b, start, len)?;
         }
+        let len = len.min(u64::MAX - start);
         files.push(FilePlan {
             path: path.clone(),
             need: start + len,

@@ -7,8 +7,11 @@
 
 pub mod files;
 pub mod newest;
+pub mod numa;
 pub mod replay;
 pub mod resolved;
+pub mod sysio;
+pub mod zones;
 
 pub use files::{format_name, FilePlan};
 pub use replay::{CapturePlan, ReplayPlan};
@@ -61,12 +64,22 @@ pub struct ThreadPlan {
     pub control: Control,
     /// Print fio's "queue depth will be capped at 1" note.
     pub depth_note: bool,
+    /// Print fio's "Any use of blockalign= turns off randommap" (on the first thread of its
+    /// job definition).
+    pub blockalign_note: bool,
+    /// fio's informational lines about the job's options (the newest fio's `fio: sprandom
+    /// sets ...`), printed once per job definition.
+    pub info_notes: Vec<&'static str>,
     /// The job's header line in the normal output (printed once per job definition).
     pub header: JobHeader,
     /// read_iolog: the trace the job replays instead of generating I/O.
     pub replay: Option<ReplayPlan>,
     /// write_iolog: where the job's I/O is captured.
     pub capture: Option<CapturePlan>,
+    /// Buffer memory, lockmem, write_hint, ioscheduler, sync_file_range, softrandommap.
+    pub sysio: sysio::SysIoPlan,
+    /// zonemode=zbd: the zones of the thread's files.
+    pub zbd: Option<zones::ZbdPlan>,
 }
 
 /// What the normal output's job header line shows (`name: (g=0): rw=..., bs=..., ioengine=...,
@@ -95,6 +108,9 @@ pub struct LayoutPlan {
     pub allow_create: bool,
     /// create_on_open: files are created when opened, not laid out.
     pub on_open: bool,
+    /// fill_device: files have no size of their own; a write job's are only created, a
+    /// read job's are written until the file system is full (then read as far as they got).
+    pub fill: bool,
 }
 
 /// A plan error: what is wrong and, where known, which job definition.
@@ -109,6 +125,26 @@ impl std::fmt::Display for PlanError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}: job '{}': {}", self.origin, self.job, self.msg)
     }
+}
+
+/// `numa_cpu_nodes` (its CPUs replace the job's, as fio binds to the nodes after applying
+/// cpus_allowed) and `numa_mem_policy`, resolved against the machine's nodes.
+fn numa_placement(def: &JobDef, o: &JobOptions, mut p: Placement) -> Result<Placement, PlanError> {
+    let text = |key: &str| {
+        def.echo
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    if let Some(n) = &o.numa_cpu_nodes {
+        p.cpus = Some(numa::cpus_of(n, &text("numa_cpu_nodes")).map_err(|e| err(def, e))?);
+    }
+    if let Some(m) = &o.numa_mem_policy {
+        p.mem_policy = Some(numa::policy(m, &text("numa_mem_policy")).map_err(|e| err(def, e))?);
+    }
+    Ok(p)
 }
 
 fn err(def: &JobDef, msg: impl Into<String>) -> PlanError {
@@ -165,6 +201,8 @@ pub fn plan_with(
     let mut segment = 0usize;
     // The thread plans of each job definition so far (wait_for names a job defined before).
     let mut threads_of: Vec<(String, std::ops::Range<usize>)> = Vec::new();
+    // zonemode=zbd: one zone table per file, shared by the threads that use it.
+    let mut zone_tables = zones::Registry::default();
     for (ji, def) in set.jobs.iter().enumerate() {
         let o = &def.opts;
         let waitees = match &o.wait_for {
@@ -184,7 +222,13 @@ pub fn plan_with(
         if ji > 0 && o.stonewall {
             segment += 1;
         }
-        let cfg = engine_config(o, o.iodepth, 0, &[0; flexio_workload::rng::slot::COUNT]);
+        // The job's file count as its options give it (engines that take one file check it).
+        let cfg = engine_config(
+            o,
+            o.iodepth,
+            files::count_of(o),
+            &[0; flexio_workload::rng::slot::COUNT],
+        );
         let caps = flexio_engine::caps_of(&o.ioengine, &cfg)
             .ok_or_else(|| err(def, format!("unknown ioengine '{}'", o.ioengine)))?;
         validate(def, &caps, readonly)?;
@@ -227,9 +271,22 @@ pub fn plan_with(
                 },
             )?;
             t.control.wait_for = waitees.clone();
+            zones::apply(def, &mut t, &mut zone_tables)?;
             out.push(t);
         }
         threads_of.push((o.name.clone(), first..out.len()));
+    }
+    newest::share_ramp_counters(&mut out);
+    // gtod_cpu: the CPU is set aside for the timekeeper; fio clears it from every job's
+    // CPU mask (a job whose mask is that CPU alone keeps it).
+    if let Some(cpu) = out.iter().find_map(|t| t.control.gtod_cpu) {
+        for t in &mut out {
+            if let Some(cpus) = t.placement.cpus.as_mut() {
+                if cpus.iter().any(|c| *c != cpu as usize) {
+                    cpus.retain(|c| *c != cpu as usize);
+                }
+            }
+        }
     }
     Ok(out)
 }
@@ -237,7 +294,9 @@ pub fn plan_with(
 fn validate(def: &JobDef, caps: &Caps, readonly: bool) -> Result<(), PlanError> {
     let o = &def.opts;
     let rw = o.rw;
-    if rw.trims() && !caps.trim {
+    // zonemode=zbd: a trim of a write-pointer zone resets it, without the engine.
+    let zbd_trims = o.zonemode == flexio_job::options::ZoneMode::Zbd;
+    if rw.trims() && !caps.trim && !zbd_trims {
         return Err(err(
             def,
             format!(
@@ -247,13 +306,32 @@ fn validate(def: &JobDef, caps: &Caps, readonly: bool) -> Result<(), PlanError> 
             ),
         ));
     }
-    if readonly && ((rw.writes() && !o.verify_only) || rw.trims() || caps.changes_names) {
-        return Err(err(def, "the job writes, but --readonly is set"));
-    }
-    if o.ioengine == "ftruncate" && rw.reads() {
+    // Trim verification: trims of written blocks (fio's td->trim_verify).
+    let trim_verify = o.verify != flexio_job::options::verify_code::NONE
+        && o.trim_backlog > 0
+        && o.trim_percentage > 0;
+    if trim_verify && !caps.trim {
         return Err(err(
             def,
-            "ioengine ftruncate only does writes (use rw=write or rw=randwrite)",
+            format!(
+                "trim_percentage with trim_backlog trims written blocks, which ioengine {} \
+                 cannot do in flexio",
+                o.ioengine
+            ),
+        ));
+    }
+    if readonly
+        && ((rw.writes() && !o.verify_only) || rw.trims() || trim_verify || caps.changes_names)
+    {
+        return Err(err(def, "the job writes, but --readonly is set"));
+    }
+    if caps.write_only && rw.reads() {
+        return Err(err(
+            def,
+            format!(
+                "ioengine {} only does writes (use rw=write or rw=randwrite)",
+                o.ioengine
+            ),
         ));
     }
     if o.filename.as_deref() == Some("-") {
@@ -261,9 +339,6 @@ fn validate(def: &JobDef, caps: &Caps, readonly: bool) -> Result<(), PlanError> 
             def,
             "filename=- (stdin/stdout) is not supported by flexio",
         ));
-    }
-    if o.fill_device {
-        return Err(err(def, "fill_device is not supported by flexio yet"));
     }
     if o.time_based && o.runtime_us == 0 {
         // fio warns and ignores time_based; flexio does the same, loudly.
@@ -360,18 +435,237 @@ fn plan_thread(
     caps: Caps,
     run: RunWide,
 ) -> Result<ThreadPlan, PlanError> {
-    let RunWide {
-        readonly,
-        compat,
-        probe_engines,
-    } = run;
-    replay::check_replay_options(def)?;
-    let replayed = replay::load(def, sub, readonly, compat)?;
+    let compat = run.compat;
+    check_before_files(def)?;
+    let replayed = replay::load(def, sub, run.readonly, compat)?;
     let (o, files) = match &replayed {
         Some(l) => (&l.opts, l.files.clone()),
-        None => (&def.opts, files::resolve(def, sub, &caps, probe_engines)?),
+        None => (
+            &def.opts,
+            files::resolve(def, sub, &caps, run.probe_engines)?,
+        ),
     };
-    if let Some(info) = replayed.as_ref().map(|l| &l.info) {
+    check_files(def, o, &files, replayed.as_ref(), &caps)?;
+    // ---- budget and depth
+    let region_total: u64 = files.iter().map(|f| f.region.len).sum();
+    let io_size = o
+        .io_size
+        .map(|v| v.resolve(region_total))
+        .unwrap_or(region_total);
+    let time_based = o.time_based && o.runtime_us > 0;
+    let spr = newest::sprandom(def, &files, io_size, thread_number)?;
+    let budget = match (time_based || replayed.is_some(), spr) {
+        // A replay ends with its trace.
+        (true, _) => u64::MAX,
+        // sprandom writes the physical capacity: io_size becomes it.
+        (false, Some((_, phys))) => phys,
+        (false, None) => io_size,
+    };
+    let (depth, depth_note) = thread_depth(def, o, &caps, compat)?;
+    let seeds = job_seeds(o, thread_number, compat);
+    let wrap = time_based || io_size > region_total;
+    let mut spec = thread_spec(o, &files, &seeds, wrap, &caps, spr.map(|(s, _)| s), compat);
+    let mut io = io_plan(o, &caps, depth, budget, &seeds);
+    let (meter, pace) = compat_sections(o, &caps, &seeds, thread_number, compat, &mut io);
+    // fio 3.33 runs a verifying write job whose offsets end before io_size as loops of one
+    // pass each (see fio333_verify_passes): no block is written twice within a loop.
+    let mut passes = false;
+    if compat.is_fio333() && !time_based && replayed.is_none() && spr.is_none() {
+        let mut pass_spec = spec.clone();
+        pass_spec.wrap = false;
+        if let Some((pass, loops)) = fio333_verify_passes(o, &pass_spec, region_total, io_size) {
+            spec = pass_spec;
+            io.budget = pass;
+            io.loops = loops;
+            passes = true;
+        }
+    }
+    let vctx = VerifyCtx {
+        thread_number,
+        depth,
+        nfiles: files.len() as u32,
+        async_engine: !caps.syncio,
+        io_size_over_size: io_size > region_total && !passes,
+        rate_limited: o.rate.iter().chain(&o.rate_iops).any(|r| *r > 0),
+        gen: verify_generation(compat),
+    };
+    let verify = verify_plan(o, &seeds, &vctx).map_err(|e| err(def, e))?;
+    if verify.as_ref().is_some_and(|v| v.trim.is_some()) {
+        // Trim verification: the trims' runtime is the loop's, as for the job's writes.
+        io.dirs[2] = true;
+    }
+    let (layout_on_open, capture) = iolog_sections(o, replayed.as_ref(), &mut io);
+    let stats_cfg = stats_config(o);
+    Ok(ThreadPlan {
+        name: o.name.clone(),
+        description: o.description.clone(),
+        groupid: def.groupid,
+        thread_number,
+        compat,
+        segment,
+        echo: def.echo.clone(),
+        engine: o.ioengine.clone(),
+        engine_cfg: EngineConfig {
+            subjob: sub,
+            atomic: newest::atomic_writes(o, compat),
+            size: files
+                .iter()
+                .map(|f| f.region.start.saturating_add(f.region.len))
+                .max()
+                .unwrap_or(0),
+            ..engine_config(o, depth, files.len() as u32, &seeds)
+        },
+        io,
+        buffers: buffer_plan(o, depth, &seeds, verify.is_some(), region_total),
+        open: {
+            let p = open_plan(o, files.len());
+            OpenPlan {
+                // fio 3.33 opened every character device read-write; newer fio only for
+                // engines that need it (sg's RO_NEEDS_RW_OPEN).
+                char_rdwr: compat.is_fio333() || caps.rw_open,
+                write_hint: sysio::write_hint(def, &caps),
+                flags: p.flags | newest::atomic_open_flags(o, compat),
+                ..p
+            }
+        },
+        layout: LayoutPlan {
+            write_data: o.rw.reads() || o.overwrite || caps.no_extend || caps.file_op,
+            fallocate: o.fallocate,
+            create_fsync: o.create_fsync,
+            allow_create: o.allow_file_create,
+            on_open: layout_on_open,
+            fill: o.fill_device,
+        },
+        pace,
+        meter,
+        verify,
+        latency: latency_plan(o),
+        prio: prio_plan(o, &seeds),
+        placement: numa_placement(def, o, placement(o, thread_number))?,
+        errors: error_policy(o),
+        timing: Timing {
+            // Offloaded requests have no submission latency (fio's have none either).
+            slat: timing(o, &caps, &stats_cfg).slat && !o.submit_offload,
+            ..timing(o, &caps, &stats_cfg)
+        },
+        stats_cfg,
+        report: report_params(o, &caps),
+        stats_enabled: o.stats,
+        control: control(o),
+        caps,
+        files,
+        spec,
+        depth_note,
+        blockalign_note: sub == 0 && blockalign_differs(&def.opts) && !def.opts.norandommap,
+        info_notes: if sub == 0 {
+            newest::info_notes(o)
+        } else {
+            Vec::new()
+        },
+        header: JobHeader {
+            first: sub == 0,
+            numjobs: o.numjobs,
+            // fio prints the header from the options as given, before a trace is read.
+            rw: def.opts.rw.as_str(),
+            bs: [0, 1, 2].map(|d| (def.opts.min_bs_dir(d), def.opts.max_bs_dir(d))),
+            bs_by_pattern: o.bs_is_seq_rand,
+            iodepth: o.iodepth,
+        },
+        replay: replayed.map(|l| l.plan),
+        capture,
+        sysio: sysio::resolve(def, &caps)?,
+        zbd: None,
+    })
+}
+
+/// The thread's workload: the job's, adjusted for engines without offsets and for
+/// sprandom.
+fn thread_spec(
+    o: &JobOptions,
+    files: &[FilePlan],
+    seeds: &[u64; flexio_workload::rng::slot::COUNT],
+    wrap: bool,
+    caps: &Caps,
+    sprandom: Option<flexio_workload::sprandom::SprSpec>,
+    compat: Compat,
+) -> Spec {
+    let mut spec = workload_spec(o, files, seeds, wrap);
+    if caps.noio {
+        // The pseudo-file has no end; offsets mean nothing there.
+        spec.random_map = false;
+    }
+    spec.seq_stride = o.newest.random_sequence_stride;
+    if compat.is_fio333()
+        && o.verify != flexio_job::options::verify_code::NONE
+        && o.rw.writes()
+        && !o.rw.reads()
+    {
+        // fio 3.33: a verifying write job draws its block sizes from the reads' generator.
+        let bs = flexio_workload::rng::slot::BS;
+        spec.seeds[bs + 1] = spec.seeds[bs];
+    }
+    if let Some(s) = sprandom {
+        // sprandom sets random_generator=lfsr and norandommap=1.
+        spec.sprandom = Some(s);
+        spec.gen = RandGen::Lfsr;
+        spec.random_map = false;
+    }
+    spec
+}
+
+/// read_iolog and write_iolog: a replay takes its directions from the trace, runs once and
+/// creates files when it opens them; a job that is not replayed may be captured. Returns
+/// (files laid out on open, the capture).
+fn iolog_sections(
+    o: &JobOptions,
+    replayed: Option<&replay::Loaded>,
+    io: &mut IoPlan,
+) -> (bool, Option<CapturePlan>) {
+    let mut layout_on_open = o.create_on_open;
+    if let Some(info) = replayed.map(|l| &l.info) {
+        io.dirs = info.dirs();
+        // fio replays once: later loops find the trace used up.
+        io.loops = 1;
+        layout_on_open = true;
+    }
+    let capture = match (&o.iolog.write, replayed) {
+        (Some(p), None) => Some(CapturePlan {
+            path: std::path::PathBuf::from(p),
+        }),
+        _ => None,
+    };
+    (layout_on_open, capture)
+}
+
+fn verify_generation(compat: Compat) -> crate::verify::Generation {
+    match compat {
+        Compat::Fio333 => crate::verify::Generation::Fio333,
+        Compat::Latest => crate::verify::Generation::Latest,
+    }
+}
+
+/// What fio checks before anything looks at files, in its words.
+fn check_before_files(def: &JobDef) -> Result<(), PlanError> {
+    let o = &def.opts;
+    if o.dedupe_percentage > 0 && o.dedupe_working_set && o.rw.writes() && o.size.is_none() {
+        return Err(err(
+            def,
+            "fio: pregenerated dedupe working set requires size to be set",
+        ));
+    }
+    replay::check_replay_options(def)
+}
+
+/// Checks of a thread's files and of the options that depend on them (`o`: the job's
+/// options, or a replayed trace's).
+fn check_files(
+    def: &JobDef,
+    o: &JobOptions,
+    files: &[FilePlan],
+    replayed: Option<&replay::Loaded>,
+    caps: &Caps,
+) -> Result<(), PlanError> {
+    if let Some(info) = replayed.map(|l| &l.info) {
         if info.ios[2] > 0 && !caps.trim {
             return Err(err(
                 def,
@@ -382,23 +676,58 @@ fn plan_thread(
             ));
         }
     }
-    newest::validate_files(def, &files)?;
-    // ---- budget and depth
-    let region_total: u64 = files.iter().map(|f| f.region.len).sum();
-    let io_size = o
-        .io_size
-        .map(|v| v.resolve(region_total))
-        .unwrap_or(region_total);
-    let time_based = o.time_based && o.runtime_us > 0;
-    // A replay ends with its trace.
-    let spr = newest::sprandom(def, &files, io_size, thread_number)?;
-    let budget = match (time_based || replayed.is_some(), spr) {
-        (true, _) => u64::MAX,
-        // sprandom writes the physical capacity: io_size becomes it.
-        (false, Some((_, phys))) => phys,
-        (false, None) => io_size,
-    };
-    let depth_note = caps.syncio && o.iodepth > 1 && !caps.has_commit;
+    newest::validate_files(def, files)?;
+    let cmd = flexio_engine::cmdprio::CmdprioOpts::from_values(&o.engine);
+    if cmd.cmdprio_percentage.iter().any(|p| *p > 0)
+        && cmd.cmdprio_bssplit.iter().any(|l| !l.is_empty())
+    {
+        return Err(err(
+            def,
+            format!(
+                "{}: cmdprio_percentage and cmdprio_bssplit options are mutually exclusive",
+                def.opts.name
+            ),
+        ));
+    }
+    if o.dedupe_percentage > 0 && o.dedupe_working_set && o.rw.writes() && files.len() > 1 {
+        return Err(err(
+            def,
+            format!(
+                "fio: dedupe working set mode supported with single file per job, but {} files provided",
+                files.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The thread's queue depth ("capped at 1" on synchronous engines without a commit step,
+/// and whether to say so), refused where its buffers cannot be addressed.
+fn thread_depth(
+    def: &JobDef,
+    o: &JobOptions,
+    caps: &Caps,
+    compat: Compat,
+) -> Result<(u32, bool), PlanError> {
+    if o.submit_offload && !caps.offload {
+        // fio's words for engines that cannot be offloaded.
+        return Err(err(
+            def,
+            format!(
+                "{}: can't be used with offloaded submit. Use a sync engine (io_submit_mode=offload needs an engine whose requests complete in the call: psync, pvsync, pvsync2, sync, vsync or null)",
+                o.ioengine
+            ),
+        ));
+    }
+    // fio 3.33 prints the note with offload too (its submitters are one per iodepth even
+    // so); the newest fio does not.
+    let depth_note = caps.syncio
+        && o.iodepth > 1
+        && !caps.has_commit
+        && (!o.submit_offload || compat.is_fio333());
+    if o.submit_offload {
+        return Ok((o.iodepth, depth_note));
+    }
     let depth = if caps.syncio && !caps.has_commit {
         1
     } else {
@@ -422,29 +751,28 @@ fn plan_thread(
             ),
         ));
     }
-    let seeds = job_seeds(o, thread_number, compat);
-    let mut spec = workload_spec(o, &files, &seeds, time_based || io_size > region_total);
-    if caps.noio {
-        // The pseudo-file has no end; offsets mean nothing there.
-        spec.random_map = false;
-    }
-    spec.seq_stride = o.newest.random_sequence_stride;
-    if let Some((s, _)) = spr {
-        // sprandom sets random_generator=lfsr and norandommap=1.
-        spec.sprandom = Some(s);
-        spec.gen = RandGen::Lfsr;
-        spec.random_map = false;
-    }
-    let mut io = io_plan(o, &caps, depth, budget, &seeds);
+    Ok((depth, depth_note))
+}
+
+/// The metering and pacing sections, and the loop's ramp, with the differences between
+/// fio versions applied.
+fn compat_sections(
+    o: &JobOptions,
+    caps: &Caps,
+    seeds: &[u64; flexio_workload::rng::slot::COUNT],
+    thread_number: u32,
+    compat: Compat,
+    io: &mut IoPlan,
+) -> (MeterPlan, PacePlan) {
     io.ramp_ns = newest::ramp_ns(io.ramp_ns, compat);
     if !compat.is_fio333() {
         io.ramp_tick_ns = newest::RAMP_TICK_NS;
     }
-    let mut meter = meter_plan(o, &caps, thread_number);
+    let mut meter = meter_plan(o, caps, thread_number);
     if let Some(ss) = &mut meter.ss {
         ss.scaled_samples = !compat.is_fio333();
     }
-    let mut pace = engine_pace(pace_plan(o, &seeds), &caps);
+    let mut pace = engine_pace(pace_plan(o, seeds), caps);
     if let Some(t) = &mut pace.think {
         newest::think_compat(t, compat);
     }
@@ -452,84 +780,7 @@ fn plan_thread(
         // fio 3.42: rate_iops spaces I/Os by count, whatever their sizes.
         pace.schedule = pace.schedule.take().map(|s| s.count_ios(o.rate_iops));
     }
-    let vctx = VerifyCtx {
-        thread_number,
-        depth,
-        nfiles: files.len() as u32,
-        async_engine: !caps.syncio,
-        io_size_over_size: io_size > region_total,
-        rate_limited: o.rate.iter().chain(&o.rate_iops).any(|r| *r > 0),
-        gen: match compat {
-            Compat::Fio333 => crate::verify::Generation::Fio333,
-            Compat::Latest => crate::verify::Generation::Latest,
-        },
-    };
-    let verify = verify_plan(o, &seeds, &vctx).map_err(|e| err(def, e))?;
-    let stats_cfg = stats_config(o);
-    let mut layout_on_open = o.create_on_open;
-    if let Some(info) = replayed.as_ref().map(|l| &l.info) {
-        io.dirs = info.dirs();
-        // fio replays once: later loops find the trace used up.
-        io.loops = 1;
-        layout_on_open = true;
-    }
-    let capture = match (&o.iolog.write, &replayed) {
-        (Some(p), None) => Some(CapturePlan {
-            path: std::path::PathBuf::from(p),
-        }),
-        _ => None,
-    };
-    Ok(ThreadPlan {
-        name: o.name.clone(),
-        description: o.description.clone(),
-        groupid: def.groupid,
-        thread_number,
-        compat,
-        segment,
-        echo: def.echo.clone(),
-        engine: o.ioengine.clone(),
-        engine_cfg: EngineConfig {
-            subjob: sub,
-            ..engine_config(o, depth, files.len() as u32, &seeds)
-        },
-        io,
-        buffers: buffer_plan(o, depth, &seeds, verify.is_some()),
-        open: open_plan(o, files.len()),
-        layout: LayoutPlan {
-            write_data: o.rw.reads() || o.overwrite || caps.no_extend || caps.file_op,
-            fallocate: o.fallocate,
-            create_fsync: o.create_fsync,
-            allow_create: o.allow_file_create,
-            on_open: layout_on_open,
-        },
-        pace,
-        meter,
-        verify,
-        latency: latency_plan(o),
-        prio: prio_plan(o, &seeds),
-        placement: placement(o, thread_number),
-        errors: error_policy(o),
-        timing: timing(o, &caps, &stats_cfg),
-        stats_cfg,
-        report: report_params(o, &caps),
-        stats_enabled: o.stats,
-        control: control(o),
-        caps,
-        files,
-        spec,
-        depth_note,
-        header: JobHeader {
-            first: sub == 0,
-            numjobs: o.numjobs,
-            // fio prints the header from the options as given, before a trace is read.
-            rw: def.opts.rw.as_str(),
-            bs: [0, 1, 2].map(|d| (def.opts.min_bs_dir(d), def.opts.max_bs_dir(d))),
-            bs_by_pattern: o.bs_is_seq_rand,
-            iodepth: o.iodepth,
-        },
-        replay: replayed.map(|l| l.plan),
-        capture,
-    })
+    (meter, pace)
 }
 
 /// Engines that pace themselves (cpuio, exec) set the job's think time, as fio's do.
@@ -569,18 +820,20 @@ fn workload_spec(
         .map(|d| o.min_bs_dir(d))
         .min()
         .unwrap_or(o.min_bs());
-    let strided = (o.zonemode == ZoneMode::Strided || o.zonesize > 0).then(|| {
-        let range = if o.zonerange > 0 {
-            o.zonerange
-        } else {
-            o.zonesize
-        };
-        Strided {
-            size: o.zonesize.max(1),
-            range: range.max(1),
-            skip: o.zoneskip,
-        }
-    });
+    let strided = (o.zonemode == ZoneMode::Strided
+        || (o.zonesize > 0 && o.zonemode != ZoneMode::Zbd))
+        .then(|| {
+            let range = if o.zonerange > 0 {
+                o.zonerange
+            } else {
+                o.zonesize
+            };
+            Strided {
+                size: o.zonesize.max(1),
+                range: range.max(1),
+                skip: o.zoneskip,
+            }
+        });
     Spec {
         dirs: dirs_on,
         random: o.rw.is_random(),
@@ -598,6 +851,7 @@ fn workload_spec(
             FileService::RoundRobin => FileSelect::RoundRobin,
             FileService::Random => FileSelect::Random,
             FileService::Sequential => FileSelect::Sequential,
+            FileService::Dist(d) => FileSelect::Dist(d),
         },
         select_nr: o.file_service_nr,
         wrap,
@@ -613,6 +867,8 @@ fn workload_spec(
         rw_min_bs,
         seq_stride: false,
         sprandom: None,
+        repeatable: o.randrepeat,
+        time_based: o.time_based && o.runtime_us > 0,
     }
 }
 
@@ -680,5 +936,60 @@ mod tests {
             "job1.0.0"
         );
         assert_eq!(format_name("x-$filenum", "j", 2, 7), "x-7");
+    }
+
+    fn plan_args(args: &[&str]) -> Result<Vec<ThreadPlan>, String> {
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        crate::app::prepare(&args, &|p| std::fs::read(p)).map(|p| p.plans)
+    }
+
+    #[test]
+    fn write_only_engines_refuse_reads_by_capability() {
+        let e = plan_args(&[
+            "--name=j",
+            "--ioengine=ftruncate",
+            "--rw=randrw",
+            "--size=4k",
+        ])
+        .unwrap_err();
+        assert!(
+            e.contains("ioengine ftruncate only does writes (use rw=write or rw=randwrite)"),
+            "{e}"
+        );
+        // The null engine reads (and measures flexio itself: no self-measurement warning).
+        let p = plan_args(&["--name=j", "--ioengine=null", "--rw=randrw", "--size=4k"]).unwrap();
+        assert!(p[0].caps.measures_tool && !p[0].caps.write_only);
+    }
+
+    #[test]
+    fn blockalign_note_once_per_job_and_clocksource_in_the_plan() {
+        let a = [
+            "--name=j",
+            "--ioengine=null",
+            "--rw=randread",
+            "--size=64k",
+            "--bs=4k",
+        ];
+        let with = |extra: &[&str]| {
+            let mut v = a.to_vec();
+            v.extend_from_slice(extra);
+            plan_args(&v).unwrap()
+        };
+        let p = with(&[
+            "--blockalign=2k",
+            "--numjobs=2",
+            "--clocksource=gettimeofday",
+        ]);
+        assert_eq!(
+            p.iter().map(|t| t.blockalign_note).collect::<Vec<_>>(),
+            [true, false]
+        );
+        assert!(p
+            .iter()
+            .all(|t| t.control.clocksource
+                == Some(flexio_job::options::ClockSourceOpt::Gettimeofday)));
+        assert!(!with(&["--blockalign=2k", "--norandommap"])[0].blockalign_note);
+        assert!(!with(&["--blockalign=4k"])[0].blockalign_note);
+        assert_eq!(with(&[])[0].control.clocksource, None);
     }
 }

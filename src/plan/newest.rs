@@ -9,14 +9,58 @@ use flexio_job::{Compat, JobDef, JobSet};
 use flexio_workload::dist::Dist;
 use flexio_workload::sprandom::{physical_bytes, SprSpec};
 
+/// ramp_size with group_reporting: fio adds the bytes of all the group's members and ends
+/// their ramp together, so the members of each reporting group share one counter.
+pub(super) fn share_ramp_counters(plans: &mut [super::ThreadPlan]) {
+    use crate::progress::AtomicU64;
+    use std::sync::Arc;
+    let mut groups: Vec<(u32, Arc<AtomicU64>)> = Vec::new();
+    for t in plans.iter_mut() {
+        if t.io.ramp_bytes == 0 || !t.control.group_reporting {
+            continue;
+        }
+        let c = match groups.iter().find(|(g, _)| *g == t.groupid) {
+            Some((_, c)) => c.clone(),
+            None => {
+                let c = Arc::new(AtomicU64::new(0));
+                groups.push((t.groupid, c.clone()));
+                c
+            }
+        };
+        t.io.ramp_group = Some(c);
+    }
+}
+
 /// The newest fio ends its ramp on a helper-thread tick, once a second (§6.5).
 pub const RAMP_TICK_NS: u64 = 1_000_000_000;
+
+/// `atomic` in fio 3.33: files opened with O_ATOMIC (fio's value, which Linux ignores) and
+/// O_DIRECT, which it implies.
+pub fn atomic_open_flags(o: &flexio_job::JobOptions, compat: Compat) -> rustix::fs::OFlags {
+    use rustix::fs::OFlags;
+    const O_ATOMIC: u32 = 0o40000000;
+    if o.extra.atomic && compat.is_fio333() {
+        OFlags::DIRECT | OFlags::from_bits_retain(O_ATOMIC)
+    } else {
+        OFlags::empty()
+    }
+}
+
+/// `atomic` in newer fio (3.38+): the job's writes carry RWF_ATOMIC; for a job that does not
+/// write it is cleared, and it no longer implies O_DIRECT.
+pub fn atomic_writes(o: &flexio_job::JobOptions, compat: Compat) -> bool {
+    o.extra.atomic && !compat.is_fio333() && o.rw.writes()
+}
 
 /// Job-level checks of the new options (before any thread is planned).
 pub(super) fn validate(set: &JobSet, ji: usize, caps: &Caps) -> Result<(), PlanError> {
     let def = &set.jobs[ji];
     let o = &def.opts;
     let n = &o.newest;
+    // ---- atomic (fio 3.38+): only engines that can write atomically.
+    if atomic_writes(o, set.compat) && !caps.atomic_writes {
+        return Err(err(def, "fio: engine does not support atomic writes"));
+    }
     // ---- ramp_size
     if let Some(rs) = n.ramp_size {
         if o.ramp_time_us > 0 {
@@ -30,14 +74,6 @@ pub(super) fn validate(set: &JobSet, ji: usize, caps: &Caps) -> Result<(), PlanE
                 .collect();
             if group.iter().any(|j| j.opts.newest.ramp_size != Some(rs)) {
                 return Err(err(def, "inconsistent ramp_size within reporting group"));
-            }
-            let threads: u32 = group.iter().map(|j| j.opts.numjobs).sum();
-            if threads > 1 {
-                // fio sums the group's bytes and ends the ramp of all members together.
-                return Err(err(
-                    def,
-                    "ramp_size with group_reporting over more than one job is not supported by flexio yet (each job would leave its ramp on its own bytes)",
-                ));
             }
         }
     }
@@ -131,13 +167,6 @@ pub(super) fn validate(set: &JobSet, ji: usize, caps: &Caps) -> Result<(), PlanE
             format!("{}: I/O engine does not support syncfs", o.name),
         ));
     }
-    // ---- filetype=char: flexio runs on regular files and block devices.
-    if n.filetype == flexio_job::newest::FileTypeOpt::Char {
-        return Err(err(
-            def,
-            "filetype=char: character devices are not supported by flexio (regular files and block devices only)",
-        ));
-    }
     // ---- sprandom
     if n.sprandom {
         if !(o.rw.writes() && o.rw.is_random() && !o.rw.reads()) {
@@ -161,6 +190,22 @@ pub(super) fn validate(set: &JobSet, ji: usize, caps: &Caps) -> Result<(), PlanE
         }
     }
     Ok(())
+}
+
+/// The newest fio's informational lines about a job's options: sprandom forcing the
+/// generator and the random map when they were not given.
+pub fn info_notes(o: &flexio_job::JobOptions) -> Vec<&'static str> {
+    let n = &o.newest;
+    let mut v = Vec::new();
+    if n.sprandom {
+        if !n.random_generator_set {
+            v.push("fio: sprandom sets random_generator=lfsr");
+        }
+        if !n.norandommap_set {
+            v.push("fio: sprandom sets norandommap=1");
+        }
+    }
+    v
 }
 
 /// sprandom's resolved parameters and the physical capacity in bytes (the job's new

@@ -115,7 +115,7 @@ pub fn load(
             )
         })?;
         let end = info.max_end.get(i).copied().unwrap_or(0);
-        let len = block.as_ref().map(|b| b.size).unwrap_or(end).max(end);
+        let len = block.as_ref().map_or(end, |b| b.size.max(end));
         files.push(FilePlan {
             path: path.clone(),
             // Replayed files are used as they are (created on open when a write needs one).

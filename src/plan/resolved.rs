@@ -4,9 +4,10 @@
 
 use crate::progress::RunState;
 use flexio_engine::{Caps, EngineConfig};
-use flexio_job::options::{
-    err_class, FadviseHint, JobOptions, LogWindow, SsCriterion, SyncMode, Unified,
-};
+/// The error classes of [`ErrorPolicy::tolerates`] (fio's `continue_on_error` bits), for
+/// the parts that classify a failed request.
+pub use flexio_job::options::err_class;
+use flexio_job::options::{FadviseHint, JobOptions, LogWindow, SsCriterion, SyncMode, Unified};
 use flexio_stats::report::{self, ReportParams};
 use flexio_stats::StatsConfig;
 use flexio_workload::fill::Fill;
@@ -30,6 +31,9 @@ pub struct IoPlan {
     pub low: Option<u32>,
     /// Bytes to transfer per loop (u64::MAX when time based).
     pub budget: u64,
+    /// block_error_percentiles: the block size its per-block states are kept in (the
+    /// smallest trim size).
+    pub block_errors: Option<u64>,
     /// Directions whose bytes count against the budget (fio's io_bytes_exceeded: reads and
     /// writes, else writes (trimwrite's trims are extra), else reads, else trims).
     pub budget_dirs: [bool; 3],
@@ -47,6 +51,9 @@ pub struct IoPlan {
     /// The ramp's end is looked at on ticks this far apart from the job's start (the newest
     /// fio's helper thread: 1 s); 0 = continuously (fio 3.33).
     pub ramp_tick_ns: u64,
+    /// ramp_size with group_reporting: the bytes the group's members moved while ramping,
+    /// shared by them (the ramp ends for all once the sum reaches ramp_size).
+    pub ramp_group: Option<std::sync::Arc<crate::progress::AtomicU64>>,
     /// `end_syncfs`: one syncfs per file system at the end of each write pass.
     pub end_syncfs: bool,
     /// startdelay range (µs) and the seed drawing from it.
@@ -70,6 +77,11 @@ pub struct IoPlan {
     pub invalidate_on_wrap: bool,
     /// The job has a runtime or is time based (drives the status line's estimate).
     pub time_based: bool,
+    /// fill_device: a write that finds the file system full (ENOSPC, EDQUOT) ends the job
+    /// without error.
+    pub fill_device: bool,
+    /// io_submit_mode=offload: this many submitter threads issue the requests.
+    pub offload: Option<u32>,
 }
 
 /// The job thread's I/O buffers and how write data is made.
@@ -89,6 +101,26 @@ pub struct BufferPlan {
     pub refill: bool,
     /// scramble_buffers: stamp every write so it is not deduplicated.
     pub scramble: bool,
+    /// dedupe_percentage: how repeated contents are chosen (writes refill then).
+    pub dedupe: Option<Dedupe>,
+}
+
+/// Deduplicable write data (fio's dedupe_*): `pct` percent of the writes repeat contents.
+/// Every write's contents are the fill from one seed. New contents take the next seed of a
+/// sequence (the job's own, or one shared by all jobs with dedupe_global); a repeat takes
+/// the latest new seed (repeat mode) or one of the sequence's first `working_set` seeds,
+/// which new writes have used or will use (working_set mode), as fio's pregenerated set.
+#[derive(Clone, Debug)]
+pub struct Dedupe {
+    pub pct: u32,
+    /// Seed of the repeat/unique draws.
+    pub seed: u32,
+    /// Base of the sequence of content seeds.
+    pub base: u32,
+    /// dedupe_mode=working_set: the set's size in blocks (a share of the file's blocks).
+    pub working_set: Option<u64>,
+    /// dedupe_global: the sequence is shared by every job of the run.
+    pub global: bool,
 }
 
 /// How the job's files are opened, kept open and closed.
@@ -109,6 +141,23 @@ pub struct OpenPlan {
     pub random: bool,
     /// fsync a written file when it is closed, and between loops.
     pub fsync_on_close: bool,
+    /// Character devices of a read job are opened read-write (fio 3.33 opened every
+    /// character device O_RDWR; fio 3.34 and later open them read-only for reads).
+    pub char_rdwr: bool,
+    /// write_hint: (RWH_WRITE_LIFE_* value, per open file) set on each file at open.
+    pub write_hint: Option<(u64, bool)>,
+}
+
+impl OpenPlan {
+    /// The flags file `f` is opened with: a character device of a read job is opened
+    /// read-write under fio 3.33's rules.
+    pub fn flags_for(&self, f: &crate::plan::FilePlan) -> OFlags {
+        if self.char_rdwr && !self.writable && f.is_char_dev() {
+            (self.flags - OFlags::RDONLY) | OFlags::RDWR
+        } else {
+            self.flags
+        }
+    }
 }
 
 /// Rate limits, minimum rates and think time.
@@ -240,6 +289,16 @@ pub struct VerifyPlan {
     pub experimental: bool,
     /// verify_async: verifier threads (0 = check in the job thread).
     pub async_threads: u32,
+    /// verify_async_cpus: the CPUs the verifier threads run on (`None`: the job's).
+    pub async_cpus: Option<Vec<usize>>,
+    /// The offset generator's seeded state, which the state file records as `rand` (`None`:
+    /// fio records zeros, as fio 3.33 does for a job without random offsets), and whether
+    /// the job draws from it (random offsets: the state moves with the writes).
+    pub rand_initial: Option<crate::verify::state::RandState>,
+    pub rand_tracked: bool,
+    /// randrepeat: the read-back seeds the generator again (so a job that verified saves
+    /// the seeded state); without it the state after the writes stays.
+    pub rand_reseed: bool,
     pub do_verify: bool,
     pub verify_only: bool,
     pub fatal: bool,
@@ -257,8 +316,33 @@ pub struct VerifyPlan {
     pub name: String,
     /// verify_state_save / verify_state_load file.
     pub state_file: PathBuf,
+    /// `--aux-path`: where verify_dump writes its files (and the state file lives).
+    pub aux_path: Option<String>,
     pub state_save: bool,
     pub state_load: bool,
+    /// verify_policy=fsynced: only writes issued before the submission of the last fsync
+    /// that completed are verified, and the state file's numberio is that threshold.
+    pub fsynced: bool,
+    /// Trim verification (trim_percentage with trim_backlog), if the job does it.
+    pub trim: Option<TrimPlan>,
+}
+
+/// fio's trim verification: a share of the logged writes is trimmed while the job writes,
+/// and the verify phase checks that those blocks read back as zeros.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TrimPlan {
+    /// Percent of logged writes chosen for trimming (a draw per write, fio's trim_state).
+    pub percentage: u32,
+    /// A batch of trims starts whenever the written-block log holds a multiple of this.
+    pub backlog: u64,
+    /// Trims per batch (trim_backlog_batch, else trim_backlog).
+    pub batch: u64,
+    /// trim_verify_zero: trimmed blocks are read back and must be zeros (else they are
+    /// dropped from the check).
+    pub zero: bool,
+    /// The trim generator's seed (fio's FIO_RAND_TRIM_OFF slot) and width.
+    pub seed: u64,
+    pub seed64: bool,
 }
 
 /// Latency checks: the queue-depth search and the per-direction ceiling.
@@ -279,13 +363,15 @@ pub struct LatTargetPlan {
 }
 
 /// I/O priorities of requests.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct PrioPlan {
     /// The thread's priority (ioprio value; 0 = not set).
     pub default: u16,
     /// cmdprio: share of requests (percent) with the command priority, per direction.
     pub cmdprio_pct: [u32; 2],
     pub cmdprio_value: [u16; 2],
+    /// cmdprio_bssplit per direction: (block size, percent, priority value).
+    pub cmdprio_bssplit: [Vec<(u64, u32, u16)>; 2],
     /// Record latency per priority (the job varies priorities per request), of the total
     /// latency (lat_percentiles) or the completion latency, with histograms or not.
     pub track: bool,
@@ -300,11 +386,27 @@ pub struct Placement {
     /// CPUs of this thread (one CPU with cpus_allowed_policy=split).
     pub cpus: Option<Vec<usize>>,
     pub nice: i32,
+    /// `uid` / `gid`: set on the job thread first (the group while still privileged).
+    pub uid: Option<u32>,
+    pub gid: Option<u32>,
+    /// `cgroup`: the blkio cgroup the thread joins.
+    pub cgroup: Option<CgroupPlan>,
+    /// `numa_mem_policy`: the kernel's MPOL_* mode and its nodes.
+    pub mem_policy: Option<(i32, Vec<usize>)>,
     /// I/O priority class and level (ioprio_set).
     /// `comm`: the thread's name.
     pub comm: Option<std::ffi::CString>,
     /// (class, level, hint).
     pub ioprio: Option<(u32, u32, u32)>,
+}
+
+/// A blkio cgroup (cgroup v1, as fio 3.33 uses): its name below the blkio mount, the
+/// weight to set, and whether it stays after the run.
+#[derive(Clone, Debug, Default)]
+pub struct CgroupPlan {
+    pub name: String,
+    pub weight: Option<u32>,
+    pub nodelete: bool,
 }
 
 /// What an I/O error does.
@@ -346,6 +448,9 @@ pub struct Timing {
     /// Synchronous engines stamp one time for start and issue, so lat equals clat: it is
     /// recorded once, as clat, and folded into lat when statistics are taken.
     pub lat_from_clat: bool,
+    /// The clocks of the job's start stamp (JSON `job_start`): `job_start_clock_id`, and
+    /// `log_alternate_epoch_clock_id`, whose reading fio keeps when the first id is invalid.
+    pub job_start_clock: (i32, i32),
 }
 
 /// What the main thread needs of a job beyond the worker's parts.
@@ -359,7 +464,8 @@ pub struct Control {
     pub disk_util: bool,
     /// The job sets a thread priority or command priorities (for scheduler notes).
     pub uses_prio: bool,
-    /// Rate limits for the status line: sums of rate_min, rate, rate_iops_min, rate_iops.
+    /// Rate limits for the status line: sums of rate_min, rate, rate_iops_min, rate_iops
+    /// over the job's directions.
     pub rate_sums: [u64; 4],
     /// Seconds the status line may expect: runtime + ramp + maximum start delay (µs).
     pub time_limit_us: Option<u64>,
@@ -378,6 +484,11 @@ pub struct Control {
     /// exec_prerun / exec_postrun: shell commands around the job.
     pub exec_prerun: Option<String>,
     pub exec_postrun: Option<String>,
+    /// clocksource: the clock the job asks for (the run takes the first job's that sets one).
+    pub clocksource: Option<flexio_job::options::ClockSourceOpt>,
+    /// gtod_cpu: a timekeeper thread on this CPU keeps the run's time (the first job's
+    /// that sets one).
+    pub gtod_cpu: Option<u32>,
 }
 
 /// Which statistics the thread keeps (histograms).
@@ -452,6 +563,14 @@ pub fn engine_config(o: &JobOptions, depth: u32, nfiles: u32, seeds: &[u64]) -> 
         subjob: 0,
         directory: o.directory.clone(),
         number_ios: o.number_ios,
+        // Set per thread by the planner (it depends on the compatibility level).
+        atomic: false,
+        offset: match o.offset {
+            flexio_job::value::SizeVal::Bytes(n) => n,
+            flexio_job::value::SizeVal::Percent(_) => 0,
+        },
+        // Set per thread by the planner, from the thread's files.
+        size: 0,
     }
 }
 
@@ -472,6 +591,10 @@ pub fn io_plan(o: &JobOptions, caps: &Caps, depth: u32, budget: u64, seeds: &[u6
         complete_max: o.iodepth_batch_complete_max,
         low: o.iodepth_low,
         budget,
+        block_errors: o
+            .extra
+            .block_error_percentiles
+            .then(|| o.min_bs_dir(2).max(1)),
         budget_dirs: match (rw.reads(), writes) {
             (true, true) => [true, true, false],
             (false, true) => [false, true, false],
@@ -485,6 +608,7 @@ pub fn io_plan(o: &JobOptions, caps: &Caps, depth: u32, budget: u64, seeds: &[u6
         ramp_ns: o.ramp_time_us * 1000,
         ramp_bytes: o.newest.ramp_size.unwrap_or(0),
         ramp_tick_ns: 0,
+        ramp_group: None,
         end_syncfs: o.newest.end_syncfs && writes && !caps.diskless,
         startdelay_us: o.startdelay_us,
         startdelay_seed: seeds[slot::START_DELAY] as u32,
@@ -507,6 +631,8 @@ pub fn io_plan(o: &JobOptions, caps: &Caps, depth: u32, budget: u64, seeds: &[u6
         unlink_each_loop: o.unlink_each_loop,
         invalidate_on_wrap: o.invalidate && !o.direct && !o.pre_read,
         time_based,
+        fill_device: o.fill_device,
+        offload: o.submit_offload.then_some(depth.max(1)),
     }
 }
 
@@ -529,8 +655,28 @@ pub fn fill_mode(o: &JobOptions) -> Fill {
 }
 
 /// The I/O buffers.
-pub fn buffer_plan(o: &JobOptions, depth: u32, seeds: &[u64], verifying: bool) -> BufferPlan {
+/// `region` is the bytes of the job's file regions (the working set's share is of that).
+pub fn buffer_plan(
+    o: &JobOptions,
+    depth: u32,
+    seeds: &[u64],
+    verifying: bool,
+    region: u64,
+) -> BufferPlan {
     let writes = o.rw.writes();
+    let dedupe = (writes && o.dedupe_percentage > 0 && !verifying).then(|| Dedupe {
+        pct: o.dedupe_percentage,
+        seed: (seeds[slot::BUF] >> 32) as u32 ^ 0x6465_6475,
+        base: if o.dedupe_global {
+            0x6762_6c64
+        } else {
+            seeds[slot::BUF] as u32 ^ 0x7773_6574
+        },
+        working_set: o.dedupe_working_set.then(|| {
+            (region / o.min_bs().max(1) * u64::from(o.dedupe_working_set_percentage) / 100).max(1)
+        }),
+        global: o.dedupe_global,
+    });
     BufferPlan {
         slots: depth.max(1) as usize,
         slot_size: o.max_bs().max(1) as usize,
@@ -539,12 +685,14 @@ pub fn buffer_plan(o: &JobOptions, depth: u32, seeds: &[u64], verifying: bool) -
         fill: fill_mode(o),
         fill_seed: seeds[slot::BUF] as u32,
         prefill: writes && !verifying,
-        refill: writes && o.refill_buffers && !verifying,
+        // dedupe_percentage implies refill_buffers, as in fio.
+        refill: writes && (o.refill_buffers || dedupe.is_some()) && !verifying,
         scramble: writes
             && o.scramble_buffers
             && !o.zero_buffers
             && o.buffer_pattern.is_none()
             && !verifying,
+        dedupe,
     }
 }
 
@@ -575,6 +723,7 @@ pub fn open_plan(o: &JobOptions, nfiles: usize) -> OpenPlan {
         FadviseHint::Off => None,
         FadviseHint::Random => Some(rustix::fs::Advice::Random),
         FadviseHint::Sequential => Some(rustix::fs::Advice::Sequential),
+        FadviseHint::NoReuse => Some(rustix::fs::Advice::NoReuse),
         FadviseHint::Auto if o.rw.is_random() => Some(rustix::fs::Advice::Random),
         FadviseHint::Auto => Some(rustix::fs::Advice::Sequential),
     };
@@ -587,6 +736,8 @@ pub fn open_plan(o: &JobOptions, nfiles: usize) -> OpenPlan {
         advice,
         random: o.rw.is_random(),
         fsync_on_close: o.fsync_on_close && o.rw.writes(),
+        char_rdwr: false,
+        write_hint: None,
     }
 }
 
@@ -754,7 +905,7 @@ pub fn verify_plan(
         verify_backlog: o.verify_backlog > 0,
         zone_reset_frequency: false,
         norandommap: random && o.norandommap,
-        softrandommap: false,
+        softrandommap: random && o.softrandommap,
         seq_holes: !random && o.rw_nr > 0,
         rand_multi: random && o.rw_nr > 1,
         io_size_over_size: c.io_size_over_size,
@@ -768,7 +919,13 @@ pub fn verify_plan(
     let format = Format {
         gen: c.gen,
         kind,
-        interval: o.verify_interval,
+        // fio: verify_interval defaults to the smallest write block size (one header per
+        // block with a fixed size, one per smallest block with bsrange or bssplit).
+        interval: if o.verify_interval > 0 {
+            o.verify_interval
+        } else {
+            o.min_bs_dir(1)
+        },
         hdr_offset: o.verify_offset,
         pattern: o.verify_pattern.clone(),
         pattern_interval: o.verify_pattern_interval,
@@ -795,6 +952,18 @@ pub fn verify_plan(
             ));
         }
     }
+    if let Some(cpus) = &o.verify_async_cpus {
+        if let Ok(set) = rustix::thread::sched_getaffinity(None) {
+            let usable: Vec<usize> = (0..rustix::thread::CpuSet::MAX_CPU)
+                .filter(|c| set.is_set(*c))
+                .collect();
+            if let Some(bad) = cpus.iter().find(|c| !usable.contains(c)) {
+                return Err(format!(
+                    "verify_async_cpus: CPU {bad} is not available to flexio (usable CPUs: {usable:?})"
+                ));
+            }
+        }
+    }
     let min_bs = o.min_bs_dir(1).max(1);
     if writes || o.rw.reads() {
         format.validate(if writes {
@@ -811,6 +980,21 @@ pub fn verify_plan(
         seed64: o.random_generator == flexio_job::options::RandGenOpt::Tausworthe64,
         experimental: o.experimental_verify,
         async_threads: o.verify_async,
+        async_cpus: o.verify_async_cpus.clone(),
+        rand_initial: (random || c.gen == crate::verify::Generation::Latest).then(|| {
+            let seed = seeds[flexio_workload::rng::slot::BLOCK];
+            if o.random_generator == flexio_job::options::RandGenOpt::Tausworthe64 {
+                crate::verify::state::RandState::from(flexio_workload::rng::TausState::T64(
+                    flexio_workload::rng::Taus258::new(seed).state(),
+                ))
+            } else {
+                crate::verify::state::RandState::from(flexio_workload::rng::TausState::T32(
+                    flexio_workload::rng::Taus88::new(seed as u32).state(),
+                ))
+            }
+        }),
+        rand_tracked: random,
+        rand_reseed: o.randrepeat,
         do_verify: o.do_verify,
         verify_only: o.verify_only,
         fatal: o.verify_fatal,
@@ -827,9 +1011,89 @@ pub fn verify_plan(
         nfiles: c.nfiles,
         name: o.name.clone(),
         state_file: crate::verify::state::path(None, &o.name, c.thread_number.saturating_sub(1)),
+        aux_path: None,
         state_save: o.verify_state_save,
         state_load: o.verify_state_load,
+        fsynced: o.extra.verify_fsynced,
+        trim: trim_plan(o, seeds, c.gen),
     }))
+}
+
+/// fio 3.33's loop for a write job that verifies with `io_size` beyond its files' size (or
+/// with holes, `rw=write:N`, whose pass moves less than `size`), when its offsets end at
+/// the files' end (sequential with a last block at the end, or random with a random map):
+/// each loop writes one pass over the files, then reads it back, and loops go on while the
+/// bytes written and read back stay at least a block below `io_size` (with `do_verify=0`
+/// it writes one pass). The newest fio wraps to the start within one loop instead.
+/// `(bytes of one pass, loops)`, or `None` when the rule does not apply. `spec` is the
+/// job's workload without wrapping at the files' end.
+pub fn fio333_verify_passes(
+    o: &JobOptions,
+    spec: &flexio_workload::Spec,
+    region_total: u64,
+    io_size: u64,
+) -> Option<(u64, u32)> {
+    let applies = o.verify != flexio_job::options::verify_code::NONE
+        && o.rw.writes()
+        && !o.rw.reads()
+        && !o.rw.trims()
+        && !(o.rw.is_random() && o.norandommap)
+        && o.loops == 1
+        && (io_size > region_total || (o.rw_nr > 0 && !o.rw.is_random()));
+    if !applies {
+        return None;
+    }
+    // One pass: what the offsets give before the files' end. Offsets that never reach it
+    // (holes that step past the end start over) make one loop of io_size bytes, as the
+    // job runs anyway.
+    let mut g = flexio_workload::Generator::new(spec.clone());
+    let mut pass = 0u64;
+    while pass < io_size {
+        match g.next_io() {
+            Some(io) if io.ddir == 1 => pass += io.len,
+            Some(_) => {}
+            None => break,
+        }
+    }
+    if pass == 0 || pass >= io_size {
+        return None;
+    }
+    if !o.do_verify && !o.verify_only {
+        return Some((pass, 1));
+    }
+    // Loop r (writes and read-back, 2 x pass each) is the last once the bytes moved exceed
+    // io_size - max_bs.
+    let per_loop = pass.saturating_mul(2);
+    let loops = io_size.saturating_sub(o.max_bs()) / per_loop + 1;
+    if loops == 1 && io_size <= region_total {
+        // One loop, as the job would run anyway.
+        return None;
+    }
+    Some((pass, u32::try_from(loops).unwrap_or(u32::MAX)))
+}
+
+/// Trim verification: fio issues trims when the job verifies with both trim_percentage and
+/// trim_backlog set, for the writes it logs (not verify_only or experimental_verify's
+/// replay; fio 3.33 logs only with do_verify, the newest fio also without).
+fn trim_plan(o: &JobOptions, seeds: &[u64], gen: crate::verify::Generation) -> Option<TrimPlan> {
+    let logged = o.rw.writes()
+        && !o.verify_only
+        && !o.experimental_verify
+        && (o.do_verify || gen == crate::verify::Generation::Latest);
+    (o.trim_backlog > 0 && o.trim_percentage > 0 && logged).then(|| TrimPlan {
+        percentage: o.trim_percentage,
+        backlog: o.trim_backlog,
+        batch: if o.trim_backlog_batch > 0 {
+            o.trim_backlog_batch
+        } else {
+            o.trim_backlog
+        },
+        zero: o.trim_verify_zero,
+        seed: seeds[flexio_workload::rng::slot::TRIM],
+        // The newest fio's trim generator is always 32-bit tausworthe.
+        seed64: gen == crate::verify::Generation::Fio333
+            && o.random_generator == flexio_job::options::RandGenOpt::Tausworthe64,
+    })
 }
 
 /// Latency target and ceilings.
@@ -861,6 +1125,7 @@ pub fn prio_plan(o: &JobOptions, seeds: &[u64]) -> PrioPlan {
         default: default_ioprio(o),
         cmdprio_pct: cmd.cmdprio_percentage,
         cmdprio_value: cmd.values(),
+        cmdprio_bssplit: cmd.bssplit_values(),
         track: cmd.active(),
         by_total_lat: o.lat_percentiles,
         hist: o.clat_percentiles || o.lat_percentiles,
@@ -880,6 +1145,14 @@ pub fn placement(o: &JobOptions, thread_number: u32) -> Placement {
             }
         }),
         nice: o.nice,
+        uid: o.uid,
+        gid: o.gid,
+        mem_policy: None,
+        cgroup: o.cgroup.as_ref().map(|name| CgroupPlan {
+            name: name.clone(),
+            weight: o.cgroup_weight,
+            nodelete: o.cgroup_nodelete,
+        }),
         comm: o
             .newest
             .comm
@@ -920,13 +1193,23 @@ pub fn timing(o: &JobOptions, caps: &Caps, cfg: &StatsConfig) -> Timing {
             && caps.syncio
             && !caps.file_op
             && (!cfg.lat_hist || cfg.clat_hist),
+        job_start_clock: (o.newest.job_start_clock_id, o.log_alternate_epoch_clock_id),
     }
 }
 
 /// The main thread's view of the job.
 pub fn control(o: &JobOptions) -> Control {
     let cmd = flexio_engine::cmdprio::CmdprioOpts::from_values(&o.engine);
-    let sum = |a: &[u64; 3]| a.iter().sum::<u64>();
+    // fio's status line adds the limits of the directions the job does (`rate=100m` sets
+    // all three, a read job is limited to 100 MiB/s, not 300).
+    let dirs = [o.rw.reads(), o.rw.writes(), o.rw.trims()];
+    let sum = |a: &[u64; 3]| {
+        a.iter()
+            .zip(dirs)
+            .filter(|(_, on)| *on)
+            .map(|(v, _)| *v)
+            .sum::<u64>()
+    };
     Control {
         thread: o.thread,
         exitall: o.exitall,
@@ -954,12 +1237,37 @@ pub fn control(o: &JobOptions) -> Control {
         exit_what: o.exit_what,
         exec_prerun: o.exec_prerun.clone(),
         exec_postrun: o.exec_postrun.clone(),
+        clocksource: o.clocksource,
+        gtod_cpu: o.extra.gtod_cpu,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn status_line_rate_limits_count_the_job_directions() {
+        // rate=100m (all three directions) on a read job: 100 MiB/s (fio 3.33's line).
+        let o = JobOptions {
+            rate: [100 << 20; 3],
+            rate_iops_min: [10; 3],
+            ..Default::default()
+        };
+        assert_eq!(control(&o).rate_sums, [0, 100 << 20, 10, 0]);
+        let o = JobOptions {
+            rw: flexio_job::options::RwKind::RandRw,
+            rate: [100 << 20, 50 << 20, 7],
+            ..Default::default()
+        };
+        assert_eq!(control(&o).rate_sums[1], 150 << 20);
+        let o = JobOptions {
+            rw: flexio_job::options::RwKind::TrimWrite,
+            rate_iops: [1, 2, 4],
+            ..Default::default()
+        };
+        assert_eq!(control(&o).rate_sums[3], 6);
+    }
 
     #[test]
     fn open_plan_decides_flags_and_limits() {
@@ -979,6 +1287,35 @@ mod tests {
             ..Default::default()
         };
         assert!(!open_plan(&o, 1).writable, "verify_only writes nothing");
+    }
+
+    #[test]
+    fn character_devices_of_read_jobs_open_read_write_under_fio_3_33() {
+        let file = |block| crate::plan::FilePlan {
+            path: "/dev/zero".into(),
+            need: 0,
+            region: flexio_workload::Region {
+                start: 0,
+                len: 4096,
+            },
+            block,
+        };
+        let chr = file(Some(crate::blockdev::BlockInfo::char_device(
+            std::path::Path::new("/dev/zero"),
+        )));
+        let reg = file(None);
+        let newest = open_plan(&JobOptions::default(), 1);
+        assert!(newest.flags_for(&chr).contains(OFlags::RDONLY));
+        assert!(!newest.flags_for(&chr).contains(OFlags::RDWR));
+        let old = OpenPlan {
+            char_rdwr: true,
+            ..newest
+        };
+        assert!(old.flags_for(&chr).contains(OFlags::RDWR));
+        assert!(
+            !old.flags_for(&reg).contains(OFlags::RDWR),
+            "regular files stay"
+        );
     }
 
     #[test]

@@ -17,9 +17,9 @@ use flexio_remote::msg::{
 };
 use flexio_remote::ts::{GroupStats, ThreadStat};
 use flexio_remote::{Decoder, Message, Sender};
-use std::io::{Read, Write};
+use std::io::{IsTerminal, Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// A server that answers nothing (no ETA reply) for this long has failed.
@@ -28,7 +28,8 @@ pub const LIVENESS: Duration = Duration::from_secs(5);
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// After QUIT was sent (stop), a server gets this long to send its results.
 const STOP_GRACE: Duration = Duration::from_secs(10);
-/// SEND_ETA cadence.
+/// Longest SEND_ETA cadence (fio asks at 95 % of --eta-interval; flexio asks at least this
+/// often whatever the interval, as the replies are its liveness check).
 const ETA_EVERY: Duration = Duration::from_millis(950);
 
 /// What one server sent, and how its session ended.
@@ -38,6 +39,9 @@ pub struct HostResult {
     pub addr: String,
     /// Its name: the probe's hostname (else the address).
     pub name: String,
+    /// The address's host part (a socket's path), as fio's client names the server in
+    /// JSON (`hostname`); MPI: the rank's name.
+    pub host: String,
     /// TCP port (0 for a Unix socket).
     pub port: u16,
     pub probe: Option<ProbeReply>,
@@ -53,12 +57,19 @@ pub struct HostResult {
     /// Why the session failed (the run is then partial).
     pub error: Option<String>,
     /// Clock offset of the server's wall clock against ours (ns, server − client) and its
-    /// uncertainty (± ns): from the first TEXT answering the first JOB.
+    /// uncertainty (± ns), from the TEXT stamps; MPI: from ping-pongs.
     pub offset: Option<(i128, i128)>,
-    /// First SERVER_START (client wall clock, ns).
+    /// The shortest SEND_ETA round trip (ns).
+    pub rtt: Option<i128>,
+    /// First SERVER_START (client wall clock, ns); MPI: the rank's first barrier, on rank
+    /// 0's clock.
     pub started_at: Option<i128>,
-    /// The last ETA reply.
-    pub last_eta: Option<Eta>,
+    /// MPI: the rank's end of run on rank 0's clock (client mode: its results' arrival).
+    pub ended_at: Option<i128>,
+    /// Cumulative progress (time ns on the same clock, bytes and I/Os per direction):
+    /// client mode integrates the ETA replies' rates over the time between replies; MPI
+    /// ranks sample their own counters.
+    pub progress: Vec<(i128, [u64; 3], [u64; 3])>,
 }
 
 /// Shared between the server threads.
@@ -69,6 +80,15 @@ pub struct Shared {
     pub out: super::present::Out,
     pub normal: bool,
     pub terse: bool,
+    /// MPI (the ranks' stamps place the windows) rather than client mode.
+    pub mpi: bool,
+    /// The latest ETA reply of each server whose session is still going (the live
+    /// status line sums them).
+    pub etas: Mutex<Vec<Option<Eta>>>,
+    /// The trigger fired (`--trigger-file` / `--trigger-timeout`): each session sends
+    /// VTRIGGER with `trigger_remote` (`--trigger-remote`, empty without).
+    pub triggered: AtomicBool,
+    pub trigger_remote: String,
 }
 
 fn wall_ns() -> i128 {
@@ -111,13 +131,26 @@ pub fn main(cli: &Cli, sigs: &(Arc<AtomicBool>, Signals)) -> i32 {
         out: super::present::Out::new(sw.output.is_some()),
         normal: sw.formats.contains(&Format::Normal),
         terse: sw.formats.contains(&Format::Terse),
+        mpi: false,
+        etas: Mutex::new(vec![None; plans.len()]),
+        triggered: AtomicBool::new(false),
+        trigger_remote: sw.extra.trigger_remote_cmd.clone().unwrap_or_default(),
     });
+    // fio's client polls the trigger: it runs --trigger here and sends --trigger-remote.
+    let started = Instant::now();
+    let mut trigger = crate::trigger::Trigger::new(&sw.extra, 0);
+    let eta_every = Duration::from_millis(sw.eta_interval_ms * 95 / 100)
+        .clamp(Duration::from_millis(10), ETA_EVERY);
     let handles: Vec<_> = plans
         .into_iter()
-        .map(|p| {
+        .enumerate()
+        .map(|(i, p)| {
             let sh = shared.clone();
             std::thread::spawn(move || {
-                let r = session(p, &sh);
+                let r = session(p, i, &sh, eta_every);
+                if let Ok(mut e) = sh.etas.lock() {
+                    e[i] = None;
+                }
                 // fio prints a server's block when its session ends.
                 if sh.normal && !r.ts.is_empty() {
                     let rep = super::present::host_report(&r).0;
@@ -127,15 +160,33 @@ pub fn main(cli: &Cli, sigs: &(Arc<AtomicBool>, Signals)) -> i32 {
             })
         })
         .collect();
+    let show_eta = match sw.eta {
+        flexio_job::Eta::Always => true,
+        flexio_job::Eta::Never => false,
+        flexio_job::Eta::Auto => std::io::stderr().is_terminal(),
+    };
+    let mut status = StatusLine::new(
+        Duration::from_millis(sw.eta_interval_ms),
+        sw.eta_newline_ms.map(Duration::from_millis),
+    );
     // A signal stops every server (they still report).
+    while !handles.iter().all(|h| h.is_finished()) {
+        if sigs.0.load(Ordering::Relaxed) {
+            shared.stop.store(true, Ordering::Relaxed);
+        }
+        if trigger.poll(started.elapsed().as_nanos() as u64) {
+            shared.triggered.store(true, Ordering::Relaxed);
+        }
+        if show_eta {
+            if let Ok(e) = shared.etas.lock() {
+                status.tick(&e);
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    status.clear();
     let mut results = Vec::new();
     for h in handles {
-        while !h.is_finished() {
-            if sigs.0.load(Ordering::Relaxed) {
-                shared.stop.store(true, Ordering::Relaxed);
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
         match h.join() {
             Ok(r) => results.push(r),
             Err(_) => {
@@ -199,8 +250,115 @@ fn send(s: &mut Stream, m: &Message, tag: u64) -> std::io::Result<()> {
     s.flush()
 }
 
-/// One server's session.
-fn session(p: Plan, sh: &Shared) -> HostResult {
+/// The live status line: every interval, the sum of the servers' latest ETA replies,
+/// drawn on stderr as a local run draws its own (`\r`, a newline every `--eta-newline`).
+struct StatusLine {
+    interval: Duration,
+    newline_every: Option<Duration>,
+    last: Instant,
+    last_newline: Instant,
+    last_len: usize,
+}
+
+impl StatusLine {
+    fn new(interval: Duration, newline_every: Option<Duration>) -> StatusLine {
+        StatusLine {
+            interval,
+            newline_every,
+            last: Instant::now(),
+            last_newline: Instant::now(),
+            last_len: 0,
+        }
+    }
+
+    fn tick(&mut self, etas: &[Option<Eta>]) {
+        if self.last.elapsed() < self.interval {
+            return;
+        }
+        let live: Vec<&Eta> = etas.iter().flatten().collect();
+        if live.is_empty() {
+            return;
+        }
+        self.last = Instant::now();
+        let l = status_of(&live);
+        let mut err = std::io::stderr().lock();
+        let pad = self.last_len.saturating_sub(l.len());
+        let _ = write!(err, "{l}{}\r", " ".repeat(pad));
+        if let Some(nl) = self.newline_every {
+            if self.last_newline.elapsed() >= nl {
+                let _ = writeln!(err);
+                self.last_newline = Instant::now();
+            }
+        }
+        let _ = err.flush();
+        self.last_len = l.len();
+    }
+
+    fn clear(&mut self) {
+        if self.last_len > 0 {
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "{}\r", " ".repeat(self.last_len));
+            let _ = err.flush();
+            self.last_len = 0;
+        }
+    }
+}
+
+/// Per-job state letters from a run string (`R(2),w(1)` gives R, R, w).
+fn states_of(run_str: &str) -> Vec<char> {
+    let mut out = Vec::new();
+    for part in run_str.split(',') {
+        let mut cs = part.chars();
+        let Some(c) = cs.next() else { continue };
+        let rest: String = cs.collect();
+        let n = rest
+            .strip_prefix('(')
+            .and_then(|r| r.strip_suffix(')'))
+            .and_then(|n| n.parse::<usize>().ok())
+            .unwrap_or(1)
+            .min(1 << 16);
+        out.extend(std::iter::repeat(c).take(n));
+    }
+    out
+}
+
+/// fio's status line from the servers' ETA replies: jobs, files, rates, IOPS and limits
+/// summed, the job states of every server in turn, the longest ETA (unknown while any
+/// server's is), and the share done by the longest elapsed time (fio 3.33's client sums
+/// the elapsed times, which overstates it).
+fn status_of(etas: &[&Eta]) -> String {
+    use flexio_output::status::{line, RateLimits};
+    let mut states = Vec::new();
+    let mut rates = [0u64; 3];
+    let mut iops = [0u64; 3];
+    let mut limits = RateLimits::default();
+    for e in etas {
+        states.extend(states_of(&e.run_str));
+        for d in 0..3 {
+            rates[d] += e.rate[d].saturating_mul(1024);
+            iops[d] += e.iops[d] as u64;
+            limits.add([
+                e.m_rate[d],
+                e.t_rate[d],
+                e.m_iops[d] as u64,
+                e.t_iops[d] as u64,
+            ]);
+        }
+    }
+    let running = etas.iter().map(|e| e.nr_running as usize).sum();
+    let files = etas.iter().map(|e| e.files_open).sum();
+    let unknown = etas.iter().any(|e| e.eta_sec >= i32::MAX as u64);
+    let eta = (!unknown).then(|| etas.iter().map(|e| e.eta_sec).max().unwrap_or(0));
+    let elapsed = etas.iter().map(|e| e.elapsed_sec).max().unwrap_or(0);
+    let pct = match eta {
+        Some(e) if elapsed > 0 => Some(100.0 * elapsed as f64 / (elapsed + e) as f64),
+        _ => None,
+    };
+    line(running, files, &states, pct, rates, iops, eta, &limits)
+}
+
+/// One server's session (`index`: its place among the servers).
+fn session(p: Plan, index: usize, sh: &Shared, eta_every: Duration) -> HostResult {
     let mut r = HostResult {
         addr: p.addr.clone(),
         name: p.addr.clone(),
@@ -219,15 +377,19 @@ fn session(p: Plan, sh: &Shared) -> HostResult {
             return r;
         }
     };
-    if let Addr::Ip {
-        host: Some(h),
-        port,
-        ..
-    } = &addr
-    {
-        r.name = h.clone();
-        r.port = *port;
+    match &addr {
+        Addr::Ip {
+            host: Some(h),
+            port,
+            ..
+        } => {
+            r.name = h.clone();
+            r.port = *port;
+        }
+        Addr::Ip { port, .. } => r.port = *port,
+        Addr::Unix(p) => r.name = p.display().to_string(),
     }
+    r.host = r.name.clone();
     let (mut s, probe_name) = match net::connect(&addr, CONNECT_TIMEOUT) {
         Ok(c) => c,
         Err(e) => {
@@ -244,15 +406,18 @@ fn session(p: Plan, sh: &Shared) -> HostResult {
     };
     let _ = s.set_write_timeout(Some(LIVENESS));
     let _ = reader.set_read_timeout(Some(Duration::from_millis(50)));
-    let mut job_sent_at = None;
-    // Shortest SEND_ETA round trip: the bound on a message's one-way delay.
+    let mut run_sent_at = 0i128;
+    // Shortest SEND_ETA round trip (reported with the windows).
     let mut min_rtt: Option<i128> = None;
     let mut eta_sent: Vec<(u64, i128)> = Vec::new();
     // Clock offset: every TEXT was stamped (server clock) before it arrived (ours), so
-    // offset >= stamp - arrival; the first TEXT after the first JOB was stamped after
-    // that JOB left, so offset <= stamp - sent.
+    // offset >= stamp - arrival; and after the PROBE, the session's first message, left,
+    // so offset <= stamp - sent (the first TEXT's stamp is the least).
     let mut lower: Option<i128> = None;
     let mut upper: Option<i128> = None;
+    let probe_sent_at = wall_ns();
+    let state_prefix = probe_name.clone();
+    let mut trigger_sent = false;
     let sent = (|| -> std::io::Result<()> {
         send(
             &mut s,
@@ -275,7 +440,6 @@ fn session(p: Plan, sh: &Shared) -> HostResult {
             )?;
         }
         for (_, text) in &p.jobs {
-            let t0 = wall_ns();
             send(
                 &mut s,
                 &Message::Job(Job {
@@ -284,7 +448,6 @@ fn session(p: Plan, sh: &Shared) -> HostResult {
                 }),
                 0,
             )?;
-            job_sent_at.get_or_insert(t0);
         }
         for path in &p.remote {
             send(
@@ -296,6 +459,7 @@ fn session(p: Plan, sh: &Shared) -> HostResult {
                 0,
             )?;
         }
+        run_sent_at = wall_ns();
         send(&mut s, &Message::Run, 0)
     })();
     if let Err(e) = sent {
@@ -312,10 +476,21 @@ fn session(p: Plan, sh: &Shared) -> HostResult {
     let mut quit_sent: Option<Instant> = None;
     let mut continuation = false;
     let mut done = false;
+    // Progress from the ETA replies: each reply's rates cover the time since the previous
+    // reply (the first: since RUN), so rate x that time, added up, is the bytes moved.
+    let mut last_eta_at: Option<i128> = None;
+    let mut moved = ([0f64; 3], [0f64; 3]);
     while !done {
         if sh.stop.load(Ordering::Relaxed) && quit_sent.is_none() {
             let _ = send(&mut s, &Message::Quit, 0);
             quit_sent = Some(Instant::now());
+        }
+        if !trigger_sent && sh.triggered.load(Ordering::Relaxed) {
+            trigger_sent = true;
+            let t = flexio_remote::vstate::VTrigger {
+                command: sh.trigger_remote.clone(),
+            };
+            let _ = send(&mut s, &Message::VTrigger(t), 0);
         }
         if let Some(q) = quit_sent {
             if q.elapsed() > STOP_GRACE {
@@ -349,7 +524,7 @@ fn session(p: Plan, sh: &Shared) -> HostResult {
             if eta_sent.len() < 64 {
                 eta_sent.push((tag, wall_ns()));
             }
-            next_eta = Instant::now() + ETA_EVERY;
+            next_eta = Instant::now() + eta_every;
         }
         match reader.read(&mut buf) {
             Ok(0) => {
@@ -405,9 +580,10 @@ fn session(p: Plan, sh: &Shared) -> HostResult {
                 Message::Text(t) => {
                     let srv = t.log_sec as i128 * 1_000_000_000 + t.log_usec as i128 * 1000;
                     lower = Some(lower.map_or(srv - now, |l| l.max(srv - now)));
-                    if let (None, Some(t0)) = (upper, job_sent_at) {
-                        upper = Some(srv - t0 + 1000);
-                    }
+                    // (+1 µs: the stamp is truncated to microseconds.)
+                    upper = Some(upper.map_or(srv - probe_sent_at + 1000, |u| {
+                        u.min(srv - probe_sent_at + 1000)
+                    }));
 
                     if sh.normal || t.level >= flexio_remote::msg::LOG_ERR {
                         let line = if continuation || sh.terse {
@@ -434,7 +610,22 @@ fn session(p: Plan, sh: &Shared) -> HostResult {
                         min_rtt = Some(min_rtt.map_or(rtt, |m| m.min(rtt)));
                         eta_sent.drain(..=i);
                     }
-                    r.last_eta = Some(e);
+                    let dt = (now - last_eta_at.unwrap_or(run_sent_at)).max(0) as f64 / 1e9;
+                    last_eta_at = Some(now);
+                    for d in 0..3 {
+                        moved.0[d] += e.rate[d] as f64 * 1024.0 * dt;
+                        moved.1[d] += e.iops[d] as f64 * dt;
+                    }
+                    if r.started_at.is_some() {
+                        r.progress.push((
+                            now,
+                            moved.0.map(|b| b as u64),
+                            moved.1.map(|i| i as u64),
+                        ));
+                    }
+                    if let Ok(mut all) = sh.etas.lock() {
+                        all[index] = Some(e);
+                    }
                 }
                 Message::JobOpt(o) => {
                     if o.global {
@@ -447,6 +638,22 @@ fn session(p: Plan, sh: &Shared) -> HostResult {
                 Message::Gs(g) => r.gs.push(g),
                 Message::Du(d) => r.du.push(d),
                 Message::Stop(st) => r.stop = Some((st.error, st.signal)),
+                Message::VTriggerReply(v) => {
+                    // The server's jobs' verify state, saved here as fio's client does.
+                    for t in &v.threads {
+                        let name = flexio_remote::vstate::SendFileRequest::state_name(
+                            &state_prefix,
+                            &t.name,
+                            t.index as u32,
+                        );
+                        if let Err(e) = crate::notes::write_atomic(
+                            std::path::Path::new(&name),
+                            &t.to_state_file(),
+                        ) {
+                            eprintln!("flexio: cannot write {name}: {e}");
+                        }
+                    }
+                }
                 Message::Quit => {
                     done = true;
                     break;
@@ -455,7 +662,8 @@ fn session(p: Plan, sh: &Shared) -> HostResult {
             }
         }
     }
-    r.offset = offset_of(lower, upper, min_rtt);
+    r.offset = offset_of(lower, upper);
+    r.rtt = min_rtt;
     if r.stop.is_none() && r.error.is_none() {
         fail(
             &mut r,
@@ -466,19 +674,13 @@ fn session(p: Plan, sh: &Shared) -> HostResult {
     r
 }
 
-/// The clock offset (server − client, ns) and its uncertainty from the bounds the TEXT
-/// stamps give: a message's one-way delay is taken as at most the shortest ETA round trip
-/// (centre of [lower, lower + rtt]), kept inside the hard bounds.
-fn offset_of(lower: Option<i128>, upper: Option<i128>, rtt: Option<i128>) -> Option<(i128, i128)> {
-    let lo = lower?;
-    let hi = match (upper, rtt) {
-        (Some(u), Some(r)) => u.min(lo + r).max(lo),
-        (Some(u), None) => u.max(lo),
-        (None, Some(r)) => lo + r,
-        (None, None) => return None,
-    };
-    // TEXT stamps have microsecond resolution.
-    Some(((lo + hi) / 2, (hi - lo) / 2 + 1000))
+/// The clock offset (server − client, ns) and its uncertainty: the centre of the bounds
+/// the TEXT stamps give, ± half their distance. Both bounds hold whatever the delays
+/// (no assumption on how long a message took one way).
+fn offset_of(lower: Option<i128>, upper: Option<i128>) -> Option<(i128, i128)> {
+    let (lo, hi) = (lower?, upper?);
+    let hi = hi.max(lo);
+    Some(((lo + hi) / 2, (hi - lo + 1) / 2))
 }
 
 fn os_name(v: u8) -> &'static str {
@@ -524,19 +726,54 @@ mod tests {
 
     #[test]
     fn offset_stays_inside_its_bounds() {
-        // Stamp-arrival says >= -2 ms; stamp-sent says <= +8 ms; a 1 ms round trip narrows
-        // it to [-2, -1] ms.
-        let (o, u) = offset_of(Some(-2_000_000), Some(8_000_000), Some(1_000_000)).unwrap();
-        assert_eq!(o, -1_500_000);
-        assert_eq!(u, 500_000 + 1000);
-        // Without a round trip, the hard bounds.
-        let (o, u) = offset_of(Some(0), Some(4_000_000), None).unwrap();
-        assert_eq!((o, u), (2_000_000, 2_001_000));
-        // A round trip longer than the hard bounds does not widen them.
-        let (o, _) = offset_of(Some(0), Some(1_000), Some(1_000_000)).unwrap();
-        assert_eq!(o, 500);
-        assert_eq!(offset_of(None, Some(1), Some(1)), None);
-        assert_eq!(offset_of(Some(1), None, None), None);
+        // Stamp-arrival says >= -2 ms; stamp-sent says <= +8 ms.
+        let (o, u) = offset_of(Some(-2_000_000), Some(8_000_000)).unwrap();
+        assert_eq!((o, u), (3_000_000, 5_000_000));
+        let (o, u) = offset_of(Some(0), Some(3)).unwrap();
+        assert_eq!((o, u), (1, 2));
+        // Crossed bounds (not expected) collapse on the lower one.
+        assert_eq!(offset_of(Some(5), Some(1)), Some((5, 0)));
+        assert_eq!(offset_of(None, Some(1)), None);
+        assert_eq!(offset_of(Some(1), None), None);
+    }
+
+    #[test]
+    fn status_line_sums_the_servers() {
+        assert_eq!(states_of("R(2),w(1)"), vec!['R', 'R', 'w']);
+        assert_eq!(states_of(""), Vec::<char>::new());
+        let a = Eta {
+            nr_running: 2,
+            files_open: 2,
+            rate: [1000, 0, 0],
+            iops: [250, 0, 0],
+            t_rate: [10 << 20, 0, 0],
+            elapsed_sec: 4,
+            eta_sec: 6,
+            run_str: "R(2)".into(),
+            ..Default::default()
+        };
+        let b = Eta {
+            nr_running: 1,
+            files_open: 1,
+            rate: [0, 2000, 0],
+            iops: [0, 500, 0],
+            t_rate: [10 << 20, 0, 0],
+            elapsed_sec: 3,
+            eta_sec: 2,
+            run_str: "w(1)".into(),
+            ..Default::default()
+        };
+        assert_eq!(
+            status_of(&[&a, &b]),
+            "Jobs: 3 (f=3), 0B/s-20.0MiB/s: [R(2),w(1)][40.0%][r=1000KiB/s,w=2000KiB/s][r=250,w=500 IOPS][eta 00m:06s]"
+        );
+        // One server's ETA still unknown (fio's first 3 s): the jobs and limits only, as
+        // fio draws a line without an ETA.
+        let c = Eta {
+            eta_sec: i32::MAX as u64,
+            ..b.clone()
+        };
+        assert_eq!(status_of(&[&a, &c]), "Jobs: 3 (f=3), 0B/s-20.0MiB/s");
     }
 
     #[test]

@@ -47,10 +47,29 @@ pub fn dispatch(cli: &Cli, sigs: &(Arc<AtomicBool>, Signals)) -> Option<i32> {
     None
 }
 
-/// Wall-clock time (seconds, microseconds), as TEXT messages carry it.
+/// Wall-clock time (seconds, microseconds), as TEXT messages carry it (shifted by the
+/// test-only skew).
 pub(crate) fn wall_now() -> (u64, u64) {
     let d = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
-    (d.as_secs(), d.subsec_micros() as u64)
+    let ns = (d.as_nanos() as i128 + test_skew_ns() as i128).max(0) as u128;
+    (
+        (ns / 1_000_000_000) as u64,
+        ((ns % 1_000_000_000) / 1000) as u64,
+    )
+}
+
+/// Tests only: `FLEXIO_TEST_CLOCK_SKEW_MS` (a signed number of ms) shifts the wall-clock
+/// stamps this process sends to its peers (a server's TEXT stamps, an MPI rank's stamps),
+/// as a host whose clock is off would, so tests can show the offset measured and what it
+/// changes. Not a user setting: it fakes a wrong clock.
+pub(crate) fn test_skew_ns() -> i64 {
+    static SKEW: std::sync::OnceLock<i64> = std::sync::OnceLock::new();
+    *SKEW.get_or_init(|| {
+        std::env::var("FLEXIO_TEST_CLOCK_SKEW_MS")
+            .ok()
+            .and_then(|v| v.trim().parse::<i64>().ok())
+            .map_or(0, |ms| ms.saturating_mul(1_000_000))
+    })
 }

@@ -163,7 +163,8 @@ fn send_lines(w: &Writer, level: u32, s: &str) -> bool {
 /// The run's hooks: the preamble goes to the client; the plans and progress are kept for
 /// ETA and SERVER_START.
 struct Events {
-    w: Writer,
+    /// The connection to the client.
+    client: Writer,
     run: Mutex<Option<LiveRun>>,
 }
 
@@ -172,7 +173,7 @@ type LiveRun = (Vec<ThreadPlan>, Arc<Vec<Progress>>);
 
 impl RunEvents for Events {
     fn text(&self, s: &str) {
-        send_lines(&self.w, LOG_INFO, s);
+        send_lines(&self.client, LOG_INFO, s);
     }
     fn running(&self, plans: &[ThreadPlan], progress: &Arc<Vec<Progress>>) {
         if let Ok(mut r) = self.run.lock() {
@@ -194,6 +195,35 @@ struct Jobs {
     /// JOBLINE arguments (without argv[0]).
     args: Vec<String>,
     sources: Vec<Source>,
+    /// `unique_filename`: what goes before the file names the jobs generate (the client's
+    /// address, as fio writes it).
+    client_prefix: Option<String>,
+}
+
+/// fio's `unique_filename` prefix for a connection: the client's IP address; on a Unix
+/// socket fio reads the address where an IPv4 one would be (bytes 2 to 5 of the socket's
+/// path), which flexio writes the same way so both tools name the files alike.
+fn client_prefix(stream: &Stream) -> Option<String> {
+    match stream {
+        Stream::Tcp(s) => s.peer_addr().ok().map(|a| a.ip().to_string()),
+        Stream::Unix(s) => {
+            let path = s.local_addr().ok()?.as_pathname()?.to_path_buf();
+            let b = path.as_os_str().as_encoded_bytes();
+            let at = |i: usize| b.get(i).copied().unwrap_or(0);
+            Some(format!("{}.{}.{}.{}", at(2), at(3), at(4), at(5)))
+        }
+    }
+}
+
+/// `unique_filename` (fio's default): on a server, file names a job generates (no
+/// `filename`) start with the client's address and a dot.
+fn unique_filenames(set: &mut flexio_job::JobSet, prefix: &str) {
+    for j in &mut set.jobs {
+        let o = &mut j.opts;
+        if o.unique_filename && o.filename.is_none() && o.opendir.is_none() {
+            o.filename_format = format!("{prefix}.{}", o.filename_format);
+        }
+    }
 }
 
 impl Jobs {
@@ -213,7 +243,10 @@ impl Jobs {
             }
             std::fs::read(p)
         };
-        app::prepare(&args, &read)
+        match &self.client_prefix {
+            Some(prefix) => app::prepare_with(&args, &read, &|set| unique_filenames(set, prefix)),
+            None => app::prepare(&args, &read),
+        }
     }
 }
 
@@ -293,8 +326,8 @@ fn eta_of(ev: &Events, st: &mut EtaState) -> Eta {
     st.last_t = Instant::now();
     st.last_bytes = bytes;
     st.last_ios = ios;
-    let elapsed = st.start.elapsed().as_secs();
-    e.elapsed_sec = st.start.elapsed().as_millis().div_ceil(1000) as u64;
+    let elapsed = st.start.elapsed().as_millis().div_ceil(1000) as u64;
+    e.elapsed_sec = elapsed;
     e.eta_sec = if elapsed < 3 {
         i32::MAX as u64
     } else {
@@ -358,12 +391,17 @@ fn session(stream: Stream, sigs: Signals, server_stop: Arc<AtomicBool>) {
     let _ = stream.set_write_timeout(Some(Duration::from_secs(30)));
     let w: Writer = Arc::new(Mutex::new(stream));
     let mut reader = peer;
-    let _ = reader.set_read_timeout(Some(Duration::from_millis(50)));
+    // Short: SERVER_START and the results leave within 10 ms of the run's start and end
+    // (the client places each host's run by their arrival).
+    let _ = reader.set_read_timeout(Some(Duration::from_millis(10)));
     let mut dec = Decoder::with_limit(MAX_CLIENT_MESSAGE);
-    let mut jobs = Jobs::default();
+    let mut jobs = Jobs {
+        client_prefix: client_prefix(&w.lock().unwrap_or_else(|e| e.into_inner())),
+        ..Jobs::default()
+    };
     let mut normal = true;
     let ev = Arc::new(Events {
-        w: w.clone(),
+        client: w.clone(),
         run: Mutex::new(None),
     });
     let stop_run = Arc::new(AtomicBool::new(false));
@@ -495,6 +533,17 @@ fn session(stream: Stream, sigs: Signals, server_stop: Arc<AtomicBool>) {
                 }
                 Message::Quit => stop_run.store(true, Ordering::Relaxed),
                 Message::Exit => break 'conn,
+                Message::VTrigger(t) => {
+                    // The client's trigger fired (--trigger-remote): as fio's server, reply
+                    // with the jobs' verify state (flexio's server keeps it in its own
+                    // state files: none on the wire), stop the jobs and run the command.
+                    let reply = flexio_remote::vstate::VTriggerReply::default();
+                    send(&w, &Message::VTriggerReply(reply), 0);
+                    stop_run.store(true, Ordering::Relaxed);
+                    if !t.command.is_empty() {
+                        crate::trigger::exec(&t.command);
+                    }
+                }
                 other => {
                     let m = format!(
                         "flexio server: {} is not supported by flexio's server; ignored",
@@ -581,6 +630,7 @@ mod tests {
         let jobs = Jobs {
             args: Vec::new(),
             sources: vec![Source::Text("t.fio".into(), text.into())],
+            client_prefix: None,
         };
         jobs.prepare().unwrap().plans
     }
@@ -602,6 +652,7 @@ mod tests {
                 "client-job-1.fio".into(),
                 "[a]\nrw=sideways\n".into(),
             )],
+            client_prefix: None,
         };
         let e = jobs.prepare().err().expect("an error");
         assert!(e.contains("client-job-1.fio:2"), "{e}");

@@ -3,7 +3,8 @@
 //!
 //! * [`header`]: fio 3.33's 40-byte header and the newest fio's 48-byte versioned header
 //!   ([`Generation`] selects).
-//! * [`sum`]: every checksum, stored as each generation stores it.
+//! * [`sum`]: every checksum, stored as each generation stores it; [`md5`]: flexio's own
+//!   MD5 core (faster than the md-5 crate's on 64 KiB blocks).
 //! * [`format`]: [`Format`] fills a block to be written and checks a block read, with
 //!   fio's check order and messages, reporting a [`Mismatch`] (see [`report`]).
 //! * [`fill`]: `verify_pattern` layout (`%o`, `verify_pattern_interval`).
@@ -15,6 +16,7 @@ pub mod fill;
 pub mod format;
 pub mod header;
 pub mod kind;
+pub mod md5;
 pub mod report;
 pub mod state;
 pub mod sum;

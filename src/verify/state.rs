@@ -31,6 +31,15 @@ pub enum RandState {
     Taus258([u64; 5]),
 }
 
+impl From<flexio_workload::rng::TausState> for RandState {
+    fn from(t: flexio_workload::rng::TausState) -> Self {
+        match t {
+            flexio_workload::rng::TausState::T32(s) => RandState::Taus88(s),
+            flexio_workload::rng::TausState::T64(s) => RandState::Taus258(s),
+        }
+    }
+}
+
 impl Default for RandState {
     fn default() -> Self {
         RandState::Taus88([0; 3])

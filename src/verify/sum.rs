@@ -7,8 +7,8 @@
 //! * crc32: 0x04C11DB7 most significant bit first, initial value 0, no inversion.
 //! * crc32c: Castagnoli, initial value !0 and no final inversion.
 //! * crc64: the Jones polynomial, reflected, initial value 0, no inversion.
-//! * xxhash: XXH32 with seed 1. md5 and the sha3 family: the digest. sha1: the five state
-//!   words in native byte order.
+//! * xxhash: XXH32 with seed 1. md5 (flexio's own core, `md5.rs`) and the sha3 family: the
+//!   digest. sha1: the five state words in native byte order.
 //! * sha256 (both generations): fio's 64-byte work buffer after its final step: the last
 //!   padded block, padded with the bit count in native byte order (not big endian), whose
 //!   first eight bytes are then overwritten with the low byte of each of the eight state
@@ -136,11 +136,15 @@ fn compress256(state: &mut [u32; 8], block: &[u8]) {
 
 /// fio's sha256 field (64 bytes), the same in both generations.
 fn sha256_field(data: &[u8], out: &mut [u8]) {
+    use sha2::digest::block_buffer::{BlockBuffer, Eager};
     let mut state = SHA256_IV;
     let full = data.len() / 64 * 64;
-    for b in data[..full].chunks_exact(64) {
-        compress256(&mut state, b);
-    }
+    // Every full block in one call (the SHA-NI core keeps its state in registers across
+    // them); the block buffer hands the data over as blocks without copying it.
+    BlockBuffer::<sha2::digest::consts::U64, Eager>::default()
+        .digest_blocks(&data[..full], |blocks| {
+            sha2::compress256(&mut state, blocks)
+        });
     let tail = &data[full..];
     // fio counts bytes in 32 bits and stores the bit count natively.
     let bits = ((data.len() as u32 as u64) << 3).to_ne_bytes();
@@ -191,11 +195,11 @@ fn sha512_field_latest(data: &[u8], out: &mut [u8]) {
 /// `out[..kind.csum_len()]`. For fio 3.33's sha512 with less than 128 data bytes the
 /// field's bytes after the data keep their previous contents.
 pub fn field(gen: Generation, kind: Kind, data: &[u8], out: &mut [u8]) {
-    use md5::Digest;
+    use sha1::Digest;
     let n = kind.csum_len();
     let out = &mut out[..n];
     match kind {
-        Kind::Md5 => out.copy_from_slice(&md5::Md5::digest(data)),
+        Kind::Md5 => out.copy_from_slice(&super::md5::digest(data)),
         Kind::Crc64 => out.copy_from_slice(&crc64(data).to_ne_bytes()),
         Kind::Crc32 => out.copy_from_slice(&crc32(data).to_ne_bytes()),
         Kind::Crc32c => out.copy_from_slice(&crc32c(data).to_ne_bytes()),
@@ -259,7 +263,20 @@ mod tests {
     fn sha256_field_is_fios_work_buffer() {
         // Built independently: pad by hand with a little-endian bit count, compress with
         // a from-scratch loop over sha2's block function, keep the state's low bytes.
-        for len in [0usize, 1, 24, 55, 56, 60, 63, 64, 100, 3992] {
+        for len in [
+            0usize,
+            1,
+            24,
+            55,
+            56,
+            60,
+            63,
+            64,
+            100,
+            3992,
+            65536,
+            65536 + 71,
+        ] {
             let data: Vec<u8> = (0..len).map(|i| (i * 7 + 3) as u8).collect();
             let mut out = [0u8; 64];
             field(Generation::Fio333, Kind::Sha256, &data, &mut out);

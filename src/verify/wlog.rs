@@ -188,6 +188,31 @@ impl WriteLog {
     /// A logged write failed (its error ignored): it is not verified; its numberio is
     /// remembered (verify-state files list it).
     pub fn fail(&mut self, file: u32, offset: u64, numberio: u64) {
+        self.remove(file, offset, numberio);
+        if let Err(i) = self.failed.binary_search(&numberio) {
+            self.failed.insert(i, numberio);
+        }
+    }
+
+    /// The logged write `numberio` at `file`/`offset`, if it is still logged (not evicted
+    /// by a newer write, verified or removed).
+    pub fn get(&self, file: u32, offset: u64, numberio: u64) -> Option<&Entry> {
+        match self.order {
+            Order::Offset => self
+                .tree
+                .get(&(file, offset))
+                .filter(|e| e.numberio == numberio),
+            Order::Written => self
+                .list
+                .iter()
+                .rev()
+                .find(|e| e.file == file && e.offset == offset && e.numberio == numberio),
+        }
+    }
+
+    /// Forget a logged write without checking it (fio: a trimmed block whose zeros are not
+    /// checked leaves the verify list). False if it was not logged.
+    pub fn remove(&mut self, file: u32, offset: u64, numberio: u64) -> bool {
         let was = match self.order {
             Order::Offset => match self.tree.get(&(file, offset)) {
                 Some(e) if e.numberio == numberio => self.tree.remove(&(file, offset)),
@@ -202,9 +227,7 @@ impl WriteLog {
         if was.is_some_and(|e| e.in_flight) {
             self.in_flight -= 1;
         }
-        if let Err(i) = self.failed.binary_search(&numberio) {
-            self.failed.insert(i, numberio);
-        }
+        was.is_some()
     }
 
     /// Numberios of failed writes, ascending.
@@ -219,13 +242,20 @@ impl WriteLog {
     /// The next write to verify: the first completed entry in order (in-flight ones are
     /// skipped and stay logged). None when none is complete; see [`WriteLog::in_flight`].
     pub fn next_write(&mut self) -> Option<Entry> {
+        self.next_write_below(u64::MAX)
+    }
+
+    /// [`WriteLog::next_write`] among the writes numbered below `limit` (verify_policy=
+    /// fsynced: those an fsync covered); the others stay logged.
+    pub fn next_write_below(&mut self, limit: u64) -> Option<Entry> {
+        let due = |e: &Entry| !e.in_flight && e.numberio < limit;
         match self.order {
             Order::Offset => {
-                let k = *self.tree.iter().find(|(_, e)| !e.in_flight)?.0;
+                let k = *self.tree.iter().find(|(_, e)| due(e))?.0;
                 self.tree.remove(&k)
             }
             Order::Written => {
-                let i = self.list.iter().position(|e| !e.in_flight)?;
+                let i = self.list.iter().position(due)?;
                 self.list.remove(i)
             }
         }
@@ -311,13 +341,15 @@ pub struct Checks {
 
 /// Which checks are in force (delta §1.6, §6.2; fio 3.33: the seed check only ever runs
 /// for jobs that mix reads and writes without `verify_backlog`, since fio 3.33 copies
-/// the header's seed otherwise).
+/// the header's seed otherwise, and `verify_only` skips the write-sequence check: fio 3.33
+/// replays a job that verified after each pass over its files against the last pass's
+/// data without complaint).
 pub fn checks(gen: Generation, f: &JobFacts) -> Checks {
     let numberio_possible = f.writes && f.fixed_bs && !f.time_based;
     match gen {
         Generation::Fio333 => Checks {
             header_seed: f.writes && f.mixed && !f.verify_backlog,
-            write_sequence: numberio_possible,
+            write_sequence: numberio_possible && !f.verify_only,
         },
         Generation::Latest => {
             let seed_default = f.writes
@@ -340,10 +372,11 @@ pub fn checks(gen: Generation, f: &JobFacts) -> Checks {
 /// The log's order: fio 3.33 keeps random writes with a random map in write order and
 /// sorts everything else; the newest also sorts random writes at overlap risk.
 ///
-/// One departure from fio 3.33: with `io_size` larger than the files, fio 3.33 verifies
-/// after each pass over the random map (its verify reads counting towards `io_size`), so
-/// its write-order list never holds a block twice; flexio writes the whole `io_size` in
-/// one pass, so it sorts that log too and checks each block against its last write.
+/// With `io_size` larger than the files, fio 3.33 verifies after each pass over the random
+/// map (its verify reads counting towards `io_size`), and so does flexio under
+/// `--compat=3.33` (the plan's passes; `io_size_over_size` is then false): the write-order
+/// list never holds a block twice. Where the job still writes `io_size` in one go, the log
+/// is sorted and each block checked against its last write.
 pub fn order(gen: Generation, f: &JobFacts) -> Order {
     let mapped_random = f.random && !f.norandommap;
     match gen {

@@ -119,6 +119,27 @@ fn in_flight_entries_are_skipped_and_failed_writes_dropped() {
 }
 
 #[test]
+fn writes_above_a_limit_stay_logged() {
+    for order in [Order::Offset, Order::Written] {
+        let mut log = WriteLog::new(order);
+        // Numbered 0..4, issued from the highest offset down.
+        for n in 0..4u64 {
+            log.issue(0, (3 - n) * 4096, 4096, n, n);
+            log.complete(0, (3 - n) * 4096, n);
+        }
+        let mut got: Vec<u64> = Vec::new();
+        while let Some(e) = log.next_write_below(2) {
+            got.push(e.numberio);
+        }
+        got.sort_unstable();
+        assert_eq!(got, vec![0, 1], "{order:?}");
+        assert_eq!(log.len(), 2, "{order:?}: writes 2 and 3 are still logged");
+        assert!(log.next_write_below(0).is_none());
+        assert_eq!(log.next_write_below(3).map(|e| e.numberio), Some(2));
+    }
+}
+
+#[test]
 fn checks_switch_off_as_fio_does() {
     let write = JobFacts {
         writes: true,
@@ -247,6 +268,17 @@ fn checks_switch_off_as_fio_does() {
         .header_seed
     );
     assert!(checks(g, &write).write_sequence);
+    // fio 3.33's verify_only replays do not check the write sequence.
+    assert!(
+        !checks(
+            g,
+            &JobFacts {
+                verify_only: true,
+                ..write
+            }
+        )
+        .write_sequence
+    );
     // Log order.
     let rand = JobFacts {
         random: true,

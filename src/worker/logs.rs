@@ -1,33 +1,42 @@
 //! Collecting a job's log samples (fio's `write_lat_log`, `write_bw_log`,
 //! `write_iops_log`, `write_hist_log`) and flexio's per-interval stream, and writing them to
 //! their files. Samples are kept in memory as numbers and written in batches (every 64 Ki
-//! samples and at the end), so the I/O path only appends to a vector; the lines come from
-//! `flexio_output::logs`, the interval numbers from `flexio_stats::interval`.
+//! samples and at the end) by a writer thread, so the I/O path only appends to a vector; a
+//! per-I/O latency log keeps lat and clat of an I/O in one sample (one append per I/O for
+//! both files). The lines come from `flexio_output::logs` (formatted by hand, the columns
+//! that repeat kept formatted), the interval numbers from `flexio_stats::interval`.
 
 use crate::plan::{CompressPlan, LogPlan};
-use flexio_output::logs::{hist_line, interval_line, sample_line_ext};
+use flexio_output::logs::{hist_line, interval_line, SampleWriter};
 use flexio_stats::hist::Hist;
 use flexio_stats::interval::{fio_log_bins, IntervalRecord, Tracker};
 use std::fs::{File, OpenOptions};
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::sync::Mutex;
+use std::thread::JoinHandle;
 
 /// Samples kept before a batch is written out.
 const BATCH: usize = 65536;
+/// Full batches that may wait for the writer thread before the job waits for it (memory
+/// stays bounded when the disk is slower than the job).
+const QUEUED: usize = 2;
 
+/// One entry of a log (56 bytes).
 #[derive(Clone, Copy, Debug)]
 struct Sample {
     time_ms: u64,
     value: u64,
-    /// log_window_value=both: the window maximum (0 for per-I/O entries).
+    /// log_window_value=both: the window maximum (0 for per-I/O entries). In a
+    /// [`Kind::LatClat`] entry: the clat.
     value1: u64,
     /// log_issue_time: ns from the job's start to the issue (clat and slat entries).
     issue_ns: u64,
-    ddir: u8,
     bs: u64,
     offset: u64,
     prio: u16,
+    ddir: u8,
 }
 
 /// Log kinds, in the order of `Logs::logs`.
@@ -38,12 +47,22 @@ enum Kind {
     Clat,
     Bw,
     Iops,
+    /// Per-I/O lat and clat logs together: one sample per I/O (value: lat, value1: clat)
+    /// written to both files.
+    LatClat,
+}
+
+/// Where a log goes: its file (the lat file of a [`Kind::LatClat`] pair, `path2` its clat).
+#[derive(Clone, Debug)]
+struct Dest {
+    kind: Kind,
+    path: PathBuf,
+    path2: Option<PathBuf>,
 }
 
 /// One log being collected.
 struct Log {
-    kind: Kind,
-    path: PathBuf,
+    dest: Dest,
     samples: Vec<Sample>,
 }
 
@@ -51,7 +70,7 @@ struct Log {
 #[derive(Clone, Copy, Default)]
 struct Window {
     sum: u64,
-    n: u64,
+    samples: u64,
     max: u64,
 }
 
@@ -64,19 +83,67 @@ struct HistLog {
     text: String,
 }
 
+/// How samples become bytes (text lines or fio's compressed binary records).
+#[derive(Clone)]
+struct Fmt {
+    offset: bool,
+    prio_raw: bool,
+    both_values: bool,
+    issue_time: bool,
+    compress: Option<CompressPlan>,
+}
+
+/// A batch for the writer thread: the log (index in `Logs::logs`), the epoch offset in ms,
+/// the samples.
+type Batch = (usize, u64, Vec<Sample>);
+
+/// The job's log writer thread: batches in, emptied vectors back, errors at the end.
+struct Writer {
+    tx: SyncSender<Batch>,
+    back: Receiver<Vec<Sample>>,
+    handle: JoinHandle<Vec<String>>,
+}
+
+impl Writer {
+    fn start(fmt: Fmt, dests: Vec<Dest>) -> std::io::Result<Writer> {
+        let (tx, rx) = mpsc::sync_channel::<Batch>(QUEUED);
+        let (back_tx, back) = mpsc::channel();
+        let handle = std::thread::Builder::new()
+            .name("flexio-logw".into())
+            .spawn(move || {
+                let mut errors = Vec::new();
+                let mut out = Output::default();
+                for (i, epoch_ms, mut samples) in rx {
+                    if let Err(e) = fmt.write(&mut out, &dests[i], epoch_ms, &samples) {
+                        errors.push(e);
+                    }
+                    samples.clear();
+                    let _ = back_tx.send(samples);
+                }
+                errors
+            })?;
+        Ok(Writer { tx, back, handle })
+    }
+}
+
+/// The text of a batch (two buffers: a lat/clat pair writes two files), kept between
+/// batches so writing allocates nothing once they have grown.
+#[derive(Default)]
+struct Output {
+    text: Vec<u8>,
+    text2: Vec<u8>,
+}
+
 /// Everything a job thread logs to fio's log files.
 pub struct Logs {
     logs: Vec<Log>,
-    offset: bool,
-    prio_raw: bool,
+    fmt: Fmt,
     avg_ms: u64,
     max_value: bool,
-    both_values: bool,
-    issue_time: bool,
     epoch_clock: Option<i32>,
     /// ms of the epoch clock at the job's start, added to every time (log_unix_epoch).
     epoch_ms: u64,
-    compress: Option<CompressPlan>,
+    writer: Option<Writer>,
     /// Per-I/O bandwidth/IOPS logging (log_avg_msec=0): the job's bw/iops statistics switch
     /// to per-I/O samples as in fio.
     pub per_io_bw: bool,
@@ -90,37 +157,48 @@ pub struct Logs {
 impl Logs {
     pub fn new(p: &LogPlan) -> Logs {
         let mut logs = Vec::new();
-        let mut add = |kind, path: &PathBuf| {
+        let mut add = |kind, path: &PathBuf, path2: Option<&PathBuf>| {
             logs.push(Log {
-                kind,
-                path: path.clone(),
+                dest: Dest {
+                    kind,
+                    path: path.clone(),
+                    path2: path2.cloned(),
+                },
                 samples: Vec::new(),
             })
         };
+        let per_io = p.avg_ms == 0;
         if let Some([lat, slat, clat]) = &p.lat {
-            add(Kind::Lat, lat);
-            add(Kind::Slat, slat);
-            add(Kind::Clat, clat);
+            if per_io {
+                add(Kind::LatClat, lat, Some(clat));
+                add(Kind::Slat, slat, None);
+            } else {
+                add(Kind::Lat, lat, None);
+                add(Kind::Slat, slat, None);
+                add(Kind::Clat, clat, None);
+            }
         }
         if let Some(b) = &p.bw {
-            add(Kind::Bw, b);
+            add(Kind::Bw, b, None);
         }
         if let Some(i) = &p.iops {
-            add(Kind::Iops, i);
+            add(Kind::Iops, i, None);
         }
-        let per_io = p.avg_ms == 0;
         Logs {
             per_io_bw: per_io && p.bw.is_some(),
             per_io_iops: per_io && p.iops.is_some(),
-            offset: p.offset,
-            prio_raw: p.prio_raw,
+            fmt: Fmt {
+                offset: p.offset,
+                prio_raw: p.prio_raw,
+                both_values: p.both_values,
+                issue_time: p.issue_time,
+                compress: p.compress.clone(),
+            },
             avg_ms: p.avg_ms,
             max_value: p.max_value,
-            both_values: p.both_values,
-            issue_time: p.issue_time,
             epoch_clock: p.epoch_clock,
             epoch_ms: 0,
-            compress: p.compress.clone(),
+            writer: None,
             lat_windows: [[Window::default(); 3]; 3],
             next_window_ms: p.avg_ms,
             logs,
@@ -147,14 +225,57 @@ impl Logs {
         }
     }
 
+    #[inline]
     fn push(&mut self, kind: Kind, s: Sample) {
-        if let Some(i) = self.logs.iter().position(|l| l.kind == kind) {
-            self.logs[i].samples.push(s);
-            if self.logs[i].samples.len() >= BATCH {
-                let samples = std::mem::take(&mut self.logs[i].samples);
-                let path = self.logs[i].path.clone();
-                self.write(&path, &samples);
+        if let Some(i) = self.logs.iter().position(|l| l.dest.kind == kind) {
+            self.push_at(i, s);
+        }
+    }
+
+    #[inline]
+    fn push_at(&mut self, i: usize, s: Sample) {
+        self.logs[i].samples.push(s);
+        if self.logs[i].samples.len() >= BATCH {
+            self.hand_over(i);
+        }
+    }
+
+    /// Log `i`'s full batch goes to the writer thread (started now if need be; without one,
+    /// written here), and a recycled vector takes its place.
+    #[cold]
+    fn hand_over(&mut self, i: usize) {
+        if self.writer.is_none() {
+            let dests = self.logs.iter().map(|l| l.dest.clone()).collect();
+            match Writer::start(self.fmt.clone(), dests) {
+                Ok(w) => self.writer = Some(w),
+                Err(_) => {
+                    let samples = std::mem::take(&mut self.logs[i].samples);
+                    self.write_here(i, self.epoch_ms, &samples);
+                    return;
+                }
             }
+        }
+        let Some(w) = &self.writer else { return };
+        let fresh = w
+            .back
+            .try_recv()
+            .unwrap_or_else(|_| Vec::with_capacity(BATCH));
+        let samples = std::mem::replace(&mut self.logs[i].samples, fresh);
+        if let Err(mpsc::SendError((i, epoch_ms, samples))) = w.tx.send((i, self.epoch_ms, samples))
+        {
+            // The writer is gone (it panicked): write here.
+            self.write_here(i, epoch_ms, &samples);
+        }
+    }
+
+    /// Write samples of log `i` on this thread.
+    fn write_here(&mut self, i: usize, epoch_ms: u64, samples: &[Sample]) {
+        let mut out = Output::default();
+        if let Err(e) = self
+            .fmt
+            .write(&mut out, &self.logs[i].dest, epoch_ms, samples)
+        {
+            self.errors.push(e);
         }
     }
 
@@ -181,7 +302,7 @@ impl Logs {
             {
                 let w = &mut self.lat_windows[k][d];
                 w.sum += v;
-                w.n += 1;
+                w.samples += 1;
                 w.max = w.max.max(v);
             }
             return;
@@ -196,9 +317,20 @@ impl Logs {
             offset,
             prio,
         };
-        // fio fills the issue time in clat and slat entries only.
-        self.push(Kind::Lat, s(lat, 0));
-        self.push(Kind::Clat, s(clat, issue_ns));
+        if self
+            .logs
+            .first()
+            .is_some_and(|l| l.dest.kind == Kind::LatClat)
+        {
+            // Both latencies in one entry (the issue time is the clat entry's).
+            self.push_at(
+                0,
+                Sample {
+                    value1: clat,
+                    ..s(lat, issue_ns)
+                },
+            );
+        }
         if let Some(v) = slat {
             self.push(Kind::Slat, s(v, issue_ns));
         }
@@ -288,7 +420,7 @@ impl Logs {
             for (k, kind) in [(0, Kind::Lat), (1, Kind::Clat), (2, Kind::Slat)] {
                 let w = std::mem::take(&mut self.lat_windows[k][di]);
                 // Window mean rounded to nearest (or the maximum with log_max_value).
-                if let Some(mean) = (w.sum + w.n / 2).checked_div(w.n) {
+                if let Some(mean) = (w.sum + w.samples / 2).checked_div(w.samples) {
                     let v = if self.max_value { w.max } else { mean };
                     self.push(kind, sample(v, w.max, d));
                 }
@@ -300,35 +432,112 @@ impl Logs {
         }
     }
 
-    fn write(&mut self, path: &Path, samples: &[Sample]) {
-        if self.compress.as_ref().is_some_and(|c| c.store) {
-            return self.write_compressed(path, samples);
+    /// Write everything that is left; returns error messages (if any).
+    pub fn finish(mut self) -> Vec<String> {
+        let logs = std::mem::take(&mut self.logs);
+        // The writer's batches first (they are older), then what is left, in log order.
+        if let Some(w) = self.writer.take() {
+            drop(w.tx);
+            match w.handle.join() {
+                Ok(errors) => self.errors.extend(errors),
+                Err(_) => self.errors.push("the log writer thread failed".into()),
+            }
         }
-        let mut out = String::with_capacity(samples.len() * 32);
+        let mut out = Output::default();
+        for l in &logs {
+            if let Err(e) = self.fmt.write(&mut out, &l.dest, self.epoch_ms, &l.samples) {
+                self.errors.push(e);
+            }
+        }
+        if let Some(h) = self.hist.take() {
+            if let Err(e) = append(&h.path, h.text.as_bytes()) {
+                self.errors.push(e);
+            }
+        }
+        self.errors
+    }
+}
+
+impl Fmt {
+    /// Append `samples` to the log's file(s) (times shifted by `epoch_ms`); `out` holds the
+    /// text on its way.
+    fn write(
+        &self,
+        out: &mut Output,
+        dest: &Dest,
+        epoch_ms: u64,
+        samples: &[Sample],
+    ) -> Result<(), String> {
+        if self.compress.as_ref().is_some_and(|c| c.store) {
+            if dest.kind == Kind::LatClat {
+                self.write_compressed(&dest.path, epoch_ms, samples, |s| s.value)?;
+                if let Some(p2) = &dest.path2 {
+                    self.write_compressed(p2, epoch_ms, samples, |s| s.value1)?;
+                }
+                return Ok(());
+            }
+            return self.write_compressed(&dest.path, epoch_ms, samples, |s| s.value);
+        }
+        let mut w = SampleWriter::new(
+            self.offset,
+            self.prio_raw,
+            self.both_values,
+            self.issue_time,
+        );
+        let (text, text2) = (&mut out.text, &mut out.text2);
+        text.clear();
+        text2.clear();
+        if dest.kind == Kind::LatClat {
+            for s in samples {
+                let t = s.time_ms + epoch_ms;
+                let start = text.len();
+                // Per-I/O entries have no second value; only the clat line has the issue
+                // time.
+                w.line(text, t, s.value, 0, s.ddir, s.bs, s.offset, s.prio, 0);
+                if s.value1 == s.value && !self.issue_time {
+                    // lat equal to clat (a synchronous engine): the same line.
+                    text2.extend_from_slice(&text[start..]);
+                } else {
+                    w.line(
+                        text2, t, s.value1, 0, s.ddir, s.bs, s.offset, s.prio, s.issue_ns,
+                    );
+                }
+            }
+            append(&dest.path, text)?;
+            return match &dest.path2 {
+                Some(p2) => append(p2, text2),
+                None => Ok(()),
+            };
+        }
         for s in samples {
-            let off = self.offset.then_some(s.offset);
-            sample_line_ext(
-                &mut out,
-                s.time_ms + self.epoch_ms,
-                (s.value, self.both_values.then_some(s.value1)),
+            w.line(
+                text,
+                s.time_ms + epoch_ms,
+                s.value,
+                s.value1,
                 s.ddir,
                 s.bs,
-                off,
-                (s.prio, self.prio_raw),
-                self.issue_time.then_some(s.issue_ns),
+                s.offset,
+                s.prio,
+                s.issue_ns,
             );
         }
-        if let Err(e) = append(path, out.as_bytes()) {
-            self.errors
-                .push(format!("cannot write log {}: {e}", path.display()));
-        }
+        append(&dest.path, text)
     }
 
     /// log_store_compressed: the samples in fio's binary layout, one zlib stream per
     /// `log_compression` bytes of them, deflated on `log_compression_cpus` when given.
-    fn write_compressed(&mut self, path: &Path, samples: &[Sample]) {
+    /// `pick` gives each sample's value for this file (the binary records have no issue
+    /// time).
+    fn write_compressed(
+        &self,
+        path: &Path,
+        epoch_ms: u64,
+        samples: &[Sample],
+        pick: impl Fn(&Sample) -> u64,
+    ) -> Result<(), String> {
         if samples.is_empty() {
-            return;
+            return Ok(());
         }
         let c = self.compress.clone().unwrap_or_default();
         let rec = crate::logz::record_size(self.offset);
@@ -343,8 +552,8 @@ impl Logs {
             for s in chunk {
                 crate::logz::encode(
                     &mut raw,
-                    s.time_ms + self.epoch_ms,
-                    s.value,
+                    s.time_ms + epoch_ms,
+                    pick(s),
                     s.ddir,
                     s.bs,
                     self.offset.then_some(s.offset),
@@ -377,36 +586,21 @@ impl Logs {
             }
             None => deflate_all(),
         };
-        if let Err(e) = append(path, &out) {
-            self.errors
-                .push(format!("cannot write log {}: {e}", path.display()));
-        }
-    }
-
-    /// Write everything that is left; returns error messages (if any).
-    pub fn finish(mut self) -> Vec<String> {
-        let logs = std::mem::take(&mut self.logs);
-        for l in &logs {
-            self.write(&l.path, &l.samples);
-        }
-        if let Some(h) = self.hist.take() {
-            if let Err(e) = append(&h.path, h.text.as_bytes()) {
-                self.errors
-                    .push(format!("cannot write log {}: {e}", h.path.display()));
-            }
-        }
-        self.errors
+        append(path, &out)
     }
 }
 
-fn append(path: &Path, data: &[u8]) -> std::io::Result<()> {
+/// Append `data` to `path` in one write.
+fn append(path: &Path, data: &[u8]) -> Result<(), String> {
     // Threads sharing a log (per_job_logs=0) append whole batches one at a time.
     static LOCK: Mutex<()> = Mutex::new(());
     let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    let f = OpenOptions::new().append(true).create(true).open(path)?;
-    let mut w = BufWriter::new(f);
-    w.write_all(data)?;
-    w.flush()
+    OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(data))
+        .map_err(|e| format!("cannot write log {}: {e}", path.display()))
 }
 
 /// Create (truncate) every log file of the run before the jobs start.
@@ -504,5 +698,343 @@ impl IntervalLog {
         if !text.is_empty() {
             let _ = self.file.write_all(text.as_bytes());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(p: &Path) -> Vec<String> {
+        std::fs::read_to_string(p)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    fn plan(d: &Path, avg_ms: u64) -> LogPlan {
+        LogPlan {
+            lat: Some([d.join("lat.log"), d.join("slat.log"), d.join("clat.log")]),
+            bw: Some(d.join("bw.log")),
+            iops: Some(d.join("iops.log")),
+            avg_ms,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn per_io_samples_become_fios_lines() {
+        let d = tempfile::tempdir().unwrap();
+        let p = LogPlan {
+            offset: true,
+            ..plan(d.path(), 0)
+        };
+        let mut l = Logs::new(&p);
+        assert!(l.per_io_bw && l.per_io_iops);
+        l.io(5, 0, 4096, 8192, 0, 3000, 2000, Some(1000), 7);
+        l.io(6, 1, 8192, 0, 1 << 13, 4000, 4000, None, 9);
+        assert!(l.finish().is_empty());
+        let dp = d.path();
+        assert_eq!(
+            lines(&dp.join("lat.log")),
+            ["5, 3000, 0, 4096, 8192, 0", "6, 4000, 1, 8192, 0, 1"]
+        );
+        assert_eq!(
+            lines(&dp.join("clat.log")),
+            ["5, 2000, 0, 4096, 8192, 0", "6, 4000, 1, 8192, 0, 1"]
+        );
+        // slat only where it was measured.
+        assert_eq!(lines(&dp.join("slat.log")), ["5, 1000, 0, 4096, 8192, 0"]);
+        // Per-I/O bandwidth: bs * 10^6 / clat (ns), fio's per-I/O sample.
+        assert_eq!(
+            lines(&dp.join("bw.log")),
+            ["5, 2048000, 0, 4096, 8192, 0", "6, 2048000, 1, 8192, 0, 1"]
+        );
+        assert_eq!(
+            lines(&dp.join("iops.log")),
+            ["5, 1, 0, 4096, 8192, 0", "6, 1, 1, 8192, 0, 1"]
+        );
+    }
+
+    #[test]
+    fn one_entry_per_io_feeds_both_latency_logs() {
+        let d = tempfile::tempdir().unwrap();
+        let p = LogPlan {
+            issue_time: true,
+            both_values: true,
+            lat: Some([
+                d.path().join("lat.log"),
+                d.path().join("slat.log"),
+                d.path().join("clat.log"),
+            ]),
+            ..Default::default()
+        };
+        let mut l = Logs::new(&p);
+        assert_eq!(l.logs[0].dest.kind, Kind::LatClat);
+        // 56 bytes on 64-bit targets (52 where u64 aligns to 4, as on i686).
+        assert!(std::mem::size_of::<Sample>() <= 56);
+        // Enough entries for the writer thread to take batches, lat equal to clat in some.
+        let n = BATCH as u64 + 5;
+        for t in 0..n {
+            l.io(
+                t / 1000,
+                1,
+                4096,
+                t * 4096,
+                0,
+                100 + t % 3,
+                100,
+                None,
+                7 + t,
+            );
+        }
+        assert!(l.finish().is_empty());
+        let lat = lines(&d.path().join("lat.log"));
+        let clat = lines(&d.path().join("clat.log"));
+        assert_eq!((lat.len() as u64, clat.len() as u64), (n, n));
+        for t in [0u64, 1, 2, 1000, n - 1] {
+            let (i, ms) = (t as usize, t / 1000);
+            // The second value of a per-I/O entry is 0; the issue time is clat's only.
+            assert_eq!(lat[i], format!("{ms}, {}, 0, 1, 4096, 0, 0", 100 + t % 3));
+            assert_eq!(clat[i], format!("{ms}, 100, 0, 1, 4096, 0, {}", 7 + t));
+        }
+    }
+
+    #[test]
+    fn full_batches_go_to_the_writer_and_keep_their_order() {
+        let d = tempfile::tempdir().unwrap();
+        let p = LogPlan {
+            iops: Some(d.path().join("iops.log")),
+            ..Default::default()
+        };
+        let mut l = Logs::new(&p);
+        let n = 2 * BATCH as u64 + 3;
+        for t in 0..n {
+            l.io(t, 0, 512, 0, 0, 1, 1, None, 0);
+            if t == BATCH as u64 {
+                assert!(l.writer.is_some(), "a full batch starts the writer thread");
+                assert_eq!(l.logs[0].samples.len(), 1);
+            }
+        }
+        assert!(l.finish().is_empty());
+        let got = lines(&d.path().join("iops.log"));
+        assert_eq!(got.len() as u64, n);
+        for (t, line) in got.iter().enumerate() {
+            assert_eq!(line, &format!("{t}, 1, 0, 512, 0"));
+        }
+    }
+
+    #[test]
+    fn windows_average_latency_and_rate() {
+        let d = tempfile::tempdir().unwrap();
+        let mut l = Logs::new(&plan(d.path(), 100));
+        assert!(!l.per_io_bw && !l.per_io_iops);
+        l.io(10, 0, 4096, 0, 0, 10, 10, None, 0);
+        l.io(20, 0, 4096, 0, 0, 21, 11, None, 0);
+        let mut last = ([0; 3], [0; 3], 0);
+        let none = Hist::disabled();
+        let hists = [&none, &none, &none];
+        // Not yet at the window's end: nothing.
+        l.tick(99, (&[8192, 0, 0], &[2, 0, 0]), &mut last, hists, &[0; 3]);
+        assert_eq!(last.2, 0);
+        l.tick(
+            100,
+            (&[204800, 0, 0], &[50, 0, 0]),
+            &mut last,
+            hists,
+            &[0; 3],
+        );
+        assert_eq!(last, ([204800, 0, 0], [50, 0, 0], 100));
+        // A second window with no I/O writes no sample; the third one does.
+        l.tick(
+            200,
+            (&[204800, 0, 0], &[50, 0, 0]),
+            &mut last,
+            hists,
+            &[0; 3],
+        );
+        l.io(250, 0, 4096, 0, 0, 7, 7, None, 0);
+        l.tick(
+            300,
+            (&[409600, 0, 0], &[100, 0, 0]),
+            &mut last,
+            hists,
+            &[0; 3],
+        );
+        assert!(l.finish().is_empty());
+        let dp = d.path();
+        // Mean rounded to nearest: (10 + 21 + 1) / 2 = 16; (10 + 11 + 1) / 2 = 11.
+        assert_eq!(
+            lines(&dp.join("lat.log")),
+            ["100, 16, 0, 0, 0", "300, 7, 0, 0, 0"]
+        );
+        assert_eq!(
+            lines(&dp.join("clat.log")),
+            ["100, 11, 0, 0, 0", "300, 7, 0, 0, 0"]
+        );
+        assert!(lines(&dp.join("slat.log")).is_empty());
+        // 204800 B in 100 ms = 2000 KiB/s; 50 I/Os in 100 ms = 500 IOPS. The third window
+        // spans 100 ms (from the tick at 200).
+        assert_eq!(
+            lines(&dp.join("bw.log")),
+            ["100, 2000, 0, 0, 0", "300, 2000, 0, 0, 0"]
+        );
+        assert_eq!(
+            lines(&dp.join("iops.log")),
+            ["100, 500, 0, 0, 0", "300, 500, 0, 0, 0"]
+        );
+    }
+
+    #[test]
+    fn window_maximum_and_both_values() {
+        let d = tempfile::tempdir().unwrap();
+        let p = LogPlan {
+            max_value: true,
+            both_values: true,
+            ..plan(d.path(), 50)
+        };
+        let mut l = Logs::new(&p);
+        for v in [5, 40, 9] {
+            l.io(1, 1, 4096, 0, 0, v, v, Some(1), 0);
+        }
+        let none = Hist::disabled();
+        let mut last = ([0; 3], [0; 3], 0);
+        l.tick(
+            60,
+            (&[0, 12288, 0], &[0, 3, 0]),
+            &mut last,
+            [&none, &none, &none],
+            &[0; 3],
+        );
+        assert!(l.finish().is_empty());
+        // The window closes at its own end (50), whatever the tick's time.
+        assert_eq!(lines(&d.path().join("lat.log")), ["50, 40, 40, 1, 0, 0"]);
+        assert_eq!(lines(&d.path().join("slat.log")), ["50, 1, 1, 1, 0, 0"]);
+    }
+
+    #[test]
+    fn histogram_log_writes_each_intervals_delta() {
+        let d = tempfile::tempdir().unwrap();
+        let p = LogPlan {
+            hist: Some(d.path().join("hist.log")),
+            hist_ms: 100,
+            ..Default::default()
+        };
+        let mut l = Logs::new(&p);
+        let mut h = Hist::enabled();
+        let none = Hist::disabled();
+        let mut last = ([0; 3], [0; 3], 0);
+        let total = |line: &str| -> u64 {
+            line.split(", ")
+                .skip(3)
+                .map(|b| b.parse::<u64>().unwrap())
+                .sum()
+        };
+        for v in [1000, 2000, 3000] {
+            h.add(v);
+        }
+        l.tick(
+            50,
+            (&[0; 3], &[0; 3]),
+            &mut last,
+            [&h, &none, &none],
+            &[4096, 0, 0],
+        );
+        l.tick(
+            120,
+            (&[0; 3], &[0; 3]),
+            &mut last,
+            [&h, &none, &none],
+            &[4096, 0, 0],
+        );
+        // Nothing new in the next interval: no line.
+        l.tick(
+            210,
+            (&[0; 3], &[0; 3]),
+            &mut last,
+            [&h, &none, &none],
+            &[4096, 0, 0],
+        );
+        h.add(1_000_000);
+        h.add(1_000_000);
+        l.tick(
+            300,
+            (&[0; 3], &[0; 3]),
+            &mut last,
+            [&h, &none, &none],
+            &[512, 0, 0],
+        );
+        assert!(l.finish().is_empty());
+        let got = lines(&d.path().join("hist.log"));
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert!(got[0].starts_with("120, 0, 4096, "), "{}", got[0]);
+        assert!(got[1].starts_with("300, 0, 512, "), "{}", got[1]);
+        assert_eq!(total(&got[0]), 3);
+        assert_eq!(total(&got[1]), 2, "only the interval's delta");
+        assert_eq!(got[0].split(", ").count(), got[1].split(", ").count());
+    }
+
+    #[test]
+    fn unwritable_logs_are_reported() {
+        let d = tempfile::tempdir().unwrap();
+        let p = LogPlan {
+            iops: Some(d.path().join("missing/iops.log")),
+            ..Default::default()
+        };
+        let mut l = Logs::new(&p);
+        l.io(1, 0, 512, 0, 0, 1, 1, None, 0);
+        let e = l.finish();
+        assert_eq!(e.len(), 1);
+        assert!(e[0].starts_with("cannot write log ") && e[0].contains("missing/iops.log"));
+    }
+
+    #[test]
+    fn create_all_makes_parents_and_truncates() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("a/b/x.log");
+        create_all(std::slice::from_ref(&p)).unwrap();
+        std::fs::write(&p, "old").unwrap();
+        create_all(std::slice::from_ref(&p)).unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"");
+    }
+
+    #[test]
+    fn interval_stream_is_one_line_per_direction_and_interval() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("iv.jsonl");
+        let mut iv = IntervalLog::new(&path, 100, "job", 3).unwrap();
+        let mut h = Hist::enabled();
+        let none = Hist::disabled();
+        h.add(5000);
+        iv.emit(
+            50,
+            (&[4096, 0, 0], &[1, 0, 0]),
+            [&h, &none, &none],
+            [&none; 3],
+            false,
+        );
+        iv.emit(
+            100,
+            (&[8192, 0, 0], &[2, 0, 0]),
+            [&h, &none, &none],
+            [&none; 3],
+            false,
+        );
+        iv.emit(
+            150,
+            (&[8192, 0, 0], &[2, 0, 0]),
+            [&h, &none, &none],
+            [&none; 3],
+            true,
+        );
+        let got = lines(&path);
+        assert_eq!(got.len(), 1, "{got:?}");
+        let v: serde_json::Value = serde_json::from_str(&got[0]).unwrap();
+        assert_eq!(v["job"], "job");
+        assert_eq!(v["thread"], 3);
+        assert_eq!(v["ios"], 2);
+        assert_eq!(v["bytes"], 8192);
+        assert_eq!(v["end_ms"], 100);
     }
 }

@@ -8,8 +8,9 @@ use crate::plan::{MeterPlan, SsPlan};
 use crate::progress::Progress;
 use flexio_stats::ThreadStats;
 
-/// Progress (status line, termination requests, snapshots) is looked at this often.
-pub const PUBLISH_NS: u64 = 100_000_000;
+/// Progress (status line, termination requests, snapshots) is looked at this often: the
+/// status line's rates come from these counters, so a coarser step shows as jitter in them.
+pub const PUBLISH_NS: u64 = 10_000_000;
 
 pub struct Meter {
     sample: bool,
@@ -30,6 +31,8 @@ pub struct Meter {
     ss: Option<SsPlan>,
     next_ss_ns: u64,
     ss_base: Option<(u64, u64, u64)>,
+    /// The job's clat sum and count at the start of the steady-state interval.
+    ss_clat: (u64, u64),
     /// Length of the latest I/O per direction (the histogram log's bs column).
     pub last_bs: [u64; 3],
 }
@@ -88,6 +91,7 @@ impl Meter {
             ss: p.ss,
             next_ss_ns: u64::MAX,
             ss_base: None,
+            ss_clat: (0, 0),
             last_bs: [0; 3],
         }
     }
@@ -143,8 +147,16 @@ impl Meter {
     }
 
     /// Steady state: close a check interval if one ended, and hand its IOPS and bytes/s to
-    /// the main thread (fio's per-job `1000 * delta / ms`).
-    pub fn steady_state(&mut self, now: u64, bytes: &[u64; 3], ios: &[u64; 3], pr: &Progress) {
+    /// the main thread (fio's per-job `1000 * delta / ms`), with the completion latencies
+    /// of the interval (`clat`: the job's running sum of clat ns and count).
+    pub fn steady_state(
+        &mut self,
+        now: u64,
+        bytes: &[u64; 3],
+        ios: &[u64; 3],
+        clat: (u64, u64),
+        pr: &Progress,
+    ) {
         let Some(ss) = self.ss else { return };
         if now < self.next_ss_ns {
             return;
@@ -166,13 +178,19 @@ impl Meter {
                     ((bytes - b0) * 1000).checked_div(ms),
                 )
             };
-            if let Some(sample) = iops.zip(bw) {
+            if let Some((iops, bw)) = iops.zip(bw) {
                 if let Ok(mut v) = pr.ss_samples.lock() {
-                    v.push(sample);
+                    v.push(crate::progress::SsSample {
+                        iops,
+                        bw,
+                        lat_sum: clat.0.saturating_sub(self.ss_clat.0),
+                        lat_n: clat.1.saturating_sub(self.ss_clat.1),
+                    });
                 }
             }
         }
         self.ss_base = Some((now, bytes, ios));
+        self.ss_clat = clat;
         let iv = ss.interval_us * 1000;
         self.next_ss_ns = if self.next_ss_ns + iv > now {
             self.next_ss_ns + iv
@@ -342,7 +360,7 @@ mod tests {
         m.start(0);
         assert_eq!(m.next_event(), 0, "progress is published at once");
         assert!(m.publish_due(0));
-        assert_eq!(m.next_event(), 100 * ms, "next publication");
+        assert_eq!(m.next_event(), PUBLISH_NS, "next publication");
         assert!(!m.check_due(400 * ms));
         assert!(m.check_due(499 * ms), "fio samples 1 ms early");
         // 1 MiB and 256 I/Os in the first 499 ms of reads.
@@ -372,10 +390,18 @@ mod tests {
         let s = 1_000_000_000;
         m.start(0);
         assert!(m.steady_state_on());
-        m.steady_state(0, &[0; 3], &[0; 3], &pr);
-        m.steady_state(s / 2, &[10; 3], &[1; 3], &pr);
-        m.steady_state(s, &[1000, 0, 0], &[100, 0, 0], &pr);
-        assert_eq!(*pr.ss_samples.lock().unwrap(), vec![(100, 1000)]);
+        m.steady_state(0, &[0; 3], &[0; 3], (0, 0), &pr);
+        m.steady_state(s / 2, &[10; 3], &[1; 3], (7, 1), &pr);
+        m.steady_state(s, &[1000, 0, 0], &[100, 0, 0], (5000, 100), &pr);
+        assert_eq!(
+            *pr.ss_samples.lock().unwrap(),
+            vec![crate::progress::SsSample {
+                iops: 100,
+                bw: 1000,
+                lat_sum: 5000,
+                lat_n: 100
+            }]
+        );
         m.ramp();
         assert!(!m.steady_state_on());
     }

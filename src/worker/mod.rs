@@ -19,22 +19,37 @@
 //! | `exec` | — | exec_prerun / exec_postrun ran (and succeeded) |
 //! | `flow` | the job's share of its flow group | hold back before this I/O or not |
 //! | `lockfile` | the per-path locks shared by jobs | — (lock/unlock around queueing) |
+//! | `dedupe` | the repeat/unique draws, the latest and next content | the content seed of the next write |
+//! | `syncs` | writes since the last fsync / sync_file_range, written ranges | which sync is due before the next write |
+//! | `ramp` | when the ramp began, bytes moved in it, the next look | whether the ramp ends now |
+//! | `offload` | the submitter threads of io_submit_mode=offload, each with its own engine | — (an engine to the loop: requests complete in `reap`, with the submitters' stamps) |
+//! | `zones` | the thread's side of its files' zone tables (zonemode=zbd), its reset count | which direction and where each I/O goes; quiesce or reset a device zone first |
 
+#[cfg(feature = "shared_loop")]
+mod any_engine;
 mod capture;
+mod cgroup;
+mod dedupe;
 mod exec;
 mod file_table;
-mod flow;
+pub(crate) mod flow;
 mod io_loop;
 mod lat_target;
 mod lockfile;
 mod logs;
 mod metering;
+mod offload;
 mod pacing;
 mod placement;
 mod prio;
+mod ramp;
 mod replay;
+mod syncs;
+mod sysio;
+mod trims;
 mod verify;
 mod verify_async;
+mod zones;
 
 pub use logs::create_all as create_log_files;
 
@@ -80,6 +95,40 @@ struct Runner<'a> {
 impl EngineVisitor for Runner<'_> {
     type Out = ThreadStats;
     fn visit<E: EngineDef>(self, engine: E) -> ThreadStats {
+        if let Some(threads) = self.plan.io.offload {
+            // io_submit_mode=offload: the requests go to submitter threads (one loop for
+            // every engine: the engines are boxed behind the part).
+            let build: offload::Build = |c| Box::new(E::build(c));
+            let p = self.plan;
+            return match offload::Offload::new(
+                Box::new(engine),
+                build,
+                &p.engine_cfg,
+                threads,
+                p.io.depth as usize,
+                self.ctx.clock,
+            ) {
+                Ok(o) => {
+                    // The small builds' one loop (see any_engine.rs) runs this one too.
+                    #[cfg(feature = "shared_loop")]
+                    let o = any_engine::AnyEngine(Box::new(o));
+                    let mut w = io_loop::Worker::new(o, p, self.ctx, self.progress);
+                    w.run();
+                    w.stats
+                }
+                Err(e) => {
+                    let mut s = ThreadStats::default();
+                    s.set_error(
+                        e.raw_os_error().unwrap_or(libc::EAGAIN),
+                        format!("file:worker.rs, func=offload submitters, error={e}"),
+                    );
+                    s
+                }
+            };
+        }
+        // One loop for every engine in the small builds (see any_engine.rs).
+        #[cfg(feature = "shared_loop")]
+        let engine = any_engine::AnyEngine(Box::new(engine));
         let mut w = io_loop::Worker::new(engine, self.plan, self.ctx, self.progress);
         w.run();
         w.stats
@@ -87,7 +136,12 @@ impl EngineVisitor for Runner<'_> {
 }
 
 /// Package a thread's statistics as a job result.
-pub fn result_of(plan: &ThreadPlan, pid: i32, stats: ThreadStats) -> JobResult {
+pub fn result_of(plan: &ThreadPlan, pid: i32, mut stats: ThreadStats) -> JobResult {
+    // Zone resets are a zonemode=zbd job's (`Some` even when none happened: the newest fio
+    // reports them for those jobs only; fio 3.33's layout shows 0 for every other job).
+    if plan.zbd.is_some() {
+        stats.zone_resets.get_or_insert(0);
+    }
     let mut params = plan.report.clone();
     if let Some(d) = stats.latency_depth {
         // The depth a latency_target search found.
@@ -107,6 +161,27 @@ pub fn result_of(plan: &ThreadPlan, pid: i32, stats: ThreadStats) -> JobResult {
     }
 }
 
+/// The result of a job that failed before its first I/O: error `errno` in fio's form, with
+/// the function fio names (`setuid`, `cgroup open tasks`, `lockmem`, ...).
+fn failed_before_io(
+    plan: &ThreadPlan,
+    progress: &Progress,
+    tid: i32,
+    errno: i32,
+    func: &str,
+) -> JobResult {
+    let mut s = ThreadStats::default();
+    s.set_error(
+        errno,
+        format!(
+            "file:worker.rs, func={func}, error={}",
+            crate::notes::strerror(errno)
+        ),
+    );
+    progress.set_state(RunState::Exited);
+    result_of(plan, tid, s)
+}
+
 /// Run a whole thread plan and package its result.
 pub fn run_thread(plan: &ThreadPlan, ctx: &RunCtx, progress: &Progress) -> JobResult {
     let _io_job = IoJobDone(!plan.caps.noio);
@@ -115,19 +190,51 @@ pub fn run_thread(plan: &ThreadPlan, ctx: &RunCtx, progress: &Progress) -> JobRe
     // kernel that refuses only costs that speed.
     let _ = flexio_engine::sys::private_fd_table();
     progress.tid.store(tid, Ordering::Relaxed);
-    if let Err((errno, what)) = placement::apply(&plan.placement) {
-        ctx.notes.err(&format!("fio: {}: {what}", plan.name));
-        let mut s = ThreadStats::default();
-        s.set_error(
-            errno,
-            format!(
-                "file:worker.rs, func=thread placement, error={}",
-                crate::notes::strerror(errno)
-            ),
-        );
-        progress.set_state(RunState::Exited);
-        return result_of(plan, tid, s);
+    crate::debug_log!(crate::debug::Cat::Process, "jobs pid={tid} started");
+    // The cgroup first, while the thread may still join it (before uid/gid).
+    let joined = match plan.placement.cgroup.as_ref().map(|c| cgroup::join(c, tid)) {
+        Some(Ok(j)) => Ok(Some(j)),
+        Some(Err(e)) => Err(e),
+        None => Ok(None),
+    };
+    let placed = joined
+        .as_ref()
+        .map_err(Clone::clone)
+        .and_then(|_| placement::apply(&plan.placement));
+    if let Ok(Some(warning)) = &placed {
+        ctx.notes.err(warning);
     }
+    if let Err((errno, what, func)) = placed {
+        if let Ok(Some(j)) = &joined {
+            j.leave(true);
+        }
+        if errno == 0 {
+            // fio's cgroup v2 weight case: the message, and the job ends without I/O and
+            // without an error.
+            ctx.notes.err(&what);
+            progress.set_state(RunState::Exited);
+            return result_of(plan, tid, ThreadStats::default());
+        }
+        ctx.notes.err(&format!("fio: {}: {what}", plan.name));
+        return failed_before_io(plan, progress, tid, errno, func);
+    }
+    // lockmem: pinned for the whole run of the job, released when it ends.
+    let _locked = if plan.sysio.lockmem > 0 {
+        match sysio::lock_memory(plan.sysio.lockmem, &plan.name) {
+            Ok((m, note)) => {
+                if let Some(n) = note {
+                    ctx.notes.info(&n);
+                }
+                Some(m)
+            }
+            Err((errno, why)) => {
+                ctx.notes.err(&why);
+                return failed_before_io(plan, progress, tid, errno, "lockmem");
+            }
+        }
+    } else {
+        None
+    };
     let stats = match flexio_engine::with_engine(
         &plan.engine,
         &plan.engine_cfg,
@@ -144,6 +251,9 @@ pub fn run_thread(plan: &ThreadPlan, ctx: &RunCtx, progress: &Progress) -> JobRe
             s
         }
     };
+    if let Ok(Some(j)) = &joined {
+        j.leave(true);
+    }
     progress.set_state(RunState::Exited);
     result_of(plan, tid, stats)
 }

@@ -2,8 +2,47 @@
 
 use crate::plan::Placement;
 
-/// Apply `p` to the calling thread; the error is (errno, one line saying what failed).
-pub fn apply(p: &Placement) -> Result<(), (i32, String)> {
+/// Apply `p` to the calling thread; the error is (errno, one line saying what failed, the
+/// function fio names in the job's error: `setgid`, `setuid`, else `thread placement`).
+///
+/// `Ok(Some(line))` is a warning the job goes on after: the kernel refused the NUMA memory
+/// policy (fio says `set_mempolicy: <error>` and runs the job).
+pub fn apply(p: &Placement) -> Result<Option<String>, (i32, String, &'static str)> {
+    // As fio: the group first, while the thread may still change it, then the user; both
+    // before anything else the job does. The system calls change this thread's
+    // credentials only (files it opens from now on are opened as that user).
+    if let Some(gid) = p.gid {
+        flexio_engine::platform::set_thread_gid(gid).map_err(|e| {
+            (
+                e.raw_os_error().unwrap_or(libc::EINVAL),
+                format!("cannot set group id {gid}: {e}"),
+                "setgid",
+            )
+        })?;
+    }
+    if let Some(uid) = p.uid {
+        flexio_engine::platform::set_thread_uid(uid).map_err(|e| {
+            (
+                e.raw_os_error().unwrap_or(libc::EINVAL),
+                format!("cannot set user id {uid}: {e}"),
+                "setuid",
+            )
+        })?;
+    }
+    apply_placement(p).map_err(|(e, w)| (e, w, "thread placement"))?;
+    if let Some((mode, nodes)) = &p.mem_policy {
+        if let Err(e) = flexio_engine::platform::set_mempolicy(*mode, nodes) {
+            let errno = e.raw_os_error().unwrap_or(libc::EINVAL);
+            return Ok(Some(format!(
+                "set_mempolicy: {}",
+                crate::notes::strerror(errno)
+            )));
+        }
+    }
+    Ok(None)
+}
+
+fn apply_placement(p: &Placement) -> Result<(), (i32, String)> {
     if let Some(cpus) = &p.cpus {
         let mut set = rustix::thread::CpuSet::new();
         for c in cpus {
@@ -69,6 +108,7 @@ mod tests {
                 nice: 1,
                 ioprio: Some((2, 7, 0)),
                 comm: Some(std::ffi::CString::new("flexio-comm-test-long").unwrap()),
+                ..Default::default()
             })
             .unwrap();
             let set = rustix::thread::sched_getaffinity(None).unwrap();
@@ -91,8 +131,8 @@ mod tests {
         })
         .join()
         .unwrap();
-        let (errno, msg) = e.unwrap_err();
-        assert_eq!(errno, libc::EINVAL);
+        let (errno, msg, func) = e.unwrap_err();
+        assert_eq!((errno, func), (libc::EINVAL, "thread placement"));
         assert!(msg.contains("cannot set CPU affinity"), "{msg}");
     }
 }

@@ -14,6 +14,11 @@ use std::collections::VecDeque;
 pub const VF_PHASE: u8 = 1;
 /// A verified write (log the block on completion).
 pub const VF_WRITE: u8 = 2;
+/// The re-read block was trimmed: it must read back as zeros.
+pub const VF_TRIMMED: u8 = 4;
+/// An fsync of a verify_policy=fsynced job: once it completes, the writes numbered below
+/// the slot's `vnum` are verified.
+pub const VF_FSYNC: u8 = 8;
 
 pub struct VerState {
     fmt: Format,
@@ -33,6 +38,8 @@ pub struct VerState {
     verify_only: bool,
     pub fatal: bool,
     pub dump: bool,
+    /// `--aux-path`: verify_dump's directory.
+    pub aux_path: Option<String>,
     backlog: u64,
     batch: u64,
     since_backlog: u64,
@@ -54,6 +61,20 @@ pub struct VerState {
     replay: Option<Replay>,
     seed_base: u64,
     seed64: bool,
+    /// Trim verification (trim_percentage with trim_backlog).
+    trims: Option<super::trims::TrimState>,
+    /// The offset generator's state as the state file records it (fio's `random_state`):
+    /// zeros where fio 3.33 leaves it unseeded, else the seeded state, moved on by each
+    /// random write and seeded again when the read-back starts (as fio does).
+    rand: RandState,
+    rand_initial: Option<RandState>,
+    rand_tracked: bool,
+    rand_reseed: bool,
+    /// verify_policy=fsynced: only writes numbered below `synced_below` are verified (the
+    /// writes issued before the submission of the last fsync that completed; 0 until one
+    /// has), and the state file's numberio is that threshold.
+    fsynced: bool,
+    synced_below: u64,
 }
 
 /// experimental_verify's read-back: the job's offset and seed generators run again.
@@ -66,7 +87,10 @@ struct Replay {
 }
 
 /// How often a writing job refreshes its state file while it runs, so that a run killed
-/// without a chance to save (SIGKILL, a crash) leaves the state of at most this long ago.
+/// without a chance to save (SIGKILL, a crash) leaves the state of at most this long ago:
+/// a later `verify_state_load` checks the writes that checkpoint names, and the writes of
+/// the last interval at most go unchecked. (Each refresh creates and renames a small file
+/// on the job thread; once a second keeps that out of the measured I/O.)
 pub const CHECKPOINT_NS: u64 = 1_000_000_000;
 
 /// What a prepared write carries: its number and data seed.
@@ -108,6 +132,7 @@ impl VerState {
             verify_only: p.verify_only,
             fatal: p.fatal,
             dump: p.dump,
+            aux_path: p.aux_path.clone(),
             backlog: p.backlog,
             batch: p.backlog_batch,
             since_backlog: 0,
@@ -125,7 +150,28 @@ impl VerState {
             replay: None,
             seed_base: p.seed_base,
             seed64: p.seed64,
+            trims: p.trim.as_ref().map(super::trims::TrimState::new),
+            rand: p.rand_initial.unwrap_or_default(),
+            rand_initial: p.rand_initial,
+            rand_tracked: p.rand_tracked,
+            rand_reseed: p.rand_reseed,
+            fsynced: p.fsynced,
+            synced_below: 0,
         })
+    }
+
+    /// Whether the state file follows the offset generator (the job's offsets are random).
+    #[inline]
+    pub fn tracks_rand(&self) -> bool {
+        self.rand_tracked && self.state_save
+    }
+
+    /// The offset generator's state after drawing the last write's offset (a mixed job's
+    /// reads after its last write are not seen here: its state file holds the state as of
+    /// that write).
+    #[inline]
+    pub fn note_rand(&mut self, s: flexio_workload::rng::TausState) {
+        self.rand = s.into();
     }
 
     /// The format's generation (for the report lines).
@@ -164,6 +210,9 @@ impl VerState {
         };
         if !self.experimental {
             self.log.issue(file, offset, buf.len() as u64, seed, n);
+            if let Some(t) = self.trims.as_mut() {
+                t.logged(file, offset, n);
+            }
         }
         if !self.verify_only {
             self.inflight.push(n);
@@ -202,6 +251,49 @@ impl VerState {
         }
     }
 
+    /// verify_policy=fsynced: whether fsyncs decide which writes are verified.
+    #[inline]
+    pub fn fsync_policy(&self) -> bool {
+        self.fsynced
+    }
+
+    /// The threshold an fsync submitted now covers: every write prepared so far.
+    #[inline]
+    pub fn sync_mark(&self) -> u64 {
+        self.writes
+    }
+
+    /// An fsync submitted at `mark` ([`VerState::sync_mark`]) completed successfully: the
+    /// writes below it are verified. fsyncs completing out of order never lower it.
+    pub fn synced(&mut self, mark: u64) {
+        if mark > self.synced_below {
+            crate::debug_log!(
+                crate::debug::Cat::Verify,
+                "verify: fsync completed, writes below {mark} are verified"
+            );
+            self.synced_below = mark;
+        }
+    }
+
+    /// The first write number not verified: verify_policy=fsynced's threshold (a
+    /// verify_only job's writes are not done: a loaded state decides for it).
+    fn verify_limit(&self) -> u64 {
+        if self.fsynced && !self.verify_only {
+            self.synced_below
+        } else {
+            u64::MAX
+        }
+    }
+
+    /// The number a state file records: writes issued, or the fsync threshold.
+    fn saved_numberio(&self) -> u64 {
+        if self.fsynced {
+            self.synced_below
+        } else {
+            self.writes
+        }
+    }
+
     /// A verified write failed (and the job goes on): it will not be checked.
     pub fn write_failed(&mut self, file: u32, offset: u64, numberio: u64) {
         self.inflight.retain(|x| *x != numberio);
@@ -214,13 +306,40 @@ impl VerState {
         std::mem::take(&mut self.backlog_due).then_some(self.batch)
     }
 
+    /// Trim verification: the logged block to trim before the next I/O, if one is due
+    /// (`last_was_trim`: the last completed request was a trim).
+    pub fn trim_due(&mut self, last_was_trim: bool) -> Option<Entry> {
+        self.trims.as_mut()?.due(&mut self.log, last_was_trim)
+    }
+
+    /// Whether the logged block `numberio` the read-back is about to check was trimmed
+    /// (it must then read back as zeros).
+    pub fn take_trimmed(&mut self, numberio: u64) -> bool {
+        self.trims
+            .as_mut()
+            .is_some_and(|t| t.take_trimmed(numberio))
+    }
+
+    /// Forget every logged block (and the trims waiting for them).
+    fn clear_log(&mut self) {
+        self.log.clear();
+        if let Some(t) = self.trims.as_mut() {
+            t.clear();
+        }
+    }
+
     /// The next logged block to check (completed writes only, last write winning), as a
-    /// loaded state allows.
+    /// loaded state and verify_policy allow (writes no completed fsync covered stay
+    /// logged: a later fsync may still cover them before the backlog's next batch).
     pub fn next_check(&mut self) -> CheckNext {
+        let limit = self.verify_limit();
         loop {
             let next = match self.replay.as_mut() {
-                Some(r) => r.next(self.fmt.pattern.is_some()),
-                None => self.log.next_write(),
+                // The replay gives the writes in their order: the first not covered ends it.
+                Some(r) => r
+                    .next(self.fmt.pattern.is_some())
+                    .filter(|e| e.numberio < limit),
+                None => self.log.next_write_below(limit),
             };
             let Some(e) = next else {
                 return CheckNext::Done;
@@ -231,7 +350,7 @@ impl VerState {
                     Decision::Verify => return CheckNext::Block(e),
                     Decision::Skip => continue,
                     Decision::Stop(m) => {
-                        self.log.clear();
+                        self.clear_log();
                         self.replay = None;
                         return CheckNext::Stop(m);
                     }
@@ -239,7 +358,7 @@ impl VerState {
                 Some(VerifyState::V3(s)) => {
                     let stop = s.should_stop(self.reads_done, e.file as u64, e.offset);
                     if stop {
-                        self.log.clear();
+                        self.clear_log();
                         self.replay = None;
                         return CheckNext::Stop(None);
                     }
@@ -261,8 +380,13 @@ impl VerState {
     /// reads or do_verify=0). `spec` is the job's workload (experimental_verify replays it).
     pub fn begin_phase(&mut self, spec: Option<&flexio_workload::Spec>) -> bool {
         if self.check_reads || !self.do_verify {
-            self.log.clear();
+            self.clear_log();
             return false;
+        }
+        // With randrepeat fio seeds its generators again for the read-back (the state file
+        // of a job that ended after verifying holds the seeded state).
+        if let Some(r) = self.rand_initial.filter(|_| self.rand_reseed) {
+            self.rand = r;
         }
         if let Some(spec) = spec.filter(|_| self.experimental) {
             self.replay = Some(Replay {
@@ -276,7 +400,7 @@ impl VerState {
     }
 
     pub fn end_phase(&mut self) {
-        self.log.clear();
+        self.clear_log();
         self.replay = None;
     }
 
@@ -355,9 +479,9 @@ impl VerState {
             Generation::Fio333 => VerifyState::V3(StateV3 {
                 depth: self.depth,
                 nofiles: self.nfiles,
-                numberio: self.writes,
+                numberio: self.saved_numberio(),
                 index: self.index,
-                rand: RandState::default(),
+                rand: self.rand,
                 name: self.name.clone(),
                 comps: self.recent.iter().rev().copied().collect(),
             }),
@@ -366,9 +490,9 @@ impl VerState {
                 inflight.sort_unstable();
                 inflight.resize(self.depth as usize, EMPTY);
                 VerifyState::V7(StateV7 {
-                    numberio: self.writes,
+                    numberio: self.saved_numberio(),
                     index: self.index,
-                    rand: RandState::default(),
+                    rand: self.rand,
                     name: self.name.clone(),
                     inflight,
                     failed: self.log.failed().to_vec(),
@@ -409,9 +533,12 @@ impl Replay {
     }
 }
 
-/// verify_dump: write the received interval (and the expected one, when it can be
-/// rebuilt) next to the job as `<file>.<offset>.received|expected`; fio's message lines.
-pub fn dump(m: &Mismatch, received: &[u8], file: &str) -> Vec<String> {
+/// verify_dump: write what fio writes for a failed check, as `<aux>/<file>.<offset>.<what>`
+/// (`<aux>/` only with `--aux-path`, joined as fio joins it), and fio's message lines: a
+/// failed header check dumps the interval as read (`hdr_fail`); a failed checksum or
+/// pattern the interval as read (`received`) and, when it can be rebuilt, as written
+/// (`expected`).
+pub fn dump(m: &Mismatch, received: &[u8], file: &str, aux: Option<&str>) -> Vec<String> {
     let base = std::path::Path::new(file)
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -421,14 +548,28 @@ pub fn dump(m: &Mismatch, received: &[u8], file: &str) -> Vec<String> {
     let chunk = &received[lo.min(hi)..hi];
     let mut lines = Vec::new();
     let mut write = |what: &str, data: &[u8]| {
-        let name = format!("{base}.{}.{what}", m.offset);
+        let name = match aux {
+            Some(a) => format!("{a}/{base}.{}.{what}", m.offset),
+            None => format!("{base}.{}.{what}", m.offset),
+        };
         lines.push(
             match crate::notes::write_atomic(std::path::Path::new(&name), data) {
                 Ok(()) => format!("       {what} data dumped as {name}"),
-                Err(e) => format!("fio: dump {name}: {e}"),
+                Err(e) => format!(
+                    "open verify buf file: {}",
+                    crate::notes::strerror(e.raw_os_error().unwrap_or(libc::EIO))
+                ),
             },
         );
     };
+    let header_fault = m
+        .fio_lines
+        .first()
+        .is_some_and(|l| l.starts_with("verify: "));
+    if header_fault {
+        write("hdr_fail", chunk);
+        return lines;
+    }
     write("received", chunk);
     if let Some(e) = &m.expected_data {
         write("expected", e);
@@ -454,10 +595,15 @@ mod tests {
             seed64: false,
             experimental: false,
             async_threads: 0,
+            async_cpus: None,
+            rand_initial: None,
+            rand_tracked: false,
+            rand_reseed: true,
             do_verify: true,
             verify_only: false,
             fatal: false,
             dump: false,
+            aux_path: None,
             backlog: 2,
             backlog_batch: 2,
             check_reads: false,
@@ -468,6 +614,8 @@ mod tests {
             state_file: dir.join("local-j-0-verify.state"),
             state_save: true,
             state_load: false,
+            fsynced: false,
+            trim: None,
         }
     }
 
@@ -544,6 +692,149 @@ mod tests {
         // The older write found there instead: stale, not a seed mismatch of nowhere.
         let m = v.check(&mut old, 0, 8192, tag, "f").unwrap_err();
         assert_eq!(m.class, Class::Stale, "{:?}", m.lines(Generation::Latest));
+    }
+
+    #[test]
+    fn the_state_file_records_the_offset_generators_state() {
+        use flexio_workload::rng::{Taus88, TausState};
+        let d = tempfile::tempdir().unwrap();
+        let load = |p: &VerifyPlan| match state::load(&p.state_file, p.format.gen, 4).unwrap() {
+            VerifyState::V3(s) => s.rand,
+            VerifyState::V7(s) => s.rand,
+        };
+        let mut g = Taus88::new(0xb189_9bed);
+        let initial = RandState::Taus88(g.state());
+        for gen in [Generation::Fio333, Generation::Latest] {
+            for reseed in [true, false] {
+                let mut p = plan(d.path(), gen, Order::Written);
+                p.rand_initial = Some(initial);
+                p.rand_tracked = true;
+                p.rand_reseed = reseed;
+                let mut v = VerState::new(&p, 4).unwrap();
+                let mut b = vec![0u8; 4096];
+                // Three random writes, each after its offset's draw.
+                for i in 0..3u64 {
+                    g.next_u32();
+                    v.next_write(&mut b, 0, i * 4096, 0);
+                    assert!(v.tracks_rand());
+                    v.note_rand(TausState::T32(g.state()));
+                    v.written(0, i * 4096, i);
+                }
+                let moved = RandState::Taus88(g.state());
+                assert_ne!(moved, initial);
+                v.save_state().unwrap().unwrap();
+                assert_eq!(load(&p), moved, "{gen:?}: interrupted before the read-back");
+                // The read-back seeds the generator again with randrepeat (fio's saved
+                // state of a job that verified), keeps it without.
+                assert!(v.begin_phase(None));
+                v.end_phase();
+                v.save_state().unwrap().unwrap();
+                let want = if reseed { initial } else { moved };
+                assert_eq!(load(&p), want, "{gen:?} randrepeat={reseed}");
+                g = Taus88::new(0xb189_9bed);
+            }
+        }
+        // fio 3.33 leaves the state of a job without random offsets zeroed.
+        let p = plan(d.path(), Generation::Fio333, Order::Offset);
+        let mut v = VerState::new(&p, 4).unwrap();
+        let mut b = vec![0u8; 4096];
+        v.next_write(&mut b, 0, 0, 0);
+        assert!(!v.tracks_rand());
+        v.save_state().unwrap().unwrap();
+        assert_eq!(load(&p), RandState::Taus88([0; 3]));
+    }
+
+    #[test]
+    fn fsynced_verifies_the_writes_the_last_completed_fsync_covered() {
+        let d = tempfile::tempdir().unwrap();
+        for order in [Order::Offset, Order::Written] {
+            let mut p = plan(d.path(), Generation::Latest, order);
+            p.fsynced = true;
+            p.backlog = 0;
+            let mut v = VerState::new(&p, 4).unwrap();
+            assert!(v.fsync_policy());
+            let mut b = vec![0u8; 4096];
+            let mut marks = Vec::new();
+            // Six writes, an fsync submitted after the 2nd and after the 5th; the 6th
+            // stays in flight.
+            for i in 0..6u64 {
+                v.next_write(&mut b, 0, (5 - i) * 4096, 0);
+                if i < 5 {
+                    v.written(0, (5 - i) * 4096, i);
+                }
+                if i == 1 || i == 4 {
+                    marks.push(v.sync_mark());
+                }
+            }
+            assert_eq!(marks, vec![2, 5]);
+            let drain = |v: &mut VerState| {
+                let mut got = Vec::new();
+                assert!(v.begin_phase(None));
+                while let CheckNext::Block(e) = v.next_check() {
+                    got.push(e.numberio);
+                }
+                v.end_phase();
+                got.sort_unstable();
+                got
+            };
+            // No fsync completed: nothing is verified, and the state says so.
+            v.save_state().unwrap().unwrap();
+            let VerifyState::V7(s) = state::load(&p.state_file, p.format.gen, 4).unwrap() else {
+                panic!()
+            };
+            assert_eq!(s.numberio, 0);
+            assert_eq!(drain(&mut v), Vec::<u64>::new(), "{order:?}");
+            // The later fsync completes first, the earlier one after it: the threshold
+            // stays at the later one's.
+            let mut v = VerState::new(&p, 4).unwrap();
+            for i in 0..6u64 {
+                v.next_write(&mut b, 0, (5 - i) * 4096, 0);
+                if i < 5 {
+                    v.written(0, (5 - i) * 4096, i);
+                }
+            }
+            v.synced(5);
+            v.synced(2);
+            v.save_state().unwrap().unwrap();
+            let VerifyState::V7(s) = state::load(&p.state_file, p.format.gen, 4).unwrap() else {
+                panic!()
+            };
+            assert_eq!(s.numberio, 5, "the state's numberio is the fsync threshold");
+            assert_eq!(drain(&mut v), vec![0, 1, 2, 3, 4], "{order:?}");
+            // Only the first fsync completed.
+            let mut v = VerState::new(&p, 4).unwrap();
+            for i in 0..6u64 {
+                v.next_write(&mut b, 0, (5 - i) * 4096, 0);
+                v.written(0, (5 - i) * 4096, i);
+            }
+            v.synced(2);
+            assert_eq!(drain(&mut v), vec![0, 1], "{order:?}");
+        }
+    }
+
+    #[test]
+    fn the_completed_policy_verifies_every_completed_write() {
+        let d = tempfile::tempdir().unwrap();
+        let mut p = plan(d.path(), Generation::Latest, Order::Offset);
+        p.backlog = 0;
+        let mut v = VerState::new(&p, 4).unwrap();
+        let mut b = vec![0u8; 4096];
+        for i in 0..3u64 {
+            v.next_write(&mut b, 0, i * 4096, 0);
+            v.written(0, i * 4096, i);
+        }
+        v.synced(1);
+        v.save_state().unwrap().unwrap();
+        let VerifyState::V7(s) = state::load(&p.state_file, p.format.gen, 4).unwrap() else {
+            panic!()
+        };
+        assert_eq!(s.numberio, 3);
+        assert!(v.begin_phase(None));
+        let mut n = 0;
+        while let CheckNext::Block(_) = v.next_check() {
+            n += 1;
+        }
+        assert_eq!(n, 3);
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! back with the buffer (for `verify_dump`) and are reported by the job thread, so the
 //! messages, error counting and `verify_fatal` are the same as checking inline. Buffers
 //! are reused: at most `limit` checks are outstanding, after which the job thread waits
-//! for one.
+//! for one. `verify_async_cpus` pins the verifier threads (each thread sets its own CPU
+//! affinity before its first check; a refusal fails the job before any I/O).
 
 use crate::verify::format::{Expect, Place};
 use crate::verify::{Format, Mismatch};
@@ -37,60 +38,67 @@ pub struct AsyncVerifier {
 }
 
 impl AsyncVerifier {
-    /// `threads` verifier threads checking with `fmt`; `paths` names the job's files;
-    /// `limit` bounds the checks outstanding.
+    /// `threads` verifier threads checking with `fmt`, on the CPUs `cpus` when given;
+    /// `paths` names the job's files; `limit` bounds the checks outstanding.
     pub fn new(
         threads: u32,
+        cpus: Option<&[usize]>,
         fmt: &Format,
         paths: Vec<String>,
         limit: usize,
     ) -> std::io::Result<AsyncVerifier> {
         let (tx, work_rx) = mpsc::channel::<Work>();
         let (done_tx, rx) = mpsc::channel::<Done>();
+        let (ready_tx, ready_rx) = mpsc::channel::<std::io::Result<()>>();
         let work_rx = Arc::new(Mutex::new(work_rx));
         let paths = Arc::new(paths);
+        let cpus: Option<Arc<[usize]>> = cpus.map(Arc::from);
         let mut handles = Vec::new();
         for i in 0..threads.max(1) {
             let (work_rx, done_tx) = (Arc::clone(&work_rx), done_tx.clone());
             let (fmt, paths) = (fmt.clone(), Arc::clone(&paths));
+            let (cpus, ready_tx) = (cpus.clone(), ready_tx.clone());
             let h = std::thread::Builder::new()
                 .name(format!("flexio-verify-{i}"))
-                .spawn(move || loop {
-                    let w = match work_rx.lock() {
-                        Ok(rx) => match rx.recv() {
-                            Ok(w) => w,
-                            Err(_) => return,
-                        },
-                        Err(_) => return,
+                .spawn(move || {
+                    let placed = match cpus.as_deref() {
+                        Some(c) => pin(c),
+                        None => Ok(()),
                     };
-                    let mut buf = w.buf;
-                    let file = paths.get(w.file as usize).map(String::as_str);
-                    let place = Place {
-                        file: file.unwrap_or(""),
-                        flags: if w.phase { "88" } else { "8" },
-                    };
-                    let mismatch = fmt.check(&mut buf, w.offset, &w.exp, &place).err();
-                    let done = Done {
-                        buf,
-                        file: w.file,
-                        mismatch,
-                    };
-                    if done_tx.send(done).is_err() {
-                        return;
+                    let ok = placed.is_ok();
+                    let _ = ready_tx.send(placed);
+                    drop(ready_tx);
+                    if ok {
+                        serve(&work_rx, &done_tx, &fmt, &paths);
                     }
                 })?;
             handles.push(h);
         }
-        Ok(AsyncVerifier {
+        drop(ready_tx);
+        let mut v = AsyncVerifier {
             tx: Some(tx),
             rx,
             threads: handles,
             pool: Vec::new(),
             pending: 0,
             limit: limit.max(1),
-        })
+        };
+        // Every thread placed before the job starts: a refusal fails the job up front.
+        for _ in 0..v.threads.len() {
+            match ready_rx.recv() {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => {
+                    v.tx = None;
+                    return Err(e);
+                }
+                Err(_) => {
+                    v.tx = None;
+                    return Err(std::io::Error::other("a verifier thread ended at start"));
+                }
+            }
+        }
+        Ok(v)
     }
-
     /// Whether another check can be handed over without waiting for one.
     pub fn has_room(&self) -> bool {
         self.pending < self.limit
@@ -139,11 +147,147 @@ impl AsyncVerifier {
     }
 }
 
+/// Pin the calling verifier thread to `cpus` (verify_async_cpus).
+fn pin(cpus: &[usize]) -> std::io::Result<()> {
+    let mut set = rustix::thread::CpuSet::new();
+    for c in cpus {
+        set.set(*c);
+    }
+    rustix::thread::sched_setaffinity(None, &set).map_err(|e| {
+        std::io::Error::new(
+            std::io::Error::from(e).kind(),
+            format!("verify thread affinity failed: cannot set CPU affinity to {cpus:?}: {e}"),
+        )
+    })
+}
+
+/// A verifier thread's loop: check what comes until the job thread hangs up.
+fn serve(
+    work_rx: &Mutex<mpsc::Receiver<Work>>,
+    done_tx: &mpsc::Sender<Done>,
+    fmt: &Format,
+    paths: &[String],
+) {
+    loop {
+        let w = match work_rx.lock() {
+            Ok(rx) => match rx.recv() {
+                Ok(w) => w,
+                Err(_) => return,
+            },
+            Err(_) => return,
+        };
+        let mut buf = w.buf;
+        let file = paths.get(w.file as usize).map(String::as_str);
+        let place = Place {
+            file: file.unwrap_or(""),
+            flags: if w.phase { "88" } else { "8" },
+        };
+        let mismatch = fmt.check(&mut buf, w.offset, &w.exp, &place).err();
+        let done = Done {
+            buf,
+            file: w.file,
+            mismatch,
+        };
+        if done_tx.send(done).is_err() {
+            return;
+        }
+    }
+}
+
 impl Drop for AsyncVerifier {
     fn drop(&mut self) {
         self.tx = None;
         for h in self.threads.drain(..) {
             let _ = h.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::format::Stamp;
+    use crate::verify::{Generation, Kind};
+
+    fn block(fmt: &Format, offset: u64, n: u64) -> Vec<u8> {
+        let mut b = vec![0u8; 4096];
+        let st = Stamp {
+            seed: 100 + n,
+            numberio: n,
+            time: (1, 2),
+        };
+        fmt.fill(&mut b, offset, st);
+        b
+    }
+
+    #[test]
+    fn checks_come_back_with_their_buffers_and_outcomes() {
+        let fmt = Format::new(Generation::Latest, Kind::Crc32c, 1);
+        let paths: Vec<String> = (0..8).map(|i| format!("file{i}")).collect();
+        let mut v = AsyncVerifier::new(3, None, &fmt, paths, 64).unwrap();
+        // Files 2 and 5 get a flipped data byte; file 5's is a read-back (flags 88).
+        for f in 0..8u32 {
+            let off = u64::from(f) * 4096;
+            let mut b = block(&fmt, off, u64::from(f));
+            if f == 2 || f == 5 {
+                b[1000] ^= 0xff;
+            }
+            v.submit(&b, off, f, Expect::default(), f == 5);
+        }
+        let mut bad = Vec::new();
+        for _ in 0..8 {
+            let d = v.next_done(true).expect("a check comes back");
+            assert_eq!(d.buf.len(), 4096);
+            if let Some(m) = d.mismatch {
+                assert_eq!(m.file, format!("file{}", d.file));
+                let want = if d.file == 5 { "flags=88)" } else { "flags=8)" };
+                assert!(m.fio_lines[0].ends_with(want), "{}", m.fio_lines[0]);
+                assert!(m.fio_lines[0].starts_with("crc32c: verify failed at file file"));
+                bad.push(d.file);
+            }
+            v.recycle(d.buf);
+        }
+        bad.sort_unstable();
+        assert_eq!(bad, [2, 5]);
+        assert!(v.next_done(true).is_none(), "nothing outstanding: no wait");
+        assert_eq!(v.pool.len(), 8);
+    }
+
+    #[test]
+    fn at_most_limit_checks_are_outstanding_and_buffers_are_reused() {
+        let fmt = Format::new(Generation::Fio333, Kind::Md5, 1);
+        let mut v = AsyncVerifier::new(1, None, &fmt, vec!["f".into()], 2).unwrap();
+        let b = block(&fmt, 0, 1);
+        assert!(v.has_room());
+        v.submit(&b, 0, 0, Expect::default(), false);
+        assert!(v.has_room());
+        v.submit(&b, 0, 0, Expect::default(), false);
+        assert!(!v.has_room(), "limit reached");
+        let d = v.next_done(true).unwrap();
+        assert!(d.mismatch.is_none());
+        assert!(v.has_room());
+        let ptr = d.buf.as_ptr();
+        v.recycle(d.buf);
+        // The next submission copies into the recycled buffer rather than a new one.
+        v.submit(&b, 0, 0, Expect::default(), false);
+        assert!(v.pool.is_empty());
+        let mut seen = Vec::new();
+        while let Some(d) = v.next_done(true) {
+            assert!(d.mismatch.is_none());
+            seen.push(d.buf.as_ptr());
+        }
+        assert_eq!(seen.len(), 2);
+        assert!(seen.contains(&ptr));
+    }
+
+    #[test]
+    fn a_limit_of_zero_still_allows_one_check() {
+        let fmt = Format::new(Generation::Latest, Kind::Crc32c, 1);
+        let mut v = AsyncVerifier::new(0, None, &fmt, vec!["f".into()], 0).unwrap();
+        assert!(v.has_room());
+        v.submit(&block(&fmt, 0, 1), 0, 0, Expect::default(), false);
+        assert!(!v.has_room());
+        // Zero threads means one verifier thread: the check is done.
+        assert!(v.next_done(true).unwrap().mismatch.is_none());
     }
 }

@@ -2,6 +2,7 @@
 //! output structure the way scripts that read fio's output would see it.
 #![allow(dead_code)]
 
+pub mod faultfs;
 pub mod fstargets;
 pub mod loopdev;
 
@@ -337,9 +338,19 @@ pub fn assert_same_terse_shape(fio: &str, flexio: &str, what: &str) {
 }
 
 /// Start flexio in `dir` with piped stdout and stderr (and TZ=UTC), for tests that signal
-/// it or watch it while it runs. Collect it with `wait_with_output`.
+/// it or watch it while it runs. Collect it with `wait_with_output` (or [`collect`]).
 pub fn spawn_flexio(args: &[&str], dir: &Path, env: &[(&str, &str)]) -> std::process::Child {
-    Command::new(flexio_bin())
+    spawn_in(&flexio_bin(), args, dir, env)
+}
+
+/// [`spawn_flexio`] for any program (flexio or fio, e.g. one side of a transfer).
+pub fn spawn_in(
+    bin: &Path,
+    args: &[&str],
+    dir: &Path,
+    env: &[(&str, &str)],
+) -> std::process::Child {
+    Command::new(bin)
         .args(args)
         .current_dir(dir)
         .env("TZ", "UTC")
@@ -347,7 +358,44 @@ pub fn spawn_flexio(args: &[&str], dir: &Path, env: &[(&str, &str)]) -> std::pro
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
-        .unwrap_or_else(|e| panic!("cannot run flexio: {e}"))
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", bin.display()))
+}
+
+/// Start a program in the background (a server) in `dir`, no input, its stdout and stderr
+/// both to the file `log`.
+pub fn spawn_logged(bin: &Path, args: &[&str], dir: &Path, log: &Path) -> std::process::Child {
+    spawn_logged_env(bin, args, dir, log, &[])
+}
+
+/// [`spawn_logged`] with extra environment variables.
+pub fn spawn_logged_env(
+    bin: &Path,
+    args: &[&str],
+    dir: &Path,
+    log: &Path,
+    env: &[(&str, &str)],
+) -> std::process::Child {
+    let log = std::fs::File::create(log).unwrap();
+    Command::new(bin)
+        .args(args)
+        .current_dir(dir)
+        .env("TZ", "UTC")
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::null())
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", bin.display()))
+}
+
+/// Wait for a child started with piped output ([`spawn_in`]) and take its result.
+pub fn collect(child: std::process::Child) -> Run {
+    let out = child.wait_with_output().unwrap();
+    Run {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: out.status.code().unwrap_or(-1),
+    }
 }
 
 /// Run a program with a deadline: a run that does not end within `secs` is killed and the

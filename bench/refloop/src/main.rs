@@ -6,6 +6,10 @@
 //!
 //! Prints one JSON line: `{"ios": N, "seconds": S, "iops": X}`.
 //!
+//! * `flexio-refloop files OP DIR PREFIX N`: the file engines' operation (OP: `create`
+//!   (open with O_CREAT and close), `stat`, `unlink`, `mkdir`, `rmdir`) on DIR/PREFIX0 ..
+//!   DIR/PREFIX(N-1), one after the other: filecreate/filestat/filedelete/dircreate's bare
+//!   loop (bench/compare.py).
 //! * `flexio-refloop meta DIR FANOUT DEPTH FILES_PER_DIR OPS`: mdtree's life cycle as a
 //!   bare loop of its system calls (`meta.rs`, for bench/metadata.py).
 
@@ -32,7 +36,7 @@ fn report(ios: u64, t: Instant) {
 fn main() {
     let a: Vec<String> = std::env::args().collect();
     let usage =
-        "usage: flexio-refloop pread FILE BS SECONDS | null SECONDS | meta DIR FANOUT DEPTH FILES OPS";
+        "usage: flexio-refloop pread FILE BS SECONDS | null SECONDS | files OP DIR PREFIX N | meta DIR FANOUT DEPTH FILES OPS";
     if std::env::var_os("REFLOOP_THREAD").is_some() {
         // Experiment: an idle second thread makes the process multi-threaded.
         std::thread::spawn(|| std::thread::sleep(std::time::Duration::from_secs(3600)));
@@ -76,6 +80,32 @@ fn main() {
                 }
             }
             report(ios, t);
+        }
+        Some("files") if a.len() == 6 => {
+            use rustix::fs::{Mode, OFlags};
+            let n: u64 = a[5].parse().expect("N");
+            // The paths first: building them is not the operation.
+            let paths: Vec<std::path::PathBuf> = (0..n)
+                .map(|i| std::path::Path::new(&a[3]).join(format!("{}{i}", a[4])))
+                .collect();
+            let t = Instant::now();
+            for p in &paths {
+                let r = match a[2].as_str() {
+                    "create" => rustix::fs::open(
+                        p,
+                        OFlags::CREATE | OFlags::RDWR | OFlags::CLOEXEC,
+                        Mode::from_raw_mode(0o600),
+                    )
+                    .map(drop),
+                    "stat" => rustix::fs::stat(p).map(drop),
+                    "unlink" => rustix::fs::unlink(p),
+                    "mkdir" => rustix::fs::mkdir(p, Mode::from_raw_mode(0o700)),
+                    "rmdir" => rustix::fs::rmdir(p),
+                    op => panic!("{op}: create, stat, unlink, mkdir or rmdir"),
+                };
+                r.unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            }
+            report(n, t);
         }
         Some("meta") if a.len() == 7 => meta::run(&a[2..]),
         _ => {

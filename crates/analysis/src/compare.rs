@@ -453,7 +453,31 @@ fn single_rows(a: &Side, b: &Side, kind: &str, o: &Options, job: usize) -> Vec<R
                 let scale = if m == Metric::Bw { 1024.0 } else { 1.0 };
                 let (na, ma, sa) = pooled(&pick(a, m), scale);
                 let (nb, mb, sb) = pooled(&pick(b, m), scale);
-                if let Some(t) = stats::welch_summary(ma, sa, na, mb, sb, nb) {
+                let iops = m == Metric::Iops;
+                let per_io: Vec<&str> = [("A's", a), ("B's", b)]
+                    .into_iter()
+                    .filter(|(_, s)| s.jobs.iter().any(|j| j.per_io_samples(iops)))
+                    .map(|(n, _)| n)
+                    .collect();
+                // Periodic samples average to about the result's rate; anything else (a
+                // factor of 2 away) is not a sample of that rate.
+                let off = |n: f64, mean: f64, rate: f64| {
+                    n > 0.0 && rate > 0.0 && !(0.5..=2.0).contains(&(mean / rate))
+                };
+                if !per_io.is_empty() {
+                    r.note = Some(format!(
+                        "{} samples are one per I/O ({} with log_avg_msec=0), not periodic: no test (log with log_avg_msec > 0, or repeat with --trials)",
+                        per_io.join(" and "),
+                        if iops { "write_iops_log" } else { "write_bw_log" }
+                    ));
+                } else if off(na, ma, pa) || off(nb, mb, pb) {
+                    r.note = Some(format!(
+                        "the {} samples' means ({} and {}) do not match the results' rates: no test",
+                        m.name(),
+                        crate::fmt::count(ma),
+                        crate::fmt::count(mb)
+                    ));
+                } else if let Some(t) = stats::welch_summary(ma, sa, na, mb, sb, nb) {
                     r.test = "Welch t (samples)";
                     r.p = Some(t.p);
                     r.ci_pct = Some((t.ci.0 / ma * 100.0, t.ci.1 / ma * 100.0));

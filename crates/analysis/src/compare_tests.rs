@@ -168,6 +168,139 @@ fn one_trial_each_uses_the_distributions() {
 }
 
 #[test]
+fn one_result_each_finds_a_known_ten_percent_difference_with_its_sign() {
+    let mut rng = Rng::new(21);
+    // B's latencies are 10 % lower (IOPS 11.1 % higher): B is faster, on every row.
+    let a = vec![trial(&mut rng, "a", 100_000.0, 0.0, 20_000)];
+    let b = vec![trial(&mut rng, "b", 90_000.0, 0.0, 20_000)];
+    let c = compare(&a, &b, &Options::default());
+    let text = crate::compare_out::text(&c);
+    let d = &c.dirs[0];
+    assert_eq!(d.verdict, Verdict::Faster, "{text}");
+    assert!(d.headline.starts_with("B is faster: "), "{}", d.headline);
+    for m in [Metric::LatMean, Metric::P50, Metric::P99] {
+        let r = row(d, m);
+        assert_eq!(r.ci_method, "Poisson bootstrap");
+        assert!(r.significant && r.b_better, "{m:?}: {text}");
+        assert!(r.diff_pct > -16.0 && r.diff_pct < -5.0, "{m:?}: {r:?}");
+        let (lo, hi) = r.ci_pct.unwrap();
+        assert!(
+            lo < r.diff_pct && r.diff_pct < hi && hi < 0.0,
+            "{m:?}: {r:?}"
+        );
+    }
+    let iops = row(d, Metric::Iops);
+    assert!(iops.significant && iops.b_better, "{text}");
+    assert!(iops.diff_pct > 5.0 && iops.diff_pct < 17.0, "{iops:?}");
+    let dist = d.dist.as_ref().unwrap();
+    assert!(dist.significant && dist.cliffs_delta < -0.147, "{dist:?}");
+    // Swapped: the same difference with the opposite sign.
+    let c = compare(&b, &a, &Options::default());
+    let d = &c.dirs[0];
+    assert_eq!(d.verdict, Verdict::Slower);
+    let p50 = row(d, Metric::P50);
+    assert!(
+        p50.significant && !p50.b_better && p50.diff_pct > 5.0,
+        "{p50:?}"
+    );
+    assert!(d.dist.as_ref().unwrap().cliffs_delta > 0.147);
+    assert!(c.regressions(5.0).iter().any(|r| r.2 == Metric::P50));
+}
+
+#[test]
+fn one_result_each_same_distribution_is_no_difference_in_at_least_95_of_100() {
+    // The one-result-each path: IOPS and bandwidth by Welch on the periodic samples, the
+    // latency rows by the Poisson bootstrap of the histograms, the whole distribution by the
+    // binned Mann-Whitney test. Two runs from the same distribution, 100 seeded repetitions.
+    let mut false_positives = 0;
+    let mut any_row = 0;
+    let mut raw = 0;
+    for seed in 0..100u64 {
+        let mut rng = Rng::new(5000 + seed);
+        let a = vec![trial(&mut rng, "a", 100_000.0, 0.0, 4_000)];
+        let b = vec![trial(&mut rng, "b", 100_000.0, 0.0, 4_000)];
+        let o = Options {
+            seed,
+            reps: 300,
+            ..Default::default()
+        };
+        let c = compare(&a, &b, &o);
+        let d = &c.dirs[0];
+        assert!(d.dist.is_some(), "the distribution test ran");
+        assert_eq!(row(d, Metric::P99).ci_method, "Poisson bootstrap");
+        if d.verdict != Verdict::NoDifference {
+            false_positives += 1;
+        }
+        if d.rows.iter().any(|r| r.significant) || d.dist.as_ref().unwrap().significant {
+            any_row += 1;
+        }
+        // Without the minimum effect the p-values and intervals alone decide.
+        let o0 = Options {
+            min_effect_pct: Some(0.0),
+            ..o
+        };
+        if compare(&a, &b, &o0).dirs[0].verdict != Verdict::NoDifference {
+            raw += 1;
+        }
+    }
+    eprintln!(
+        "one result each: false positives {false_positives}/100 (any significant test: {any_row}; without the minimum effect: {raw})"
+    );
+    assert!(false_positives <= 5, "{false_positives} of 100");
+    assert!(any_row <= 5, "{any_row} of 100");
+    assert!(raw <= 5, "{raw} of 100 without the minimum effect");
+}
+
+#[test]
+fn per_io_rate_samples_are_not_tested_as_periodic_ones() {
+    // A wrote per-I/O IOPS and bandwidth logs (log_avg_msec 0): its "samples" are one per
+    // I/O (IOPS samples all 1, bandwidth per I/O), which a Welch test against B's periodic
+    // samples would turn into a huge, "significant" difference.
+    let mut rng = Rng::new(8);
+    let mut a = vec![trial(&mut rng, "a", 100_000.0, 0.0, 4_000)];
+    let b = vec![trial(&mut rng, "b", 100_000.0, 0.0, 4_000)];
+    {
+        let j = &mut a[0].jobs[0];
+        j.options = vec![
+            ("write_iops_log".into(), "a".into()),
+            ("write_bw_log".into(), "a".into()),
+        ];
+        let d = &mut j.dirs[0];
+        d.iops_samples = Samples {
+            mean: 1.0,
+            stddev: 0.0,
+            n: 4000,
+            ..Default::default()
+        };
+        d.bw_samples.mean *= 50.0;
+        d.bw_samples.n = 4000;
+    }
+    assert!(a[0].jobs[0].per_io_samples(true) && a[0].jobs[0].per_io_samples(false));
+    let c = compare(&a, &b, &Options::default());
+    let text = crate::compare_out::text(&c);
+    let d = &c.dirs[0];
+    for m in [Metric::Iops, Metric::Bw] {
+        let r = row(d, m);
+        assert!(r.p.is_none() && !r.significant, "{m:?}: {text}");
+        assert!(r.note.as_deref().unwrap().contains("one per I/O"), "{text}");
+    }
+    assert_eq!(d.verdict, Verdict::NoDifference, "{text}");
+    // log_avg_msec > 0: periodic samples, tested as usual.
+    a[0].jobs[0]
+        .options
+        .push(("log_avg_msec".into(), "500".into()));
+    assert!(!a[0].jobs[0].per_io_samples(true));
+    let c = compare(&a, &b, &Options::default());
+    // ... but these samples do not average to the result's IOPS: still no test.
+    let r = row(&c.dirs[0], Metric::Iops);
+    assert!(r.p.is_none(), "{r:?}");
+    assert!(r.note.as_deref().unwrap().contains("do not match"), "{r:?}");
+    // Genuine periodic samples on both sides are tested.
+    let c = compare(&b, &b, &Options::default());
+    assert!(row(&c.dirs[0], Metric::Iops).p.is_some());
+}
+
+#[test]
 fn jobs_are_matched_by_name_or_position() {
     let mut rng = Rng::new(3);
     let a = set(&mut rng, 2, 100_000.0, 0.02);

@@ -245,7 +245,14 @@ pub fn from_value(doc: &Value, path: &Path) -> Result<RunResult, InputError> {
         .get("flexio")
         .and_then(|fx| fx.get("version"))
         .and_then(Value::as_str)
-        .map(|v| format!("flexio {v}"))
+        // flexio writes "flexio-0.1.0"; a bare version gets the name.
+        .map(|v| {
+            if v.starts_with("flexio") {
+                v.to_string()
+            } else {
+                format!("flexio-{v}")
+            }
+        })
         .unwrap_or_else(|| doc["fio version"].as_str().unwrap_or("fio").to_string());
     Ok(RunResult {
         path: path.to_path_buf(),
@@ -338,6 +345,8 @@ mod tests {
         assert!(parse("hello", Path::new("r")).is_err());
         assert!(parse("{\n\"jobs\" : [", Path::new("r")).is_err());
         assert!(parse("{\n\"jobs\" : 3\n}", Path::new("r")).is_err());
+        let fx = "{\n\"fio version\" : \"fio-3.33\", \"jobs\" : [],\n\"flexio\" : { \"version\" : \"flexio-0.1.0\" }\n}\n";
+        assert_eq!(parse(fx, Path::new("r")).unwrap().producer, "flexio-0.1.0");
         assert!(too_few_for(99.9, 999));
         assert!(!too_few_for(99.9, 1000));
         assert!(!too_few_for(100.0, 1));

@@ -157,6 +157,28 @@ impl JobResult {
             .find(|(key, _)| key == k)
             .map(|(_, v)| v.as_str())
     }
+    /// Whether the result's bandwidth (`iops` false) or IOPS (`iops` true) samples are one
+    /// per I/O rather than periodic: fio (and flexio, as fio) fill them from the log when
+    /// the job writes that log (`write_bw_log` / `write_iops_log`) with `log_avg_msec` 0
+    /// (the default). Such samples are per-I/O rates (IOPS samples are all 1), so they
+    /// cannot be tested against the periodic samples of another run.
+    pub fn per_io_samples(&self, iops: bool) -> bool {
+        let log = if iops {
+            "write_iops_log"
+        } else {
+            "write_bw_log"
+        };
+        if self.option(log).is_none() {
+            return false;
+        }
+        match self.option("log_avg_msec") {
+            None => true,
+            Some(v) => {
+                let digits: String = v.trim().chars().take_while(char::is_ascii_digit).collect();
+                !digits.is_empty() && digits.chars().all(|c| c == '0')
+            }
+        }
+    }
 }
 
 /// A block device's utilisation.

@@ -171,7 +171,12 @@ fn throughput_table(o: &mut String, entries: &[Entry]) {
             e.dir.runtime_ms,
             if b.n > 0 {
                 format!(
-                    "{} / {} / {} ({}), {} samples",
+                    "{}{} / {} / {} ({}), {} samples",
+                    if e.job.per_io_samples(false) {
+                        "per I/O: "
+                    } else {
+                        ""
+                    },
                     fmt::bw(b.min * 1024.0),
                     fmt::bw(b.mean * 1024.0),
                     fmt::bw(b.max * 1024.0),

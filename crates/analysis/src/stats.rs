@@ -1,64 +1,51 @@
-//! The statistics flexio uses to compare runs: a seeded random generator, percentile
-//! bootstrap confidence intervals (classic and Poisson for histograms), Welch's t-test,
-//! the Mann-Whitney U test (exact for small untied samples, normal approximation with tie
-//! and continuity correction otherwise, and a binned variant for latency histograms),
-//! effect sizes (Hedges' g, Cliff's delta) and Holm's multiple-comparison adjustment.
+//! The statistics flexio uses to compare runs: percentile bootstrap confidence intervals
+//! (classic and Poisson for histograms), Welch's t-test, the Mann-Whitney U test (exact for
+//! small untied samples, normal approximation with tie and continuity correction otherwise,
+//! and a binned variant for latency histograms), effect sizes (Hedges' g, Cliff's delta) and
+//! Holm's multiple-comparison adjustment.
 //!
-//! Distribution functions come from `statrs`; everything here is deterministic for a seed.
+//! Distribution functions (normal, Student's t) come from `statrs`; random numbers from
+//! `rand` (uniform indices), `rand_distr` (normal and Poisson samplers) and `rand_pcg` (the
+//! seeded generator, whose stream is fixed for a seed). Everything here is deterministic for
+//! a seed.
 
+use rand::{Rng as _, SeedableRng};
+use rand_distr::{Distribution, Poisson, StandardNormal};
+use rand_pcg::Pcg64Mcg;
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
-/// A small seeded generator (SplitMix64): bootstrap resampling must be reproducible, not
-/// cryptographic.
+/// The seeded generator of the bootstrap (and of the tests' synthetic data): PCG (64-bit
+/// MCG, 128-bit state), seeded with `seed_from_u64`, so a seed gives the same resamples on
+/// every platform. Reproducible, not cryptographic.
 #[derive(Clone, Debug)]
-pub struct Rng(u64);
+pub struct Rng(Pcg64Mcg);
 
 impl Rng {
     pub fn new(seed: u64) -> Self {
-        Rng(seed ^ 0x9e37_79b9_7f4a_7c15)
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        Rng(Pcg64Mcg::seed_from_u64(seed))
     }
     /// Uniform in [0, 1).
     pub fn f64(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+        self.0.random()
     }
-    /// Uniform integer in [0, n) (n > 0), without modulo bias worth mentioning for the
-    /// sample sizes used here (Lemire's multiply-shift).
+    /// Uniform integer in [0, n), n > 0.
     pub fn below(&mut self, n: usize) -> usize {
-        ((self.next_u64() as u128 * n as u128) >> 64) as usize
+        self.0.random_range(0..n)
     }
-    /// Standard normal (Box-Muller).
+    /// Standard normal.
     pub fn normal(&mut self) -> f64 {
-        let u1 = 1.0 - self.f64();
-        let u2 = self.f64();
-        (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+        StandardNormal.sample(&mut self.0)
     }
-    /// Poisson(lambda): Knuth's product method below 30, a rounded normal above (the
-    /// Poisson bootstrap's per-bucket weight; the approximation error at lambda >= 30 is far
-    /// below the resampling noise).
+    /// Poisson(lambda); 0 for lambda <= 0.
     pub fn poisson(&mut self, lambda: f64) -> u64 {
-        if lambda <= 0.0 {
-            return 0;
+        match Poisson::new(lambda) {
+            Ok(d) => self.sample_poisson(&d),
+            Err(_) => 0,
         }
-        if lambda < 30.0 {
-            let l = (-lambda).exp();
-            let mut k = 0u64;
-            let mut p = 1.0;
-            loop {
-                p *= self.f64();
-                if p <= l {
-                    return k;
-                }
-                k += 1;
-            }
-        }
-        (lambda + lambda.sqrt() * self.normal()).round().max(0.0) as u64
+    }
+    /// A draw from a prepared Poisson distribution (no per-draw set-up cost).
+    fn sample_poisson(&mut self, d: &Poisson<f64>) -> u64 {
+        d.sample(&mut self.0) as u64
     }
 }
 
@@ -500,14 +487,20 @@ pub fn poisson_bootstrap2(
     }
     let mut rng = Rng::new(seed);
     let (mut ra, mut rb) = (a.to_vec(), b.to_vec());
+    // Every bucket's distribution once (None for an empty bucket, which stays empty).
+    let dist = |x: &Bins| -> Vec<Option<Poisson<f64>>> {
+        x.iter().map(|c| Poisson::new(c.1 as f64).ok()).collect()
+    };
+    let (da, db) = (dist(a), dist(b));
+    let draw = |rng: &mut Rng, r: &mut [(u64, u64)], d: &[Option<Poisson<f64>>]| {
+        for (x, d) in r.iter_mut().zip(d) {
+            x.1 = d.as_ref().map_or(0, |d| rng.sample_poisson(d));
+        }
+    };
     let out = (0..reps)
         .map(|_| {
-            for (x, o) in ra.iter_mut().zip(a) {
-                x.1 = rng.poisson(o.1 as f64);
-            }
-            for (x, o) in rb.iter_mut().zip(b) {
-                x.1 = rng.poisson(o.1 as f64);
-            }
+            draw(&mut rng, &mut ra, &da);
+            draw(&mut rng, &mut rb, &db);
             stat(&ra, &rb)
         })
         .collect();

@@ -171,19 +171,65 @@ fn poisson_bootstrap_of_histograms() {
 }
 
 #[test]
-fn rng_distributions() {
+fn generator_is_reproducible_by_seed_and_wired_to_the_samplers() {
+    // The samplers are rand_distr's; what is ours is the seeding and the wiring.
+    let draw = |seed: u64| {
+        let mut r = Rng::new(seed);
+        (0..64)
+            .map(|i| match i % 3 {
+                0 => r.below(1000) as f64,
+                1 => r.normal(),
+                _ => r.poisson(7.5) as f64,
+            })
+            .collect::<Vec<f64>>()
+    };
+    assert_eq!(draw(5), draw(5), "a seed gives the same stream");
+    assert_ne!(draw(5), draw(6), "another seed another stream");
     let mut r = Rng::new(1);
+    // below(n): every index of a small range, none outside it.
+    let mut seen = [0u32; 7];
+    for _ in 0..7000 {
+        seen[r.below(7)] += 1;
+    }
+    assert!(seen.iter().all(|c| (800..1200).contains(c)), "{seen:?}");
+    assert_eq!(r.below(1), 0);
+    // poisson(lambda) draws with that lambda (the bootstrap passes each bucket's count),
+    // normal() is the standard normal; an empty bucket stays empty.
     let n = 20000;
     let m = (0..n).map(|_| r.poisson(4.0) as f64).sum::<f64>() / n as f64;
     assert!((m - 4.0).abs() < 0.1, "{m}");
     let m = (0..n).map(|_| r.poisson(1000.0) as f64).sum::<f64>() / n as f64;
     assert!((m - 1000.0).abs() < 2.0, "{m}");
+    assert_eq!(r.poisson(0.0), 0);
+    assert_eq!(r.poisson(-1.0), 0);
     let v: Vec<f64> = (0..n).map(|_| r.normal()).collect();
     assert!(mean(&v).abs() < 0.05 && (variance(&v) - 1.0).abs() < 0.05);
+    let u: Vec<f64> = (0..n).map(|_| r.f64()).collect();
+    assert!(u.iter().all(|x| (0.0..1.0).contains(x)) && (mean(&u) - 0.5).abs() < 0.01);
+}
+
+#[test]
+fn poisson_bootstrap_is_seeded_and_keeps_empty_buckets_empty() {
+    let a: Vec<(u64, u64)> = vec![(10, 500), (20, 0), (30, 40)];
+    let b: Vec<(u64, u64)> = vec![(10, 450), (20, 0), (30, 60)];
+    let mean_diff = |x: &Bins, y: &Bins| {
+        assert_eq!((x[1].1, y[1].1), (0, 0), "an empty bucket was filled");
+        rel_pct(bins_mean(x), bins_mean(y))
+    };
+    let r1 = poisson_bootstrap2(&a, &b, 300, 9, mean_diff);
+    assert_eq!(r1, poisson_bootstrap2(&a, &b, 300, 9, mean_diff));
+    assert_ne!(r1, poisson_bootstrap2(&a, &b, 300, 10, mean_diff));
+}
+
+#[test]
+fn median_and_quantiles() {
     assert_eq!(median(&[3.0, 1.0, 2.0, 10.0]), 2.5);
+    assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+    assert!(median(&[]).is_nan());
     assert!(close(
         quantile_sorted(&[1.0, 2.0, 3.0, 4.0], 0.5),
         2.5,
         1e-12
     ));
+    assert_eq!(quantile_sorted(&[1.0, 2.0, 3.0, 4.0], 1.0), 4.0);
 }

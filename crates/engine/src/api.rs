@@ -26,6 +26,8 @@ pub enum Op {
     Sync = 3,
     /// fdatasync(2)
     Datasync = 4,
+    /// sync_file_range(2) of `offset`, `len` with [`IoReq::sync_flags`].
+    SyncRange = 5,
 }
 
 impl Op {
@@ -41,7 +43,7 @@ impl Op {
             Op::Read => "read",
             Op::Write => "write",
             Op::Trim => "trim",
-            Op::Sync | Op::Datasync => "sync",
+            Op::Sync | Op::Datasync | Op::SyncRange => "sync",
         }
     }
 }
@@ -62,6 +64,8 @@ pub struct IoReq {
     pub len: usize,
     /// I/O priority for this request (ioprio value: class << 13 | level; 0 = none).
     pub ioprio: u16,
+    /// [`Op::SyncRange`]: the SYNC_FILE_RANGE_* flags (0 for other requests).
+    pub sync_flags: u32,
 }
 
 // SAFETY: an IoReq is plain data; the buffer it points to is owned by the job thread that
@@ -139,6 +143,27 @@ pub struct Caps {
     /// The engine has work between requests that is not part of their measured time: the
     /// core calls [`Engine::untimed`] before each request's start stamp.
     pub untimed: bool,
+    /// sync_file_range(2) requests ([`Op::SyncRange`]) are supported.
+    pub sync_range: bool,
+    /// The engine only writes (ftruncate): a job that reads is refused while planning.
+    pub write_only: bool,
+    /// The engine does no work of its own (null): a job on it measures flexio itself, so
+    /// the core's "time spent in flexio itself" warning does not apply.
+    pub measures_tool: bool,
+    /// `io_submit_mode=offload` works: a request can be queued, to completion, by another
+    /// instance of the engine built from the same configuration in another thread (its
+    /// `queue` needs nothing but the request: descriptor, buffer, offset).
+    pub offload: bool,
+    /// The engine needs read-write descriptors on character devices even for reads (fio's
+    /// RO_NEEDS_RW_OPEN: sg sends its commands by writing to the device).
+    pub rw_open: bool,
+    /// Writes can be atomic (RWF_ATOMIC, [`EngineConfig::atomic`]; fio's ATOMICWRITES:
+    /// pvsync2, libaio, io_uring).
+    pub atomic_writes: bool,
+    /// A diskless engine that takes sync requests all the same (fsync=N, fdatasync=N,
+    /// sync_file_range: page_fault completes them at once, and they are counted, as fio
+    /// counts them). Other diskless engines get none.
+    pub diskless_syncs: bool,
 }
 
 /// What an engine is told about a file when the core opens it.
@@ -183,6 +208,15 @@ pub struct EngineConfig {
     pub directory: Option<String>,
     /// The job's `number_ios` (0 = none; cmdtime's count of runs).
     pub number_ios: u64,
+    /// `atomic` (fio 3.38+): writes carry RWF_ATOMIC (engines with
+    /// [`Caps::atomic_writes`]).
+    pub atomic: bool,
+    /// The job's `offset` in bytes (fio's start_offset; 0 for a percentage).
+    pub offset: u64,
+    /// Where this thread's I/O ends in its files (offset + size, the largest over its
+    /// files): what a diskless engine that holds the data itself allocates (page_fault).
+    /// 0 until the thread's files are planned (while options are checked).
+    pub size: u64,
 }
 
 /// The engine interface.
@@ -248,6 +282,13 @@ pub trait Engine {
     fn failed_op(&self) -> Option<String> {
         None
     }
+    /// When another thread issued the request of slot `idx` just reaped (the core's
+    /// io_submit_mode=offload): its issue and completion times on the core's clock (ns).
+    /// `None`: the core's own stamps stand.
+    #[inline]
+    fn stamps(&self, _idx: u32) -> Option<(u64, u64)> {
+        None
+    }
     /// Submit what `queue` accepted. Returns the number of requests submitted.
     fn commit(&mut self) -> io::Result<usize> {
         Ok(0)
@@ -260,11 +301,14 @@ pub trait Engine {
 }
 
 /// What an engine declares about itself (fio's `ioengine_ops` name and options).
-pub trait EngineDef: Engine + Sized {
+pub trait EngineDef: Engine + Sized + 'static {
     const NAME: &'static str;
     const ALIASES: &'static [&'static str] = &[];
     /// One line for `--enghelp`.
     const HELP: &'static str;
+    /// The fio release that added the engine, if later than 3.33 (`"3.37"`, `"post-3.42"`):
+    /// under `--compat=3.33` its name is unknown, as in fio 3.33.
+    const SINCE: Option<&'static str> = None;
     /// The engine's private option rows (groups, so engines can share one).
     const OPTIONS: &'static [&'static [flexio_job::table::OptDef]] = &[];
     /// Build the engine for one job thread.
@@ -277,6 +321,12 @@ pub trait EngineDef: Engine + Sized {
     /// For engines whose target is not a file (`Caps::pipe`): the target's size when the
     /// engine can tell it (an NBD export), asked while planning; `None` = the job's size.
     fn target_size(_cfg: &EngineConfig) -> Result<Option<u64>, String> {
+        Ok(None)
+    }
+    /// The size of a character device the engine drives (an sg device's capacity by READ
+    /// CAPACITY, an MTD device's by MEMGETINFO), asked while planning; `None`: the device
+    /// has no size the engine knows (the job's size= gives it).
+    fn device_size(_path: &Path, _cfg: &EngineConfig) -> Result<Option<u64>, String> {
         Ok(None)
     }
 }

@@ -27,6 +27,8 @@
 pub mod api;
 pub mod buffer;
 pub mod cmdprio;
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub(crate) mod device;
 pub mod platform;
 pub mod registry;
 pub mod sha256;

@@ -12,29 +12,62 @@ pub struct EngineInfo {
     pub help: &'static str,
 }
 
-/// fio engines flexio does not implement (they get a clear error, not "unknown").
-pub static FIO_ONLY_ENGINES: &[&str] = &[
-    "io_uring_cmd",
-    "gfapi",
-    "gfapi_async",
-    "mtd",
-    "sg",
-    "rdma",
-    "rados",
-    "rbd",
-    "pmemblk",
-    "dev-dax",
-    "libpmem",
-    "nfs",
-    "xnvme",
-    "libcufile",
-    "dfs",
-    "windowsaio",
-    "solarisaio",
-    "libhdfs",
-    "ime_psync",
-    "ime_psyncv",
-    "ime_aio",
+/// fio engines flexio does not implement, each with the reason (they get a clear "not
+/// supported by flexio" error naming it, not "unknown ioengine").
+pub static FIO_ONLY_ENGINES: &[(&str, &str)] = &[
+    ("gfapi", "it needs a GlusterFS cluster"),
+    ("gfapi_async", "it needs a GlusterFS cluster"),
+    ("rdma", "it needs an RDMA fabric"),
+    ("rados", "it needs a Ceph cluster"),
+    ("rbd", "it needs a Ceph cluster"),
+    ("pmemblk", "it needs persistent memory through libpmemblk"),
+    ("dev-dax", "it needs persistent memory through libpmem"),
+    ("libpmem", "it needs persistent memory through libpmem"),
+    ("nfs", "it needs an NFS server through libnfs"),
+    ("xnvme", "it needs the xNVMe library"),
+    ("libcufile", "it needs NVIDIA GPUDirect Storage (cuFile)"),
+    ("dfs", "it needs a DAOS cluster"),
+    (
+        "librpma_apm_client",
+        "it needs an RDMA fabric and persistent memory through librpma (fio 3.38 removed it)",
+    ),
+    (
+        "librpma_apm_server",
+        "it needs an RDMA fabric and persistent memory through librpma (fio 3.38 removed it)",
+    ),
+    (
+        "librpma_gpspm_client",
+        "it needs an RDMA fabric and persistent memory through librpma (fio 3.38 removed it)",
+    ),
+    (
+        "librpma_gpspm_server",
+        "it needs an RDMA fabric and persistent memory through librpma (fio 3.38 removed it)",
+    ),
+    ("libblkio", "it needs the libblkio library (fio 3.34+)"),
+    (
+        "libhipfile",
+        "it needs AMD ROCm's hipFile (GPUDirect storage)",
+    ),
+    ("windowsaio", "it is fio's Windows engine"),
+    ("solarisaio", "it is fio's Solaris engine"),
+    ("libhdfs", "it needs an HDFS cluster"),
+    ("ime_psync", "it needs DDN's IME library"),
+    ("ime_psyncv", "it needs DDN's IME library"),
+    ("ime_aio", "it needs DDN's IME library"),
+    (
+        "libzbc",
+        "it needs the libzbc library (zonemode=zbd itself runs on the other engines)",
+    ),
+    (
+        "libiscsi",
+        "it needs an iSCSI target through libiscsi (an external engine fio loads as a plug-in; \
+         flexio loads no engine plug-ins)",
+    ),
+    (
+        "cpp_null",
+        "it is the example of an external engine written in C++, which fio loads as a plug-in \
+         (ioengine=external:...); flexio loads no engine plug-ins",
+    ),
 ];
 
 macro_rules! registry {
@@ -91,6 +124,7 @@ macro_rules! registry {
                 engine: <$m::$ty as EngineDef>::NAME,
                 aliases: <$m::$ty as EngineDef>::ALIASES,
                 groups: <$m::$ty as EngineDef>::OPTIONS,
+                since: <$m::$ty as EngineDef>::SINCE,
             },
         )+)*];
 
@@ -126,6 +160,23 @@ macro_rules! registry {
             CATALOG.check_engine(name)
         }
 
+        /// The size of a character device an engine drives (see [`EngineDef::device_size`]).
+        pub fn device_size(
+            name: &str,
+            path: &std::path::Path,
+            cfg: &EngineConfig,
+        ) -> Result<Option<u64>, String> {
+            $($(
+                #[cfg($c)]
+                {
+                    if is::<$m::$ty>(name) {
+                        return <$m::$ty as EngineDef>::device_size(path, cfg);
+                    }
+                }
+            )+)*
+            Ok(None)
+        }
+
         /// The size of an engine's target when it is not a file and the engine can tell
         /// (see [`EngineDef::target_size`]).
         pub fn target_size(name: &str, cfg: &EngineConfig) -> Result<Option<u64>, String> {
@@ -157,6 +208,7 @@ registry! {
     #[cfg(any(target_os = "linux", target_os = "android"))] "pvsync2": "Linux (preadv2/pwritev2)"
     "engines/pvsync2.rs" => pvsync2: Pvsync2;
     "engines/mmap.rs" => mmap: Mmap;
+    "engines/page_fault.rs" => page_fault: PageFault;
     "engines/null.rs" => null: Null;
     "engines/ftruncate.rs" => ftruncate: Ftruncate;
     "engines/fileops.rs" => fileops: FileCreate, FileStat, FileDelete;
@@ -169,6 +221,9 @@ registry! {
     #[cfg(all(feature = "io_uring", target_os = "linux", target_pointer_width = "64"))]
     "io_uring": "64-bit Linux and the cargo feature io_uring"
     "engines/uring.rs" => uring: Uring;
+    #[cfg(all(feature = "io_uring", target_os = "linux", target_pointer_width = "64"))]
+    "io_uring_cmd": "64-bit Linux and the cargo feature io_uring"
+    "engines/uring_cmd.rs" => uring_cmd: UringCmd;
     #[cfg(all(feature = "libaio", target_os = "linux"))]
     "libaio": "Linux and the cargo feature libaio"
     "engines/libaio.rs" => libaio: Libaio;
@@ -183,6 +238,11 @@ registry! {
     "engines/e4defrag.rs" => e4defrag: E4Defrag;
     "engines/nbd.rs" => nbd: Nbd;
     "engines/http.rs" => http: Http;
+    // Passthrough to SCSI devices and raw flash (Linux ioctls).
+    #[cfg(any(target_os = "linux", target_os = "android"))] "sg": "Linux (SG_IO)"
+    "engines/sg.rs" => sg: Sg;
+    #[cfg(any(target_os = "linux", target_os = "android"))] "mtd": "Linux (MTD ioctls)"
+    "engines/mtd.rs" => mtd: Mtd;
 }
 
 /// Every option and engine name the job language knows: the core option table and the
@@ -213,12 +273,64 @@ mod tests {
     use super::*;
 
     #[test]
+    fn fio_only_engines_say_why() {
+        for (name, why) in FIO_ONLY_ENGINES {
+            let m = CATALOG.check_engine(name).unwrap_err();
+            assert!(m.contains("is not supported by flexio: "), "{m}");
+            assert!(m.ends_with(why), "{m}");
+        }
+        for name in ["cpp_null", "libiscsi", "external:/lib/x.so"] {
+            let m = CATALOG.check_engine(name).unwrap_err();
+            assert!(m.contains("plug-in"), "{name}: {m}");
+            assert!(CATALOG.is_known_engine(name));
+        }
+        assert!(CATALOG
+            .check_engine("nosuch")
+            .unwrap_err()
+            .contains("unknown ioengine"));
+    }
+
+    #[test]
+    fn no_option_is_both_supported_and_unsupported() {
+        // Every name of the full catalog, core and engine rows, canonical and aliases.
+        let mut names = 0;
+        for d in CATALOG.rows() {
+            for n in std::iter::once(d.name).chain(d.aliases.iter().copied()) {
+                names += 1;
+                assert!(
+                    !flexio_job::table::UNSUPPORTED.contains(&n),
+                    "option {n} has a row and is listed as not supported"
+                );
+            }
+        }
+        assert!(
+            names > CATALOG.core_rows().count(),
+            "engine rows are included"
+        );
+        for n in flexio_job::table::UNSUPPORTED {
+            assert!(
+                CATALOG.lookup(n).is_none(),
+                "{n} is both supported and unsupported"
+            );
+        }
+    }
+
+    #[test]
+    fn net_protocol_has_fios_alias_proto() {
+        let d = CATALOG.lookup("proto").expect("proto");
+        assert_eq!(d.name, "protocol");
+    }
+
+    #[test]
     fn names_and_options_are_consistent() {
         let mut names = std::collections::HashSet::new();
         for e in CATALOG.engines {
             for n in std::iter::once(e.engine).chain(e.aliases.iter().copied()) {
                 assert!(names.insert(n), "engine name {n} twice");
-                assert!(!FIO_ONLY_ENGINES.contains(&n), "{n} both run and rejected");
+                assert!(
+                    !FIO_ONLY_ENGINES.iter().any(|(f, _)| *f == n),
+                    "{n} both run and rejected"
+                );
             }
             assert!(
                 caps_of(e.engine, &EngineConfig::default()).is_some(),

@@ -1,6 +1,7 @@
 //! fio's program switches beyond the basic ones: `--debug`, `--idle-prof`, `--trigger-file`,
-//! `--trigger-timeout`, `--trigger`, `--crctest`, `--cpuclock-test`, `--aux-path`,
-//! `--alloc-size` and `--bandwidth-log`. Parsed here into [`Extra`]; the binary acts on them.
+//! `--trigger-timeout`, `--trigger`, `--trigger-remote`, `--crctest`, `--cpuclock-test`,
+//! `--aux-path`, `--alloc-size`, `--bandwidth-log[=NAME]` and the deprecated
+//! `--latency-log`. Parsed here into [`Extra`]; the binary acts on them.
 
 use crate::cli::Arg;
 
@@ -9,12 +10,17 @@ pub const SWITCHES: &[(&str, Arg, &str)] = &[
     (
         "debug",
         Arg::Required,
-        "Enable debug logging (parse,file,io,verify,rate,steadystate,all; help lists them)",
+        "Enable debug logging (fio's categories, or all; help lists them)",
     ),
     (
         "bandwidth-log",
+        Arg::Optional,
+        "Generate aggregate bandwidth logs (NAME-read_bw.log, ...; NAME defaults to agg)",
+    ),
+    (
+        "latency-log",
         Arg::None,
-        "Generate aggregate bandwidth logs (agg-read_bw.log, ...)",
+        "Deprecated in fio: use the per-job latency log options",
     ),
     (
         "idle-prof",
@@ -35,6 +41,11 @@ pub const SWITCHES: &[(&str, Arg, &str)] = &[
         "trigger",
         Arg::Required,
         "Set this command as local trigger",
+    ),
+    (
+        "trigger-remote",
+        Arg::Required,
+        "Set this command as remote trigger (run by the servers of --client)",
     ),
     (
         "crctest",
@@ -58,13 +69,10 @@ pub const SWITCHES: &[(&str, Arg, &str)] = &[
     ),
 ];
 
-/// `--debug` categories flexio logs (fio's names). fio's others (process, mem, blktrace,
-/// random, diskutil, job, mutex, profile, time, net, compress, helperthread, zbd) are
-/// rejected as not supported.
-pub const DEBUG_CATEGORIES: &[&str] = &["parse", "file", "io", "verify", "rate", "steadystate"];
-
-/// fio 3.33's debug categories, for the rejection message.
-const FIO_DEBUG_CATEGORIES: &[&str] = &[
+/// `--debug` categories, fio's names in fio's order: fio 3.33's nineteen, then the newest
+/// fio's `sprandom` (unknown under `--compat=3.33`, as in fio 3.33). Every one is accepted;
+/// the binary prints lines for the events flexio has (`src/debug.rs` lists them).
+pub const DEBUG_CATEGORIES: &[&str] = &[
     "process",
     "file",
     "io",
@@ -84,7 +92,11 @@ const FIO_DEBUG_CATEGORIES: &[&str] = &[
     "steadystate",
     "helperthread",
     "zbd",
+    "sprandom",
 ];
+
+/// How many of [`DEBUG_CATEGORIES`] fio 3.33 has (the rest came later).
+pub const FIO333_DEBUG_CATEGORIES: usize = 19;
 
 /// `--idle-prof`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,13 +111,20 @@ pub enum IdleProf {
 pub struct Extra {
     /// Bit `i` set: `DEBUG_CATEGORIES[i]` is logged.
     pub debug: u32,
+    /// The categories as given (fio announces them in that order), `all` as such.
+    pub debug_given: Vec<&'static str>,
     /// `--debug=help`/`?`: list the categories and exit.
     pub debug_help: bool,
-    pub bandwidth_log: bool,
+    /// `--bandwidth-log[=NAME]`: `Some(None)` without a name (`agg`).
+    pub bandwidth_log: Option<Option<String>>,
+    /// `--latency-log`: fio only says that it is deprecated, and exits.
+    pub latency_log: bool,
     pub idle_prof: Option<IdleProf>,
     pub trigger_file: Option<String>,
     pub trigger_timeout_us: Option<u64>,
     pub trigger_cmd: Option<String>,
+    /// `--trigger-remote`: the command the servers run when the trigger fires.
+    pub trigger_remote_cmd: Option<String>,
     /// `--crctest[=list]`: `Some(None)` tests all.
     pub crctest: Option<Option<String>>,
     pub cpuclock_test: bool,
@@ -121,25 +140,45 @@ impl Extra {
             .position(|c| *c == name)
             .is_some_and(|i| self.debug & (1 << i) != 0)
     }
+
+    /// The switches a fio 3.33 would refuse (`--compat=3.33`): the newest fio's debug
+    /// category and `--bandwidth-log=NAME`, with fio 3.33's words (getopt's line names the
+    /// program).
+    pub fn fio333_errors(&self) -> Vec<String> {
+        let mut e = Vec::new();
+        for c in &self.debug_given {
+            if DEBUG_CATEGORIES[FIO333_DEBUG_CATEGORIES..].contains(c) {
+                e.push(format!("fio: debug mask {c} not found"));
+            }
+        }
+        if let Some(Some(name)) = &self.bandwidth_log {
+            // fio's two lines, named after the program (argv[0]) as fio's are.
+            e.push("flexio: option '--bandwidth-log' doesn't allow an argument".into());
+            e.push(format!(
+                "flexio: unrecognized option '--bandwidth-log={name}'"
+            ));
+        }
+        e
+    }
 }
 
 fn parse_debug(x: &mut Extra, v: &str) -> Result<(), String> {
     for c in v.split(',').filter(|c| !c.is_empty()) {
         match c {
             "help" | "?" => x.debug_help = true,
-            "all" => x.debug |= (1 << DEBUG_CATEGORIES.len()) - 1,
+            "all" => {
+                x.debug |= (1 << DEBUG_CATEGORIES.len()) - 1;
+                x.debug_given.push("all");
+            }
             _ => match DEBUG_CATEGORIES.iter().position(|k| *k == c) {
-                Some(i) => x.debug |= 1 << i,
-                None if FIO_DEBUG_CATEGORIES.contains(&c) => {
-                    return Err(format!(
-                        "debug category '{c}' is not supported by flexio (it has: {})",
-                        DEBUG_CATEGORIES.join(", ")
-                    ))
+                Some(i) => {
+                    x.debug |= 1 << i;
+                    x.debug_given.push(DEBUG_CATEGORIES[i]);
                 }
                 None => {
                     return Err(format!(
-                        "unknown debug category '{c}' (flexio has: {})",
-                        DEBUG_CATEGORIES.join(", ")
+                        "debug mask {c} not found (the categories: {},all)",
+                        DEBUG_CATEGORIES.join(",")
                     ))
                 }
             },
@@ -156,7 +195,13 @@ pub fn apply(x: &mut Extra, name: &str, value: Option<&str>) -> Result<(), Strin
     let v = value.unwrap_or("");
     match name {
         "debug" => parse_debug(x, v)?,
-        "bandwidth-log" => x.bandwidth_log = true,
+        "bandwidth-log" => {
+            if value == Some("") {
+                return Err("--bandwidth-log=NAME needs a name".into());
+            }
+            x.bandwidth_log = Some(value.map(str::to_string))
+        }
+        "latency-log" => x.latency_log = true,
         "idle-prof" => {
             x.idle_prof = Some(match v {
                 "system" => IdleProf::System,
@@ -183,6 +228,7 @@ pub fn apply(x: &mut Extra, name: &str, value: Option<&str>) -> Result<(), Strin
             x.trigger_timeout_us = Some(us)
         }
         "trigger" => x.trigger_cmd = Some(v.to_string()),
+        "trigger-remote" => x.trigger_remote_cmd = Some(v.to_string()),
         "crctest" => x.crctest = Some(value.filter(|s| !s.is_empty()).map(str::to_string)),
         "cpuclock-test" => x.cpuclock_test = true,
         "aux-path" => {
@@ -220,10 +266,18 @@ mod tests {
         assert!(x.debugs("parse") && x.debugs("io") && !x.debugs("file"));
         let x = ap("debug", Some("all")).unwrap();
         assert!(DEBUG_CATEGORIES.iter().all(|c| x.debugs(c)));
+        assert_eq!(x.debug_given, ["all"]);
         assert!(ap("debug", Some("help")).unwrap().debug_help);
-        let e = ap("debug", Some("mutex")).unwrap_err();
-        assert!(e.contains("not supported by flexio"), "{e}");
-        assert!(ap("debug", Some("bogus")).unwrap_err().contains("unknown"));
+        // fio 3.33's nineteen, in its order, all accepted.
+        assert_eq!(DEBUG_CATEGORIES[..FIO333_DEBUG_CATEGORIES].join(","), "process,file,io,mem,blktrace,verify,random,parse,diskutil,job,mutex,profile,time,net,rate,compress,steadystate,helperthread,zbd");
+        let x = ap("debug", Some("mutex,process")).unwrap();
+        assert_eq!(x.debug_given, ["mutex", "process"]);
+        assert!(x.fio333_errors().is_empty());
+        let x = ap("debug", Some("sprandom")).unwrap();
+        assert_eq!(x.fio333_errors(), ["fio: debug mask sprandom not found"]);
+        assert!(ap("debug", Some("bogus"))
+            .unwrap_err()
+            .contains("debug mask bogus not found"));
         assert!(ap("debug", Some("")).is_err());
     }
 
@@ -255,5 +309,24 @@ mod tests {
             Some(32768)
         );
         assert!(ap("alloc-size", Some("lots")).is_err());
+        assert_eq!(ap("bandwidth-log", None).unwrap().bandwidth_log, Some(None));
+        let x = ap("bandwidth-log", Some("run1")).unwrap();
+        assert_eq!(x.bandwidth_log, Some(Some("run1".into())));
+        assert_eq!(
+            x.fio333_errors(),
+            [
+                "flexio: option '--bandwidth-log' doesn't allow an argument",
+                "flexio: unrecognized option '--bandwidth-log=run1'"
+            ]
+        );
+        assert!(ap("bandwidth-log", Some("")).is_err());
+        assert_eq!(
+            ap("trigger-remote", Some("touch x"))
+                .unwrap()
+                .trigger_remote_cmd
+                .as_deref(),
+            Some("touch x")
+        );
+        assert!(ap("latency-log", None).unwrap().latency_log);
     }
 }

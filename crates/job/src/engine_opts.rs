@@ -61,6 +61,12 @@ impl fmt::Debug for EngineValues {
 /// }
 /// ```
 ///
+/// fio's aliases follow the name: `"protocol" | "proto", Kind::Choice(...), ...`. An option
+/// fio added to the engine after 3.33 ends with the release: `parse::flag, since "3.38";`
+/// (under `--compat=3.33` the engine then does not have it, as in fio 3.33). Values fio
+/// added to an older option follow as `newer [("vsock", "3.37")]` (bad values under
+/// `--compat=3.33`).
+///
 /// The parser is any `fn(Option<&str>, KbBase) -> Result<T, String>` (a path or a closure).
 #[macro_export]
 macro_rules! engine_options {
@@ -70,7 +76,8 @@ macro_rules! engine_options {
         $(
             $(#[doc = $doc:literal])*
             $field:ident : $ty:ty = $default:expr,
-                $name:literal, $kind:expr, $shown:literal, $help:literal, $parse:expr;
+                $name:literal $(| $alias:literal)*, $kind:expr, $shown:literal, $help:literal,
+                $parse:expr $(, since $since:literal)? $(, newer [$(($nv:literal, $nrel:literal)),*])?;
         )*
     ) => {
         $(#[$smeta])*
@@ -104,12 +111,20 @@ macro_rules! engine_options {
             $(
                 $crate::table::OptDef {
                     name: $name,
-                    aliases: &[],
+                    aliases: &[$($alias),*],
                     kind: $kind,
                     help: $help,
                     default: $shown,
                     prio: 0,
+                    since: $crate::engine_options!(@since $($since)?),
                     set: |o, v| {
+                        $($(
+                            if o.compat.is_fio333() && v.map(|v| v.split(':').next() == Some($nv)) == Some(true) {
+                                return Err(format!(
+                                    "'{}' is not a valid value in fio 3.33 (fio {} added it)", $nv, $nrel
+                                ));
+                            }
+                        )*)?
                         let x: Result<$ty, String> = ($parse)(v, o.kb_base);
                         o.engine.set($name, x?);
                         Ok(())
@@ -118,6 +133,8 @@ macro_rules! engine_options {
             )*
         ];
     };
+    (@since) => { None };
+    (@since $v:literal) => { Some($v) };
 }
 
 /// Value parsers for engine option rows.
@@ -170,8 +187,8 @@ mod tests {
         pub struct TestOpts; rows ROWS;
         /// A flag.
         fast: bool = false, "fast", Kind::Flag, "0", "Go fast", parse::flag;
-        /// A bounded integer.
-        level: u32 = 3, "level", Kind::Int { min: 0, max: 7 }, "3", "Level",
+        /// A bounded integer (with an alias).
+        level: u32 = 3, "level" | "lvl", Kind::Int { min: 0, max: 7 }, "3", "Level",
             |v, kb| parse::int(v, kb, 0, 7).map(|n| n as u32);
     }
 
@@ -188,5 +205,7 @@ mod tests {
         (ROWS[1].set)(&mut o, Some("2")).unwrap();
         assert_eq!(TestOpts::from_values(&o.engine).level, 2);
         assert_eq!(o.engine.names().collect::<Vec<_>>(), ["fast", "level"]);
+        assert_eq!(ROWS[1].aliases, ["lvl"]);
+        assert!(ROWS[0].aliases.is_empty());
     }
 }

@@ -79,6 +79,9 @@ mod tests {
             .unwrap()
             .contains("        valid values: none       Do not pre-allocate space\n"));
         assert!(cmdhelp("runtme", c).unwrap().contains("closest match"));
-        assert!(cmdhelp("ioscheduler", c).is_err());
+        // Any fio option flexio does not implement (the list shrinks as they come).
+        if let Some(n) = crate::table::UNSUPPORTED.first() {
+            assert!(cmdhelp(n, c).is_err());
+        }
     }
 }

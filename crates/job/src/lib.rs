@@ -11,6 +11,7 @@ pub mod compat;
 pub mod cpus;
 pub mod engine_opts;
 pub mod error;
+pub mod extra;
 pub mod help;
 pub mod jobfile;
 pub mod load;
@@ -19,8 +20,10 @@ pub mod options;
 pub mod pattern;
 pub mod showcmd;
 pub mod subst;
+pub mod sysio;
 pub mod table;
 pub mod value;
+pub mod zbd;
 
 pub use cli::{parse_args, Cli, Eta, Format, Switches};
 pub use compat::Compat;

@@ -27,6 +27,16 @@ pub struct Scope {
     inherited: usize,
 }
 
+impl Scope {
+    /// Fresh defaults for the fio `compat` reproduces (setters whose accepted values
+    /// differ by fio version read it from the options).
+    fn at(compat: Compat) -> Scope {
+        let mut s = Scope::default();
+        s.opts.compat = compat;
+        s
+    }
+}
+
 /// One job definition (before `numjobs` cloning).
 #[derive(Clone, Debug)]
 pub struct JobDef {
@@ -62,7 +72,7 @@ pub struct LoadEnv<'a> {
 /// Upper bound on threads (fio's FIO_MAX_JOBS default).
 pub const DEFAULT_MAX_JOBS: u32 = 4096;
 
-fn unknown_option(raw: &RawOpt, cat: &Catalog) -> JobError {
+fn unknown_option(raw: &RawOpt, cat: &Catalog, compat: Compat) -> JobError {
     let text = raw.text();
     if table::UNSUPPORTED.contains(&raw.key.as_str()) {
         return JobError::new(
@@ -74,19 +84,39 @@ fn unknown_option(raw: &RawOpt, cat: &Catalog) -> JobError {
             ),
         );
     }
+    // An option of a newer fio under --compat=3.33 on the command line: the command
+    // line's own message for a name it does not know (the name as typed).
+    if let Origin::Argv { .. } = raw.origin {
+        if cat.lookup(&raw.key).is_some() {
+            let typed = text.trim_start_matches('-');
+            let typed = typed.split_once('=').map_or(typed, |(k, _)| k);
+            return JobError::new(
+                raw.origin.clone(),
+                Some(&text),
+                format!("unrecognized option '--{typed}'"),
+            )
+            .with_suggestion(suggest(typed, cat.names_at(compat)));
+        }
+    }
     JobError::new(
         raw.origin.clone(),
         Some(&text),
         format!("unknown option '{}'", raw.key),
     )
-    .with_suggestion(suggest(&raw.key, cat.all_names()))
+    .with_suggestion(suggest(&raw.key, cat.names_at(compat)))
 }
 
-fn apply_line(scope: &mut Scope, raw: &RawOpt, env: &LoadEnv) -> Result<(), JobError> {
+fn apply_line(
+    scope: &mut Scope,
+    raw: &RawOpt,
+    env: &LoadEnv,
+    compat: Compat,
+) -> Result<(), JobError> {
     let cat = env.catalog;
+    // Options fio added after 3.33 are unknown under --compat=3.33, as in fio 3.33.
     let def: &'static OptDef = cat
-        .lookup(&raw.key)
-        .ok_or_else(|| unknown_option(raw, cat))?;
+        .lookup_at(&raw.key, compat)
+        .ok_or_else(|| unknown_option(raw, cat, compat))?;
     let text = raw.text();
     let value = match (&raw.value, raw.substitute) {
         (Some(v), true) => Some(
@@ -95,6 +125,9 @@ fn apply_line(scope: &mut Scope, raw: &RawOpt, env: &LoadEnv) -> Result<(), JobE
         ),
         (v, _) => v.clone(),
     };
+    if compat.is_fio333() {
+        newer_value(def, value.as_deref(), raw, &text)?;
+    }
     (def.set)(&mut scope.opts, value.as_deref()).map_err(|m| {
         let mut e = JobError::new(
             raw.origin.clone(),
@@ -108,16 +141,23 @@ fn apply_line(scope: &mut Scope, raw: &RawOpt, env: &LoadEnv) -> Result<(), JobE
     })?;
     if def.name == "ioengine" {
         let v = value.as_deref().unwrap_or("");
-        cat.check_engine(v).map_err(|m| {
-            JobError::new(raw.origin.clone(), Some(&text), m)
-                .with_suggestion(suggest(v, cat.engine_names().filter(|n| *n != v)))
+        cat.check_engine_at(v, compat).map_err(|m| {
+            let e = JobError::new(raw.origin.clone(), Some(&text), m);
+            // A name flexio knows (not supported, left out of this build, or newer than
+            // the fio `--compat` reproduces) needs no guess; an unknown one gets the
+            // nearest engine flexio runs.
+            if cat.is_known_engine(v) {
+                e
+            } else {
+                e.with_suggestion(suggest(v, cat.engine_names_at(compat).filter(|n| *n != v)))
+            }
         })?;
     }
     // Bare keys are echoed with an empty value: JSON omits them (as fio), --showcmd keeps them.
     scope
         .echo
         .push((def.name.to_string(), value.unwrap_or_default()));
-    let owners = cat.owners(def.name);
+    let owners = cat.owners_at(def.name, compat);
     if !owners.is_empty() {
         scope
             .engine_opts
@@ -126,15 +166,52 @@ fn apply_line(scope: &mut Scope, raw: &RawOpt, env: &LoadEnv) -> Result<(), JobE
     Ok(())
 }
 
+/// Under `--compat=3.33`: a value a newer fio added is a bad value, as fio 3.33's own
+/// list of values does not have it.
+fn newer_value(
+    def: &OptDef,
+    value: Option<&str>,
+    raw: &RawOpt,
+    text: &str,
+) -> Result<(), JobError> {
+    let v = value.unwrap_or("");
+    let Some(release) = table::value_since(def.name, v) else {
+        return Ok(());
+    };
+    let known: Vec<&str> = match def.kind {
+        table::Kind::Choice(list) => list
+            .iter()
+            .map(|(n, _)| *n)
+            .filter(|n| table::value_since(def.name, n).is_none())
+            .collect(),
+        _ => Vec::new(),
+    };
+    Err(JobError::new(
+        raw.origin.clone(),
+        Some(text),
+        format!(
+            "bad value for '{}': '{v}' is not a valid value in fio 3.33 (fio {release} added it); valid values: {}",
+            def.name,
+            known.join(", ")
+        ),
+    ))
+}
+
 /// Apply a section's lines. Job-file sections go in fio's priority order (kb_base first,
 /// filename last); the command line is applied in argv order, as fio does.
-fn apply_section(scope: &mut Scope, sec: &RawSection, env: &LoadEnv) -> Result<(), JobError> {
+fn apply_section(
+    scope: &mut Scope,
+    sec: &RawSection,
+    env: &LoadEnv,
+    compat: Compat,
+) -> Result<(), JobError> {
     let mut lines: Vec<&RawOpt> = sec.opts.iter().collect();
-    if !matches!(sec.origin, Origin::Argv { .. }) {
+    // The command line and built-in jobs (a profile's) apply in their order.
+    if !matches!(sec.origin, Origin::Argv { .. } | Origin::Builtin) {
         lines.sort_by_key(|r| -(env.catalog.lookup(&r.key).map(|d| d.prio).unwrap_or(0) as i32));
     }
     for raw in lines {
-        apply_line(scope, raw, env)?;
+        apply_line(scope, raw, env, compat)?;
     }
     Ok(())
 }
@@ -169,6 +246,43 @@ fn finish_job(mut scope: Scope, sec: &RawSection, cat: &Catalog) -> Result<JobDe
     })
 }
 
+/// The profile the command line asks for (`--profile=NAME`, the last one given).
+pub fn cli_profile(cli: &Cli) -> Option<&str> {
+    cli.sections
+        .iter()
+        .flat_map(|s| s.opts.iter())
+        .filter(|o| o.key == "profile")
+        .filter_map(|o| o.value.as_deref())
+        .next_back()
+}
+
+/// A profile's jobs as sections of a built-in job file.
+fn profile_sections(name: &str) -> Result<Vec<RawSection>, JobError> {
+    let p = crate::extra::Profile::parse(name).map_err(|m| JobError::plain(format!("fio: {m}")))?;
+    let jobs = p.jobs().map_err(JobError::plain)?;
+    Ok(jobs
+        .into_iter()
+        .map(|(name, lines)| RawSection {
+            name: name.to_string(),
+            origin: Origin::Builtin,
+            global: name == "global",
+            opts: lines
+                .into_iter()
+                .map(|l| {
+                    let (key, value, _) = crate::jobfile::split_kv(l);
+                    RawOpt {
+                        origin: Origin::Builtin,
+                        key,
+                        value,
+                        substitute: true,
+                        raw: l.to_string(),
+                    }
+                })
+                .collect(),
+        })
+        .collect())
+}
+
 /// `--compat` wins over `FLEXIO_COMPAT`; neither: the newest fio.
 fn resolve_compat(cli: &Cli, host: &Host) -> Result<Compat, JobError> {
     if let Some(c) = cli.switches.compat {
@@ -192,12 +306,12 @@ pub fn load(cli: &Cli, env: &LoadEnv) -> Result<JobSet, JobError> {
         compat: resolve_compat(cli, &env.host)?,
         ..JobSet::default()
     };
-    let mut global = Scope::default();
+    let mut global = Scope::at(set.compat);
     // Jobs defined on the command line come first.
     for sec in &cli.sections {
         if sec.global {
             let before = global.echo.len();
-            apply_section(&mut global, sec, env)?;
+            apply_section(&mut global, sec, env, set.compat)?;
             set.global_echo.extend(global.echo.drain(before..));
         } else {
             let mut job = Scope {
@@ -205,26 +319,41 @@ pub fn load(cli: &Cli, env: &LoadEnv) -> Result<JobSet, JobError> {
                 inherited: global.engine_opts.len(),
                 ..global.clone()
             };
-            apply_section(&mut job, sec, env)?;
+            apply_section(&mut job, sec, env, set.compat)?;
             set.jobs.push(finish_job(job, sec, env.catalog)?);
         }
     }
-    for (fi, (_, file)) in cli.job_files.iter().enumerate() {
+    let mut files: Vec<Vec<RawSection>> = Vec::new();
+    for (_, file) in &cli.job_files {
         let display = if file == "-" {
             "<stdin>".to_string()
         } else {
             file.clone()
         };
-        let sections = parse_job_file(Path::new(file), &display, env.read, &mut set.warnings)?;
+        files.push(parse_job_file(
+            Path::new(file),
+            &display,
+            env.read,
+            &mut set.warnings,
+        )?);
+    }
+    // `--profile=NAME` on the command line adds the profile's jobs after the others, as a
+    // further job file would (in a job file, `profile=` is only stored, as in fio).
+    if let Some(p) = cli_profile(cli) {
+        files.push(profile_sections(p)?);
+        // fio takes `--profile` as a switch: it is not among the job options it echoes.
+        set.global_echo.retain(|(k, _)| k != "profile");
+    }
+    for (fi, sections) in files.iter().enumerate() {
         if fi > 0 {
             // Each further job file starts from fresh defaults.
-            global = Scope::default();
+            global = Scope::at(set.compat);
         }
         let mut first_in_file = true;
-        for sec in &sections {
+        for sec in sections {
             if sec.global {
                 let before = global.echo.len();
-                apply_section(&mut global, sec, env)?;
+                apply_section(&mut global, sec, env, set.compat)?;
                 set.global_echo.extend(global.echo.drain(before..));
                 continue;
             }
@@ -236,7 +365,7 @@ pub fn load(cli: &Cli, env: &LoadEnv) -> Result<JobSet, JobError> {
                 inherited: global.engine_opts.len(),
                 ..global.clone()
             };
-            apply_section(&mut job, sec, env)?;
+            apply_section(&mut job, sec, env, set.compat)?;
             let mut def = finish_job(job, sec, env.catalog)?;
             if fi > 0 && first_in_file {
                 def.opts.stonewall = true;
@@ -364,6 +493,55 @@ mod tests {
         assert!(e.contains("unknown compatibility level '9'"), "{e}");
     }
 
+    #[test]
+    fn engines_of_newer_fio_are_unknown_under_compat_3_33() {
+        assert!(with_env("--name=a --ioengine=newfangled", None).is_ok());
+        for e in [
+            with_env("--name=a --ioengine=newfangled", Some("3.33")).unwrap_err(),
+            with_env("--compat=3.33 --name=a --ioengine=newfangled", None).unwrap_err(),
+        ] {
+            let e = e.to_string();
+            assert!(e.contains("unknown ioengine 'newfangled'"), "{e}");
+            assert!(e.contains("fio 3.33 does not have it"), "{e}");
+        }
+        // An engine fio 3.33 has stays; a misspelt one is not matched with a newer one.
+        assert!(with_env("--compat=3.33 --name=a --ioengine=null", None).is_ok());
+        let e = with_env("--compat=3.33 --name=a --ioengine=newfangle", None)
+            .unwrap_err()
+            .to_string();
+        assert!(!e.contains("did you mean 'newfangled'"), "{e}");
+    }
+
+    #[test]
+    fn options_of_newer_fio_are_unknown_under_compat_3_33() {
+        for o in [
+            "--verify_header_seed=1",
+            "--verify_write_sequence=0",
+            "--verify_pattern_interval=512",
+        ] {
+            let args = format!("--name=a {o}");
+            assert!(with_env(&args, None).is_ok(), "{o}");
+            let name = &o[2..o.find('=').unwrap()];
+            for e in [
+                with_env(&args, Some("3.33")).unwrap_err(),
+                with_env(&format!("--compat=3.33 {args}"), None).unwrap_err(),
+            ] {
+                let e = e.to_string();
+                assert!(
+                    e.contains(&format!("unrecognized option '--{name}'")),
+                    "{e}"
+                );
+                assert!(!e.contains(&format!("did you mean '{name}'")), "{e}");
+            }
+        }
+        // Prefixes as typed; options fio 3.33 has stay.
+        let e = with_env("--compat=3.33 --name=a --verify_header_s=1", None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unrecognized option '--verify_header_s'"), "{e}");
+        assert!(with_env("--compat=3.33 --name=a --verify_backlog=8", None).is_ok());
+    }
+
     crate::engine_options! {
         /// A private option of the test's pvsync2.
         struct HipriOpts; rows HIPRI;
@@ -379,24 +557,34 @@ mod tests {
                 engine: "psync",
                 aliases: &[],
                 groups: &[],
+                since: None,
             },
             crate::table::EngineOptions {
                 engine: "sync",
                 aliases: &[],
                 groups: &[],
+                since: None,
             },
             crate::table::EngineOptions {
                 engine: "null",
                 aliases: &[],
                 groups: &[],
+                since: None,
+            },
+            crate::table::EngineOptions {
+                engine: "newfangled",
+                aliases: &[],
+                groups: &[],
+                since: Some("post-3.42"),
             },
             crate::table::EngineOptions {
                 engine: "pvsync2",
                 aliases: &[],
                 groups: &[HIPRI],
+                since: None,
             },
         ],
-        fio_only_engines: &["netsplice", "splice"],
+        fio_only_engines: &[("netsplice", "test"), ("splice", "test")],
         left_out_engines: &[],
     };
 
@@ -465,8 +653,11 @@ mod tests {
         );
         let e = run("j.fio", &[("j.fio", "[a]\nioengine=psyc\n")]).unwrap_err();
         assert_eq!(e.suggestion.as_deref(), Some("psync"));
-        let e = run("j.fio", &[("j.fio", "[a]\nioscheduler=bfq\n")]).unwrap_err();
-        assert!(e.msg.contains("not supported by flexio"), "{e}");
+        if let Some(n) = crate::table::UNSUPPORTED.first() {
+            let text = format!("[a]\n{n}=1\n");
+            let e = run("j.fio", &[("j.fio", &text)]).unwrap_err();
+            assert!(e.msg.contains("not supported by flexio"), "{e}");
+        }
     }
 
     #[test]

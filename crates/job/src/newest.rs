@@ -66,6 +66,8 @@ pub struct NewestOptions {
     pub thinkcycles: u64,
     /// `priohint`: I/O priority hint (0..1023).
     pub priohint: Option<u32>,
+    /// `job_start_clock_id`: the clock of the JSON `job_start` stamp (0 = CLOCK_REALTIME).
+    pub job_start_clock_id: i32,
     /// `fdp`, `dataplacement` (None: not given), `plid_select`, `plids`, `dp_scheme`.
     pub fdp: bool,
     pub dataplacement: Option<DataPlacement>,
@@ -95,6 +97,7 @@ impl Default for NewestOptions {
             num_range: 1,
             thinkcycles: 0,
             priohint: None,
+            job_start_clock_id: 0,
             fdp: false,
             dataplacement: None,
             plid_select: PlidSelect::RoundRobin,

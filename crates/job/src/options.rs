@@ -143,13 +143,17 @@ pub enum FadviseHint {
     Auto,
     Sequential,
     Random,
+    /// POSIX_FADV_NOREUSE (fio 3.35+).
+    NoReuse,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum FileService {
     Random,
     RoundRobin,
     Sequential,
+    /// zipf, pareto, normal/gauss: fio's non-uniform file choice.
+    Dist(flexio_workload::fileservice::FileDist),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -214,6 +218,8 @@ pub enum RandGenOpt {
 pub enum ZoneMode {
     None,
     Strided,
+    /// Zoned block devices (emulated on regular files).
+    Zbd,
 }
 
 pub use flexio_workload::dist::Dist;
@@ -273,6 +279,8 @@ pub struct JobOptions {
     /// newest fio makes it an alias of `randrepeat`, so its value then wins.
     pub allrandrepeat_last: bool,
     pub norandommap: bool,
+    /// softrandommap: run without the random map when it cannot be allocated.
+    pub softrandommap: bool,
     pub random_generator: RandGenOpt,
     /// Offset distribution per direction.
     pub random_distribution: [Dist; 3],
@@ -312,6 +320,12 @@ pub struct JobOptions {
     pub iomem_thp: bool,
     pub refill_buffers: bool,
     pub scramble_buffers: bool,
+    /// dedupe_percentage: this share of the written buffers repeat earlier contents.
+    pub dedupe_percentage: u32,
+    /// dedupe_mode=working_set (else repeat).
+    pub dedupe_working_set: bool,
+    pub dedupe_working_set_percentage: u32,
+    pub dedupe_global: bool,
     pub buffer_pattern: Option<Vec<u8>>,
     pub buffer_compress_percentage: Option<u32>,
     pub buffer_compress_chunk: u64,
@@ -395,6 +409,16 @@ pub struct JobOptions {
     pub verify_dump: bool,
     pub verify_backlog: u64,
     pub verify_backlog_batch: u64,
+    /// Trim verification: `trim_percentage` of the logged writes are trimmed, in batches
+    /// of `trim_backlog_batch` (0 = `trim_backlog`) once `trim_backlog` blocks are logged;
+    /// `trim_verify_zero`: a trimmed block must read back as zeros.
+    pub trim_percentage: u32,
+    pub trim_backlog: u64,
+    pub trim_backlog_batch: u64,
+    pub trim_verify_zero: bool,
+    /// `trim_mode=punch` (flexio): trims are fallocate(PUNCH_HOLE|KEEP_SIZE), not
+    /// BLKDISCARD.
+    pub trim_punch: bool,
     pub verify_state_save: bool,
     pub verify_state_load: bool,
     /// `verify_pattern_interval` (bytes; 0 = the whole block).
@@ -406,6 +430,8 @@ pub struct JobOptions {
     pub experimental_verify: bool,
     /// `verify_async`: verifier threads.
     pub verify_async: u32,
+    /// `verify_async_cpus`: CPUs the verifier threads may run on.
+    pub verify_async_cpus: Option<Vec<usize>>,
 
     // --- engine-private options (typed, owned by the engines)
     pub engine: crate::engine_opts::EngineValues,
@@ -416,6 +442,17 @@ pub struct JobOptions {
     /// I/O priority class: 0 none, 1 real-time, 2 best-effort, 3 idle.
     pub prioclass: Option<u32>,
     pub nice: i32,
+    /// `uid` / `gid`: the job thread's user and group ids (set before it does any work).
+    pub uid: Option<u32>,
+    pub gid: Option<u32>,
+    /// `cgroup` (a blkio cgroup the job thread joins, created if need be), `cgroup_weight`,
+    /// `cgroup_nodelete`.
+    pub cgroup: Option<String>,
+    pub cgroup_weight: Option<u32>,
+    pub cgroup_nodelete: bool,
+    /// `numa_cpu_nodes` / `numa_mem_policy`.
+    pub numa_cpu_nodes: Option<crate::cpus::Nodes>,
+    pub numa_mem_policy: Option<crate::cpus::MemPolicy>,
     /// CPUs the job may run on (cpus_allowed / cpumask).
     pub cpus_allowed: Option<Vec<usize>>,
     /// cpus_allowed_policy=split: each thread gets one CPU of the set.
@@ -496,6 +533,18 @@ pub struct JobOptions {
     pub lockfile: LockMode,
     /// Options fio added from 3.34 to 3.42.
     pub newest: crate::newest::NewestOptions,
+    /// Buffer memory, lockmem, write_hint, ioscheduler, sync_file_range.
+    pub sysio: crate::sysio::SysIoOptions,
+    /// zonemode=zbd's options.
+    pub zbd: crate::zbd::ZbdOptions,
+    /// io_submit_mode=offload: requests are handed to a submitter thread.
+    pub submit_offload: bool,
+    /// write_barrier, atomic, gtod_cpu, block_error_percentiles, profile.
+    pub extra: crate::extra::ExtraOptions,
+    /// The fio the job is read for (set by the loader before any option): values fio
+    /// added to an option after 3.33 are bad values under fio 3.33 (`steadystate=lat`,
+    /// `fadvise_hint=noreuse`, hex `ignore_error`, patterns over 512 bytes, ...).
+    pub compat: crate::Compat,
 }
 
 /// lockfile: how requests to a file shared by jobs are serialized.
@@ -588,8 +637,10 @@ pub enum ClockSourceOpt {
 /// A steady-state criterion, `metric[_slope]:limit[%]` (fio's `ss`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SsCriterion {
-    /// IOPS (true) or bandwidth in bytes/s (false).
+    /// IOPS (true) or bandwidth in bytes/s (false); see `lat`.
     pub iops: bool,
+    /// Mean completion latency in ns (fio 3.42's `lat`, `lat_slope`; `iops` is then false).
+    pub lat: bool,
     /// Least-squares slope (true) or maximum deviation from the mean (false).
     pub slope: bool,
     pub limit: f64,
@@ -601,6 +652,7 @@ impl Default for SsCriterion {
     fn default() -> Self {
         SsCriterion {
             iops: true,
+            lat: false,
             slope: true,
             limit: 0.01,
             pct: true,
@@ -609,24 +661,27 @@ impl Default for SsCriterion {
 }
 
 impl SsCriterion {
-    /// Parse fio's `ss` value, e.g. `iops_slope:0.1%`, `bw:10M`, `iops:2%`.
-    pub fn parse(s: &str, kb: KbBase) -> Result<SsCriterion, String> {
+    /// Parse fio's `ss` value, e.g. `iops_slope:0.1%`, `bw:10M`, `iops:2%`, and (fio 3.42,
+    /// not under `compat` 3.33) `lat:250`, `lat_slope:5%`.
+    pub fn parse(s: &str, kb: KbBase, compat: crate::Compat) -> Result<SsCriterion, String> {
         let (metric, limit) = s
             .split_once(':')
             .ok_or_else(|| format!("'{s}': expected <metric>:<limit>, e.g. iops_slope:0.1%"))?;
-        let (iops, slope) = match metric {
-            "iops" => (true, false),
-            "iops_slope" => (true, true),
-            "bw" => (false, false),
-            "bw_slope" => (false, true),
-            "lat" | "lat_slope" => {
+        let (iops, lat, slope) = match metric {
+            "iops" => (true, false, false),
+            "iops_slope" => (true, false, true),
+            "bw" => (false, false, false),
+            "bw_slope" => (false, false, true),
+            "lat" | "lat_slope" if compat.is_fio333() => {
                 return Err(format!(
-                "'{metric}': latency criteria are newer than fio 3.33 and not supported by flexio"
-            ))
+                    "'{metric}' is not a valid value in fio 3.33 (fio 3.42 added it); valid values: iops, iops_slope, bw, bw_slope"
+                ))
             }
+            "lat" => (false, true, false),
+            "lat_slope" => (false, true, true),
             _ => {
                 return Err(format!(
-                    "'{metric}' is not a valid value; valid values: iops, iops_slope, bw, bw_slope"
+                    "'{metric}' is not a valid value; valid values: iops, iops_slope, bw, bw_slope, lat, lat_slope"
                 ))
             }
         };
@@ -634,6 +689,18 @@ impl SsCriterion {
             Some(n) => (n, true),
             None => (limit, false),
         };
+        // fio 3.42 reads a latency limit as a time with microseconds as its bare unit and
+        // compares the number with nanoseconds (lat:250 = 250 ns, lat:1ms = 1000 ns).
+        if lat && !pct {
+            let us = crate::value::parse_time_us(num.trim(), false)?;
+            return Ok(SsCriterion {
+                iops,
+                lat,
+                slope,
+                limit: us as f64,
+                pct,
+            });
+        }
         let limit = if pct || iops {
             num.trim()
                 .parse::<f64>()
@@ -645,6 +712,7 @@ impl SsCriterion {
         };
         Ok(SsCriterion {
             iops,
+            lat,
             slope,
             limit,
             pct,
@@ -679,6 +747,7 @@ impl Default for JobOptions {
             allrandrepeat: false,
             allrandrepeat_last: false,
             norandommap: false,
+            softrandommap: false,
             random_generator: RandGenOpt::Tausworthe,
             random_distribution: [Dist::Uniform, Dist::Uniform, Dist::Uniform],
             percentage_random: [100; 3],
@@ -708,6 +777,10 @@ impl Default for JobOptions {
             zero_buffers: false,
             iomem_thp: true,
             refill_buffers: false,
+            dedupe_percentage: 0,
+            dedupe_working_set: false,
+            dedupe_working_set_percentage: 5,
+            dedupe_global: false,
             scramble_buffers: true,
             buffer_pattern: None,
             buffer_compress_percentage: None,
@@ -772,6 +845,11 @@ impl Default for JobOptions {
             verify_dump: false,
             verify_backlog: 0,
             verify_backlog_batch: 0,
+            trim_percentage: 0,
+            trim_backlog: 0,
+            trim_backlog_batch: 0,
+            trim_verify_zero: true,
+            trim_punch: false,
             verify_state_save: true,
             verify_state_load: false,
             verify_pattern_interval: 0,
@@ -779,10 +857,18 @@ impl Default for JobOptions {
             verify_write_sequence: None,
             experimental_verify: false,
             verify_async: 0,
+            verify_async_cpus: None,
             engine: Default::default(),
             prio: None,
             prioclass: None,
             nice: 0,
+            uid: None,
+            gid: None,
+            cgroup: None,
+            cgroup_weight: None,
+            cgroup_nodelete: false,
+            numa_cpu_nodes: None,
+            numa_mem_policy: None,
             cpus_allowed: None,
             cpus_split: false,
             rate: [0; 3],
@@ -841,6 +927,11 @@ impl Default for JobOptions {
             flow_sleep_us: 0,
             exec_postrun: None,
             newest: crate::newest::NewestOptions::default(),
+            sysio: crate::sysio::SysIoOptions::default(),
+            zbd: crate::zbd::ZbdOptions::default(),
+            submit_offload: false,
+            extra: crate::extra::ExtraOptions::default(),
+            compat: crate::Compat::default(),
         }
     }
 }

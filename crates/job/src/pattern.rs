@@ -141,6 +141,15 @@ fn decimal(t: &str) -> Option<(i64, usize)> {
         .then_some((v, i))
 }
 
+/// The largest pattern of the fio `compat` reproduces.
+pub fn max_pattern(compat: crate::Compat) -> usize {
+    if compat.is_fio333() {
+        MAX_PATTERN
+    } else {
+        MAX_PATTERN_LATEST
+    }
+}
+
 /// A `buffer_pattern` (fio 3.33's size limit).
 pub fn parse_pattern(s: &str) -> Result<Vec<u8>, String> {
     parse_pattern_max(s, MAX_PATTERN)
@@ -166,7 +175,9 @@ pub fn parse_verify_pattern_max(
     Ok(crate::options::VerifyPattern { bytes, offset_at })
 }
 
-/// errno names accepted by `ignore_error` (Linux numbers).
+/// errno names `ignore_error` accepts: the newest fio's 133 (Linux's errors 1 to 133 and
+/// the aliases EWOULDBLOCK and EDEADLOCK, fio 3.42); fio 3.33 knows the first 34 (EPERM to
+/// ERANGE, [`ERRNO_NAMES_333`]).
 pub const ERRNO_NAMES: &[(&str, i32)] = &[
     ("EPERM", 1),
     ("ENOENT", 2),
@@ -207,59 +218,168 @@ pub const ERRNO_NAMES: &[(&str, i32)] = &[
     ("ENOLCK", 37),
     ("ENOSYS", 38),
     ("ENOTEMPTY", 39),
+    ("ELOOP", 40),
+    ("ENOMSG", 42),
+    ("EIDRM", 43),
+    ("ECHRNG", 44),
+    ("EL2NSYNC", 45),
+    ("EL3HLT", 46),
+    ("EL3RST", 47),
+    ("ELNRNG", 48),
+    ("EUNATCH", 49),
+    ("ENOCSI", 50),
+    ("EL2HLT", 51),
+    ("EBADE", 52),
+    ("EBADR", 53),
+    ("EXFULL", 54),
+    ("ENOANO", 55),
+    ("EBADRQC", 56),
+    ("EBADSLT", 57),
+    ("EBFONT", 59),
+    ("ENOSTR", 60),
     ("ENODATA", 61),
     ("ETIME", 62),
+    ("ENOSR", 63),
+    ("ENONET", 64),
+    ("ENOPKG", 65),
+    ("EREMOTE", 66),
     ("ENOLINK", 67),
+    ("EADV", 68),
+    ("ESRMNT", 69),
+    ("ECOMM", 70),
     ("EPROTO", 71),
+    ("EMULTIHOP", 72),
+    ("EDOTDOT", 73),
     ("EBADMSG", 74),
     ("EOVERFLOW", 75),
+    ("ENOTUNIQ", 76),
+    ("EBADFD", 77),
+    ("EREMCHG", 78),
+    ("ELIBACC", 79),
+    ("ELIBBAD", 80),
+    ("ELIBSCN", 81),
+    ("ELIBMAX", 82),
+    ("ELIBEXEC", 83),
     ("EILSEQ", 84),
+    ("ERESTART", 85),
+    ("ESTRPIPE", 86),
+    ("EUSERS", 87),
+    ("ENOTSOCK", 88),
+    ("EDESTADDRREQ", 89),
+    ("EMSGSIZE", 90),
+    ("EPROTOTYPE", 91),
+    ("ENOPROTOOPT", 92),
+    ("EPROTONOSUPPORT", 93),
+    ("ESOCKTNOSUPPORT", 94),
     ("EOPNOTSUPP", 95),
-    ("ENOTSUP", 95),
+    ("EPFNOSUPPORT", 96),
+    ("EAFNOSUPPORT", 97),
+    ("EADDRINUSE", 98),
+    ("EADDRNOTAVAIL", 99),
+    ("ENETDOWN", 100),
+    ("ENETUNREACH", 101),
+    ("ENETRESET", 102),
+    ("ECONNABORTED", 103),
     ("ECONNRESET", 104),
     ("ENOBUFS", 105),
+    ("EISCONN", 106),
+    ("ENOTCONN", 107),
+    ("ESHUTDOWN", 108),
+    ("ETOOMANYREFS", 109),
     ("ETIMEDOUT", 110),
+    ("ECONNREFUSED", 111),
+    ("EHOSTDOWN", 112),
+    ("EHOSTUNREACH", 113),
+    ("EALREADY", 114),
+    ("EINPROGRESS", 115),
     ("ESTALE", 116),
+    ("EUCLEAN", 117),
+    ("ENOTNAM", 118),
+    ("ENAVAIL", 119),
+    ("EISNAM", 120),
     ("EREMOTEIO", 121),
     ("EDQUOT", 122),
     ("ENOMEDIUM", 123),
     ("EMEDIUMTYPE", 124),
     ("ECANCELED", 125),
+    ("ENOKEY", 126),
+    ("EKEYEXPIRED", 127),
+    ("EKEYREVOKED", 128),
+    ("EKEYREJECTED", 129),
+    ("EOWNERDEAD", 130),
+    ("ENOTRECOVERABLE", 131),
+    ("ERFKILL", 132),
+    ("EHWPOISON", 133),
+    ("EWOULDBLOCK", 11),
+    ("EDEADLOCK", 35),
 ];
 
+/// How many of [`ERRNO_NAMES`] fio 3.33 knows (EPERM to ERANGE).
+pub const ERRNO_NAMES_333: usize = 34;
+
 /// `ignore_error=READ_LIST,WRITE_LIST,VERIFY_LIST`: each list `:`-separated errno names or
-/// numbers; an empty or missing list keeps the default (EIO, EILSEQ).
-pub fn parse_ignore_error(s: &str) -> Result<[Option<Vec<i32>>; 3], String> {
+/// numbers; an empty or missing list keeps the default (EIO, EILSEQ). As fio: a name is an
+/// entry starting with `E` (exactly as written); anything else is a number, read as C's
+/// `atoi` does (leading digits; fio 3.38 and later also `0x` hex), and must not be 0;
+/// empty entries are skipped.
+pub fn parse_ignore_error(s: &str, compat: crate::Compat) -> Result<[Option<Vec<i32>>; 3], String> {
     let mut out = [None, None, None];
     let lists: Vec<&str> = s.split(',').collect();
     if lists.len() > 3 {
         return Err(format!("'{s}': at most three lists (read,write,verify)"));
     }
+    let names = if compat.is_fio333() {
+        &ERRNO_NAMES[..ERRNO_NAMES_333]
+    } else {
+        ERRNO_NAMES
+    };
     for (i, l) in lists.iter().enumerate() {
-        if l.trim().is_empty() {
+        if l.is_empty() {
             continue;
         }
         let mut v = Vec::new();
-        for e in l.split(':') {
-            let e = e.trim();
-            let n = if let Ok(n) = e.parse::<i32>() {
-                if !(1..=4095).contains(&n) {
-                    return Err(format!("'{e}': not an errno number"));
-                }
-                n
-            } else {
-                let up = e.to_ascii_uppercase();
-                ERRNO_NAMES
+        for e in l.split(':').filter(|e| !e.is_empty()) {
+            let unknown = || format!("Unknown error {e}, please use number value");
+            let n = if e.starts_with('E') {
+                names
                     .iter()
-                    .find(|(name, _)| *name == up)
+                    .find(|(name, _)| *name == e)
                     .map(|(_, n)| *n)
-                    .ok_or_else(|| format!("'{e}': unknown error name (use a name like EIO or ENOSPC, or a number)"))?
+                    .ok_or_else(unknown)?
+            } else {
+                let hex = e
+                    .strip_prefix("0x")
+                    .or_else(|| e.strip_prefix("0X"))
+                    .filter(|_| !compat.is_fio333());
+                let n = match hex {
+                    Some(h) => i64::from_str_radix(h, 16)
+                        .ok()
+                        .and_then(|n| i32::try_from(n).ok()),
+                    None => Some(atoi(e)),
+                };
+                n.filter(|n| *n != 0).ok_or_else(unknown)?
             };
             v.push(n);
         }
         out[i] = Some(v);
     }
     Ok(out)
+}
+
+/// C's `atoi`: optional blanks and sign, then the leading digits (0 when there are none).
+fn atoi(s: &str) -> i32 {
+    let t = s.trim_start();
+    let (neg, digits) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let mut n: i64 = 0;
+    for c in digits.bytes().take_while(u8::is_ascii_digit) {
+        n = (n * 10 + (c - b'0') as i64).min(i32::MAX as i64 + 1);
+    }
+    let n = if neg { -n } else { n };
+    n.clamp(i32::MIN as i64, i32::MAX as i64) as i32
 }
 
 #[cfg(test)]
@@ -273,12 +393,33 @@ mod tests {
         assert_eq!(p.offset_at, vec![1]);
         assert_eq!(p.bytes[9], b'x');
         assert!(parse_verify_pattern("").is_err());
-        let e = parse_ignore_error("EAGAIN,ENOSPC:122").unwrap();
+        use crate::Compat::{Fio333, Latest};
+        let e = parse_ignore_error("EAGAIN,ENOSPC:122", Latest).unwrap();
         assert_eq!(e[0], Some(vec![11]));
         assert_eq!(e[1], Some(vec![28, 122]));
         assert_eq!(e[2], None);
-        assert!(parse_ignore_error("EBOGUS").is_err());
-        assert!(parse_ignore_error("1,2,3,4").is_err());
+        assert!(parse_ignore_error("EBOGUS", Latest).is_err());
+        assert!(parse_ignore_error("1,2,3,4", Latest).is_err());
+        // fio 3.42: 133 names (Linux's 1..133 and two aliases), hex numbers.
+        assert_eq!(ERRNO_NAMES.len(), 133);
+        let e = parse_ignore_error("EDQUOT:EWOULDBLOCK:0x1c,EHWPOISON", Latest).unwrap();
+        assert_eq!(e[0], Some(vec![122, 11, 28]));
+        assert_eq!(e[1], Some(vec![133]));
+        // fio 3.33: EPERM..ERANGE, atoi numbers (no hex: 0x1c reads as 0).
+        assert_eq!(ERRNO_NAMES[ERRNO_NAMES_333 - 1], ("ERANGE", 34));
+        assert_eq!(
+            parse_ignore_error("EDQUOT", Fio333).unwrap_err(),
+            "Unknown error EDQUOT, please use number value"
+        );
+        assert!(parse_ignore_error("0x1c", Fio333).is_err());
+        assert_eq!(
+            parse_ignore_error("ERANGE:12abc:EIO::5000", Fio333).unwrap()[0],
+            Some(vec![34, 12, 5, 5000])
+        );
+        for bad in ["0", "enospc", " EIO", "x"] {
+            assert!(parse_ignore_error(bad, Latest).is_err(), "{bad}");
+        }
+        assert_eq!(parse_ignore_error("-1", Latest).unwrap()[0], Some(vec![-1]));
     }
 
     #[test]

@@ -13,6 +13,8 @@ use std::fmt::Write;
 pub struct Host<'a> {
     /// Display name (the probe's hostname, else the address).
     pub name: &'a str,
+    /// fio's name for it in JSON `hostname`: the address's host part (a socket's path).
+    pub hostname: &'a str,
     /// The address as given on the command line.
     pub addr: &'a str,
     pub port: u16,
@@ -21,6 +23,8 @@ pub struct Host<'a> {
     pub error: Option<&'a str>,
     /// Clock offset against the client (ns, server − client) and its uncertainty (± ns).
     pub offset: Option<(i128, i128)>,
+    /// The error its run ended with (STOP's; 0: none).
+    pub exit_error: u32,
 }
 
 /// A server's block: its jobs, groups and disks as fio prints them (no leading newline:
@@ -30,11 +34,17 @@ pub fn host_block(r: &RunReport) -> String {
     s.strip_prefix('\n').unwrap_or(&s).to_string()
 }
 
-/// The "All clients" job block (`r` holds the one merged job and its group).
+/// The "All clients" job block (`r` holds the one merged job and its group): fio 3.33's
+/// lines, plus the percentiles of the pooled histograms (fio prints none for it); like
+/// fio's, without the "latency : target=" line (a per-job setting, meaningless summed).
 pub fn all_clients_block(r: &RunReport) -> String {
     let mut out = String::new();
     for j in &r.jobs {
-        out.push_str(&normal::job_block(j, r));
+        for l in normal::job_block(j, r).split_inclusive('\n') {
+            if !l.starts_with("     latency   : target=") {
+                out.push_str(l);
+            }
+        }
     }
     out
 }
@@ -68,23 +78,76 @@ fn window_line(out: &mut String, label: &str, w: &Window) {
     );
 }
 
+/// Which clock placed the hosts' runs (and so the windows).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeBase {
+    /// Client mode: the client's clock, by when messages arrived (a host starts at its
+    /// first SERVER_START and ends when its results arrived); clock offsets do not move
+    /// the windows.
+    Arrival,
+    /// MPI: each rank's own start and end stamps, shifted onto rank 0's clock by the
+    /// rank's measured offset.
+    RankClocks,
+}
+
+impl TimeBase {
+    fn describe(self, error: &str) -> String {
+        match self {
+            TimeBase::Arrival => format!(
+                "windows placed by the client's clock (start: first SERVER_START arrival, end: results arrival), late by delivery delays (shortest round trip {error})"
+            ),
+            TimeBase::RankClocks => format!(
+                "windows placed by each rank's own clock, shifted onto rank 0's by its measured offset, uncertain by ±{error}"
+            ),
+        }
+    }
+    fn name(self) -> &'static str {
+        match self {
+            TimeBase::Arrival => "arrival",
+            TimeBase::RankClocks => "rank_clocks",
+        }
+    }
+}
+
 /// flexio's cluster summary under "All clients": per-host runtimes, how far each finished
-/// behind the first, clock offsets, and the bandwidth over the three merge windows.
-pub fn cluster_block(c: &Cluster, hosts: &[Host<'_>], time_error_ns: i128) -> String {
+/// behind the first, clock offsets, whether its start and its transfers over time were
+/// measured, and the bandwidth over the three merge windows. `hosts` are all the hosts
+/// (those without results included); the cluster's summaries name theirs by index.
+/// `time_error_ns`: the longest shortest round trip (arrival) or the largest offset
+/// uncertainty (rank clocks).
+pub fn cluster_block(
+    c: &Cluster,
+    hosts: &[Host<'_>],
+    time_error_ns: i128,
+    base: TimeBase,
+) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
         "Cluster (flexio): {} hosts, latency percentiles of the pooled histograms",
         c.hosts.len()
     );
-    for (s, h) in c.hosts.iter().zip(hosts) {
+    for s in &c.hosts {
+        let Some(h) = hosts.get(s.index) else {
+            continue;
+        };
         let off = match h.offset {
             Some((o, u)) => format!("{:+.3}ms ±{}", o as f64 / 1e6, ms(u)),
             None => "not measured".into(),
         };
+        let start = if s.start_measured {
+            "start measured"
+        } else {
+            "start estimated (end - runtime)"
+        };
+        let rate = if s.progress_points > 0 {
+            format!("transfers measured ({} points)", s.progress_points)
+        } else {
+            "transfers estimated (constant rate)".to_string()
+        };
         let _ = writeln!(
             out,
-            "  host {} ({}): run={}msec, done {} after the first, clock offset {off}{}",
+            "  host {} ({}): run={}msec, done {} after the first, clock offset {off}, {start}, {rate}{}",
             h.name,
             h.addr,
             s.runtime_ms,
@@ -100,10 +163,10 @@ pub fn cluster_block(c: &Cluster, hosts: &[Host<'_>], time_error_ns: i128) -> St
     window_line(&mut out, "last done", &c.last_done);
     let _ = writeln!(
         out,
-        "  windows placed by the client's clock (result arrival), uncertain by ±{}{}",
-        ms(time_error_ns),
+        "  {}{}",
+        base.describe(&ms(time_error_ns)),
         if c.estimated {
-            "; hosts' transfers inside a window assume a constant rate"
+            "; hosts without measured transfers assume a constant rate inside a window"
         } else {
             ""
         }
@@ -134,7 +197,7 @@ fn window_obj(w: &Window) -> Obj {
 pub fn json_document(
     hosts: &[Host<'_>],
     all: Option<&RunReport>,
-    cluster: Option<(&Cluster, i128)>,
+    cluster: Option<(&Cluster, i128, TimeBase)>,
     plus: bool,
     version: &str,
     now: (i64, &str),
@@ -147,29 +210,22 @@ pub fn json_document(
     for h in hosts {
         globals.extend(h.report.global_options.iter().cloned());
     }
-    root = root.obj("global options", json::options_obj(&globals));
+    // Client mode speaks fio 3.33's protocol: its layout (the object even when empty).
+    let opts = json::options_obj(flexio_stats::report::Layout::Fio333, &globals);
+    root = root.obj("global options", opts.unwrap_or_default());
     let mut stats = Vec::new();
     let mut disks = Vec::new();
     for h in hosts {
         for j in &h.report.jobs {
             let o = json::job_obj(j, h.report, plus)
-                .str("hostname", h.name)
+                .str("hostname", h.hostname)
                 .int("port", h.port);
             stats.push(o.into_j());
         }
         for d in &h.report.disks {
             disks.push(
-                Obj::new()
-                    .str("name", &d.name)
-                    .int("read_ios", d.read_ios)
-                    .int("write_ios", d.write_ios)
-                    .int("read_merges", d.read_merges)
-                    .int("write_merges", d.write_merges)
-                    .int("read_ticks", d.read_ticks)
-                    .int("write_ticks", d.write_ticks)
-                    .int("in_queue", d.in_queue)
-                    .float("util", d.util)
-                    .str("hostname", h.name)
+                json::disk_obj(flexio_stats::report::Layout::Fio333, d)
+                    .str("hostname", h.hostname)
                     .int("port", h.port)
                     .into_j(),
             );
@@ -180,7 +236,7 @@ pub fn json_document(
         for j in &a.jobs {
             stats.push(
                 json::job_obj(j, a, plus)
-                    .str("hostname", last.map(|h| h.name).unwrap_or(""))
+                    .str("hostname", last.map(|h| h.hostname).unwrap_or(""))
                     .int("port", last.map(|h| h.port).unwrap_or(0))
                     .into_j(),
             );
@@ -204,14 +260,19 @@ pub fn json_document(
             if let Some(e) = h.error {
                 o = o.str("error", e);
             }
+            if h.exit_error != 0 {
+                o = o.int("exit_error", h.exit_error);
+            }
             if let Some((off, unc)) = h.offset {
                 o = o
                     .int("clock_offset_ns", off)
                     .int("clock_offset_error_ns", unc);
             }
-            if let Some(s) = cluster.and_then(|(c, _)| c.hosts.get(i)) {
+            if let Some(s) = cluster.and_then(|(c, _, _)| c.hosts.iter().find(|s| s.index == i)) {
                 o = o
                     .int("start_ns", s.start_ns)
+                    .int("start_measured", u8::from(s.start_measured))
+                    .int("progress_points", s.progress_points as u64)
                     .int("end_ns", s.end_ns)
                     .int("runtime_ms", s.runtime_ms)
                     .int("behind_first_ns", s.behind_first_ns)
@@ -236,7 +297,7 @@ pub fn json_document(
             "complete"
         },
     );
-    if let Some((c, err)) = cluster {
+    if let Some((c, err, base)) = cluster {
         let mut co = Obj::new();
         if let Some(w) = &c.common {
             co = co.obj("common", window_obj(w));
@@ -245,6 +306,7 @@ pub fn json_document(
             .obj("first_done", window_obj(&c.first_done))
             .obj("last_done", window_obj(&c.last_done))
             .int("time_error_ns", err)
+            .str("time_base", base.name())
             .int("rate_estimated", u8::from(c.estimated));
         fx = fx.obj("cluster", co);
     }

@@ -2,9 +2,15 @@
 //! show_thread_status_json`, `add_ddir_status_json`).
 //!
 //! Layout: two spaces per level, `"key" : value`, one member per line, integers as `%lld`,
-//! floats as `%f` (six decimals). Keys appear in fio 3.33's order.
+//! floats as `%f` (six decimals). Keys appear in the newest fio's order, or fio 3.33's with
+//! [`Layout::Fio333`] (`--compat=3.33`): the newest fio adds `job_start`,
+//! `latency_target_ns`, `latency_window_us`, `priohint`, `read_sectors`/`write_sectors`
+//! and `zone_resets` (zbd jobs), and keeps options whose value is empty (`"time_based" :
+//! ""`), which fio 3.33 drops.
 
-use flexio_stats::report::{DirReport, JobReport, LatSummary, RunReport, SyncReport, Unified};
+use flexio_stats::report::{
+    DirReport, DiskReport, JobReport, LatSummary, Layout, RunReport, SyncReport, Unified,
+};
 
 /// A JSON value in insertion order.
 #[derive(Clone, Debug, PartialEq)]
@@ -164,7 +170,7 @@ fn lat_obj(l: &LatSummary, plus: bool) -> Obj {
     o
 }
 
-fn dir_obj(d: &DirReport, plus: bool, lat_pct: bool) -> Obj {
+fn dir_obj(layout: Layout, d: &DirReport, plus: bool, lat_pct: bool) -> Obj {
     let mut o = Obj::new()
         .int("io_bytes", d.io_bytes)
         .int("io_kbytes", d.io_bytes >> 10)
@@ -184,11 +190,11 @@ fn dir_obj(d: &DirReport, plus: bool, lat_pct: bool) -> Obj {
             .prios
             .iter()
             .map(|p| {
-                Obj::new()
-                    .int("prioclass", p.class)
-                    .int("prio", p.level)
-                    .obj(key, lat_obj(&p.lat, plus))
-                    .into_j()
+                let mut o = Obj::new().int("prioclass", p.class).int("prio", p.level);
+                if layout == Layout::Latest {
+                    o = o.int("priohint", p.hint);
+                }
+                o.obj(key, lat_obj(&p.lat, plus)).into_j()
             })
             .collect();
         o = o.arr("prios", prios);
@@ -220,37 +226,47 @@ fn keyed(keys: &[&str], vals: &[f64]) -> Obj {
     o
 }
 
-/// Options echo: pairs with an empty value are omitted, as fio does.
-pub fn options_obj(echo: &[(String, String)]) -> Obj {
+/// The options that appear in an options echo: fio 3.33's printer drops pairs whose value
+/// is empty (flags such as `time_based`); the newest fio keeps them as `""`.
+fn echoed(layout: Layout, echo: &[(String, String)]) -> impl Iterator<Item = &(String, String)> {
+    echo.iter()
+        .filter(move |(_, v)| layout == Layout::Latest || !v.is_empty())
+}
+
+/// Options echo (`global options`, `job options`); `None` when nothing is echoed.
+pub fn options_obj(layout: Layout, echo: &[(String, String)]) -> Option<Obj> {
     let mut o = Obj::new();
-    for (k, v) in echo.iter().filter(|(_, v)| !v.is_empty()) {
+    for (k, v) in echoed(layout, echo) {
         o = o.str(k, v);
     }
-    o
+    (!o.0.is_empty()).then_some(o)
 }
 
 /// One job object.
 pub fn job_obj(j: &JobReport, r: &RunReport, plus: bool) -> Obj {
-    let mut o = Obj::new()
-        .str("jobname", &j.name)
-        .int("groupid", j.groupid)
-        .int("error", j.error);
-    o = o.int("eta", r.eta_s).int("elapsed", r.elapsed_s);
-    if j.echo.iter().any(|(_, v)| !v.is_empty()) {
-        o = o.obj("job options", options_obj(&j.echo));
+    let layout = r.layout;
+    let mut o = Obj::new().str("jobname", &j.name).int("groupid", j.groupid);
+    if layout == Layout::Latest {
+        o = o.int("job_start", j.job_start_ms);
     }
+    o = o.int("error", j.error);
+    o = o.int("eta", r.eta_s).int("elapsed", r.elapsed_s);
+    if let Some(opts) = options_obj(layout, &j.echo) {
+        o = o.obj("job options", opts);
+    }
+    let lat_pct = j.params.lat_percentiles;
     match (j.params.unified, &j.mixed) {
         (Unified::Mixed, Some(m)) => {
-            o = o.obj("mixed", dir_obj(m, plus, j.params.lat_percentiles));
+            o = o.obj("mixed", dir_obj(layout, m, plus, lat_pct));
         }
         _ => {
             o = o
-                .obj("read", dir_obj(&j.dirs[0], plus, j.params.lat_percentiles))
-                .obj("write", dir_obj(&j.dirs[1], plus, j.params.lat_percentiles))
-                .obj("trim", dir_obj(&j.dirs[2], plus, j.params.lat_percentiles))
+                .obj("read", dir_obj(layout, &j.dirs[0], plus, lat_pct))
+                .obj("write", dir_obj(layout, &j.dirs[1], plus, lat_pct))
+                .obj("trim", dir_obj(layout, &j.dirs[2], plus, lat_pct))
                 .obj("sync", sync_obj(&j.sync, plus));
             if let (Unified::Both, Some(m)) = (j.params.unified, &j.mixed) {
-                o = o.obj("mixed", dir_obj(m, plus, j.params.lat_percentiles));
+                o = o.obj("mixed", dir_obj(layout, m, plus, lat_pct));
             }
         }
     }
@@ -314,11 +330,32 @@ pub fn job_obj(j: &JobReport, r: &RunReport, plus: bool) -> Obj {
     }
     o = o
         .int("latency_depth", j.params.latency_depth)
-        .int("latency_target", j.params.latency_target_ns)
+        .int("latency_target", j.params.latency_target_ns);
+    if layout == Layout::Latest {
+        o = o.int("latency_target_ns", j.params.latency_target_ns);
+    }
+    o = o
         .float("latency_percentile", j.params.latency_percentile)
         .int("latency_window", j.params.latency_window_us);
+    if layout == Layout::Latest {
+        o = o.int("latency_window_us", j.params.latency_window_us);
+    }
     if let Some(d) = &j.description {
         o = o.str("desc", d);
+    }
+    if let Some(b) = j.block.as_ref().filter(|b| !b.percentiles.is_empty()) {
+        let mut pct = Obj::new();
+        for (p, trims) in &b.percentiles {
+            pct = pct.int(&format!("{p:.6}"), *trims);
+        }
+        let mut states = Obj::new();
+        for (name, n) in flexio_stats::blocks::STATE_NAMES.iter().zip(b.states) {
+            states = states.int(name, n);
+        }
+        o = o.obj(
+            "block",
+            Obj::new().obj("percentiles", pct).obj("states", states),
+        );
     }
     if let Some(ss) = &j.steadystate {
         let pct = if ss.crit.pct { "%" } else { "" };
@@ -332,15 +369,25 @@ pub fn job_obj(j: &JobReport, r: &RunReport, plus: bool) -> Obj {
                 .str("criterion", &format!("{}{pct}", fmt_f(ss.criterion)))
                 .float("max_deviation", ss.max_deviation)
                 .float("slope", ss.slope)
-                .obj(
-                    "data",
-                    Obj::new()
+                .obj("data", {
+                    let d = Obj::new()
                         .int("bw_mean", ss.bw_mean())
-                        .int("iops_mean", ss.iops_mean())
-                        .arr("iops", ints(ss.iops_data()))
-                        .arr("bw", ints(ss.bw_data())),
-                ),
+                        .int("iops_mean", ss.iops_mean());
+                    // fio 3.42: latency criteria add the window's latencies.
+                    let d = if ss.crit.lat {
+                        d.int("lat_mean", ss.lat_mean())
+                            .arr("lat_ns", ints(ss.lat_data()))
+                    } else {
+                        d
+                    };
+                    d.arr("iops", ints(ss.iops_data()))
+                        .arr("bw", ints(ss.bw_data()))
+                }),
         );
+    }
+    // The newest fio's last job key, for zonemode=zbd jobs only.
+    if let (Layout::Latest, Some(n)) = (layout, j.zone_resets) {
+        o = o.int("zone_resets", n);
     }
     // flexio's additions, after fio's keys (fio's readers ignore them): per-direction
     // schedule statistics of rate-limited jobs.
@@ -422,6 +469,43 @@ pub fn job_obj(j: &JobReport, r: &RunReport, plus: bool) -> Obj {
     o
 }
 
+/// One `disk_util` element; the newest fio adds the sectors after `write_ios` (and, for a
+/// device with slaves, `aggr_*_sectors` after `aggr_write_ios`).
+pub fn disk_obj(layout: Layout, d: &DiskReport) -> Obj {
+    let mut o = Obj::new()
+        .str("name", &d.name)
+        .int("read_ios", d.read_ios)
+        .int("write_ios", d.write_ios);
+    if layout == Layout::Latest {
+        o = o
+            .int("read_sectors", d.read_sectors)
+            .int("write_sectors", d.write_sectors);
+    }
+    o = o
+        .int("read_merges", d.read_merges)
+        .int("write_merges", d.write_merges)
+        .int("read_ticks", d.read_ticks)
+        .int("write_ticks", d.write_ticks)
+        .int("in_queue", d.in_queue)
+        .float("util", d.util);
+    let Some(a) = &d.aggr else { return o };
+    o = o
+        .int("aggr_read_ios", a.avg(a.ios[0]))
+        .int("aggr_write_ios", a.avg(a.ios[1]));
+    if layout == Layout::Latest {
+        o = o
+            .int("aggr_read_sectors", a.avg(a.sectors[0]))
+            .int("aggr_write_sectors", a.avg(a.sectors[1]));
+    }
+    // fio's key for the write merges is `aggr_write_merge` (sic).
+    o.int("aggr_read_merges", a.avg(a.merges[0]))
+        .int("aggr_write_merge", a.avg(a.merges[1]))
+        .int("aggr_read_ticks", a.avg(a.ticks[0]))
+        .int("aggr_write_ticks", a.avg(a.ticks[1]))
+        .int("aggr_in_queue", a.avg(a.in_queue))
+        .float("aggr_util", a.max_util)
+}
+
 /// The whole JSON (or JSON+) document. After fio's keys comes a `flexio` object (fio's
 /// readers ignore it) naming the program that produced the document.
 pub fn report(r: &RunReport, plus: bool, flexio_version: &str) -> String {
@@ -430,8 +514,8 @@ pub fn report(r: &RunReport, plus: bool, flexio_version: &str) -> String {
         .int("timestamp", r.timestamp)
         .int("timestamp_ms", r.timestamp_ms)
         .str("time", &r.time);
-    if r.global_options.iter().any(|(_, v)| !v.is_empty()) {
-        root = root.obj("global options", options_obj(&r.global_options));
+    if let Some(opts) = options_obj(r.layout, &r.global_options) {
+        root = root.obj("global options", opts);
     }
     let jobs: Vec<J> = r
         .jobs
@@ -443,19 +527,7 @@ pub fn report(r: &RunReport, plus: bool, flexio_version: &str) -> String {
         let disks: Vec<J> = r
             .disks
             .iter()
-            .map(|d| {
-                Obj::new()
-                    .str("name", &d.name)
-                    .int("read_ios", d.read_ios)
-                    .int("write_ios", d.write_ios)
-                    .int("read_merges", d.read_merges)
-                    .int("write_merges", d.write_merges)
-                    .int("read_ticks", d.read_ticks)
-                    .int("write_ticks", d.write_ticks)
-                    .int("in_queue", d.in_queue)
-                    .float("util", d.util)
-                    .into_j()
-            })
+            .map(|d| disk_obj(r.layout, d).into_j())
             .collect();
         root = root.arr("disk_util", disks);
     }

@@ -3,6 +3,8 @@
 
 pub mod clients;
 pub mod json;
+#[cfg(test)]
+mod layout_tests;
 pub mod logs;
 pub mod normal;
 pub mod num2str;

@@ -1,13 +1,15 @@
-//! fio 3.33's normal (human) output, line for line (`stat.c: show_thread_status_normal`,
-//! `show_ddir_status`, `show_group_stats`, `show_disk_util`).
+//! fio's normal (human) output, line for line (`stat.c: show_thread_status_normal`,
+//! `show_ddir_status`, `show_group_stats`, `show_disk_util`): the newest fio's by default,
+//! fio 3.33's with [`Layout::Fio333`] (`--compat=3.33`). Where the two differ the choice is
+//! made in one small function each (`dir_suffix`, `mixed_rates`, `prio_name`,
+//! `sync_header`, `latency_line`, `disk_line`).
 
 use crate::num2str::{num2str, Unit};
 use flexio_stats::report::{
-    DirReport, DiskReport, GroupDir, GroupReport, JobReport, LatSummary, RunReport, Unified,
+    DirReport, DiskReport, GroupDir, GroupReport, JobReport, LatSummary, Layout, PrioReport,
+    RunReport, Unified,
 };
 use std::fmt::Write;
-
-const DIR_NAMES: [&str; 3] = ["read", "write", "trim"];
 
 fn i2p(kb_base: u32) -> bool {
     kb_base.is_power_of_two()
@@ -150,27 +152,92 @@ pub fn percentiles_block(out: &mut String, pre: &str, vals: &[(f64, u64)], preci
     }
 }
 
-fn show_ddir(
-    out: &mut String,
+/// Which line of a job a direction block is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum DirLine {
+    Read,
+    Write,
+    Trim,
+    /// unified_rw_reporting=mixed: the only line.
+    Mixed,
+    /// unified_rw_reporting=both: the line after read, write and trim.
+    MixedOfBoth,
+}
+
+/// The end of a direction line: fio 3.33 puts `; N zone resets` on every write line; the
+/// newest fio only for `zonemode=zbd` jobs, and then on every direction line.
+fn dir_suffix(layout: Layout, j: &JobReport, line: DirLine) -> String {
+    match (layout, j.zone_resets) {
+        (Layout::Fio333, n) if line == DirLine::Write => {
+            format!("; {} zone resets", n.unwrap_or(0))
+        }
+        (Layout::Latest, Some(n)) => format!("; {n} zone resets"),
+        _ => String::new(),
+    }
+}
+
+/// IOPS, bandwidth (primary and alternate) and bytes of a direction line. fio's
+/// `unified_rw_reporting=both` line comes from a copy of the statistics without the
+/// output settings: fio 3.33 prints zeros there (`IOPS=0, BW=0 (0)(0B/1msec)`), the
+/// newest fio the right numbers without the rate unit (`BW=1000Mi (1049M)`).
+fn mixed_rates(
+    layout: Layout,
     j: &JobReport,
-    g: &GroupReport,
-    label: &str,
     d: &DirReport,
-    write_suffix: bool,
-) {
-    let p = i2p(g.kb_base);
+    p: bool,
+    line: DirLine,
+) -> (String, String, String, String) {
     let sf = j.params.sig_figs as usize;
     let unit = rate_unit(j.params.unit_base);
     let bw = d.bw_bytes;
+    let iops = num2str(d.iops_int, sf, 1, false, Unit::None);
+    let io = num2str(d.io_bytes, sf, 1, p, Unit::Byte);
+    match (line, layout) {
+        (DirLine::MixedOfBoth, Layout::Fio333) => ("0".into(), "0".into(), "0".into(), "0B".into()),
+        (DirLine::MixedOfBoth, Layout::Latest) => (
+            iops,
+            num2str(bw, sf, 1, true, Unit::None),
+            num2str(bw, sf, 1, false, Unit::None),
+            io,
+        ),
+        _ => (
+            iops,
+            num2str(bw, sf, 1, p, unit),
+            num2str(bw, sf, 1, !p, unit),
+            io,
+        ),
+    }
+}
+
+/// `clat prio 2/0` (fio 3.33: class/level) or `clat prio 2/0/0` (newest: class/level/hint).
+fn prio_name(layout: Layout, kind: &str, pr: &PrioReport) -> String {
+    match layout {
+        Layout::Fio333 => format!("{kind} prio {}/{}", pr.class, pr.level),
+        Layout::Latest => format!("{kind} prio {}/{}/{}", pr.class, pr.level, pr.hint),
+    }
+}
+
+fn show_ddir(
+    out: &mut String,
+    layout: Layout,
+    j: &JobReport,
+    g: &GroupReport,
+    line: DirLine,
+    d: &DirReport,
+) {
+    let p = i2p(g.kb_base);
+    let label = match line {
+        DirLine::Read => "read",
+        DirLine::Write => "write",
+        DirLine::Trim => "trim",
+        DirLine::Mixed | DirLine::MixedOfBoth => "mixed",
+    };
+    let (iops, bw, bw_alt, io) = mixed_rates(layout, j, d, p, line);
     let _ = writeln!(
         out,
-        "  {label}: IOPS={}, BW={} ({})({}/{}msec){}",
-        num2str(d.iops_int, sf, 1, false, Unit::None),
-        num2str(bw, sf, 1, p, unit),
-        num2str(bw, sf, 1, !p, unit),
-        num2str(d.io_bytes, sf, 1, p, Unit::Byte),
+        "  {label}: IOPS={iops}, BW={bw} ({bw_alt})({io}/{}msec){}",
         d.runtime_ms,
-        if write_suffix { "; 0 zone resets" } else { "" }
+        dir_suffix(layout, j, line)
     );
     if d.slat.n > 0 {
         display_lat(out, "slat", &d.slat);
@@ -187,11 +254,7 @@ fn show_ddir(
         "clat"
     };
     for pr in &d.prios {
-        display_lat(
-            out,
-            &format!("{prio_kind} prio {}/{}", pr.class, pr.level),
-            &pr.lat,
-        );
+        display_lat(out, &prio_name(layout, prio_kind, pr), &pr.lat);
     }
     let prec = j.params.percentile_precision;
     if let Some(v) = &d.slat.percentiles {
@@ -206,8 +269,9 @@ fn show_ddir(
     for pr in &d.prios {
         if let Some(v) = &pr.lat.percentiles {
             let pre = format!(
-                "{prio_kind} prio {}/{} ({:.2}% of IOs)",
-                pr.class, pr.level, pr.pct_of_ios
+                "{} ({:.2}% of IOs)",
+                prio_name(layout, prio_kind, pr),
+                pr.pct_of_ios
             );
             percentiles_block(out, &pre, v, prec);
         }
@@ -368,7 +432,49 @@ pub fn strerror(e: i32) -> String {
     }
 }
 
-fn show_job(out: &mut String, j: &JobReport, g: &GroupReport, time: &str) {
+/// The sync block's title: the newest fio adds `/syncfs`.
+fn sync_header(layout: Layout) -> &'static str {
+    match layout {
+        Layout::Fio333 => "  fsync/fdatasync/sync_file_range:\n",
+        Layout::Latest => "  fsync/fdatasync/sync_file_range/syncfs:\n",
+    }
+}
+
+/// A latency-target value in ns with the newest fio's unit: s from 2 s, ms from 2 ms, us
+/// from 2 µs, else ns, two decimals (`10.00ms`, `0.00ns`).
+pub fn target_time(ns: f64) -> String {
+    if ns >= 2e9 {
+        format!("{:.2}s", ns / 1e9)
+    } else if ns >= 2e6 {
+        format!("{:.2}ms", ns / 1e6)
+    } else if ns >= 2000.0 {
+        format!("{:.2}us", ns / 1e3)
+    } else {
+        format!("{ns:.2}ns")
+    }
+}
+
+/// `latency   : target=..., window=..., percentile=..., depth=...`: fio 3.33 prints the
+/// raw target (ns) and window (µs); the newest fio both as times with units.
+fn latency_line(layout: Layout, j: &JobReport) -> String {
+    let pr = &j.params;
+    let (target, window) = match layout {
+        Layout::Fio333 => (
+            pr.latency_target_ns.to_string(),
+            pr.latency_window_us.to_string(),
+        ),
+        Layout::Latest => (
+            target_time(pr.latency_target_ns as f64),
+            target_time(pr.latency_window_us as f64 * 1000.0),
+        ),
+    };
+    format!(
+        "     latency   : target={target}, window={window}, percentile={:.2}%, depth={}\n",
+        pr.latency_percentile, pr.latency_depth
+    )
+}
+
+fn show_job(out: &mut String, layout: Layout, j: &JobReport, g: &GroupReport, time: &str) {
     let io: u64 = j.dirs.iter().map(|d| d.io_bytes).sum();
     let issued: u64 = j.issued[..3].iter().sum();
     if io == 0 && issued == 0 {
@@ -393,18 +499,19 @@ fn show_job(out: &mut String, j: &JobReport, g: &GroupReport, time: &str) {
     match (j.params.unified, &j.mixed) {
         (Unified::Mixed, Some(m)) => {
             if m.runtime_ms > 0 && m.io_bytes > 0 {
-                show_ddir(out, j, g, "mixed", m, false);
+                show_ddir(out, layout, j, g, DirLine::Mixed, m);
             }
         }
         _ => {
-            for (i, d) in j.dirs.iter().enumerate() {
+            let lines = [DirLine::Read, DirLine::Write, DirLine::Trim];
+            for (d, line) in j.dirs.iter().zip(lines) {
                 if d.io_bytes > 0 && d.runtime_ms > 0 {
-                    show_ddir(out, j, g, DIR_NAMES[i], d, i == 1);
+                    show_ddir(out, layout, j, g, line, d);
                 }
             }
             if let (Unified::Both, Some(m)) = (j.params.unified, &j.mixed) {
                 if m.runtime_ms > 0 {
-                    show_ddir(out, j, g, "mixed", m, false);
+                    show_ddir(out, layout, j, g, DirLine::MixedOfBoth, m);
                 }
             }
         }
@@ -415,7 +522,7 @@ fn show_job(out: &mut String, j: &JobReport, g: &GroupReport, time: &str) {
         show_lat_dist(out, &j.latency_ms, &LAT_RANGES, "msec");
     }
     if j.sync.lat.n > 0 {
-        out.push_str("  fsync/fdatasync/sync_file_range:\n");
+        out.push_str(sync_header(layout));
         display_lat(out, "sync", &j.sync.lat);
         if let Some(v) = &j.sync.lat.percentiles {
             percentiles_block(out, "sync", v, j.params.percentile_precision);
@@ -464,34 +571,69 @@ fn show_job(out: &mut String, j: &JobReport, g: &GroupReport, time: &str) {
             strerror(j.first_error)
         );
     }
-    let _ = writeln!(
-        out,
-        "     latency   : target={}, window={}, percentile={:.2}%, depth={}",
-        j.params.latency_target_ns,
-        j.params.latency_window_us,
-        j.params.latency_percentile,
-        j.params.latency_depth
-    );
+    out.push_str(&latency_line(layout, j));
+    if let Some(b) = &j.block {
+        block_lines(out, b);
+    }
     if let Some(ss) = &j.steadystate {
         let kb = j.params.kb_base as u64;
         let i2p = kb.is_power_of_two();
         let sf = j.params.sig_figs as usize;
         let unit = rate_unit(j.params.unit_base);
         let bw = ss.bw_mean() / kb.max(1);
+        // fio 3.42: a latency criterion shows the window's mean latency, always in nsec.
+        let lat = if ss.crit.lat {
+            format!(
+                "lat={}nsec, ",
+                num2str(ss.lat_mean(), sf, 1, false, Unit::None)
+            )
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "  steadystate  : attained={}, bw={} ({}), iops={}, {}{}={:.3}{}",
+            "  steadystate  : attained={}, bw={} ({}), iops={}, {lat}{}{}={:.3}{}",
             if ss.attained { "yes" } else { "no" },
             num2str(bw, sf, kb, i2p, unit),
             num2str(bw, sf, kb, !i2p, unit),
             num2str(ss.iops_mean(), sf, 1, false, Unit::None),
-            if ss.crit.iops { "iops" } else { "bw" },
+            ss.crit.metric(),
             if ss.crit.slope { " slope" } else { " mean dev" },
             ss.criterion,
             if ss.crit.pct { "%" } else { "" }
         );
     }
     crate::ops::table(out, j);
+}
+
+/// block_error_percentiles: fio's "block lifetime percentiles" (entries wrap past 75
+/// columns) and the blocks' states.
+fn block_lines(out: &mut String, b: &flexio_stats::blocks::BlockReport) {
+    out.push_str("  block lifetime percentiles :\n   |");
+    let mut pos = 0;
+    for (i, (p, trims)) in b.percentiles.iter().enumerate() {
+        let end = if i + 1 == b.percentiles.len() {
+            '\n'
+        } else {
+            ','
+        };
+        let e = format!(" {p:3.2}th={trims}{end}");
+        if pos + e.len() > 75 {
+            pos = 0;
+            out.push_str("\n   |");
+        }
+        out.push_str(&e);
+        pos += e.len();
+    }
+    out.push_str("        states               :");
+    for (i, (name, n)) in flexio_stats::blocks::STATE_NAMES
+        .iter()
+        .zip(b.states)
+        .enumerate()
+    {
+        let end = if i == 4 { '\n' } else { ',' };
+        let _ = write!(out, " {name}={n}{end}");
+    }
 }
 
 fn group_line(out: &mut String, label: &str, g: &GroupReport, d: &GroupDir) {
@@ -538,26 +680,61 @@ fn show_group(out: &mut String, g: &GroupReport) {
     }
 }
 
+/// One device of the disk block; the newest fio adds `sectors=` after `ios=`. A device
+/// with slaves is indented two more and ends with the slaves' averages (`aggsectors=`, so
+/// spelt, only in the newest fio).
+fn disk_line(layout: Layout, d: &DiskReport) -> String {
+    let sectors = match layout {
+        Layout::Fio333 => String::new(),
+        Layout::Latest => format!("sectors={}/{}, ", d.read_sectors, d.write_sectors),
+    };
+    let (indent, aggr) = match &d.aggr {
+        None => ("", String::new()),
+        Some(a) => {
+            let sectors = match layout {
+                Layout::Fio333 => String::new(),
+                Layout::Latest => format!(
+                    ", aggsectors={}/{}",
+                    a.avg(a.sectors[0]),
+                    a.avg(a.sectors[1])
+                ),
+            };
+            let s = format!(
+                ", aggrios={}/{}{sectors}, aggrmerge={}/{}, aggrticks={}/{}, aggrin_queue={}, aggrutil={:3.2}%",
+                a.avg(a.ios[0]),
+                a.avg(a.ios[1]),
+                a.avg(a.merges[0]),
+                a.avg(a.merges[1]),
+                a.avg(a.ticks[0]),
+                a.avg(a.ticks[1]),
+                a.avg(a.in_queue),
+                a.max_util
+            );
+            ("  ", s)
+        }
+    };
+    format!(
+        "{indent}  {}: ios={}/{}, {sectors}merge={}/{}, ticks={}/{}, in_queue={}, util={:3.2}%{aggr}\n",
+        d.name,
+        d.read_ios,
+        d.write_ios,
+        d.read_merges,
+        d.write_merges,
+        d.read_ticks,
+        d.write_ticks,
+        d.in_queue,
+        d.util
+    )
+}
+
 /// The disk block.
-pub fn disk_block(out: &mut String, disks: &[DiskReport]) {
+pub fn disk_block(out: &mut String, layout: Layout, disks: &[DiskReport]) {
     if disks.is_empty() {
         return;
     }
     out.push_str("\nDisk stats (read/write):\n");
     for d in disks {
-        let _ = writeln!(
-            out,
-            "  {}: ios={}/{}, merge={}/{}, ticks={}/{}, in_queue={}, util={:3.2}%",
-            d.name,
-            d.read_ios,
-            d.write_ios,
-            d.read_merges,
-            d.write_merges,
-            d.read_ticks,
-            d.write_ticks,
-            d.in_queue,
-            d.util
-        );
+        out.push_str(&disk_line(layout, d));
     }
 }
 
@@ -565,7 +742,7 @@ pub fn disk_block(out: &mut String, disks: &[DiskReport]) {
 pub fn job_block(j: &JobReport, r: &RunReport) -> String {
     let mut out = String::new();
     if let Some(g) = r.groups.iter().find(|g| g.id == j.groupid) {
-        show_job(&mut out, j, g, &r.time);
+        show_job(&mut out, r.layout, j, g, &r.time);
     }
     out
 }
@@ -579,12 +756,12 @@ pub fn report(r: &RunReport) -> String {
             .iter()
             .find(|g| g.id == j.groupid)
             .expect("every job has a group");
-        show_job(&mut out, j, g, &r.time);
+        show_job(&mut out, r.layout, j, g, &r.time);
     }
     for g in &r.groups {
         show_group(&mut out, g);
     }
-    disk_block(&mut out, &r.disks);
+    disk_block(&mut out, r.layout, &r.disks);
     out
 }
 

@@ -68,7 +68,9 @@ impl RateLimits {
     }
 }
 
-/// One status line from the current state.
+/// One status line from the current state. Without a known ETA (fio's first 3 s of
+/// elapsed time, counted in started seconds) or with nothing running, fio shows only
+/// `Jobs: N (f=N)` and the rate limits.
 #[allow(clippy::too_many_arguments)]
 pub fn line(
     running: usize,
@@ -80,11 +82,11 @@ pub fn line(
     eta: Option<u64>,
     limits: &RateLimits,
 ) -> String {
-    let mut s = format!(
-        "Jobs: {running} (f={files}){}: [{}]",
-        limits.text(),
-        run_string(states)
-    );
+    let mut s = format!("Jobs: {running} (f={files}){}", limits.text());
+    let Some(eta) = eta.filter(|_| running > 0) else {
+        return s;
+    };
+    s.push_str(&format!(": [{}]", run_string(states)));
     match pct {
         Some(p) => s.push_str(&format!("[{p:.1}%]")),
         None => s.push_str("[-.-%]"),
@@ -107,10 +109,7 @@ pub fn line(
             .collect();
         s.push_str(&format!("[{}][{} IOPS]", r.join(","), i.join(",")));
     }
-    s.push_str(&format!(
-        "[eta {}]",
-        eta.map(eta_text).unwrap_or_else(|| "--m:--s".into())
-    ));
+    s.push_str(&format!("[eta {}]", eta_text(eta)));
     s
 }
 
@@ -156,6 +155,17 @@ mod tests {
         assert_eq!(
             l,
             "Jobs: 1 (f=1), 0-2000 IOPS: [r(1)][-.-%][r=8004KiB/s][r=2001 IOPS][eta 00m:00s]"
+        );
+        // ETA not yet known (fio 3.33, rate=100m, first 2 s): the limits only.
+        let lim = RateLimits {
+            max_bps: 100 << 20,
+            ..Default::default()
+        };
+        let l = line(1, 1, &['R'], None, [1 << 20, 0, 0], [256, 0, 0], None, &lim);
+        assert_eq!(l, "Jobs: 1 (f=1), 0B/s-100MiB/s");
+        assert_eq!(
+            line(0, 0, &[], None, [0; 3], [0; 3], Some(1), &none),
+            "Jobs: 0 (f=0)"
         );
     }
 }

@@ -1,5 +1,7 @@
-//! fio's terse (minimal) output, versions 3, 4 and 5 (`show_thread_status_terse_all`):
-//! one `;`-separated line per reporting unit; latencies in µs, bandwidth in KiB/s.
+//! fio's terse (minimal) output, versions 2, 3, 4 and 5 (`show_thread_status_terse_all`):
+//! one `;`-separated line per reporting unit; latencies in µs, bandwidth in KiB/s. Version 2
+//! has no fio version and no disks, includes trim, and puts the description on a line of
+//! its own (`;<description>`). The same in fio 3.33 and the newest fio.
 
 use crate::json::fmt_f;
 use flexio_stats::report::{DirReport, DiskReport, JobReport, LatSummary, RunReport, Unified};
@@ -96,7 +98,9 @@ fn ddir(out: &mut String, j: &JobReport, d: &DirReport, ver: u32) {
     }
 }
 
-fn disks(out: &mut String, ds: &[DiskReport]) {
+/// The disk fields of a terse line (v3 and later): each device's, then for a device with
+/// slaves `slaves` and their averages (no sectors, in every fio).
+pub fn disks(out: &mut String, ds: &[DiskReport]) {
     for d in ds {
         let _ = write!(
             out,
@@ -111,24 +115,42 @@ fn disks(out: &mut String, ds: &[DiskReport]) {
             d.in_queue,
             d.util
         );
+        if let Some(a) = &d.aggr {
+            let _ = write!(
+                out,
+                ";slaves;{};{};{};{};{};{};{};{:3.2}%",
+                a.avg(a.ios[0]),
+                a.avg(a.ios[1]),
+                a.avg(a.merges[0]),
+                a.avg(a.merges[1]),
+                a.avg(a.ticks[0]),
+                a.avg(a.ticks[1]),
+                a.avg(a.in_queue),
+                a.max_util
+            );
+        }
     }
 }
 
 /// One terse line.
 pub fn job_line(j: &JobReport, r: &RunReport, ver: u32) -> String {
     let mut out = String::new();
-    let _ = write!(
-        out,
-        "{ver};{};{};{};{}",
-        r.version, j.name, j.groupid, j.error
-    );
+    if ver == 2 {
+        let _ = write!(out, "2;{};{};{}", j.name, j.groupid, j.error);
+    } else {
+        let _ = write!(
+            out,
+            "{ver};{};{};{};{}",
+            r.version, j.name, j.groupid, j.error
+        );
+    }
     let mixed = j.params.unified == Unified::Mixed;
     match (&j.mixed, mixed) {
         (Some(m), true) => ddir(&mut out, j, m, ver),
         _ => {
             ddir(&mut out, j, &j.dirs[0], ver);
             ddir(&mut out, j, &j.dirs[1], ver);
-            if ver >= 4 {
+            if ver != 3 {
                 ddir(&mut out, j, &j.dirs[2], ver);
             }
             if let (Unified::Both, Some(m)) = (j.params.unified, &j.mixed) {
@@ -154,11 +176,16 @@ pub fn job_line(j: &JobReport, r: &RunReport, ver: u32) -> String {
     for v in us.iter().chain(j.latency_ms.iter()) {
         let _ = write!(out, ";{v:3.2}%");
     }
-    disks(&mut out, &r.disks);
+    if ver != 2 {
+        disks(&mut out, &r.disks);
+    }
     if j.params.continue_on_error {
         let _ = write!(out, ";{};{}", j.total_err, j.first_error);
     }
     if let Some(d) = &j.description {
+        if ver == 2 {
+            out.push('\n');
+        }
         let _ = write!(out, ";{d}");
     }
     out.push('\n');

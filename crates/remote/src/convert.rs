@@ -33,7 +33,9 @@ use crate::ts::{
     PLAT_NR, SS_ATTAINED, SS_BUFFER_FULL, SS_BW, SS_DATA, SS_IOPS, SS_PCT, SS_RAMP_OVER, SS_SLOPE,
 };
 use flexio_stats::hist::Hist;
-use flexio_stats::report::{DiskReport, GroupDir, GroupReport, ReportParams, RunReport, Unified};
+use flexio_stats::report::{
+    DiskAggr, DiskReport, GroupDir, GroupReport, ReportParams, RunReport, Unified,
+};
 use flexio_stats::stat::{LatStat, Stat};
 use flexio_stats::steady::{Criterion, SteadyState};
 use flexio_stats::thread::{DirStats, PrioStat, ThreadStats};
@@ -69,7 +71,7 @@ pub fn io_of_stat(s: &Stat) -> IoStat {
         min: s.min,
         samples: s.samples,
         mean: s.mean,
-        s: s.s,
+        s: s.sum_sq_dev,
     }
 }
 
@@ -79,7 +81,7 @@ pub fn stat_of_io(s: &IoStat) -> Stat {
         max: s.max,
         samples: s.samples,
         mean: s.mean,
-        s: s.s,
+        sum_sq_dev: s.s,
     }
 }
 
@@ -233,13 +235,15 @@ pub fn group_report_of(gs: &GroupStats) -> GroupReport {
 
 /// A disk as fio's DU. flexio keeps the utilisation, not the busy time: `io_ticks` is
 /// rebuilt as util × `msec` (the run's wall time in ms) so that fio prints the same util.
+/// The slave aggregate stays zero, as a fio server sends it (it sums the slaves only when
+/// it prints the disk block itself, which a server never does).
 pub fn disk_util_of(d: &DiskReport, msec: u64) -> DiskUtil {
     DiskUtil {
         name: d.name.clone(),
         s: DiskCounters {
             ios: [d.read_ios, d.write_ios],
             merges: [d.read_merges, d.write_merges],
-            sectors: [0, 0],
+            sectors: [d.read_sectors, d.write_sectors],
             ticks: [d.read_ticks, d.write_ticks],
             io_ticks: (d.util / 100.0 * msec as f64).round() as u64,
             time_in_queue: d.in_queue,
@@ -260,12 +264,23 @@ pub fn disk_report_of(du: &DiskUtil) -> DiskReport {
         name: du.name.clone(),
         read_ios: du.s.ios[0],
         write_ios: du.s.ios[1],
+        read_sectors: du.s.sectors[0],
+        write_sectors: du.s.sectors[1],
         read_merges: du.s.merges[0],
         write_merges: du.s.merges[1],
         read_ticks: du.s.ticks[0],
         write_ticks: du.s.ticks[1],
         in_queue: du.s.time_in_queue,
         util,
+        aggr: (du.slavecount > 0).then_some(DiskAggr {
+            slaves: du.slavecount,
+            ios: du.agg.ios,
+            sectors: du.agg.sectors,
+            merges: du.agg.merges,
+            ticks: du.agg.ticks,
+            in_queue: du.agg.time_in_queue,
+            max_util: du.max_util,
+        }),
     }
 }
 
@@ -422,6 +437,8 @@ fn steady_in(ts: &ThreadStat) -> Option<SteadyState> {
     Some(SteadyState::from_parts(
         Criterion {
             iops: ts.ss_state & SS_IOPS != 0,
+            // fio 3.33's protocol has no latency criteria.
+            lat: false,
             slope: ts.ss_state & SS_SLOPE != 0,
             limit: ts.ss_limit,
             pct: ts.ss_state & SS_PCT != 0,

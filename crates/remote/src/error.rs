@@ -88,7 +88,7 @@ impl fmt::Display for Error {
                 write!(
                     f,
                     "client/server protocol version mismatch: the peer speaks version {}, \
-                     flexio speaks version {} (fio 3.33); both sides must use the same version",
+                     flexio speaks version {}; both sides must use the same version",
                     name(*got),
                     name(*want)
                 )
@@ -138,6 +138,16 @@ mod tests {
         let m = Error::Version { got: 120, want: 97 }.to_string();
         assert!(m.contains("120 (fio 3.42)"), "{m}");
         assert!(m.contains("97 (fio 3.32/3.33)"), "{m}");
+        // Each version is named once, with its release once.
+        assert_eq!(m.matches("3.33").count(), 1, "{m}");
+        assert_eq!(m.matches("fio 3.42").count(), 1, "{m}");
+        assert!(
+            m.ends_with(
+                "the peer speaks version 120 (fio 3.42), flexio speaks version 97 \
+                 (fio 3.32/3.33); both sides must use the same version"
+            ),
+            "{m}"
+        );
         let m = Error::Version { got: 5, want: 97 }.to_string();
         assert!(m.contains("version 5,"), "{m}");
     }

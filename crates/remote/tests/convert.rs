@@ -263,10 +263,30 @@ fn groups_disks_steady_state_and_mixed() {
     let du = disk_util_of(&d, 4000);
     assert_eq!(du.s.io_ticks, 1690);
     assert_eq!(format!("{:?}", disk_report_of(&du)), format!("{d:?}"));
+    // A slave aggregate arrives as sums and a count (fio's client divides); a server sends
+    // none, as fio's (which never sums its slaves).
+    let mut from_fio = du.clone();
+    from_fio.agg.ios = [7, 9];
+    from_fio.agg.time_in_queue = 5;
+    from_fio.slavecount = 2;
+    from_fio.max_util = 61.5;
+    let a = disk_report_of(&from_fio).aggr.expect("aggregate");
+    assert_eq!(
+        (a.slaves, a.ios, a.in_queue, a.max_util),
+        (2, [7, 9], 5, 61.5)
+    );
+    assert_eq!((a.avg(a.ios[0]), a.avg(a.ios[1])), (3, 4));
+    let master = DiskReport {
+        aggr: Some(a),
+        ..d.clone()
+    };
+    let sent = disk_util_of(&master, 4000);
+    assert_eq!((sent.slavecount, sent.agg.ios), (0, [0, 0]));
     // Steady state: the window and verdict come back in order.
     let mut ss = SteadyState::new(
         Criterion {
             iops: true,
+            lat: false,
             slope: true,
             limit: 0.5,
             pct: true,
@@ -359,10 +379,11 @@ fn cluster_percentiles_from_received_results_equal_pooled_percentiles() {
             let (_, jr) = wire(&job(&format!("h{i}"), h.clone()));
             HostRun {
                 host: format!("host{i}"),
+                index: i,
                 start_ns: i as u64 * 1_000_000,
                 end_ns: 3_000_000_000 + i as u64 * 5_000_000,
                 stats: jr.stats,
-                progress: vec![],
+                ..Default::default()
             }
         })
         .collect();

@@ -99,15 +99,19 @@ fn report_of(job: &JobResult) -> RunReport {
         write_ticks: 900,
         in_queue: 2400,
         util: 87.5,
+        ..Default::default()
     }];
-    build(
+    // fio's client (fio 3.33) prints fio 3.33's layout.
+    let mut r = build(
         std::slice::from_ref(job),
         disks,
         vec![("ioengine".into(), "null".into())],
         "fio-3.33",
         (0, 0, "Thu Jan  1 00:00:00 1970".into()),
         2,
-    )
+    );
+    r.set_layout(flexio_stats::report::Layout::Fio333);
+    r
 }
 
 /// What the fake server received.

@@ -33,9 +33,15 @@ pub struct Progress {
 #[derive(Clone, Debug, Default)]
 pub struct HostRun {
     pub host: String,
-    /// Start and end of its measured run (after ramp), ns on the reference clock.
+    /// The caller's index of this host (its place in the caller's list, which may hold
+    /// hosts without results): the summaries carry it back.
+    pub index: usize,
+    /// Start and end of its run, ns on the reference clock.
     pub start_ns: u64,
     pub end_ns: u64,
+    /// `start_ns` was measured (a start message, a barrier), not derived from the end and
+    /// the runtime.
+    pub start_measured: bool,
     /// Its results, merged over its jobs (`ThreadStats::merge`).
     pub stats: ThreadStats,
     /// Optional progress points in time order (e.g. from status snapshots).
@@ -58,6 +64,13 @@ pub struct Window {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct HostSummary {
     pub host: String,
+    /// [`HostRun::index`].
+    pub index: usize,
+    /// [`HostRun::start_measured`].
+    pub start_measured: bool,
+    /// How many progress points placed its transfers inside the windows (0: a constant
+    /// rate was assumed).
+    pub progress_points: usize,
     pub start_ns: u64,
     pub end_ns: u64,
     /// end − start in ms (rounded up, as fio rounds runtimes).
@@ -164,6 +177,9 @@ pub fn merge(hosts: &[HostRun]) -> Cluster {
             let d = &h.stats.dirs;
             HostSummary {
                 host: h.host.clone(),
+                index: h.index,
+                start_measured: h.start_measured,
+                progress_points: h.progress.len(),
                 start_ns: h.start_ns,
                 end_ns: h.end_ns,
                 runtime_ms: run_ns.div_ceil(1_000_000),
@@ -203,7 +219,7 @@ mod tests {
             start_ns: start,
             end_ns: end,
             stats,
-            progress: vec![],
+            ..Default::default()
         }
     }
 
@@ -230,10 +246,11 @@ mod tests {
             t.dirs[0].total_ios = 20_000;
             hosts.push(HostRun {
                 host: format!("h{h}"),
+                index: h as usize,
                 start_ns: 0,
                 end_ns: S,
                 stats: t,
-                progress: vec![],
+                ..Default::default()
             });
         }
         let c = merge(&hosts);
@@ -296,6 +313,7 @@ mod tests {
             ios: [0; 3],
         }];
         let c = merge(&[a, b]);
+        assert_eq!(c.hosts[0].progress_points, 1);
         // First done at 2 s: A has 90 + 10/9 MB, B all 10 MB.
         assert_eq!(c.first_done.bytes[0], 90_000_000 + 1_111_111 + 10_000_000);
         assert!(!c.estimated);

@@ -1,6 +1,7 @@
 //! flexio's statistics: what a job measures ([`thread::ThreadStats`]) and what a run
 //! reports ([`report::RunReport`]). Numbers only; formatting lives in `flexio-output`.
 
+pub mod blocks;
 pub mod cluster;
 pub mod hist;
 pub mod interval;

@@ -16,6 +16,23 @@ pub enum Unified {
     Both,
 }
 
+/// Which fio's report the formatters reproduce where fio 3.33 and the newest fio lay out
+/// the same numbers differently (`--compat=3.33`; the newest fio by default).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Layout {
+    /// fio 3.33's normal and JSON output (the installed oracle).
+    Fio333,
+    /// The newest fio's (3.42 and later; `fio-3.42-delta.md` §5).
+    #[default]
+    Latest,
+}
+
+impl Layout {
+    pub fn is_fio333(self) -> bool {
+        self == Layout::Fio333
+    }
+}
+
 /// Report-relevant job settings (what fio keeps in `thread_stat` besides numbers).
 #[derive(Clone, Debug)]
 pub struct ReportParams {
@@ -164,9 +181,11 @@ impl SampleSummary {
 /// Latency of the requests of one I/O priority.
 #[derive(Clone, Debug, Default)]
 pub struct PrioReport {
-    /// ioprio class (0 none, 1 real-time, 2 best-effort, 3 idle) and level (0-7).
+    /// ioprio class (0 none, 1 real-time, 2 best-effort, 3 idle), level (0-7) and hint
+    /// (0-1023, fio 3.36's `priohint` / `cmdprio_hint`).
     pub class: u16,
     pub level: u16,
+    pub hint: u16,
     /// Share of the direction's I/Os, percent.
     pub pct_of_ios: f64,
     pub lat: LatSummary,
@@ -274,7 +293,15 @@ pub struct JobReport {
     pub dropped: [u64; 3],
     pub total_err: u64,
     pub first_error: i32,
+    /// block_error_percentiles: the blocks' trim counts and states.
+    pub block: Option<crate::blocks::BlockReport>,
     pub steadystate: Option<crate::steady::SteadyState>,
+    /// When the job's epoch was set, ms of its `job_start_clock_id` clock (JSON `job_start`).
+    pub job_start_ms: u64,
+    /// The issued syncs by kind: fsync, fdatasync, sync_file_range.
+    pub sync_kinds: [u64; 3],
+    /// Zone resets: `Some` for `zonemode=zbd` jobs only (the newest fio prints them then).
+    pub zone_resets: Option<u64>,
     /// How much of the job's time was flexio's own (None without I/O).
     pub tool: Option<ToolReport>,
     /// Engines with several kinds of operation (mdtree, cmdtime): each kind's figures.
@@ -332,6 +359,9 @@ pub struct DiskReport {
     pub name: String,
     pub read_ios: u64,
     pub write_ios: u64,
+    /// 512-byte sectors read and written (the newest fio's `sectors=`).
+    pub read_sectors: u64,
+    pub write_sectors: u64,
     pub read_merges: u64,
     pub write_merges: u64,
     pub read_ticks: u64,
@@ -339,6 +369,31 @@ pub struct DiskReport {
     pub in_queue: u64,
     /// Percent of the run the device was busy.
     pub util: f64,
+    /// For a device with slaves (md RAID, device-mapper): fio's aggregate over them.
+    pub aggr: Option<DiskAggr>,
+}
+
+/// fio's aggregate of a device's direct slaves: sums of their deltas, shown as per-slave
+/// averages (integer division), and the busiest slave's utilisation.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DiskAggr {
+    /// How many slaves were summed (never 0 in a report).
+    pub slaves: u32,
+    /// [read, write] sums.
+    pub ios: [u64; 2],
+    pub sectors: [u64; 2],
+    pub merges: [u64; 2],
+    pub ticks: [u64; 2],
+    pub in_queue: u64,
+    /// Highest slave utilisation, percent, capped at 100.
+    pub max_util: f64,
+}
+
+impl DiskAggr {
+    /// A sum as fio prints it: divided by the slave count, rounded down.
+    pub fn avg(&self, sum: u64) -> u64 {
+        sum.checked_div(u64::from(self.slaves)).unwrap_or(0)
+    }
 }
 
 /// A whole run.
@@ -358,6 +413,32 @@ pub struct RunReport {
     pub elapsed_s: u64,
     pub eta_s: i64,
     pub clock: ClockInfo,
+    /// Whose layout the formatters follow ([`RunReport::set_layout`]).
+    pub layout: Layout,
+}
+
+impl RunReport {
+    /// Lay a freshly built report out as `layout` asks. Besides the formatters' choices,
+    /// fio 3.33 counted each fdatasync in the read `short` counter and each
+    /// sync_file_range in the write one (its counters ran past the sync slot), where the
+    /// newest fio counts every sync in the fourth `issued rwts` total.
+    pub fn set_layout(&mut self, layout: Layout) {
+        if self.layout == Layout::Latest && layout == Layout::Fio333 {
+            for j in &mut self.jobs {
+                let [fsync, datasync, range] = j.sync_kinds;
+                j.issued[3] = fsync;
+                j.sync.total_ios = fsync;
+                j.short[0] += datasync;
+                j.short[1] += range;
+                j.dirs[0].short_ios += datasync;
+                j.dirs[1].short_ios += range;
+                if let Some(m) = &mut j.mixed {
+                    m.short_ios += datasync + range;
+                }
+            }
+        }
+        self.layout = layout;
+    }
 }
 
 /// Percent of `total` per bucket, with fio's floor for a non-empty bucket that rounds below
@@ -449,7 +530,8 @@ fn prio_reports(d: &DirStats, p: &ReportParams) -> Vec<PrioReport> {
     used.iter()
         .map(|x| PrioReport {
             class: x.ioprio >> 13,
-            level: x.ioprio & 0x1fff,
+            level: x.ioprio & 7,
+            hint: (x.ioprio >> 3) & 0x3ff,
             pct_of_ios: x.stat.samples as f64 * 100.0 / total as f64,
             lat: LatSummary::from(&x.stat, &x.hist, pct, &p.percentile_list),
         })
@@ -457,12 +539,18 @@ fn prio_reports(d: &DirStats, p: &ReportParams) -> Vec<PrioReport> {
 }
 
 fn group_dir(members: &[&ThreadStats], f: impl Fn(&ThreadStats) -> (u64, u64)) -> GroupDir {
+    group_dir_of(members, |ts| vec![f(ts)])
+}
+
+/// A group's direction from each member's (bytes, runtime ms) contributions: with
+/// `unified_rw_reporting=both` each direction of a member is one (fio's MIXED line shows
+/// the slowest and fastest of them).
+fn group_dir_of(members: &[&ThreadStats], f: impl Fn(&ThreadStats) -> Vec<(u64, u64)>) -> GroupDir {
     let mut g = GroupDir {
         min_bw: u64::MAX,
         ..Default::default()
     };
-    for ts in members {
-        let (bytes, run) = f(ts);
+    for (bytes, run) in members.iter().flat_map(|ts| f(ts)) {
         if run == 0 {
             continue;
         }
@@ -486,7 +574,7 @@ fn group_dir(members: &[&ThreadStats], f: impl Fn(&ThreadStats) -> (u64, u64)) -
 
 fn tool_report(ts: &ThreadStats) -> Option<ToolReport> {
     let ios = ts.issued_rwt();
-    let wall = ts.total_run_time_ms as f64 * 1e6;
+    let wall = ts.run_time_ns() as f64;
     if ios == 0 || wall <= 0.0 {
         return None;
     }
@@ -561,12 +649,16 @@ pub fn build(
         });
         let dirs =
             [0, 1, 2].map(|d| group_dir(&stats, |ts| (ts.dirs[d].io_bytes, ts.dirs[d].runtime_ms)));
-        let mixed = (unified != Unified::None).then(|| {
-            group_dir(&stats, |ts| {
+        let mixed = match unified {
+            Unified::None => None,
+            Unified::Mixed => Some(group_dir(&stats, |ts| {
                 let m = ts.fold_mixed();
                 (m.io_bytes, m.runtime_ms)
-            })
-        });
+            })),
+            Unified::Both => Some(group_dir_of(&stats, |ts| {
+                ts.dirs.iter().map(|d| (d.io_bytes, d.runtime_ms)).collect()
+            })),
+        };
         groups.push(GroupReport {
             id: gid,
             kb_base: first.params.kb_base,
@@ -643,6 +735,14 @@ pub fn build(
                 ts.dirs[2].total_ios,
                 ts.sync_total,
             ],
+            job_start_ms: ts.job_start_ms,
+            // Results without the split (a fio server's) count every sync as an fsync.
+            sync_kinds: if ts.sync_kinds.iter().sum::<u64>() == ts.sync_total {
+                ts.sync_kinds
+            } else {
+                [ts.sync_total, 0, 0]
+            },
+            zone_resets: ts.zone_resets,
             short: [
                 ts.dirs[0].short_ios,
                 ts.dirs[1].short_ios,
@@ -655,6 +755,10 @@ pub fn build(
             ],
             total_err: ts.total_err,
             first_error: ts.first_error,
+            block: ts
+                .block_infos
+                .as_ref()
+                .map(|b| b.report(&p.percentile_list)),
             steadystate: u.steadystate.clone(),
             tool: tool_report(ts),
             ops: crate::ops::reports(&ts.ops, p),
@@ -673,6 +777,7 @@ pub fn build(
         elapsed_s,
         eta_s,
         clock: ClockInfo::default(),
+        layout: Layout::Latest,
     }
 }
 
@@ -794,6 +899,64 @@ mod tests {
         assert_eq!(min_samples_for(50.0), 2);
         let none = LatSummary::from(&crate::stat::LatStat::default(), &h, true, &[50.0]);
         assert!(none.extra.is_none());
+    }
+
+    #[test]
+    fn layouts_file_the_sync_counts_and_groups_keep_the_first_start() {
+        let mut a = job("a", 0, true, 4096, 10, &[]);
+        a.stats.sync_total = 7;
+        a.stats.sync_kinds = [2, 4, 1];
+        a.stats.job_start_ms = 111;
+        a.stats.zone_resets = Some(2);
+        let mut b = job("a", 0, true, 4096, 10, &[]);
+        b.stats.job_start_ms = 222;
+        b.stats.zone_resets = Some(3);
+        let r = build(&[a, b], vec![], vec![], "v", (0, 0, String::new()), 1);
+        let j = &r.jobs[0];
+        assert_eq!((j.job_start_ms, j.zone_resets), (111, Some(5)));
+        assert_eq!((j.issued[3], j.short, j.sync.total_ios), (7, [0, 0, 0], 7));
+        let mut old = r.clone();
+        old.set_layout(Layout::Fio333);
+        let j = &old.jobs[0];
+        // fio 3.33: fdatasyncs counted as short reads, sync_file_ranges as short writes.
+        assert_eq!((j.issued[3], j.short, j.sync.total_ios), (2, [4, 1, 0], 2));
+        assert_eq!((j.dirs[0].short_ios, j.dirs[1].short_ios), (4, 1));
+        // A second call does not count them twice.
+        old.set_layout(Layout::Fio333);
+        assert_eq!(old.jobs[0].short, [4, 1, 0]);
+        // Results without the split (a fio server's) count every sync as an fsync.
+        let mut c = job("c", 0, false, 4096, 10, &[]);
+        c.stats.sync_total = 5;
+        let r = build(&[c], vec![], vec![], "v", (0, 0, String::new()), 1);
+        assert_eq!(r.jobs[0].sync_kinds, [5, 0, 0]);
+    }
+
+    #[test]
+    fn unified_both_group_line_spans_the_directions() {
+        let mut j = job("a", 0, false, 540_672, 1, &[]);
+        j.stats.dirs[1].io_bytes = 507_904;
+        j.stats.dirs[1].total_ios = 124;
+        j.stats.dirs[1].runtime_ms = 1;
+        j.params.unified = Unified::Both;
+        let r = build(&[j], vec![], vec![], "v", (0, 0, String::new()), 1);
+        let m = r.groups[0].mixed.as_ref().unwrap();
+        // fio 3.33 (captured): `484MiB/s-516MiB/s`, io 1024KiB over 1 ms.
+        assert_eq!((m.min_bw, m.max_bw), (507_904_000, 540_672_000));
+        assert_eq!((m.io_bytes, m.agg_bw), (1 << 20, 1_048_576_000));
+    }
+
+    #[test]
+    fn priority_hint_is_its_own_field() {
+        let mut j = job("a", 0, false, 4096, 10, &[]);
+        j.stats.dirs[0].add_prio((1 << 13) | 3, 100, false);
+        j.stats.dirs[0].add_prio((2 << 13) | (1023 << 3) | 7, 100, false);
+        let r = build(&[j], vec![], vec![], "v", (0, 0, String::new()), 1);
+        let p: Vec<(u16, u16, u16)> = r.jobs[0].dirs[0]
+            .prios
+            .iter()
+            .map(|p| (p.class, p.level, p.hint))
+            .collect();
+        assert_eq!(p, [(1, 3, 0), (2, 7, 1023)]);
     }
 
     #[test]

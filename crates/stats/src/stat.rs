@@ -8,8 +8,8 @@ pub struct Stat {
     pub max: u64,
     pub samples: u64,
     pub mean: f64,
-    /// Sum of squared deviations (Welford's S).
-    pub s: f64,
+    /// Sum of squared deviations from the mean (Welford's S, fio's `S`).
+    pub sum_sq_dev: f64,
 }
 
 impl Default for Stat {
@@ -19,7 +19,7 @@ impl Default for Stat {
             max: 0,
             samples: 0,
             mean: 0.0,
-            s: 0.0,
+            sum_sq_dev: 0.0,
         }
     }
 }
@@ -38,7 +38,7 @@ impl Stat {
         let delta = x - self.mean;
         if delta != 0.0 {
             self.mean += delta / (self.samples as f64 + 1.0);
-            self.s += delta * (x - self.mean);
+            self.sum_sq_dev += delta * (x - self.mean);
         }
         self.samples += 1;
     }
@@ -55,7 +55,7 @@ impl Stat {
     /// Sample standard deviation: sqrt(S / (n - 1)), 0 for n < 2.
     pub fn stddev(&self) -> f64 {
         if self.samples > 1 {
-            (self.s / (self.samples as f64 - 1.0)).sqrt()
+            (self.sum_sq_dev / (self.samples as f64 - 1.0)).sqrt()
         } else {
             0.0
         }
@@ -77,10 +77,10 @@ impl Stat {
         let n2 = o.samples as f64;
         let delta = o.mean - self.mean;
         let mean = (o.mean * n2 + self.mean * n1) / (n1 + n2);
-        let s = o.s + self.s + delta * delta * (n1 * n2) / (n1 + n2);
+        let s = o.sum_sq_dev + self.sum_sq_dev + delta * delta * (n1 * n2) / (n1 + n2);
         self.samples += o.samples;
         self.mean = mean;
-        self.s = s;
+        self.sum_sq_dev = s;
     }
 
     /// fio's "pure sum" merge used for bandwidth and IOPS samples under group_reporting:
@@ -101,7 +101,7 @@ impl Stat {
         self.min += omin;
         self.max += o.max;
         self.mean += o.mean;
-        self.s += o.s;
+        self.sum_sq_dev += o.sum_sq_dev;
         self.samples += o.samples;
     }
 }
@@ -171,7 +171,7 @@ impl LatStat {
             max: self.max,
             samples: self.samples,
             mean,
-            s: s.max(0.0),
+            sum_sq_dev: s.max(0.0),
         }
     }
 

@@ -5,14 +5,20 @@
 //! The arithmetic follows fio 3.33 exactly, quirks included: x is the sample index (the
 //! samples are assumed evenly spaced), and the mean that a relative slope is divided by is
 //! the integer mean of the window.
+//!
+//! fio 3.42 adds the mean completion latency as a third metric (`lat`, `lat_slope`): each
+//! interval's sample is the mean clat in ns of the I/Os completed in it (all directions
+//! pooled; 0 when none completed), judged with the same maths.
 
 use std::collections::VecDeque;
 
 /// The criterion: metric, slope or deviation, limit, relative or absolute.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Criterion {
-    /// IOPS (true) or bandwidth in bytes/s (false).
+    /// IOPS (true) or bandwidth in bytes/s (false), unless `lat`.
     pub iops: bool,
+    /// Mean completion latency in ns (fio 3.42).
+    pub lat: bool,
     pub slope: bool,
     pub limit: f64,
     pub pct: bool,
@@ -23,11 +29,22 @@ impl Criterion {
     pub fn text(&self) -> String {
         format!(
             "{}{}:{:.6}{}",
-            if self.iops { "iops" } else { "bw" },
+            self.metric(),
             if self.slope { "_slope" } else { "" },
             self.limit,
             if self.pct { "%" } else { "" }
         )
+    }
+
+    /// The metric's name: `iops`, `bw` or `lat`.
+    pub fn metric(&self) -> &'static str {
+        if self.lat {
+            "lat"
+        } else if self.iops {
+            "iops"
+        } else {
+            "bw"
+        }
     }
 }
 
@@ -47,6 +64,9 @@ pub struct SteadyState {
     /// The window, oldest first: IOPS and bytes/s per sample.
     iops: VecDeque<u64>,
     bw: VecDeque<u64>,
+    /// Mean completion latency (ns) per sample (kept for every criterion, shown for the
+    /// latency ones).
+    lat: VecDeque<u64>,
     /// Samples taken in total, and when attained (its index, 1-based).
     pub samples: u64,
 }
@@ -64,6 +84,7 @@ impl SteadyState {
             max_deviation: 0.0,
             iops: VecDeque::with_capacity(window),
             bw: VecDeque::with_capacity(window),
+            lat: VecDeque::with_capacity(window),
             samples: 0,
         }
     }
@@ -90,24 +111,39 @@ impl SteadyState {
             slope,
             max_deviation,
             samples: iops.len() as u64,
+            lat: vec![0; iops.len()].into(),
             iops: iops.into(),
             bw: bw.into(),
         }
     }
 
-    /// Add one interval's IOPS and bytes/s; true when the criterion is met.
+    /// Add one interval's IOPS and bytes/s (and the mean completion latency in ns of the
+    /// I/Os of the interval); true when the criterion is met.
     pub fn add(&mut self, iops: u64, bw: u64) -> bool {
+        self.add_sample(iops, bw, 0)
+    }
+
+    /// [`SteadyState::add`] with the interval's mean completion latency.
+    pub fn add_sample(&mut self, iops: u64, bw: u64, lat_ns: u64) -> bool {
         if self.iops.len() == self.window {
             self.iops.pop_front();
             self.bw.pop_front();
+            self.lat.pop_front();
         }
         self.iops.push_back(iops);
         self.bw.push_back(bw);
+        self.lat.push_back(lat_ns);
         self.samples += 1;
         if self.iops.len() < self.window {
             return false;
         }
-        let y = if self.crit.iops { &self.iops } else { &self.bw };
+        let y = if self.crit.lat {
+            &self.lat
+        } else if self.crit.iops {
+            &self.iops
+        } else {
+            &self.bw
+        };
         let n = self.window as u64;
         let sum_y: u64 = y.iter().sum();
         let met = if self.crit.slope {
@@ -163,6 +199,15 @@ impl SteadyState {
     pub fn bw_mean(&self) -> u64 {
         self.bw.iter().sum::<u64>() / self.window as u64
     }
+
+    /// The window's latency samples (ns), padded as the others.
+    pub fn lat_data(&self) -> Vec<u64> {
+        padded(&self.lat, self.window)
+    }
+
+    pub fn lat_mean(&self) -> u64 {
+        self.lat.iter().sum::<u64>() / self.window as u64
+    }
 }
 
 fn padded(v: &VecDeque<u64>, n: usize) -> Vec<u64> {
@@ -178,6 +223,7 @@ mod tests {
     fn crit(iops: bool, slope: bool, limit: f64, pct: bool) -> Criterion {
         Criterion {
             iops,
+            lat: false,
             slope,
             limit,
             pct,
@@ -226,5 +272,37 @@ mod tests {
         assert_eq!(s.iops_mean(), 1);
         assert_eq!(crit(true, true, 0.1, true).text(), "iops_slope:0.100000%");
         assert_eq!(crit(false, false, 1e6, false).text(), "bw:1000000.000000");
+    }
+
+    #[test]
+    fn latency_criteria() {
+        let c = Criterion {
+            lat: true,
+            ..crit(false, true, 5.0, true)
+        };
+        assert_eq!(c.text(), "lat_slope:5.000000%");
+        let mut s = SteadyState::new(c, 4, 2);
+        // fio 3.42's example: lat_ns [374, 351]: slope -23, mean 362, -6.35%.
+        assert!(!s.add_sample(1998, 8185857, 374));
+        assert!(
+            !s.add_sample(1999, 8187904, 351),
+            "|-6.35%| is over 5%: not attained"
+        );
+        assert!((s.slope + 23.0).abs() < 1e-9);
+        assert_eq!(s.lat_mean(), 362);
+        assert!(
+            (s.criterion - (-2300.0 / 362.0)).abs() < 1e-9,
+            "{}",
+            s.criterion
+        );
+        assert_eq!(s.lat_data(), vec![374, 351]);
+        let d = Criterion {
+            lat: true,
+            ..crit(false, false, 1000.0, false)
+        };
+        assert_eq!(d.text(), "lat:1000.000000");
+        let mut s = SteadyState::new(d, 2, 2);
+        s.add_sample(1, 1, 1000);
+        assert!(s.add_sample(1, 1, 1500), "max deviation 250 < 1000 ns");
     }
 }

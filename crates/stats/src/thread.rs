@@ -19,7 +19,7 @@ pub struct StatsConfig {
 /// Latency of the requests of one I/O priority (fio's clat_prio_stat).
 #[derive(Clone, Debug, Default)]
 pub struct PrioStat {
-    /// ioprio value: class << 13 | level.
+    /// ioprio value: class << 13 | hint << 3 | level.
     pub ioprio: u16,
     pub stat: LatStat,
     pub hist: Hist,
@@ -145,6 +145,15 @@ pub struct ThreadStats {
     pub sync: LatStat,
     pub sync_hist: Hist,
     pub sync_total: u64,
+    /// The issued syncs by kind: fsync, fdatasync, sync_file_range (they add up to
+    /// `sync_total`; fio 3.33's report counts the last two elsewhere).
+    pub sync_kinds: [u64; 3],
+    /// When the job's epoch was set (its start, or the end of its ramp), in ms of the
+    /// `job_start_clock_id` clock (the newest fio's JSON `job_start`); 0 when unknown.
+    pub job_start_ms: u64,
+    /// Zone resets of a `zonemode=zbd` job (`None` for every other job: the newest fio
+    /// prints the count only for zbd jobs).
+    pub zone_resets: Option<u64>,
     /// Milliseconds from the job's epoch (after ramp) to its end (fio's total_run_time).
     pub total_run_time_ms: u64,
     /// The same in exact nanoseconds (flexio's addition): the window the CPU times cover.
@@ -186,6 +195,8 @@ pub struct ThreadStats {
     /// Engines with several kinds of operation (mdtree, cmdtime): each kind's statistics,
     /// in the engine's order (empty for other engines).
     pub ops: Vec<crate::ops::OpStats>,
+    /// block_error_percentiles: each trim-sized block's trims and state.
+    pub block_infos: Option<crate::blocks::BlockInfos>,
 }
 
 #[inline]
@@ -314,6 +325,20 @@ impl ThreadStats {
         self.total_complete += 1;
     }
 
+    /// `times` submissions of `nr` requests each.
+    #[inline]
+    pub fn mark_submit_n(&mut self, nr: u64, times: u64) {
+        self.submit_map[batch_bucket(nr)] += times;
+        self.total_submit += times;
+    }
+
+    /// `times` completions of `nr` requests each.
+    #[inline]
+    pub fn mark_complete_n(&mut self, nr: u64, times: u64) {
+        self.complete_map[batch_bucket(nr)] += times;
+        self.total_complete += times;
+    }
+
     /// Give the job one statistics slot per operation kind of its engine (before it runs:
     /// recording then never allocates).
     pub fn init_ops(&mut self, kinds: &[&'static str]) {
@@ -361,6 +386,16 @@ impl ThreadStats {
         self.total_err += 1;
     }
 
+    /// The job's run time in nanoseconds: the exact figure where there is one (results
+    /// from a remote server carry only the milliseconds).
+    pub fn run_time_ns(&self) -> u64 {
+        if self.total_run_time_ns > 0 {
+            self.total_run_time_ns
+        } else {
+            self.total_run_time_ms * 1_000_000
+        }
+    }
+
     /// Sum of issued read, write and trim I/Os.
     pub fn issued_rwt(&self) -> u64 {
         self.dirs.iter().map(|d| d.total_ios).sum()
@@ -389,6 +424,16 @@ impl ThreadStats {
         self.sync.merge(&o.sync);
         self.sync_hist.merge(&o.sync_hist);
         self.sync_total += o.sync_total;
+        for k in 0..3 {
+            self.sync_kinds[k] += o.sync_kinds[k];
+        }
+        if first {
+            // A group's start is its first member's (fio's job_start).
+            self.job_start_ms = o.job_start_ms;
+        }
+        if let Some(n) = o.zone_resets {
+            self.zone_resets = Some(self.zone_resets.unwrap_or(0) + n);
+        }
         self.total_run_time_ms += o.total_run_time_ms;
         self.total_run_time_ns += o.total_run_time_ns;
         self.engine_ns += o.engine_ns;
@@ -423,6 +468,11 @@ impl ThreadStats {
         }
         self.total_err += o.total_err;
         crate::ops::merge(&mut self.ops, &o.ops);
+        if let Some(b) = &o.block_infos {
+            self.block_infos
+                .get_or_insert_with(Default::default)
+                .merge(b);
+        }
     }
 
     /// Fold write and trim into read (unified_rw_reporting=mixed).

@@ -16,6 +16,19 @@ impl BlockMap {
             used: 0,
         }
     }
+    /// A map of `nblocks`, or `None` when its memory cannot be had (fio's "failed
+    /// allocating random map").
+    pub fn try_new(nblocks: u64) -> Option<Self> {
+        let words = usize::try_from(nblocks.div_ceil(64)).ok()?;
+        let mut v: Vec<u64> = Vec::new();
+        v.try_reserve_exact(words).ok()?;
+        v.resize(words, 0);
+        Some(BlockMap {
+            words: v,
+            nblocks,
+            used: 0,
+        })
+    }
     /// Whether block `b` is unused (blocks beyond the map never are).
     pub fn is_free(&self, b: u64) -> bool {
         b < self.nblocks && self.words[(b / 64) as usize] & (1 << (b % 64)) == 0
@@ -139,5 +152,12 @@ mod tests {
             }
             assert!(m.full() && tm.full());
         }
+    }
+
+    #[test]
+    fn a_map_too_large_for_memory_is_none() {
+        assert!(BlockMap::try_new(u64::MAX).is_none());
+        let m = BlockMap::try_new(130).unwrap();
+        assert!(m.is_free(129) && !m.is_free(130));
     }
 }

@@ -47,7 +47,9 @@ pub fn fill(buf: &mut [u8], how: &Fill, rng: &mut Taus88) {
             }
         }
         Fill::Compress { pct, chunk } => {
-            let chunk = (*chunk as usize).max(1);
+            // A chunk larger than the address space is larger than any buffer: one chunk
+            // (not the low bits of its size, on 32-bit targets).
+            let chunk = usize::try_from(*chunk).unwrap_or(usize::MAX).max(1);
             for c in buf.chunks_mut(chunk) {
                 let random_len = c.len() * (100 - (*pct).min(100) as usize) / 100;
                 let (r, z) = c.split_at_mut(random_len);
@@ -95,6 +97,22 @@ mod tests {
         );
         let zeros = c.iter().filter(|x| **x == 0).count();
         assert!((3072..3200).contains(&zeros), "{zeros}");
+    }
+
+    /// A chunk of 4 GiB and more (buffer_compress_chunk=4g) covers the whole buffer on
+    /// 32-bit targets as on 64-bit ones: the first quarter random, the rest zeroes.
+    #[test]
+    fn huge_compress_chunks_are_one_chunk() {
+        let mut r = Taus88::new(5);
+        for chunk in [1u64 << 32, (1 << 32) + 1, u64::MAX] {
+            let mut c = vec![1u8; 8192];
+            fill(&mut c, &Fill::Compress { pct: 75, chunk }, &mut r);
+            assert!(c[2048..].iter().all(|x| *x == 0), "chunk {chunk}");
+            assert!(
+                c[..2048].iter().filter(|x| **x != 0).count() > 1900,
+                "chunk {chunk}"
+            );
+        }
     }
 
     #[test]

@@ -44,11 +44,51 @@ impl BsPolicy {
 }
 
 /// How the next file is chosen.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum FileSelect {
     RoundRobin,
     Random,
     Sequential,
+    /// fio's non-uniform file service (zipf, pareto, normal): a file that has nothing
+    /// more to do starts over instead of being done.
+    Dist(crate::fileservice::FileDist),
+}
+
+/// The zones of a `zonemode=zbd` job as the generator consults them (offsets absolute in
+/// the file). The generator is generic over it: [`NoZones`] compiles to the plain path.
+pub trait Zoned {
+    /// Whether zones are in use (a constant, so the plain path has no test for it).
+    const ON: bool;
+    /// The direction of the next I/O (a mixed job writes first while nothing is written).
+    fn ddir(&mut self, file: usize, ddir: Ddir) -> Ddir;
+    /// Where sequential I/O of `ddir` continues, given where the last one ended.
+    fn continue_at(&mut self, file: usize, ddir: Ddir, pos: u64) -> u64;
+    /// Where the drawn I/O really goes, or `None` when the file has nothing more for it.
+    fn adjust(&mut self, file: usize, ddir: Ddir, offset: u64, len: u64) -> Option<(u64, u64)>;
+    /// A random workload started the file over (its random map was full): fio resets the
+    /// file, its zone accounting included.
+    fn restarted(&mut self, file: usize);
+}
+
+/// No zones: every hook is the identity.
+pub struct NoZones;
+
+impl Zoned for NoZones {
+    const ON: bool = false;
+    #[inline(always)]
+    fn ddir(&mut self, _: usize, ddir: Ddir) -> Ddir {
+        ddir
+    }
+    #[inline(always)]
+    fn continue_at(&mut self, _: usize, _: Ddir, pos: u64) -> u64 {
+        pos
+    }
+    #[inline(always)]
+    fn adjust(&mut self, _: usize, _: Ddir, offset: u64, len: u64) -> Option<(u64, u64)> {
+        Some((offset, len))
+    }
+    #[inline(always)]
+    fn restarted(&mut self, _: usize) {}
 }
 
 /// The random number generator for offsets (`random_generator`).
@@ -122,6 +162,11 @@ pub struct Spec {
     pub seq_stride: bool,
     /// `sprandom`: write offsets of the (one) file come from the preconditioning schedule.
     pub sprandom: Option<crate::sprandom::SprSpec>,
+    /// randrepeat: each pass over the files (loops, io_size beyond size) seeds the random
+    /// streams again, so it repeats the first pass's sequence (fio's clear_io_state).
+    pub repeatable: bool,
+    /// time_based: a file whose random map is full starts over without a new pass.
+    pub time_based: bool,
 }
 
 /// One I/O to issue.
@@ -173,6 +218,8 @@ struct FileState {
     /// Next sequential position per direction (relative to the region start).
     pos: [u64; 3],
     map: Option<BlockMap>,
+    /// The random map was wanted but could not be allocated.
+    map_lost: bool,
     lfsr: Option<Lfsr>,
     samplers: [Option<Sampler>; 3],
     /// Blocks a random offset is drawn from, per direction (without strided zones).
@@ -196,6 +243,8 @@ pub struct Generator {
     bs_rng: [OffRng; 3],
     mix_rng: Taus88,
     file_rng: OffRng,
+    /// Non-uniform file service: fio's generator of file numbers.
+    file_dist: Option<crate::fileservice::FileSampler>,
     seq_rand: [Taus88; 3],
     cur_file: usize,
     file_ios: u64,
@@ -212,14 +261,27 @@ pub struct Generator {
     issues: [u64; 3],
     /// trimwrite: the next I/O is a trim.
     trim_next: bool,
+    /// rw=randtrimwrite (random, writes and trims): [`Generator::attempt_randtrimwrite`].
+    randtrimwrite: bool,
     /// randtrimwrite: the block just trimmed, which the next write rewrites (fio writes
     /// where it trimmed; sequential trimwrite gets there by advancing both in step).
     trimmed: Option<NextIo>,
+    /// Non-uniform file service: the file that started over.
+    restarted: Option<usize>,
 }
 
 impl Generator {
+    /// Files whose random map could not be allocated (they run without one, drawing
+    /// offsets that may repeat: fio's softrandommap; without it the job must not run).
+    pub fn maps_lost(&self) -> impl Iterator<Item = usize> + '_ {
+        self.files
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.map_lost)
+            .map(|(i, _)| i)
+    }
+
     pub fn new(spec: Spec) -> Self {
-        let seeds = spec.seeds;
         let files = spec
             .files
             .iter()
@@ -227,7 +289,6 @@ impl Generator {
             .map(|(i, r)| Self::file_state(&spec, i, *r))
             .collect::<Vec<_>>();
         let files_done = files.iter().filter(|f| f.done).count();
-        let block_seed = seeds[slot::BLOCK];
         let spr = spec.sprandom.map(|s| {
             let blocks = spec
                 .files
@@ -236,33 +297,17 @@ impl Generator {
                 .unwrap_or(0);
             crate::sprandom::Sprandom::new(s, blocks)
         });
+        let (off_rng, bs_rng, mix_rng, file_rng, seq_rand, file_dist) = Self::streams(&spec);
         Generator {
-            off_rng: match spec.gen {
-                RandGen::Tausworthe64 => OffRng::T64(Taus258::new(block_seed)),
-                _ => OffRng::T32(Taus88::new(block_seed as u32)),
-            },
-            bs_rng: [0, 1, 2].map(|d| {
-                // trimwrite: trims draw the same sizes as the writes they precede.
-                let d = if d == 2 && spec.dirs[1] && spec.dirs[2] {
-                    1
-                } else {
-                    d
-                };
-                let s = seeds[slot::BS + d];
-                match spec.gen {
-                    RandGen::Tausworthe64 => OffRng::T64(Taus258::new(s)),
-                    _ => OffRng::T32(Taus88::new(s as u32)),
-                }
-            }),
-            mix_rng: Taus88::new(seeds[slot::MIX] as u32),
-            file_rng: match spec.gen {
-                RandGen::Tausworthe64 => OffRng::T64(Taus258::new(seeds[slot::FILE])),
-                _ => OffRng::T32(Taus88::new(seeds[slot::FILE] as u32)),
-            },
-            seq_rand: [0, 1, 2].map(|_| Taus88::new(seeds[slot::SEQ_RAND] as u32)),
+            off_rng,
+            bs_rng,
+            mix_rng,
+            file_rng,
+            seq_rand,
+            file_dist,
             cur_file: 0,
             // Random file service draws a file for the very first I/O too.
-            file_ios: if spec.select == FileSelect::Random {
+            file_ios: if matches!(spec.select, FileSelect::Random | FileSelect::Dist(_)) {
                 u64::MAX
             } else {
                 0
@@ -294,10 +339,73 @@ impl Generator {
             issues: [0; 3],
             spr,
             trim_next: false,
+            randtrimwrite: spec.random && spec.dirs[1] && spec.dirs[2],
             trimmed: None,
+            restarted: None,
             files,
             spec,
         }
+    }
+
+    /// The job's random streams, freshly seeded (fio's td_fill_rand_seeds).
+    #[allow(clippy::type_complexity)]
+    fn streams(
+        spec: &Spec,
+    ) -> (
+        OffRng,
+        [OffRng; 3],
+        Taus88,
+        OffRng,
+        [Taus88; 3],
+        Option<crate::fileservice::FileSampler>,
+    ) {
+        let seeds = spec.seeds;
+        let block_seed = seeds[slot::BLOCK];
+        let off_rng = match spec.gen {
+            RandGen::Tausworthe64 => OffRng::T64(Taus258::new(block_seed)),
+            _ => OffRng::T32(Taus88::new(block_seed as u32)),
+        };
+        let bs_rng = [0, 1, 2].map(|d| {
+            // trimwrite: trims draw the same sizes as the writes they precede.
+            let d = if d == 2 && spec.dirs[1] && spec.dirs[2] {
+                1
+            } else {
+                d
+            };
+            let s = seeds[slot::BS + d];
+            match spec.gen {
+                RandGen::Tausworthe64 => OffRng::T64(Taus258::new(s)),
+                _ => OffRng::T32(Taus88::new(s as u32)),
+            }
+        });
+        let mix_rng = Taus88::new(seeds[slot::MIX] as u32);
+        let file_rng = match spec.gen {
+            RandGen::Tausworthe64 => OffRng::T64(Taus258::new(seeds[slot::FILE])),
+            _ => OffRng::T32(Taus88::new(seeds[slot::FILE] as u32)),
+        };
+        let seq_rand = [0, 1, 2].map(|_| Taus88::new(seeds[slot::SEQ_RAND] as u32));
+        let file_dist = match spec.select {
+            FileSelect::Dist(d) => Some(crate::fileservice::FileSampler::new(
+                d,
+                spec.files.len(),
+                seeds[slot::FILE],
+            )),
+            _ => None,
+        };
+        (off_rng, bs_rng, mix_rng, file_rng, seq_rand, file_dist)
+    }
+
+    /// Seed the random streams again, as fio does at the start of each pass over the
+    /// files of a job with repeatable random numbers (randrepeat): the pass repeats the
+    /// first one's offsets.
+    fn reseed(&mut self) {
+        let (off_rng, bs_rng, mix_rng, file_rng, seq_rand, file_dist) = Self::streams(&self.spec);
+        self.off_rng = off_rng;
+        self.bs_rng = bs_rng;
+        self.mix_rng = mix_rng;
+        self.file_rng = file_rng;
+        self.seq_rand = seq_rand;
+        self.file_dist = file_dist;
     }
 
     /// Blocks a random offset is chosen from in `len` bytes (fio's last_block).
@@ -314,15 +422,17 @@ impl Generator {
         let map_blocks = space / spec.rw_min_bs.max(1);
         let uniform = spec.dist.iter().all(|d| *d == Dist::Uniform);
         let lfsr_blocks = space / spec.rw_min_bs.max(1);
+        let want_map = spec.random
+            && spec.random_map
+            && uniform
+            && spec.gen != RandGen::Lfsr
+            && map_blocks > 0;
+        let map = want_map.then(|| BlockMap::try_new(map_blocks)).flatten();
         FileState {
             region: r,
             pos: [0; 3],
-            map: (spec.random
-                && spec.random_map
-                && uniform
-                && spec.gen != RandGen::Lfsr
-                && map_blocks > 0)
-                .then(|| BlockMap::new(map_blocks)),
+            map_lost: want_map && map.is_none(),
+            map,
             lfsr: (spec.random && spec.gen == RandGen::Lfsr && lfsr_blocks > 0)
                 .then(|| Lfsr::new(lfsr_blocks, spec.seeds[slot::BLOCK], 0))
                 .flatten(),
@@ -370,6 +480,9 @@ impl Generator {
         self.cur_file = 0;
         self.rwmix_issues = 0;
         self.file_ios = 0;
+        if self.spec.repeatable {
+            self.reseed();
+        }
     }
 
     /// Choose the direction of the next I/O.
@@ -514,6 +627,12 @@ impl Generator {
                         }
                     }
                 }
+                FileSelect::Dist(_) => {
+                    // Files are never done here (they start over): one draw.
+                    if let Some(d) = &mut self.file_dist {
+                        self.cur_file = d.next_file().min(n - 1);
+                    }
+                }
                 FileSelect::Random => {
                     // fio draws until it hits a file that is not done.
                     for _ in 0..100_000 {
@@ -534,10 +653,39 @@ impl Generator {
     }
 
     fn mark_done(&mut self, fi: usize) {
+        if matches!(self.spec.select, FileSelect::Dist(_)) {
+            // fio: with non-uniform file service a file that has nothing more starts over
+            // (and is closed and opened again).
+            self.restart_file(fi);
+            return;
+        }
         if !self.files[fi].done {
             self.files[fi].done = true;
             self.files_done += 1;
         }
+    }
+
+    /// A file starts over: positions back to its start, its random map cleared.
+    #[cold]
+    fn restart_file(&mut self, fi: usize) {
+        let f = &mut self.files[fi];
+        f.pos = [0; 3];
+        if let Some(m) = &mut f.map {
+            m.clear();
+        }
+        if let Some(l) = &mut f.lfsr {
+            l.reset();
+        }
+        f.run_left = 0;
+        f.zone_start = 0;
+        f.zone_done = 0;
+        self.restarted = Some(fi);
+    }
+
+    /// The file that started over since the last call (non-uniform file service), if any:
+    /// fio closes and opens it again.
+    pub fn take_restarted(&mut self) -> Option<usize> {
+        self.restarted.take()
     }
 
     /// The next I/O of direction `ddir`, or `None` when every file is done.
@@ -566,6 +714,39 @@ impl Generator {
         None
     }
 
+    /// [`Self::next_io`] for a `zonemode=zbd` job: the zones adjust the direction, where
+    /// sequential I/O continues and where each I/O goes.
+    pub fn next_io_zoned<Z: Zoned>(&mut self, z: &mut Z) -> Option<NextIo> {
+        for _ in 0..(self.files.len() * 2 + 2) {
+            let fi = self.pick_file()?;
+            let ddir = self.next_ddir();
+            let ddir = z.ddir(fi, ddir);
+            if let Some(io) = self.attempt_zoned(fi, ddir, z) {
+                return Some(io);
+            }
+        }
+        None
+    }
+
+    /// [`Self::attempt`] with zones.
+    pub fn attempt_zoned<Z: Zoned>(&mut self, fi: usize, ddir: Ddir, z: &mut Z) -> Option<NextIo> {
+        // fio's setup_zbd_zone_mode: where a sequential writer continues.
+        let f = &mut self.files[fi];
+        let abs = f.region.start.wrapping_add(f.pos[ddir]);
+        let at = z.continue_at(fi, ddir, abs);
+        f.pos[ddir] = at.wrapping_sub(f.region.start);
+        self.attempt_with(fi, ddir, z)
+    }
+
+    /// The random offset generator's state (fio's `random_state`, which the verify state
+    /// file records).
+    pub fn offset_state(&self) -> crate::rng::TausState {
+        match &self.off_rng {
+            OffRng::T32(r) => crate::rng::TausState::T32(r.state()),
+            OffRng::T64(r) => crate::rng::TausState::T64(r.state()),
+        }
+    }
+
     /// The number of files.
     pub fn nfiles(&self) -> usize {
         self.files.len()
@@ -583,7 +764,7 @@ impl Generator {
     /// is then done, or wrapped).
     #[inline]
     pub fn attempt(&mut self, fi: usize, ddir: Ddir) -> Option<NextIo> {
-        if self.spec.random && self.spec.dirs[1] && self.spec.dirs[2] {
+        if self.randtrimwrite {
             return self.attempt_randtrimwrite(fi, ddir);
         }
         if let Some(sh) = self.fast[ddir] {
@@ -591,7 +772,7 @@ impl Generator {
                 return Some(io);
             }
         }
-        self.attempt_general(fi, ddir)
+        self.attempt_with(fi, ddir, &mut NoZones)
     }
 
     /// The common random case in few instructions: uniform offsets from tausworthe, one
@@ -629,6 +810,8 @@ impl Generator {
     }
 
     /// randtrimwrite: a trim takes a random block; the write after it rewrites that block.
+    /// Kept out of line, so the common path keeps [`Self::attempt_general`] inlined.
+    #[inline(never)]
     fn attempt_randtrimwrite(&mut self, fi: usize, ddir: Ddir) -> Option<NextIo> {
         if ddir == 1 {
             if let Some(t) = self.trimmed.take() {
@@ -641,24 +824,25 @@ impl Generator {
                 });
             }
         }
-        let io = self.attempt_general(fi, ddir)?;
+        let io = self.attempt_with(fi, ddir, &mut NoZones)?;
         if io.ddir == 2 {
             self.trimmed = Some(io);
         }
         Some(io)
     }
 
-    fn attempt_general(&mut self, fi: usize, ddir: Ddir) -> Option<NextIo> {
+    #[inline(always)]
+    fn attempt_with<Z: Zoned>(&mut self, fi: usize, ddir: Ddir, z: &mut Z) -> Option<NextIo> {
         {
             let random = self.spec.random
                 && (self.spec.pct_random[ddir] >= 100
                     || self.seq_rand[ddir].between(1, 100) <= self.spec.pct_random[ddir] as u64);
             let got = if random {
-                self.next_random(fi, ddir)
+                self.next_random(fi, ddir, z)
             } else if self.spec.random {
-                self.next_seq_in_random(fi, ddir)
+                self.next_seq_in_random(fi, ddir, z)
             } else {
-                self.next_seq(fi, ddir)
+                self.next_seq(fi, ddir, z)
             };
             if let Some((off, l)) = got {
                 let f = &mut self.files[fi];
@@ -717,14 +901,21 @@ impl Generator {
         self.draw_len(ddir, random, end - off)
     }
 
-    fn next_seq(&mut self, fi: usize, ddir: Ddir) -> Option<(u64, u64)> {
+    fn next_seq<Z: Zoned>(&mut self, fi: usize, ddir: Ddir, z: &mut Z) -> Option<(u64, u64)> {
         let (zstart, zlen) = self.zone(fi);
         let mut off = self.files[fi].pos[ddir];
         if off < zstart {
             off = zstart;
         }
-        // Holed sequential I/O (rw=read:N) that steps past the end starts over, as in fio.
-        if self.spec.rw_nr > 0 && off >= self.files[fi].region.len {
+        // Holed sequential I/O (rw=read:N) whose hole steps past the end starts over, as in
+        // fio; one whose previous I/O ended at the end has done its pass (fio's
+        // get_next_seq_offset: nothing more unless the job wraps).
+        let len = self.files[fi].region.len;
+        if self.spec.rw_nr > 0 && off >= len {
+            if off - self.spec.rw_nr >= len && !self.spec.wrap && self.spec.strided.is_none() {
+                self.mark_done(fi);
+                return None;
+            }
             off = 0;
         }
         if self.spec.rw_back > 0 {
@@ -753,8 +944,34 @@ impl Generator {
         } else {
             self.spec.rw_nr
         };
-        self.files[fi].pos[ddir] = off + l + hole;
+        let (off, l) = if Z::ON {
+            match self.zoned(fi, ddir, off, l, z) {
+                Some(v) => v,
+                None => {
+                    self.mark_done(fi);
+                    return None;
+                }
+            }
+        } else {
+            (off, l)
+        };
+        self.files[fi].pos[ddir] = off.wrapping_add(l).wrapping_add(hole);
         Some((off, l))
+    }
+
+    /// The zones' adjustment of an I/O at `off` (relative to the region).
+    #[cold]
+    fn zoned<Z: Zoned>(
+        &mut self,
+        fi: usize,
+        ddir: Ddir,
+        off: u64,
+        l: u64,
+        z: &mut Z,
+    ) -> Option<(u64, u64)> {
+        let start = self.files[fi].region.start;
+        let (o, l) = z.adjust(fi, ddir, start + off, l)?;
+        Some((o.wrapping_sub(start), l))
     }
 
     /// fio's backwards sequential I/O (`rw=read:-N`): `end` is where the previous I/O ended
@@ -802,7 +1019,8 @@ impl Generator {
             return Some(s.next(|| rng.unit()).min(nblocks.saturating_sub(1)));
         }
         if self.spec.gen == RandGen::Lfsr {
-            let wrap = self.spec.wrap;
+            // Non-uniform file service starts the file over too (fio's fio_file_reset).
+            let wrap = self.spec.wrap || matches!(self.spec.select, FileSelect::Dist(_));
             let l = self.files[fi].lfsr.as_mut()?;
             return match l.next_value() {
                 Some(v) => Some(v),
@@ -817,7 +1035,7 @@ impl Generator {
         Some(self.off_rng.below(nblocks))
     }
 
-    fn next_random(&mut self, fi: usize, ddir: Ddir) -> Option<(u64, u64)> {
+    fn next_random<Z: Zoned>(&mut self, fi: usize, ddir: Ddir, z: &mut Z) -> Option<(u64, u64)> {
         // rw=randread:N: continue (or repeat) the current run for N-1 more I/Os.
         if self.spec.rw_nr > 1 && self.files[fi].run_left > 0 {
             self.files[fi].run_left -= 1;
@@ -829,27 +1047,49 @@ impl Generator {
                 return Some((off, l));
             }
             // The run ran off the end: a random block takes its place.
-            return self.random_io(fi, ddir, true);
+            return self.random_io(fi, ddir, true, z);
         }
-        self.random_io(fi, ddir, false)
+        self.random_io(fi, ddir, false, z)
     }
 
     /// percentage_random chose a sequential I/O in a random job: it continues after the
     /// previous I/O, or takes a random block at the end of the file (fio's get_next_block).
-    fn next_seq_in_random(&mut self, fi: usize, ddir: Ddir) -> Option<(u64, u64)> {
+    fn next_seq_in_random<Z: Zoned>(
+        &mut self,
+        fi: usize,
+        ddir: Ddir,
+        z: &mut Z,
+    ) -> Option<(u64, u64)> {
         let off = self.files[fi].pos[ddir];
         match self.len_at(fi, off, ddir, false) {
             Some(l) => {
-                self.files[fi].pos[ddir] = off + l;
+                let (off, l) = if Z::ON {
+                    match self.zoned(fi, ddir, off, l, z) {
+                        Some(v) => v,
+                        None => {
+                            self.mark_done(fi);
+                            return None;
+                        }
+                    }
+                } else {
+                    (off, l)
+                };
+                self.files[fi].pos[ddir] = off.wrapping_add(l);
                 Some((off, l))
             }
-            None => self.random_io(fi, ddir, true),
+            None => self.random_io(fi, ddir, true, z),
         }
     }
 
     /// A random block. `fallback`: in place of a sequential I/O that ran off the end; as in
     /// fio, such I/Os are left out of the random map and do not start a new `:N` run.
-    fn random_io(&mut self, fi: usize, ddir: Ddir, fallback: bool) -> Option<(u64, u64)> {
+    fn random_io<Z: Zoned>(
+        &mut self,
+        fi: usize,
+        ddir: Ddir,
+        fallback: bool,
+        z: &mut Z,
+    ) -> Option<(u64, u64)> {
         let align = self.spec.align[ddir].max(1);
         let (zstart, zlen) = self.zone(fi);
         let nblocks = if self.spec.strided.is_none() {
@@ -861,23 +1101,38 @@ impl Generator {
             self.mark_done(fi);
             return None;
         }
+        let was_wrapped = self.wrapped;
         let Some(mut b) = self.random_block(fi, ddir, nblocks) else {
             self.mark_done(fi);
             return None;
         };
-        if let Some(map) = &mut self.files[fi].map {
-            if map.full() {
-                if self.spec.wrap {
-                    self.wrapped = true;
-                    map.clear();
-                } else {
-                    self.mark_done(fi);
-                    return None;
-                }
+        if self.files[fi].map.as_ref().is_some_and(|m| m.full()) {
+            // Non-uniform file service: the file starts over without a new pass.
+            let restart = matches!(self.spec.select, FileSelect::Dist(_));
+            if !self.spec.wrap && !restart {
+                self.mark_done(fi);
+                return None;
             }
+            // The draw found the map full: the file starts over (its cache dropped again,
+            // fio's loop_cache_invalidate) and fio draws again.
+            self.wrapped = true;
+            if let Some(map) = &mut self.files[fi].map {
+                map.clear();
+            }
+            if self.spec.repeatable && !self.spec.time_based && !restart {
+                // io_size beyond size: another pass over the files, with the streams
+                // seeded again (fio's clear_io_state).
+                self.reseed();
+            }
+            b = self.random_block(fi, ddir, nblocks)?;
+        }
+        if let Some(map) = &mut self.files[fi].map {
             if !map.is_free(b) {
                 b = map.next_free(b)?;
             }
+        }
+        if Z::ON && self.wrapped && !was_wrapped {
+            z.restarted(fi);
         }
         let off = zstart + b * align;
         let Some(mut l) = self.len_at(fi, off, ddir, !fallback) else {
@@ -885,6 +1140,23 @@ impl Generator {
             // mixed block sizes) fails to produce an I/O: the file is done.
             self.mark_done(fi);
             return None;
+        };
+        // zonemode=zbd: the I/O goes where the zones say; the random map marks the block
+        // drawn with the length that goes (fio's order).
+        let drawn = off;
+        let off = if Z::ON {
+            match self.zoned(fi, ddir, off, l, z) {
+                Some((o, len)) => {
+                    l = len;
+                    o
+                }
+                None => {
+                    self.mark_done(fi);
+                    return None;
+                }
+            }
+        } else {
+            off
         };
         let min_bs = self.spec.bs[ddir].min().max(1);
         let shift = self.bs_shift[ddir];
@@ -894,8 +1166,8 @@ impl Generator {
             // mark_random_map).
             let (first, want) = match shift {
                 // Power-of-two block sizes: shifts instead of divisions.
-                Some(sh) => ((off - zstart) >> sh, ((l + min_bs - 1) >> sh).max(1)),
-                None => ((off - zstart) / min_bs, l.div_ceil(min_bs).max(1)),
+                Some(sh) => ((drawn - zstart) >> sh, ((l + min_bs - 1) >> sh).max(1)),
+                None => ((drawn - zstart) / min_bs, l.div_ceil(min_bs).max(1)),
             };
             let total = map.len();
             let mut n = 0;
@@ -908,7 +1180,7 @@ impl Generator {
             }
         }
         // A sequential I/O (percentage_random) continues after this one, as in fio.
-        self.files[fi].pos[ddir] = off + l;
+        self.files[fi].pos[ddir] = off.wrapping_add(l);
         if self.spec.rw_nr > 1 {
             if !fallback {
                 self.files[fi].run_left = self.spec.rw_nr - 1;
@@ -952,6 +1224,8 @@ mod tests {
             dist: [Dist::Uniform, Dist::Uniform, Dist::Uniform],
             seq_stride: false,
             sprandom: None,
+            repeatable: false,
+            time_based: false,
             pct_random: [100; 3],
             strided: None,
         }
@@ -1042,6 +1316,16 @@ mod tests {
             start: 0,
             len: 32768,
         }];
+        let mut g = Generator::new(s.clone());
+        let v: Vec<u64> = (0..6).map(|_| g.next(0).unwrap().offset).collect();
+        assert_eq!(v, vec![0, 8192, 16384, 24576, 0, 8192]);
+        // The last I/O ends at the end: the pass is over (fio 3.33: rw=write:8k of 256k
+        // with 4k blocks is 22 writes), unless the job wraps.
+        s.files[0].len = 28672;
+        let mut g = Generator::new(s.clone());
+        let v: Vec<u64> = std::iter::from_fn(|| g.next(0)).map(|n| n.offset).collect();
+        assert_eq!(v, vec![0, 8192, 16384, 24576]);
+        s.wrap = true;
         let mut g = Generator::new(s);
         let v: Vec<u64> = (0..6).map(|_| g.next(0).unwrap().offset).collect();
         assert_eq!(v, vec![0, 8192, 16384, 24576, 0, 8192]);

@@ -4,11 +4,13 @@
 
 pub mod bitmap;
 pub mod dist;
+pub mod fileservice;
 pub mod fill;
 pub mod gen;
 pub mod rate;
 pub mod rng;
 pub mod sprandom;
+pub mod zbd;
 
-pub use gen::{BsPolicy, FileSelect, Generator, NextIo, Region, Spec};
+pub use gen::{BsPolicy, FileSelect, Generator, NextIo, NoZones, Region, Spec, Zoned};
 pub use rng::Taus88;

@@ -43,6 +43,11 @@ impl Taus88 {
     /// Largest value `next_u32` returns.
     pub const MAX: u32 = u32::MAX;
 
+    /// The three components (s1, s2, s3), as fio's verify state file records them.
+    pub fn state(&self) -> [u32; 3] {
+        [self.s1, self.s2, self.s3]
+    }
+
     #[inline]
     pub fn next_u32(&mut self) -> u32 {
         self.s1 = step(self.s1, 13, 19, 4294967294, 12);
@@ -156,6 +161,13 @@ mod tests {
     }
 }
 
+/// A Tausworthe generator's state: taus88's three components or taus258's five.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TausState {
+    T32([u32; 3]),
+    T64([u64; 5]),
+}
+
 /// 64-bit combined Tausworthe generator (taus258, fio's `tausworthe64`).
 #[derive(Clone, Debug)]
 pub struct Taus258 {
@@ -180,6 +192,11 @@ impl Taus258 {
             t.next_u64();
         }
         t
+    }
+
+    /// The five components (s1..s5), as fio's verify state file records them.
+    pub fn state(&self) -> [u64; 5] {
+        self.s
     }
 
     #[inline]
@@ -378,6 +395,7 @@ pub mod slot {
     pub const FILE: usize = 5;
     pub const BLOCK: usize = 6;
     pub const FILE_SIZE: usize = 7;
+    pub const TRIM: usize = 8;
     pub const BUF: usize = 9;
     pub const SEQ_RAND: usize = 10;
     pub const START_DELAY: usize = 13;

@@ -6,7 +6,7 @@
 //! JSON document that `flexio report` draws as heat maps. docs/studies/matrix.md.
 
 pub mod ops;
-mod out;
+mod tables;
 
 use super::report::take_value;
 use flexio_job::value::{parse_size, KbBase};
@@ -293,7 +293,7 @@ pub fn run(args: &[String]) -> i32 {
             eprintln!("flexio matrix: file size {} KiB", c.file_size >> 10);
         }
     });
-    let doc = out::json(&a, &cells, res.as_ref().err().map(String::as_str));
+    let doc = tables::json(&a, &cells, res.as_ref().err().map(String::as_str));
     if let Some(p) = &a.json {
         if let Err(e) = crate::notes::write_atomic(p, doc.as_bytes()) {
             eprintln!("flexio matrix: cannot write {}: {e}", p.display());
@@ -303,7 +303,7 @@ pub fn run(args: &[String]) -> i32 {
     if a.json_stdout {
         print!("{doc}");
     } else {
-        print!("{}", out::tables(&a, &cells));
+        print!("{}", tables::text(&a, &cells));
     }
     match res {
         Ok(()) => 0,

@@ -7,20 +7,22 @@
 //! vector are sized once), no locking (statistics are thread-local; progress for the status
 //! line is published with relaxed atomic stores at most every 100 ms), no formatting.
 
+use super::dedupe::Dedupe;
 use super::file_table::{FileTable, Room};
 use super::lat_target::{LatStep, LatTarget};
 use super::metering::Meter;
 use super::pacing::{Next, Pacer};
 use super::prio::Prio;
-use super::verify::{CheckNext, VerState, WriteTag, VF_PHASE, VF_WRITE};
+use super::ramp::Ramp;
+use super::syncs::{Due, Syncs};
+use super::verify::{CheckNext, VerState, WriteTag, VF_FSYNC, VF_PHASE, VF_TRIMMED, VF_WRITE};
 use super::{verror, RunCtx};
 use crate::clock::Clock;
 use crate::files;
-use crate::plan::{ThreadPlan, Timing};
+use crate::plan::{err_class, ThreadPlan, Timing};
 use crate::progress::{Progress, RunState};
 use flexio_engine::buffer::IoBuffers;
-use flexio_engine::{Caps, Completion, EngineDef, IoReq, Op, Queued};
-use flexio_job::options::err_class;
+use flexio_engine::{Caps, Completion, Engine, IoReq, Op, Queued};
 use flexio_stats::ThreadStats;
 use flexio_workload::fill::{fill, scramble};
 use flexio_workload::{Generator, Taus88};
@@ -56,6 +58,8 @@ struct Slot {
 
 const OP_SYNC: u8 = 3;
 const OP_DSYNC: u8 = 4;
+/// sync_file_range (accounted as a sync, like the other two).
+const OP_SFR: u8 = 5;
 
 fn op_of(code: u8) -> Op {
     match code {
@@ -63,6 +67,7 @@ fn op_of(code: u8) -> Op {
         1 => Op::Write,
         2 => Op::Trim,
         OP_SYNC => Op::Sync,
+        OP_SFR => Op::SyncRange,
         _ => Op::Datasync,
     }
 }
@@ -76,10 +81,10 @@ enum End {
     Stop,
 }
 
-pub struct Worker<'a, E: EngineDef> {
-    e: E,
+pub struct Worker<'a, E: Engine> {
+    engine: E,
     caps: Caps,
-    p: &'a ThreadPlan,
+    plan: &'a ThreadPlan,
     ctx: &'a RunCtx,
     progress: &'a Progress,
     clock: Clock,
@@ -87,6 +92,8 @@ pub struct Worker<'a, E: EngineDef> {
     gen: Generator,
     bufs: IoBuffers,
     fill_rng: Taus88,
+    /// dedupe: which content each write's data comes from.
+    dedupe: Option<Dedupe>,
     slots: Vec<Slot>,
     free: Vec<u32>,
     /// Slots queued since the last commit.
@@ -102,6 +109,8 @@ pub struct Worker<'a, E: EngineDef> {
     vasync: Option<super::verify_async::AsyncVerifier>,
     /// The verification state could not be set up (verify_state_load).
     ver_err: Option<String>,
+    /// The I/O buffers could not be had as asked (mem=, hugepage-size): errno and why.
+    buf_err: Option<(i32, String)>,
     lat_target: Option<LatTarget>,
     /// A latency-target search converged: drain, reset statistics, run a final window.
     lat_quiesce: bool,
@@ -111,11 +120,8 @@ pub struct Worker<'a, E: EngineDef> {
     /// Measuring (false during ramp_time).
     accounting: bool,
     epoch_ns: u64,
-    ramp_end_ns: u64,
-    /// When the ramp began (ramp_time counts from here).
-    ramp_start_ns: u64,
-    /// Bytes moved during the ramp (ramp_size).
-    ramp_moved: u64,
+    /// ramp_time / ramp_size: when the warm-up ends.
+    ramp: Ramp,
     runtime_end_ns: u64,
     next_event_ns: u64,
     /// Per-direction elapsed µs over loops (fio's update_runtime).
@@ -127,10 +133,12 @@ pub struct Worker<'a, E: EngineDef> {
     loop_reset_start: Option<u64>,
     /// Start of the current loop.
     loop_start_ns: u64,
-    writes_since_sync: u64,
-    last_write_file: u32,
+    /// fsync/fdatasync and sync_file_range between writes.
+    syncs: Syncs,
     completed_total: u64,
     issued_total: u64,
+    /// The last completed request was a trim (trim verification starts no batch then).
+    last_done_trim: bool,
     usage_start: flexio_engine::sys::Usage,
     stop: bool,
     /// The engine ended this loop's work (`Queued::LoopDone`).
@@ -145,18 +153,35 @@ pub struct Worker<'a, E: EngineDef> {
     flow: Option<super::flow::Member>,
     /// lockfile: each file's lock (shared with other jobs by path).
     locks: Vec<std::sync::Arc<super::lockfile::FileLock>>,
+    /// zonemode=zbd: the thread's side of its files' zones.
+    zones: Option<Box<super::zones::Zones>>,
 }
 
-impl<'a, E: EngineDef> Worker<'a, E> {
+impl<'a, E: Engine> Worker<'a, E> {
     pub fn new(e: E, p: &'a ThreadPlan, ctx: &'a RunCtx, progress: &'a Progress) -> Self {
         let b = &p.buffers;
         let depth = p.io.depth as usize;
-        let mut bufs = match IoBuffers::new(b.slots, b.slot_size, b.align, b.thp) {
+        let mut buf_err = None;
+        let mut bufs = match IoBuffers::with_memory(
+            b.slots,
+            b.slot_size,
+            b.align,
+            b.thp,
+            &p.sysio.memory,
+            p.sysio.huge_page,
+        ) {
             Ok(bufs) => bufs,
-            Err(_) => {
+            Err(e) => {
+                // The job fails in its set-up with this error, before any I/O.
+                buf_err = Some((e.raw_os_error().unwrap_or(libc::ENOMEM), e.to_string()));
                 IoBuffers::new(1, 4096, 4096, false).expect("a 4 KiB buffer can be allocated")
             }
         };
+        crate::debug_log!(
+            crate::debug::Cat::Mem,
+            "Alloc {} for buffers",
+            b.slots * b.slot_size
+        );
         let mut fill_rng = Taus88::new(b.fill_seed);
         if b.prefill {
             // The data writes carry (before any refill or scramble): the buffers start
@@ -179,6 +204,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
                     .collect();
                 let a = super::verify_async::AsyncVerifier::new(
                     vp.async_threads,
+                    vp.async_cpus.as_deref(),
                     vs.format(),
                     paths,
                     depth * 2,
@@ -194,9 +220,10 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             _ => None,
         };
         let nfiles = p.files.len();
+        let caps = e.caps();
         Worker {
-            caps: e.caps(),
-            p,
+            caps,
+            plan: p,
             ctx,
             progress,
             clock: ctx.clock,
@@ -204,6 +231,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             gen: Generator::new(p.spec.clone()),
             bufs,
             fill_rng,
+            dedupe: b.dedupe.as_ref().map(Dedupe::new),
             slots: vec![Slot::default(); depth],
             free: (0..depth as u32).rev().collect(),
             uncommitted: Vec::with_capacity(depth),
@@ -212,19 +240,19 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             files: FileTable::new(nfiles),
             pace: Pacer::new(&p.pace),
             meter: Meter::new(&p.meter, &p.name, p.thread_number),
-            prio: Prio::new(p.prio),
+            prio: Prio::new(p.prio.clone()),
             ver,
             vasync,
             ver_err,
+            buf_err,
             lat_target: p.latency.target.map(|t| LatTarget::new(depth as u32, &t)),
             lat_quiesce: false,
             depth_limit: if p.latency.target.is_some() { 1 } else { depth },
             timing: p.timing,
             accounting: true,
             epoch_ns: 0,
-            ramp_end_ns: 0,
-            ramp_start_ns: 0,
-            ramp_moved: 0,
+            ramp: Ramp::new(p.io.ramp_ns, p.io.ramp_bytes, p.io.ramp_tick_ns)
+                .shared(p.io.ramp_group.clone()),
             runtime_end_ns: u64::MAX,
             next_event_ns: 0,
             elapsed_us: [0; 3],
@@ -232,10 +260,18 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             ios: [0; 3],
             loop_reset_start: None,
             loop_start_ns: 0,
-            writes_since_sync: 0,
-            last_write_file: 0,
+            // Engines without a disk skip syncs, except those whose target has its own
+            // flush (nbd's NBD_CMD_FLUSH; the net engines complete it at once, as fio's do)
+            // and those that take them as no-ops (page_fault).
+            syncs: Syncs::new(
+                p.io.sync_every,
+                p.sysio.sync_range.map(|(_, every)| every),
+                nfiles,
+                !caps.diskless || caps.pipe || caps.diskless_syncs,
+            ),
             completed_total: 0,
             issued_total: 0,
+            last_done_trim: false,
             usage_start: Default::default(),
             stop: false,
             loop_done: false,
@@ -255,7 +291,11 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             } else {
                 Vec::new()
             },
-            e,
+            zones: p
+                .zbd
+                .as_ref()
+                .map(|z| Box::new(super::zones::Zones::new(z))),
+            engine: e,
         }
     }
 
@@ -283,6 +323,14 @@ impl<'a, E: EngineDef> Worker<'a, E> {
         }
     }
 
+    /// Time since `t0` spent on the target outside an engine call (opening and closing
+    /// files, fsync on close, cache invalidation, unlinking between loops): the target's
+    /// time in the self-measurement, not flexio's own.
+    #[inline]
+    fn target_since(&mut self, t0: u64) {
+        self.stats.engine_ns += self.clock.now().saturating_sub(t0);
+    }
+
     fn publish_files(&self) {
         self.progress
             .files
@@ -290,11 +338,13 @@ impl<'a, E: EngineDef> Worker<'a, E> {
     }
 
     /// Open file `i`, or fail the job.
-    fn open_file(&mut self, i: usize) -> Result<(), (i32, String)> {
-        let p = self.p;
+    /// Open file `i`; the error is (errno, what happened, fio's function: `open(<name>)`).
+    fn open_file(&mut self, i: usize) -> Result<(), (i32, String, String)> {
+        let p = self.plan;
         let w = self
             .files
-            .open(i, &p.files[i], &p.open, &mut self.e, &p.engine)?;
+            .open(i, &p.files[i], &p.open, &mut self.engine, &p.engine)
+            .map_err(|(e, what)| (e, what, format!("open({})", p.files[i].path.display())))?;
         if let Some(w) = w {
             self.ctx.notes.warn(&w);
         }
@@ -303,20 +353,20 @@ impl<'a, E: EngineDef> Worker<'a, E> {
         Ok(())
     }
 
-    fn open_files(&mut self) -> Result<(), (i32, String)> {
+    fn open_files(&mut self) -> Result<(), (i32, String, String)> {
         if self.caps.no_fd || self.caps.diskless {
             // fio counts a diskless job's files as open in the status line.
             self.progress
                 .files
-                .store(self.p.files.len() as u32, Ordering::Relaxed);
+                .store(self.plan.files.len() as u32, Ordering::Relaxed);
             return Ok(());
         }
-        if self.p.open.limit.is_some() || self.replay.is_some() || self.capture.is_some() {
+        if self.plan.open.limit.is_some() || self.replay.is_some() || self.capture.is_some() {
             // Opened on demand (a replay opens what its trace opens; a captured job opens
             // each file at its first use, as fio does, so the log shows fio's order).
             return Ok(());
         }
-        for i in 0..self.p.files.len() {
+        for i in 0..self.plan.files.len() {
             self.open_file(i)?;
         }
         Ok(())
@@ -324,17 +374,23 @@ impl<'a, E: EngineDef> Worker<'a, E> {
 
     /// With `openfiles` below the number of files: make sure file `i` is open, closing the
     /// longest-open idle file when the limit is reached (waiting for its I/O if needed).
+    #[inline]
     fn ensure_open(&mut self, i: usize) -> bool {
-        if self.caps.no_fd || self.caps.diskless || self.files.is_open(i) {
-            return true;
-        }
-        let limit = self.p.open.limit.unwrap_or(u32::MAX);
+        self.files.is_open(i) || self.caps.no_fd || self.caps.diskless || self.open_on_demand(i)
+    }
+
+    #[inline(never)]
+    fn open_on_demand(&mut self, i: usize) -> bool {
+        let limit = self.plan.open.limit.unwrap_or(u32::MAX);
         loop {
             match self.files.room(limit) {
                 Room::Free => break,
                 Room::Close(v) => {
                     self.capture_file(v, crate::iolog::Act::Close);
-                    self.files.close(v, &mut self.e, self.p.open.fsync_on_close);
+                    let t0 = self.clock.now();
+                    self.files
+                        .close(v, &mut self.engine, self.plan.open.fsync_on_close);
+                    self.target_since(t0);
                     self.publish_files();
                 }
                 Room::Wait if self.inflight > 0 => {
@@ -344,11 +400,14 @@ impl<'a, E: EngineDef> Worker<'a, E> {
                 Room::Wait => break,
             }
         }
-        match self.open_file(i) {
+        let t0 = self.clock.now();
+        let opened = self.open_file(i);
+        self.target_since(t0);
+        match opened {
             Ok(()) => true,
-            Err((errno, what)) => {
+            Err((errno, what, func)) => {
                 self.ctx.notes.err(&format!("fio: {what}"));
-                self.fail(errno, "open file");
+                self.fail(errno, &func);
                 false
             }
         }
@@ -356,14 +415,14 @@ impl<'a, E: EngineDef> Worker<'a, E> {
 
     fn close_files(&mut self) {
         if self.capture.is_some() {
-            for i in 0..self.p.files.len() {
+            for i in 0..self.plan.files.len() {
                 if self.files.is_open(i) {
                     self.capture_file(i, crate::iolog::Act::Close);
                 }
             }
         }
         self.files
-            .close_all(&mut self.e, self.p.open.fsync_on_close);
+            .close_all(&mut self.engine, self.plan.open.fsync_on_close);
         self.progress.files.store(0, Ordering::Relaxed);
     }
 
@@ -371,7 +430,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
         if self.caps.diskless && !self.caps.file_op {
             return;
         }
-        for f in self.p.files.iter().filter(|f| f.block.is_none()) {
+        for f in self.plan.files.iter().filter(|f| f.block.is_none()) {
             let _ = if self.caps.dirs {
                 std::fs::remove_dir(&f.path)
             } else {
@@ -382,7 +441,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
 
     /// Set-up before the first loop; false when the job cannot run.
     fn setup(&mut self) -> bool {
-        let io = &self.p.io;
+        let io = &self.plan.io;
         let (d0, d1) = io.startdelay_us;
         if d1 > 0 {
             let d = if d1 > d0 {
@@ -397,22 +456,55 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             return false;
         }
         self.progress.set_state(RunState::Initialized);
-        let plan = self.p;
+        let plan = self.plan;
         let paths: Vec<&std::path::Path> = plan.files.iter().map(|f| f.path.as_path()).collect();
-        let mut ready = self.e.init();
+        // The random map of a file could not be allocated: fio's messages, and the job
+        // goes on without it only with softrandommap.
+        let lost: Vec<usize> = self.gen.maps_lost().collect();
+        for i in lost {
+            let path = plan.files[i].path.display();
+            if plan.sysio.softrandommap {
+                self.ctx.notes.err(&format!(
+                    "fio: file {path} failed allocating random map. Running job without."
+                ));
+            } else {
+                self.ctx.notes.err(
+                    "fio: failed allocating random map. If running a large number of jobs, try the 'norandommap' option or set 'softrandommap'. Or give a larger --alloc-size to fio.",
+                );
+                self.fail(libc::ENOMEM, "random map");
+                return false;
+            }
+        }
+        if let Some((errno, why)) = self.buf_err.take() {
+            self.ctx.notes.err(&format!("fio: {}: {why}", plan.name));
+            self.fail(errno, "I/O buffer allocation");
+            return false;
+        }
+        if let Some(name) = &plan.sysio.ioscheduler {
+            match super::sysio::switch_scheduler(&plan.files, name) {
+                Ok(None) => {}
+                Ok(Some(note)) => self.ctx.notes.err(note),
+                Err((errno, why)) => {
+                    self.ctx.notes.err(&why);
+                    self.fail(errno, "iosched_switch");
+                    return false;
+                }
+            }
+        }
+        let mut ready = self.engine.init();
         if ready.is_ok() {
             // Before setup, which may wait (a net listener for its peer).
-            for line in self.e.init_notes() {
+            for line in self.engine.init_notes() {
                 self.ctx.notes.info(&line);
             }
             ready = self
-                .e
+                .engine
                 .setup(&paths)
-                .and_then(|_| self.e.post_init(&self.bufs));
+                .and_then(|_| self.engine.post_init(&self.bufs));
         }
         if let Err(e) = ready {
             let errno = e.raw_os_error().unwrap_or(libc::EIO);
-            let extra = if self.p.io.depth > 1 && errno == libc::ENOMEM {
+            let extra = if self.plan.io.depth > 1 && errno == libc::ENOMEM {
                 " Perhaps try reducing io depth?"
             } else {
                 ""
@@ -420,20 +512,23 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             // One clear line: which engine, and why.
             self.ctx.notes.err(&format!(
                 "fio: io engine {} init failed: {e}.{extra}",
-                self.p.engine
+                self.plan.engine
             ));
             self.fail(errno, "io engine init");
             return false;
         }
-        if self.p.io.layout_in_thread {
+        if self.plan.io.layout_in_thread {
             // create_serialize=0: every job lays out its own files, in parallel.
-            let which = files::files_to_lay_out(self.p);
+            let which = files::files_to_lay_out(self.plan);
             if !which.is_empty() {
-                self.ctx.notes.info(&files::layout_message(self.p, &which));
-                if let Err(e) = files::lay_out(self.p, &which, self.ctx.readonly) {
-                    self.ctx
-                        .notes
-                        .err(&format!("flexio: {}: file layout failed: {e}", self.p.name));
+                self.ctx
+                    .notes
+                    .info(&files::layout_message(self.plan, &which));
+                if let Err(e) = files::lay_out(self.plan, &which, self.ctx.readonly) {
+                    self.ctx.notes.err(&format!(
+                        "flexio: {}: file layout failed: {e}",
+                        self.plan.name
+                    ));
                     self.fail(e.raw_os_error().unwrap_or(libc::EIO), "file layout");
                     return false;
                 }
@@ -442,9 +537,19 @@ impl<'a, E: EngineDef> Worker<'a, E> {
         if !self.setup_trace() {
             return false;
         }
-        if let Some(cmd) = &self.p.control.exec_prerun {
+        if self.plan.layout.fill && self.plan.layout.write_data {
+            // fill_device, reading: the layout wrote until the file system was full; the
+            // files are read as far as they got.
+            let mut spec = self.plan.spec.clone();
+            for (r, f) in spec.files.iter_mut().zip(&self.plan.files) {
+                let size = std::fs::metadata(&f.path).map_or(0, |m| m.len());
+                r.len = size.saturating_sub(r.start).min(r.len);
+            }
+            self.gen = Generator::new(spec);
+        }
+        if let Some(cmd) = &self.plan.control.exec_prerun {
             // fio: a prerun that fails keeps the job from doing any I/O (no error).
-            if !super::exec::run_hook(self.ctx, &self.p.name, "prerun", cmd) {
+            if !super::exec::run_hook(self.ctx, &self.plan.name, "prerun", cmd) {
                 return false;
             }
         }
@@ -453,13 +558,13 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             self.fail(libc::ENOENT, "verify_state_load");
             return false;
         }
-        if let Err((errno, what)) = self.open_files() {
+        if let Err((errno, what, func)) = self.open_files() {
             self.ctx.notes.err(&format!("fio: {what}"));
-            self.fail(errno, "open file");
+            self.fail(errno, &func);
             self.close_files();
             return false;
         }
-        if self.p.io.create_only {
+        if self.plan.io.create_only {
             self.close_files();
             return false;
         }
@@ -478,24 +583,16 @@ impl<'a, E: EngineDef> Worker<'a, E> {
         }
         let now = self.clock.now();
         self.start_epoch(now);
-        if self.p.io.ramp_ns > 0 || self.p.io.ramp_bytes > 0 {
+        if self.ramp.wanted() {
             self.accounting = false;
             // Steady-state sampling starts with the measured part (end_ramp restarts it).
             self.meter.ramp();
-            self.ramp_start_ns = now;
-            // The first look at the ramp's end: at ramp_time, or (ramp_size alone) at the
-            // first tick.
-            self.ramp_end_ns = now
-                + if self.p.io.ramp_ns > 0 {
-                    self.p.io.ramp_ns
-                } else {
-                    self.ramp_tick()
-                };
+            self.ramp.begin(now);
             self.runtime_end_ns = u64::MAX;
             self.next_event_ns = self.next_event();
             self.progress.set_state(RunState::Ramp);
         }
-        let loops = self.p.io.loops;
+        let loops = self.plan.io.loops;
         for l in 0..loops {
             let loop_start = self.clock.now();
             self.loop_start_ns = loop_start;
@@ -506,10 +603,15 @@ impl<'a, E: EngineDef> Worker<'a, E> {
                     lt.new_window(loop_start, done);
                 }
             }
-            self.progress.set_state(self.p.io.state);
+            self.progress.set_state(self.plan.io.state);
+            if let Some(z) = &mut self.zones {
+                z.loop_start();
+            }
             let end = self.do_io();
             self.end_of_loop(loop_start);
-            if self.ver.is_some() && !self.stop && !self.terminated() {
+            // fio: a time-based job whose time is up ends without the read-back.
+            let time_up = end == End::Stop && self.plan.io.time_based;
+            if self.ver.is_some() && !self.stop && !self.terminated() && !time_up {
                 // fio: the read-back's time is the job's read runtime.
                 let t0 = self.clock.now();
                 self.verify_phase();
@@ -519,11 +621,15 @@ impl<'a, E: EngineDef> Worker<'a, E> {
                 break;
             }
             if l + 1 < loops {
-                self.files.next_loop(&self.p.files, &self.p.open);
+                // Inside the measured run: the fsyncs, cache drops and unlinks between
+                // loops are the target's time.
+                let t0 = self.clock.now();
+                self.files.next_loop(&self.plan.files, &self.plan.open);
                 self.gen.reset();
-                if self.p.io.unlink_each_loop {
+                if self.plan.io.unlink_each_loop {
                     self.unlink_files();
                 }
+                self.target_since(t0);
             }
         }
         self.finish();
@@ -536,11 +642,20 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             self.ctx.notes.err(&e);
         }
         if self.accounting {
-            for (d, n) in self.e.lost().into_iter().enumerate() {
+            for (d, n) in self.engine.lost().into_iter().enumerate() {
                 self.stats.dirs[d].drop_ios += n;
             }
         }
         let now = self.clock.now();
+        if self.accounting && !self.plan.compat.is_fio333() {
+            // The newest fio (3.37) samples finishing jobs too: a bw/IOPS sample (and log
+            // window) that has come due since the last I/O is still taken.
+            self.meter
+                .sample(now, &mut self.stats, &self.bytes, &self.ios);
+            let totals = (&self.bytes, &self.ios);
+            self.meter
+                .logs_tick(now, self.epoch_ns, &self.stats, totals);
+        }
         self.fold_lat();
         self.stats.total_run_time_ms = (now.saturating_sub(self.epoch_ns)) / 1_000_000;
         self.stats.total_run_time_ns = now.saturating_sub(self.epoch_ns);
@@ -553,18 +668,19 @@ impl<'a, E: EngineDef> Worker<'a, E> {
         for e in self.meter.finish(ms, &self.stats, (&self.bytes, &self.ios)) {
             self.ctx.notes.err(&format!("flexio: {e}"));
         }
-        if let Err(e) = self.e.wrap_up() {
-            self.ctx
-                .notes
-                .err(&format!("flexio: {}: {}: {e}", self.p.name, self.p.engine));
+        if let Err(e) = self.engine.wrap_up() {
+            self.ctx.notes.err(&format!(
+                "flexio: {}: {}: {e}",
+                self.plan.name, self.plan.engine
+            ));
             self.fail(e.raw_os_error().unwrap_or(libc::EIO), "engine wrap-up");
         }
         self.close_files();
         self.finish_trace();
-        if let Some(cmd) = &self.p.control.exec_postrun {
-            super::exec::run_hook(self.ctx, &self.p.name, "postrun", cmd);
+        if let Some(cmd) = &self.plan.control.exec_postrun {
+            super::exec::run_hook(self.ctx, &self.plan.name, "postrun", cmd);
         }
-        if self.p.io.unlink || self.p.io.unlink_each_loop {
+        if self.plan.io.unlink || self.plan.io.unlink_each_loop {
             self.unlink_files();
         }
         self.publish();
@@ -583,8 +699,13 @@ impl<'a, E: EngineDef> Worker<'a, E> {
 
     fn start_epoch(&mut self, now: u64) {
         self.epoch_ns = now;
-        self.runtime_end_ns = if self.p.io.runtime_ns > 0 {
-            now + self.p.io.runtime_ns
+        // The newest fio's JSON job_start: stamped with the epoch (again at ramp end).
+        let (id, fallback) = self.timing.job_start_clock;
+        self.stats.job_start_ms = crate::clock::clock_ms(id)
+            .or_else(|_| crate::clock::clock_ms(fallback))
+            .unwrap_or(0);
+        self.runtime_end_ns = if self.plan.io.runtime_ns > 0 {
+            now + self.plan.io.runtime_ns
         } else {
             u64::MAX
         };
@@ -597,17 +718,20 @@ impl<'a, E: EngineDef> Worker<'a, E> {
 
     /// End of ramp_time: discard everything measured so far and restart the clock.
     fn end_ramp(&mut self, now: u64) {
-        self.stats = fresh_stats(self.p, &self.e);
+        self.stats = fresh_stats(self.plan, &self.engine);
         self.bytes = [0; 3];
         self.ios = [0; 3];
         self.elapsed_us = [0; 3];
         self.issued_total = 0;
         self.accounting = true;
-        self.ramp_end_ns = 0;
+        self.ramp.over();
+        if let Some(z) = &mut self.zones {
+            z.restart_count();
+        }
         self.start_epoch(now);
         self.loop_reset_start = Some(now);
         self.pace.restart(now, self.bytes, self.ios);
-        self.progress.set_state(self.p.io.state);
+        self.progress.set_state(self.plan.io.state);
     }
 
     /// Wait for in-flight requests to finish (before sleeping: fio's io_u_quiesce).
@@ -622,7 +746,12 @@ impl<'a, E: EngineDef> Worker<'a, E> {
     /// Sleep until `due` (rate limit), keeping periodic work going; false when the job
     /// should stop instead.
     fn wait_until(&mut self, due: u64) -> bool {
-        self.quiesce();
+        // Offloaded requests keep going while the job waits for the next one's time (fio
+        // quiesces inline submission only: offload submits at the rate, whatever the
+        // completions do).
+        if self.plan.io.offload.is_none() {
+            self.quiesce();
+        }
         let start = self.clock.now();
         crate::debug_log!(
             crate::debug::Cat::Rate,
@@ -665,6 +794,13 @@ impl<'a, E: EngineDef> Worker<'a, E> {
                     }
                 };
                 self.gen.set_mix_ddir(d);
+            }
+            if let Some(z) = self.zones.as_deref_mut() {
+                let d = flexio_workload::Zoned::ddir(z, fi, d);
+                if let Some(io) = self.gen.attempt_zoned(fi, d, z) {
+                    return Some(io);
+                }
+                continue;
             }
             if let Some(io) = self.gen.attempt(fi, d) {
                 return Some(io);
@@ -710,7 +846,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             LatStep::Quiesce => self.lat_quiesce = true,
             LatStep::Done => self.stop = true,
             LatStep::Fatal => {
-                let target = self.p.latency.target.map_or(0, |t| t.target_ns);
+                let target = self.plan.latency.target.map_or(0, |t| t.target_ns);
                 self.lat_fatal(lat, target, slot);
             }
         }
@@ -727,7 +863,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
         }
         let s = self.slots[slot as usize];
         let path = self
-            .p
+            .plan
             .files
             .get(s.file as usize)
             .map(|f| f.path.display().to_string())
@@ -746,41 +882,59 @@ impl<'a, E: EngineDef> Worker<'a, E> {
         if self.replay.is_some() {
             return self.prepare_replay(slot);
         }
-        let io = &self.p.io;
-        // Engines without a disk skip syncs, except those whose target has its own flush
-        // (nbd's NBD_CMD_FLUSH; the net engines complete it at once, as fio's do).
-        let syncs = !self.caps.diskless || self.caps.pipe;
-        if io.sync_every > 0 && self.writes_since_sync >= io.sync_every && syncs {
-            self.writes_since_sync = 0;
-            let file = self.last_write_file;
+        if let Some(due) = self.syncs.due() {
+            // verify_policy=fsynced: the fsync covers the writes prepared before it.
+            let (vflags, vnum) = match self.ver.as_deref() {
+                Some(v) if v.fsync_policy() => (VF_FSYNC, v.sync_mark()),
+                _ => (0, 0),
+            };
             let s = &mut self.slots[slot as usize];
-            *s = Slot {
-                op: if io.sync_is_fdatasync {
-                    OP_DSYNC
-                } else {
-                    OP_SYNC
+            *s = match due {
+                Due::Sync { file } => Slot {
+                    op: if self.plan.io.sync_is_fdatasync {
+                        OP_DSYNC
+                    } else {
+                        OP_SYNC
+                    },
+                    ddir: OP_SYNC,
+                    file,
+                    vflags,
+                    vnum,
+                    ..Slot::default()
                 },
-                ddir: OP_SYNC,
-                file,
-                ..Slot::default()
+                Due::Range { file, offset, len } => Slot {
+                    op: OP_SFR,
+                    ddir: OP_SYNC,
+                    file,
+                    offset,
+                    len,
+                    ..Slot::default()
+                },
             };
             return Some(s.op);
         }
         let n = if self.pace.limited() {
-            self.next_io_rated()?
+            let n = self.next_io_rated();
+            if self.zones.is_some() && !self.zoned_before() {
+                return None;
+            }
+            n?
+        } else if self.zones.is_some() {
+            self.next_io_zoned()?
         } else {
             self.gen.next_io()?
         };
         let ddir = n.ddir;
-        if n.wrapped && self.p.io.invalidate_on_wrap {
-            self.files.invalidate(n.file, &self.p.files[n.file]);
+        if n.wrapped && self.plan.io.invalidate_on_wrap {
+            let t0 = self.clock.now();
+            self.files.invalidate(n.file, &self.plan.files[n.file]);
+            self.target_since(t0);
         }
         if ddir == 1 {
-            self.writes_since_sync += 1;
-            self.last_write_file = n.file as u32;
+            self.syncs.wrote(n.file, n.offset, n.len);
         }
 
-        let prio = self.prio.pick(ddir);
+        let prio = self.prio.pick(ddir, n.len);
         let s = &mut self.slots[slot as usize];
         *s = Slot {
             op: ddir as u8,
@@ -797,6 +951,64 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             self.fill_write(slot, n.offset, n.len);
         }
         Some(ddir as u8)
+    }
+
+    /// zonemode=zbd: the next I/O, drawn with the zones, and what they ask for before it.
+    #[cold]
+    fn next_io_zoned(&mut self) -> Option<flexio_workload::NextIo> {
+        let n = match self.zones.as_deref_mut() {
+            Some(z) => self.gen.next_io_zoned(z),
+            None => self.gen.next_io(),
+        };
+        if !self.zoned_before() {
+            return None;
+        }
+        n
+    }
+
+    /// zonemode=zbd, after an I/O was drawn: end the job on a zone failure (fio's message
+    /// and error), else drain the queue and reset a device zone if the zones ask for it.
+    /// False when the job must stop.
+    #[cold]
+    fn zoned_before(&mut self) -> bool {
+        let Some(z) = self.zones.as_deref_mut() else {
+            return true;
+        };
+        let failure = z.take_failure();
+        let before = z.take_before();
+        let resets = z.resets();
+        self.stats.zone_resets = Some(resets);
+        if let Some(f) = failure {
+            if let Some(line) = &f.log {
+                self.ctx.notes.err(line);
+            }
+            self.fail(f.errno, f.func);
+            return false;
+        }
+        if before.quiesce {
+            self.quiesce();
+        }
+        if let Some((file, off, len)) = before.reset {
+            if !self.ensure_open(file) {
+                return false;
+            }
+            let r = match self.files.borrow(file) {
+                Some(fd) => flexio_engine::platform::reset_zones(fd, off, len),
+                None => Err(std::io::Error::from_raw_os_error(libc::EBADF)),
+            };
+            if let Err(e) = r {
+                let errno = e.raw_os_error().unwrap_or(libc::EIO);
+                self.ctx.notes.err(&format!(
+                    "{}: resetting wp for {} sectors at sector {} failed ({errno}).",
+                    self.plan.files[file].path.display(),
+                    len >> 9,
+                    off >> 9
+                ));
+                self.fail(errno, "resetting wp failed");
+                return false;
+            }
+        }
+        !self.stop
     }
 
     /// serialize_overlap: reap until no request in flight overlaps the one in `slot`.
@@ -821,12 +1033,15 @@ impl<'a, E: EngineDef> Worker<'a, E> {
         }
     }
 
-    /// The data of a (non-verifying) write: refilled or scrambled as the job asks.
+    /// The data of a (non-verifying) write: refilled or scrambled as the job asks; with
+    /// dedupe, from a seed chosen as [`crate::plan::Dedupe`] says.
     #[inline]
     fn fill_write(&mut self, slot: u32, offset: u64, len: u64) {
         let buf = &mut self.bufs.slot_mut(slot as usize)[..len as usize];
-        let b = &self.p.buffers;
-        if b.refill {
+        let b = &self.plan.buffers;
+        if let Some(d) = &mut self.dedupe {
+            fill(buf, &b.fill, &mut Taus88::new(d.next_seed()));
+        } else if b.refill {
             fill(buf, &b.fill, &mut self.fill_rng);
         } else if b.scramble {
             scramble(buf, offset, self.issued_total);
@@ -839,8 +1054,8 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             let end = self.plain_loop();
             return self.finish_io(end);
         }
-        let budget = self.p.io.budget;
-        let number_ios = self.p.io.number_ios;
+        let budget = self.plan.io.budget;
+        let number_ios = self.plan.io.number_ios;
         let mut issued: u64 = 0;
         let mut now = self.clock.now();
         let mut end = End::Done;
@@ -879,13 +1094,19 @@ impl<'a, E: EngineDef> Worker<'a, E> {
                 // verify_backlog: check the oldest written blocks before writing on.
                 self.quiesce();
                 self.verify_blocks(batch);
-                self.progress.set_state(self.p.io.state);
+                self.progress.set_state(self.plan.io.state);
+                now = self.clock.now();
+                continue;
+            }
+            if let Some(len) = self.issue_due_trim() {
+                // Trim verification: fio counts a trim's bytes as issued by the loop.
+                issued += len;
                 now = self.clock.now();
                 continue;
             }
             if self.flow.as_mut().is_some_and(|f| f.exceeded()) {
                 // Held back by flow control until the group catches up.
-                let sleep = self.p.control.flow.map_or(0, |f| f.2);
+                let sleep = self.plan.control.flow.map_or(0, |f| f.2);
                 if sleep > 0 {
                     self.quiesce();
                     let t0 = self.clock.now();
@@ -905,7 +1126,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
                 // Queue full (or at the latency target's depth): commit what is pending and
                 // wait for completions.
                 self.commit();
-                let min = self.p.io.complete_min as usize;
+                let min = self.plan.io.complete_min as usize;
                 self.reap(min);
                 now = self.clock.now();
                 continue;
@@ -916,7 +1137,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
             };
             if op < OP_SYNC {
                 let len = self.slots[slot as usize].len;
-                if self.p.io.budget_dirs[op as usize] {
+                if self.plan.io.budget_dirs[op as usize] {
                     issued += len;
                 }
                 if op == 1 && self.ver.as_ref().is_some_and(|v| v.verify_only()) {
@@ -940,7 +1161,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
                     self.pace.issued(d, len);
                 }
             }
-            if self.p.control.serialize_overlap && op < OP_SYNC {
+            if self.plan.control.serialize_overlap && op < OP_SYNC {
                 self.wait_for_overlaps(slot);
                 if self.stop {
                     self.free.push(slot);
@@ -960,7 +1181,7 @@ impl<'a, E: EngineDef> Worker<'a, E> {
                     now = self.think(now);
                 }
             }
-            if let Some(low) = self.p.io.low {
+            if let Some(low) = self.plan.io.low {
                 if self.free.is_empty() {
                     // Drain down to the low-water mark before refilling.
                     let low = low as usize;
@@ -988,13 +1209,23 @@ impl<'a, E: EngineDef> Worker<'a, E> {
                 break;
             }
         }
-        if self.p.io.end_fsync {
+        if self.plan.io.end_fsync {
             // The target's time, not flexio's.
             let t0 = self.clock.now();
-            self.files.fsync_all();
+            let synced = self.files.fsync_all();
             self.stats.engine_ns += self.clock.now().saturating_sub(t0);
+            // verify_policy=fsynced: an end_fsync that synced every file covers every
+            // write (none is in flight any more).
+            let all = synced
+                && self.inflight == 0
+                && !self.caps.diskless
+                && self.files.open_count() as usize == self.plan.files.len();
+            if let Some(v) = self.ver.as_deref_mut().filter(|_| all) {
+                let mark = v.sync_mark();
+                v.synced(mark);
+            }
         }
-        if self.p.io.end_syncfs {
+        if self.plan.io.end_syncfs {
             let t0 = self.clock.now();
             self.files.syncfs_all();
             self.stats.engine_ns += self.clock.now().saturating_sub(t0);

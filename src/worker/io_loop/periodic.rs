@@ -3,7 +3,7 @@
 
 use super::*;
 
-impl<E: EngineDef> Worker<'_, E> {
+impl<E: Engine> Worker<'_, E> {
     /// Add the time since `start` to direction `d`'s runtime (if it moved data).
     pub(super) fn add_runtime(&mut self, d: usize, start: u64) {
         if self.accounting {
@@ -38,8 +38,16 @@ impl<E: EngineDef> Worker<'_, E> {
         }
         let now = self.clock.now();
         let el_ns = now.saturating_sub(start);
+        // The newest fio (3.34) also gives a writing job's verify_backlog reads the loop's
+        // time; fio 3.33 only the read-back's (none for a time-based job: no read line).
+        let backlog_reads = !self.plan.compat.is_fio333()
+            && self
+                .plan
+                .verify
+                .as_ref()
+                .is_some_and(|v| v.backlog > 0 && v.writes);
         for d in 0..3 {
-            if self.p.io.dirs[d] {
+            if self.plan.io.dirs[d] || (d == 0 && backlog_reads) {
                 self.add_elapsed(d, el_ns);
             }
         }
@@ -53,7 +61,7 @@ impl<E: EngineDef> Worker<'_, E> {
         }
         for d in &mut s.dirs {
             d.lat.merge(&d.clat);
-            if self.p.stats_cfg.lat_hist {
+            if self.plan.stats_cfg.lat_hist {
                 let h = d.clat_hist.clone();
                 d.lat_hist.merge(&h);
             }
@@ -114,12 +122,7 @@ impl<E: EngineDef> Worker<'_, E> {
     }
 
     pub(super) fn next_event(&self) -> u64 {
-        let ramp = if self.ramp_end_ns != 0 {
-            self.ramp_end_ns
-        } else {
-            u64::MAX
-        };
-        self.meter.next_event().min(ramp)
+        self.meter.next_event().min(self.ramp.next_look())
     }
 
     #[cold]
@@ -129,17 +132,15 @@ impl<E: EngineDef> Worker<'_, E> {
     }
 
     pub(super) fn periodic_work(&mut self, now: u64) {
-        if self.ramp_end_ns != 0 && now >= self.ramp_end_ns {
-            if self.ramp_over(now) {
-                self.end_ramp(now);
-            } else {
-                // ramp_size not reached yet: look again at the next tick.
-                self.ramp_end_ns += self.ramp_tick();
-            }
+        if self.ramp.ends(now) {
+            self.end_ramp(now);
         }
         if self.accounting {
+            let clat = self.stats.dirs.iter().fold((0u64, 0u64), |(s, n), d| {
+                (s.wrapping_add(d.clat.sum as u64), n + d.clat.samples)
+            });
             self.meter
-                .steady_state(now, &self.bytes, &self.ios, self.progress);
+                .steady_state(now, &self.bytes, &self.ios, clat, self.progress);
         }
         if self.meter.publish_due(now) {
             self.publish();
@@ -175,7 +176,7 @@ impl<E: EngineDef> Worker<'_, E> {
                 .pace
                 .check_minimum(now, self.epoch_ns, self.bytes, self.ios)
             {
-                self.ctx.notes.err(&format!("{}: {e}", self.p.name));
+                self.ctx.notes.err(&format!("{}: {e}", self.plan.name));
                 self.fail(libc::EIO, "check_min_rate");
                 return;
             }
@@ -184,25 +185,10 @@ impl<E: EngineDef> Worker<'_, E> {
             .sample(now, &mut self.stats, &self.bytes, &self.ios);
     }
 
-    /// Whether the ramp is over: ramp_time has passed, or the job moved ramp_size bytes.
-    fn ramp_over(&self, now: u64) -> bool {
-        let io = &self.p.io;
-        (io.ramp_ns > 0 && now.saturating_sub(self.ramp_start_ns) >= io.ramp_ns)
-            || (io.ramp_bytes > 0 && self.ramp_moved >= io.ramp_bytes)
-    }
-
-    /// How often the ramp's end is looked at after its first check (the newest fio's helper
-    /// tick; ramp_size, which fio 3.33 does not have, is looked at once a second too).
-    pub(super) fn ramp_tick(&self) -> u64 {
-        match self.p.io.ramp_tick_ns {
-            0 => crate::plan::newest::RAMP_TICK_NS,
-            t => t,
-        }
-    }
-
     #[inline]
     pub(super) fn should_stop(&self, now: u64) -> bool {
-        // Termination requests are picked up by the periodic work (at least every 100 ms).
-        self.stop || now >= self.runtime_end_ns
+        // A termination request (signal, exitall, another rank's stonewall) ends the job at
+        // once, like its runtime running out: one relaxed load of a flag that rarely changes.
+        self.stop || now >= self.runtime_end_ns || self.terminated()
     }
 }

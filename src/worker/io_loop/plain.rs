@@ -3,7 +3,7 @@
 
 use super::*;
 
-impl<E: EngineDef> Worker<'_, E> {
+impl<E: Engine> Worker<'_, E> {
     /// Whether a loop can take the plain synchronous path: one request at a time on an
     /// engine that completes it in the call, and none of the per-request features (rate,
     /// think time, verify, logs, latency checks, priorities, periodic syncs).
@@ -12,7 +12,7 @@ impl<E: EngineDef> Worker<'_, E> {
         static FORCED_GENERAL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
         let forced = *FORCED_GENERAL
             .get_or_init(|| std::env::var("FLEXIO_GENERAL_PATH").as_deref() == Ok("1"));
-        let p = self.p;
+        let p = self.plan;
         !forced
             && !crate::debug::on(crate::debug::Cat::Io)
             && self.caps.syncio
@@ -35,10 +35,13 @@ impl<E: EngineDef> Worker<'_, E> {
             && self.meter.logs.is_none()
             && !self.prio.varies()
             && p.io.sync_every == 0
+            && p.sysio.sync_range.is_none()
             && p.replay.is_none()
             && p.control.flow.is_none()
             && p.control.lockfile.is_none()
             && p.capture.is_none()
+            && p.zbd.is_none()
+            && p.io.block_errors.is_none()
     }
 
     /// [`Self::do_io`] for [`Self::plain_sync`] jobs: the same requests, statistics and
@@ -46,16 +49,24 @@ impl<E: EngineDef> Worker<'_, E> {
     /// its bytes (error, short transfer) or is not a read or write goes through the
     /// general completion.
     pub(super) fn plain_loop(&mut self) -> End {
-        let budget = self.p.io.budget;
-        let invalidate = self.p.io.invalidate_on_wrap;
+        let budget = self.plan.io.budget;
+        let budget_dirs = self.plan.io.budget_dirs;
+        let invalidate = self.plan.io.invalidate_on_wrap;
         let timed = self.timing.lat || self.timing.clat;
         let lat_too = self.timing.lat && !self.timing.lat_from_clat;
         let clat_on = self.timing.clat;
         let mut now = self.clock.now();
         let mut issued: u64 = 0;
         let first = self.issued_total;
+        // Requests submitted and completed one at a time at depth 1 since the submission,
+        // completion and depth counts were last brought up to date (before periodic work
+        // reads the statistics, and at the end).
+        let mut unmarked: u64 = 0;
         let end = loop {
-            self.periodic(now);
+            if now >= self.next_event_ns {
+                self.mark_plain(std::mem::take(&mut unmarked));
+                self.periodic_slow(now);
+            }
             if self.should_stop(now) {
                 break End::Stop;
             }
@@ -66,15 +77,16 @@ impl<E: EngineDef> Worker<'_, E> {
                 break End::Done;
             };
             if n.wrapped && invalidate {
-                self.files.invalidate(n.file, &self.p.files[n.file]);
+                let t0 = self.clock.now();
+                self.files.invalidate(n.file, &self.plan.files[n.file]);
+                self.target_since(t0);
             }
             let d = n.ddir;
-            if self.p.io.budget_dirs[d] {
+            if budget_dirs[d] {
                 issued += n.len;
             }
             if d == 1 {
-                self.writes_since_sync += 1;
-                self.last_write_file = n.file as u32;
+                // No periodic syncs here (plain_sync requires none): nothing to count.
                 self.fill_write(0, n.offset, n.len);
             }
             if !self.ensure_open(n.file) {
@@ -90,11 +102,12 @@ impl<E: EngineDef> Worker<'_, E> {
                 buf: self.bufs.ptr(0),
                 len: n.len as usize,
                 ioprio: prio,
+                sync_flags: 0,
             };
             if timed {
                 now = self.clock.now();
             }
-            let r = self.e.queue(&req);
+            let r = self.engine.queue(&req);
             let t = self.clock.now();
             self.stats.engine_ns += t.saturating_sub(now);
             if r == Queued::Finished {
@@ -105,16 +118,14 @@ impl<E: EngineDef> Worker<'_, E> {
             if r == Queued::LoopDone {
                 break End::Done;
             }
-            self.stats.mark_submit(1);
-            self.stats.mark_complete(1);
+            unmarked += 1;
             self.stats.dirs[d].total_ios += 1;
             self.issued_total += 1;
-            self.stats.mark_depth(1, 1);
             match r {
                 Queued::Completed(res) if d < 2 && res as u64 == n.len => {
                     self.completed_total += 1;
                     if !self.accounting {
-                        self.ramp_moved += n.len;
+                        self.ramp.moved(n.len);
                     } else {
                         self.bytes[d] += n.len;
                         self.ios[d] += 1;
@@ -138,6 +149,8 @@ impl<E: EngineDef> Worker<'_, E> {
                     let Some(slot) = self.free.pop() else {
                         break End::Stop;
                     };
+                    // The general completion may do periodic work (it reads the counts).
+                    self.mark_plain(std::mem::take(&mut unmarked));
                     self.slots[slot as usize] = Slot {
                         op: d as u8,
                         ddir: d as u8,
@@ -154,7 +167,18 @@ impl<E: EngineDef> Worker<'_, E> {
             }
             now = t;
         };
+        self.mark_plain(unmarked);
         self.stats.plain_ios += self.issued_total - first;
         end
+    }
+
+    /// `n` requests submitted and completed one at a time at depth 1.
+    #[inline]
+    fn mark_plain(&mut self, n: u64) {
+        if n > 0 {
+            self.stats.mark_submit_n(1, n);
+            self.stats.mark_complete_n(1, n);
+            self.stats.mark_depth(1, n);
+        }
     }
 }

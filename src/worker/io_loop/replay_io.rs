@@ -4,7 +4,7 @@
 use super::*;
 use crate::iolog::Act;
 
-impl<E: EngineDef> Worker<'_, E> {
+impl<E: Engine> Worker<'_, E> {
     /// Replay: the next request of the trace into `slot`, doing the file actions and waits
     /// before it; `None` at the end of the trace (or when the job must stop).
     pub(super) fn prepare_replay(&mut self, slot: u32) -> Option<u8> {
@@ -16,7 +16,7 @@ impl<E: EngineDef> Worker<'_, E> {
                 Ok(Some(e)) => e,
                 Ok(None) => return None,
                 Err(m) => {
-                    self.ctx.notes.err(&format!("fio: {}: {m}", self.p.name));
+                    self.ctx.notes.err(&format!("fio: {}: {m}", self.plan.name));
                     self.fail(libc::EINVAL, "iolog read");
                     return None;
                 }
@@ -40,8 +40,13 @@ impl<E: EngineDef> Worker<'_, E> {
                 Act::Close => {
                     if self.files.is_open(e.file as usize) {
                         self.quiesce();
-                        self.files
-                            .close(e.file as usize, &mut self.e, self.p.open.fsync_on_close);
+                        let t0 = self.clock.now();
+                        self.files.close(
+                            e.file as usize,
+                            &mut self.engine,
+                            self.plan.open.fsync_on_close,
+                        );
+                        self.target_since(t0);
                         self.publish_files();
                     }
                     self.replay_issued();
@@ -60,6 +65,7 @@ impl<E: EngineDef> Worker<'_, E> {
                 Act::Trim => (2, 2),
                 Act::Sync => (OP_SYNC, OP_SYNC),
                 Act::Datasync => (OP_DSYNC, OP_SYNC),
+                Act::SyncRange => (OP_SFR, OP_SYNC),
             };
             let s = &mut self.slots[slot as usize];
             *s = Slot {
@@ -142,6 +148,7 @@ impl<E: EngineDef> Worker<'_, E> {
             1 => Act::Write,
             2 => Act::Trim,
             OP_SYNC => Act::Sync,
+            OP_SFR => Act::SyncRange,
             _ => Act::Datasync,
         };
         let now = self.clock.now();
@@ -160,9 +167,9 @@ impl<E: EngineDef> Worker<'_, E> {
     /// Set-up of replay and capture before the files are opened; false when the job
     /// cannot run.
     pub(super) fn setup_trace(&mut self) -> bool {
-        if let Some(rp) = &self.p.replay {
+        if let Some(rp) = &self.plan.replay {
             for n in &rp.notes {
-                self.ctx.notes.err(&format!("fio: {}: {n}", self.p.name));
+                self.ctx.notes.err(&format!("fio: {}: {n}", self.plan.name));
             }
             match super::super::replay::Replay::open(rp) {
                 Ok(r) => self.replay = Some(Box::new(r)),
@@ -173,9 +180,9 @@ impl<E: EngineDef> Worker<'_, E> {
                 }
             }
         }
-        if let Some(cp) = &self.p.capture {
+        if let Some(cp) = &self.plan.capture {
             let paths: Vec<&std::path::Path> =
-                self.p.files.iter().map(|f| f.path.as_path()).collect();
+                self.plan.files.iter().map(|f| f.path.as_path()).collect();
             match super::super::capture::Capture::create(&cp.path, &paths, self.clock.now()) {
                 Ok(c) => self.capture = Some(Box::new(c)),
                 Err(m) => {

@@ -4,13 +4,21 @@
 use super::*;
 
 /// A job's empty statistics, with a slot per operation kind of its engine.
-pub(super) fn fresh_stats<E: EngineDef>(p: &ThreadPlan, e: &E) -> ThreadStats {
+pub(super) fn fresh_stats<E: Engine>(p: &ThreadPlan, e: &E) -> ThreadStats {
     let mut s = ThreadStats::new(p.stats_cfg);
     s.init_ops(e.caps().op_kinds);
+    if let Some(unit) = p.io.block_errors {
+        let regions: Vec<(u64, u64)> = p
+            .files
+            .iter()
+            .map(|f| (f.region.start, f.region.len))
+            .collect();
+        s.block_infos = Some(flexio_stats::blocks::BlockInfos::new(unit, &regions));
+    }
     s
 }
 
-impl<E: EngineDef> Worker<'_, E> {
+impl<E: Engine> Worker<'_, E> {
     pub(super) fn request(&self, slot: u32) -> IoReq {
         let s = &self.slots[slot as usize];
         IoReq {
@@ -23,6 +31,10 @@ impl<E: EngineDef> Worker<'_, E> {
             buf: self.bufs.ptr(slot as usize).wrapping_add(s.done as usize),
             len: (s.len - s.done) as usize,
             ioprio: s.prio,
+            sync_flags: match (s.op, self.plan.sysio.sync_range) {
+                (OP_SFR, Some((flags, _))) => flags,
+                _ => 0,
+            },
         }
     }
 
@@ -32,9 +44,9 @@ impl<E: EngineDef> Worker<'_, E> {
         if !self.files.first_use(file) {
             return true;
         }
-        let path = &self.p.files[file].path;
+        let path = &self.plan.files[file].path;
         let t0 = self.clock.now();
-        let r = self.e.file_op(path);
+        let r = self.engine.file_op(path);
         let t1 = self.clock.now();
         self.stats.engine_ns += t1 - t0;
         match r {
@@ -50,7 +62,7 @@ impl<E: EngineDef> Worker<'_, E> {
                 let errno = e.raw_os_error().unwrap_or(libc::EIO);
                 self.ctx.notes.err(&format!(
                     "fio: {} of {} failed: {e}",
-                    E::NAME,
+                    self.plan.engine,
                     path.display()
                 ));
                 self.fail(errno, "file operation");
@@ -73,18 +85,24 @@ impl<E: EngineDef> Worker<'_, E> {
         }
         let is_sync = s.op >= OP_SYNC;
         self.capture_io(slot);
+        if self.zones.is_some() && !is_sync {
+            if let Some(t) = self.zoned_queue(slot) {
+                return t;
+            }
+        }
         if self.caps.untimed {
             // The engine's unmeasured work before this request: not in the request's time,
             // but the engine's (self-measurement), not flexio's own.
             let t0 = self.clock.now();
-            let r = self.e.untimed();
+            let r = self.engine.untimed();
             let t1 = self.clock.now();
             self.stats.engine_ns += t1.saturating_sub(t0);
             if let Err(e) = r {
                 let errno = e.raw_os_error().unwrap_or(libc::EIO);
-                self.ctx
-                    .notes
-                    .err(&format!("flexio: {}: {}: {e}", self.p.name, E::NAME));
+                self.ctx.notes.err(&format!(
+                    "flexio: {}: {}: {e}",
+                    self.plan.name, self.plan.engine
+                ));
                 self.fail(errno, "engine preparation");
                 self.free.push(slot);
                 return self.clock.now();
@@ -104,7 +122,7 @@ impl<E: EngineDef> Worker<'_, E> {
                 req.offset,
                 req.len,
                 s.ddir,
-                self.p.files[s.file as usize].path.display()
+                self.plan.files[s.file as usize].path.display()
             );
             // Synchronous engines: the start stamp, taken just before the system call, is
             // also the issue time: one clock reading per request instead of two (lat then
@@ -112,13 +130,17 @@ impl<E: EngineDef> Worker<'_, E> {
             // their issue time at submission.
             let issue = now;
             self.slots[slot as usize].issue_ns = issue;
-            let lock = self.p.control.lockfile.map(|rw| {
+            let lock = self.plan.control.lockfile.map(|rw| {
                 // readwrite: reads share the lock.
                 let shared = rw && s.op == 0;
                 self.locks[s.file as usize].lock(shared);
                 shared
             });
-            let r = self.e.queue(&req);
+            let r = if s.op == 2 && self.plan.sysio.trim_punch {
+                Queued::Completed(flexio_engine::platform::punch_trim(&req))
+            } else {
+                self.engine.queue(&req)
+            };
             if let Some(shared) = lock {
                 self.locks[s.file as usize].unlock(shared);
             }
@@ -130,14 +152,14 @@ impl<E: EngineDef> Worker<'_, E> {
                         self.stats.mark_submit(1);
                         self.stats.mark_complete(1);
                     }
-                    self.count_issue(s.ddir, is_sync);
+                    self.count_issue(s.ddir, s.op);
                     let depth = self.inflight as u64 + 1;
                     self.stats.mark_depth(depth, 1);
                     self.complete(slot, res, t);
                     return t;
                 }
                 Queued::Queued => {
-                    self.count_issue(s.ddir, is_sync);
+                    self.count_issue(s.ddir, s.op);
                     self.inflight += 1;
                     self.files.started(s.file as usize);
                     self.uncommitted.push(slot);
@@ -153,7 +175,7 @@ impl<E: EngineDef> Worker<'_, E> {
                             );
                         }
                     }
-                    if self.uncommitted.len() as u32 >= self.p.io.submit_batch {
+                    if self.uncommitted.len() as u32 >= self.plan.io.submit_batch {
                         self.commit();
                     }
                     return now;
@@ -187,10 +209,57 @@ impl<E: EngineDef> Worker<'_, E> {
         }
     }
 
+    /// zonemode=zbd, as a request is queued: a write moves its zone's write pointer; a
+    /// trim of a write-pointer zone resets the zone instead of reaching the engine (then
+    /// the request is complete: returns the time after it).
+    #[cold]
+    fn zoned_queue(&mut self, slot: u32) -> Option<u64> {
+        let s = self.slots[slot as usize];
+        let z = self.zones.as_deref_mut()?;
+        match s.op {
+            1 => {
+                z.queued(s.file as usize, 1, s.offset, s.len);
+                None
+            }
+            2 => match z.trim(s.file as usize, s.offset) {
+                Ok(false) => None,
+                Ok(true) => {
+                    self.stats.zone_resets = Some(z.resets());
+                    let t = self.clock.now();
+                    self.slots[slot as usize].start_ns = t;
+                    self.slots[slot as usize].issue_ns = t;
+                    self.count_issue(s.ddir, s.op);
+                    self.stats.mark_submit(1);
+                    self.stats.mark_complete(1);
+                    self.stats.mark_depth(self.inflight as u64 + 1, 1);
+                    if !self.zoned_before() {
+                        self.free.push(slot);
+                        return Some(t);
+                    }
+                    self.complete(slot, s.len as i64, t);
+                    Some(t)
+                }
+                Err(msg) => {
+                    self.ctx.notes.err(&msg);
+                    self.fail(libc::EINVAL, "io_u error");
+                    self.free.push(slot);
+                    Some(self.clock.now())
+                }
+            },
+            _ => None,
+        }
+    }
+
     #[inline]
-    pub(super) fn count_issue(&mut self, ddir: u8, is_sync: bool) {
-        if is_sync {
+    pub(super) fn count_issue(&mut self, ddir: u8, op: u8) {
+        if op >= OP_SYNC {
             self.stats.sync_total += 1;
+            // fsync, fdatasync, sync_file_range (fio 3.33 reports the last two apart).
+            self.stats.sync_kinds[match op {
+                OP_DSYNC => 1,
+                OP_SFR => 2,
+                _ => 0,
+            }] += 1;
         } else {
             self.stats.dirs[ddir as usize].total_ios += 1;
             self.issued_total += 1;
@@ -201,11 +270,17 @@ impl<E: EngineDef> Worker<'_, E> {
         if self.uncommitted.is_empty() {
             return;
         }
-        let cur_depth = (self.slots.len() - self.free.len()) as u64;
+        // io_submit_mode=offload: each submitter has one request in flight (fio counts the
+        // depth per submitter).
+        let cur_depth = if self.plan.io.offload.is_some() {
+            1
+        } else {
+            (self.slots.len() - self.free.len()) as u64
+        };
         self.stats
             .mark_depth(cur_depth, self.uncommitted.len() as u64);
         let t0 = self.clock.now();
-        let r = self.e.commit();
+        let r = self.engine.commit();
         let t = self.clock.now();
         self.stats.engine_ns += t - t0;
         match r {
@@ -240,7 +315,7 @@ impl<E: EngineDef> Worker<'_, E> {
         if self.inflight == 0 {
             return;
         }
-        let io = &self.p.io;
+        let io = &self.plan.io;
         let max = io
             .complete_max
             .map(|m| m as usize)
@@ -252,7 +327,7 @@ impl<E: EngineDef> Worker<'_, E> {
         self.comps.clear();
         let t0 = self.clock.now();
         let r = self
-            .e
+            .engine
             .reap(min.min(self.inflight as usize), max, &mut self.comps);
         let t = self.clock.now();
         self.stats.engine_ns += t.saturating_sub(t0);
@@ -264,6 +339,14 @@ impl<E: EngineDef> Worker<'_, E> {
                     self.inflight -= 1;
                     let f = self.slots[c.idx as usize].file as usize;
                     self.files.finished(f);
+                    // io_submit_mode=offload: the submitter's own issue and completion times.
+                    let t = match self.engine.stamps(c.idx) {
+                        Some((issue, end)) => {
+                            self.slots[c.idx as usize].issue_ns = issue;
+                            end
+                        }
+                        None => t,
+                    };
                     self.complete(c.idx, c.res, t);
                 }
             }
@@ -286,21 +369,36 @@ impl<E: EngineDef> Worker<'_, E> {
             s.offset,
             s.len,
             s.ddir,
-            self.p.files[s.file as usize].path.display()
+            self.plan.files[s.file as usize].path.display()
         );
         if s.op >= OP_SYNC {
             if res < 0 {
                 self.io_error(slot, (-res) as i32);
-            } else if self.accounting && self.timing.clat {
-                self.stats.add_sync(t.saturating_sub(s.issue_ns));
+            } else {
+                if self.accounting && self.timing.clat {
+                    self.stats.add_sync(t.saturating_sub(s.issue_ns));
+                }
+                if s.vflags & VF_FSYNC != 0 {
+                    if let Some(v) = self.ver.as_mut() {
+                        v.synced(s.vnum);
+                    }
+                }
             }
             self.free.push(slot);
             return;
         }
+        self.last_done_trim = s.ddir == 2;
         let want = s.len - s.done;
+        if self.zones.is_some() && (res < 0 || res as u64 >= want || res == 0) {
+            // The request is over (not requeued): a write that filled its zone closes it.
+            if let Some(z) = self.zones.as_deref_mut() {
+                z.completed(s.file as usize, s.ddir as usize, s.offset, s.len);
+            }
+        }
         let mut failed = false;
         if res < 0 || (res == 0 && want > 0) {
             let errno = if res < 0 { (-res) as i32 } else { libc::EIO };
+            self.block_outcome(&s, false);
             if !self.io_error(slot, errno) {
                 self.free.push(slot);
                 return;
@@ -317,15 +415,18 @@ impl<E: EngineDef> Worker<'_, E> {
             return;
         }
         let d = s.ddir as usize;
+        if !failed {
+            self.block_outcome(&s, true);
+        }
         self.completed_total += 1;
-        if self.timing.lat && (self.lat_target.is_some() || self.p.latency.max_ns[d] > 0) {
+        if self.timing.lat && (self.lat_target.is_some() || self.plan.latency.max_ns[d] > 0) {
             self.check_latency(slot, d, t.saturating_sub(s.start_ns), t);
         }
         if self.accounting && !failed {
             self.account(&s, t);
         } else if !failed {
             // Still ramping: only ramp_size looks at this.
-            self.ramp_moved += s.len;
+            self.ramp.moved(s.len);
         }
         if failed && s.vflags & VF_WRITE != 0 {
             if let Some(vs) = self.ver.as_mut() {
@@ -342,6 +443,18 @@ impl<E: EngineDef> Worker<'_, E> {
             }
         }
         self.free.push(slot);
+    }
+
+    /// block_error_percentiles: a trim or write changes its blocks' states.
+    #[inline]
+    fn block_outcome(&mut self, s: &Slot, ok: bool) {
+        if let Some(b) = self.stats.block_infos.as_mut() {
+            match s.ddir {
+                2 => b.trimmed(s.file, s.offset, s.len, ok),
+                1 => b.written(s.file, s.offset, s.len, ok),
+                _ => {}
+            }
+        }
     }
 
     /// The statistics of a completed request.
@@ -367,7 +480,7 @@ impl<E: EngineDef> Worker<'_, E> {
         }
         if !self.caps.op_kinds.is_empty() {
             // Engines with several kinds of operation: this one's own statistics too.
-            self.stats.add_op(self.e.last_kind(), clat, t);
+            self.stats.add_op(self.engine.last_kind(), clat, t);
         }
         if self.timing.lat && !(self.timing.lat_from_clat && s.issue_ns == s.start_ns) {
             self.stats.add_lat(d, lat);
@@ -397,7 +510,7 @@ impl<E: EngineDef> Worker<'_, E> {
     /// max_latency and latency_target checks of one completion (total latency `lat`).
     #[cold]
     pub(super) fn check_latency(&mut self, slot: u32, d: usize, lat: u64, t: u64) {
-        let max = self.p.latency.max_ns[d];
+        let max = self.plan.latency.max_ns[d];
         if max > 0 && lat > max {
             self.lat_fatal(lat, max, slot);
             return;
@@ -414,9 +527,9 @@ impl<E: EngineDef> Worker<'_, E> {
         let req = self.request(slot);
         // fio counts the requeued remainder as another issued request.
         let ddir = self.slots[slot as usize].ddir;
-        self.count_issue(ddir, false);
+        self.count_issue(ddir, 0);
         self.slots[slot as usize].issue_ns = self.clock.now();
-        match self.e.queue(&req) {
+        match self.engine.queue(&req) {
             Queued::Completed(res) => {
                 let t = self.clock.now();
                 self.complete(slot, res, t);
@@ -442,9 +555,34 @@ impl<E: EngineDef> Worker<'_, E> {
         }
     }
 
+    /// fill_device: a write found the file system full. fio logs the error, then the job
+    /// ends without it (the requests in flight finish, and are logged the same way).
+    #[cold]
+    fn device_full(&mut self, slot: u32, errno: i32) {
+        let s = self.slots[slot as usize];
+        let path = self
+            .plan
+            .files
+            .get(s.file as usize)
+            .map(|f| f.path.display().to_string())
+            .unwrap_or_default();
+        self.ctx.notes.err(&format!(
+            "fio: io_u error on file {path}: {}: write offset={}, buflen={}",
+            crate::notes::strerror(errno),
+            s.offset + s.done,
+            s.len - s.done
+        ));
+        self.stop = true;
+    }
+
     /// Handle an I/O error; returns true if it is non-fatal (continue_on_error).
     pub(super) fn io_error(&mut self, slot: u32, errno: i32) -> bool {
         let s = self.slots[slot as usize];
+        if self.plan.io.fill_device && s.op == 1 && (errno == libc::ENOSPC || errno == libc::EDQUOT)
+        {
+            self.device_full(slot, errno);
+            return false;
+        }
         // fio's td_error.c: EILSEQ is a verify error; trims and syncs count as writes.
         let class = if errno == libc::EILSEQ {
             err_class::VERIFY
@@ -453,9 +591,9 @@ impl<E: EngineDef> Worker<'_, E> {
         } else {
             err_class::WRITE
         };
-        let plan = self.p;
+        let plan = self.plan;
         // Formatted only when printed: an error continue_on_error counts costs no message.
-        let failed_op = self.e.failed_op();
+        let failed_op = self.engine.failed_op();
         let line = || {
             if let Some(what) = &failed_op {
                 return format!(
@@ -477,12 +615,17 @@ impl<E: EngineDef> Worker<'_, E> {
                 s.len - s.done
             )
         };
-        let policy = &self.p.errors;
+        let policy = &self.plan.errors;
         if policy.tolerates(class, errno) {
             if policy.dump {
                 self.ctx.notes.err(&line());
             }
             self.stats.count_error(errno);
+            if policy.dump && !self.plan.compat.is_fio333() {
+                // The newest fio (3.42) only logs a dumped non-fatal error; fio 3.33 also
+                // kept it as the job's error (err= in the header).
+                return true;
+            }
             // fio: a synchronous engine's transfer error is recorded by its xfer step.
             let func = if self.caps.syncio {
                 "xfer"

@@ -3,7 +3,7 @@
 
 use super::*;
 
-impl<E: EngineDef> Worker<'_, E> {
+impl<E: Engine> Worker<'_, E> {
     /// A write of a verifying job: number it, seed it, fill data and headers.
     #[cold]
     pub(super) fn prepare_verified_write(&mut self, slot: u32) {
@@ -12,6 +12,9 @@ impl<E: EngineDef> Worker<'_, E> {
         let s = &mut self.slots[slot as usize];
         let buf = &mut self.bufs.slot_mut(slot as usize)[..s.len as usize];
         let t = vs.next_write(buf, s.file, s.offset, since);
+        if vs.tracks_rand() {
+            vs.note_rand(self.gen.offset_state());
+        }
         s.vflags = VF_WRITE;
         s.vnum = t.numberio;
         s.vseed = t.seed;
@@ -54,8 +57,12 @@ impl<E: EngineDef> Worker<'_, E> {
                 }
             };
             let Some(slot) = slot else { break };
+            let mut vflags = VF_PHASE;
             if let Some(vs) = self.ver.as_mut() {
                 vs.set_prev(slot as usize, piece.prev);
+                if vs.take_trimmed(piece.numberio) {
+                    vflags |= VF_TRIMMED;
+                }
             }
             self.slots[slot as usize] = Slot {
                 op: 0,
@@ -64,7 +71,7 @@ impl<E: EngineDef> Worker<'_, E> {
                 offset: piece.offset,
                 len: piece.len,
                 prio: self.prio.default(),
-                vflags: VF_PHASE,
+                vflags,
                 vnum: piece.numberio,
                 vseed: piece.seed,
                 ..Slot::default()
@@ -76,10 +83,72 @@ impl<E: EngineDef> Worker<'_, E> {
         self.drain_async(true);
     }
 
+    /// Trim verification: before the next I/O, trim a logged block if one is due (after
+    /// the write it trims has completed). The trim's length, if one was issued.
+    #[inline]
+    pub(super) fn issue_due_trim(&mut self) -> Option<u64> {
+        let last = self.last_done_trim;
+        let e = self.ver.as_mut()?.trim_due(last)?;
+        self.issue_trim(e)
+    }
+
+    #[cold]
+    fn issue_trim(&mut self, e: crate::verify::wlog::Entry) -> Option<u64> {
+        if e.in_flight {
+            // Never discard a block while its write may still land after the discard.
+            self.quiesce();
+        }
+        let slot = loop {
+            if let Some(s) = self.free.pop() {
+                break s;
+            }
+            self.commit();
+            self.reap(1);
+            if self.stop {
+                return None;
+            }
+        };
+        self.slots[slot as usize] = Slot {
+            op: 2,
+            ddir: 2,
+            file: e.file,
+            offset: e.offset,
+            len: e.len,
+            prio: self.prio.default(),
+            ..Slot::default()
+        };
+        let now = self.clock.now();
+        self.submit(slot, now);
+        Some(e.len)
+    }
+
+    /// A re-read block that was trimmed: it must be zeros (fio's trim_verify_zero check).
+    #[cold]
+    fn verify_zeros(&mut self, slot: u32) {
+        let s = self.slots[slot as usize];
+        let buf = &self.bufs.slot_mut(slot as usize)[..s.len as usize];
+        let Some(at) = super::super::trims::first_nonzero(buf) else {
+            return;
+        };
+        let Some(vs) = self.ver.as_ref() else { return };
+        let plan = self.plan;
+        let path = plan
+            .files
+            .get(s.file as usize)
+            .map(|f| f.path.to_string_lossy())
+            .unwrap_or_default();
+        let gen_333 = vs.generation() == crate::verify::Generation::Fio333;
+        self.ctx.notes.err(&super::super::trims::zero_failure(
+            gen_333, &path, s.offset, s.len, at,
+        ));
+        let fatal = vs.fatal;
+        self.verify_failed(fatal);
+    }
+
     /// After a loop's writes: read back everything logged (fio's do_verify).
     pub(super) fn verify_phase(&mut self) {
         let Some(vs) = self.ver.as_mut() else { return };
-        if !vs.begin_phase(Some(&self.p.spec)) {
+        if !vs.begin_phase(Some(&self.plan.spec)) {
             return;
         }
         self.progress.set_state(RunState::Verifying);
@@ -94,6 +163,10 @@ impl<E: EngineDef> Worker<'_, E> {
     #[cold]
     pub(super) fn verify_read(&mut self, slot: u32) {
         let s = self.slots[slot as usize];
+        if s.vflags & VF_TRIMMED != 0 {
+            self.verify_zeros(slot);
+            return;
+        }
         let Some(vs) = self.ver.as_ref() else { return };
         let tag = (s.vflags & VF_PHASE != 0).then_some(WriteTag {
             numberio: s.vnum,
@@ -114,7 +187,7 @@ impl<E: EngineDef> Worker<'_, E> {
             return;
         }
         // No allocation per verified read: a UTF-8 path is borrowed.
-        let plan = self.p;
+        let plan = self.plan;
         let path = plan
             .files
             .get(s.file as usize)
@@ -139,7 +212,7 @@ impl<E: EngineDef> Worker<'_, E> {
         } else {
             "io_u_queued_complete"
         };
-        if self.p.errors.tolerates(err_class::VERIFY, libc::EILSEQ) {
+        if self.plan.errors.tolerates(err_class::VERIFY, libc::EILSEQ) {
             self.stats.count_error(libc::EILSEQ);
             self.stats.set_soft_error(libc::EILSEQ, String::new());
             if fatal {
@@ -158,7 +231,7 @@ impl<E: EngineDef> Worker<'_, E> {
         // A job already stopped by a failure reports no more (fio's async threads stop
         // checking once the job has an error).
         if let Some(m) = d.mismatch.as_ref().filter(|_| !self.stop) {
-            let plan = self.p;
+            let plan = self.plan;
             let path = plan
                 .files
                 .get(d.file as usize)
@@ -196,7 +269,7 @@ fn report(
         notes.err(&l);
     }
     if vs.dump {
-        for l in super::super::verify::dump(m, received, path) {
+        for l in super::super::verify::dump(m, received, path, vs.aux_path.as_deref()) {
             notes.err(&l);
         }
     }

@@ -8,8 +8,12 @@
 //! ```text
 //! flexio-faultfs MOUNTPOINT [--name data] [--size 16m] [--eio-read OFF:LEN]...
 //!     [--eio-write OFF:LEN]... [--enospc-after BYTES] [--short-read N] [--short-write N]
-//!     [--delay OFF:LEN:MS]... [--delay-all MS]
+//!     [--delay OFF:LEN:MS]... [--delay-all MS] [--discard-keeps-data]
 //! ```
+//!
+//! `--discard-keeps-data` answers hole punches (a loop device's discards) with success but
+//! keeps the data, like a device that acknowledges discards without zeroing; without it
+//! fallocate is not implemented (ENOSYS).
 //!
 //! It prints `ready` when mounted, logs every injected fault on stderr
 //! (`faultfs: EIO read offset=.. len=..`), and unmounts on SIGINT/SIGTERM. Files are opened
@@ -46,6 +50,8 @@ const CREATE: u32 = 35;
 const INTERRUPT: u32 = 36;
 const DESTROY: u32 = 38;
 const BATCH_FORGET: u32 = 42;
+const FALLOCATE: u32 = 43;
+const FALLOC_FL_PUNCH_HOLE: u32 = 2;
 
 const FOPEN_DIRECT_IO: u32 = 1;
 const FATTR_SIZE: u32 = 1 << 3;
@@ -60,6 +66,7 @@ struct Faults {
     short_write: Option<u32>,
     delay: Vec<(u64, u64, u64)>,
     delay_all_ms: u64,
+    discard_keeps_data: bool,
 }
 
 struct Fs {
@@ -331,6 +338,15 @@ impl Fs {
                     .u32(0)
                     .zeros(24);
             }
+            FALLOCATE if self.faults.discard_keeps_data => {
+                let off = u64_at(body, 8);
+                let len = u64_at(body, 16);
+                let mode = u32_at(body, 24);
+                if mode & FALLOC_FL_PUNCH_HOLE == 0 {
+                    return Err(libc::EOPNOTSUPP);
+                }
+                eprintln!("faultfs: discard kept data offset={off} len={len}");
+            }
             RELEASE | RELEASEDIR | FLUSH | FSYNC | FSYNCDIR => {}
             READDIR => {}
             DESTROY => return Ok(None),
@@ -374,6 +390,7 @@ fn main() {
                     faults.delay.push((v[0], v[1], v[2]));
                 }
                 "--delay-all" => faults.delay_all_ms = parse_size(&val())?,
+                "--discard-keeps-data" => faults.discard_keeps_data = true,
                 _ if !a.starts_with("--") && mnt.is_none() => {
                     mnt = Some(a.to_string());
                     return Ok(());
@@ -385,7 +402,11 @@ fn main() {
         if let Err(e) = r {
             usage(&e);
         }
-        i += if !a.starts_with("--") { 1 } else { 2 };
+        i += if !a.starts_with("--") || a == "--discard-keeps-data" {
+            1
+        } else {
+            2
+        };
     }
     let Some(mnt) = mnt else {
         usage("no mount point")

@@ -265,6 +265,7 @@ mod tests {
             buf: std::ptr::null_mut(),
             len: 4096,
             ioprio: 0,
+            sync_flags: 0,
         };
         for _ in 0..2 {
             e.untimed().unwrap();

@@ -208,6 +208,7 @@ mod tests {
                 buf: std::ptr::null_mut(),
                 len: 4096,
                 ioprio: 0,
+                sync_flags: 0,
             };
             let t = Instant::now();
             assert_eq!(e.queue(&req), Queued::Completed(4096));

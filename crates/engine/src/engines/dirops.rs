@@ -33,6 +33,7 @@ pub type DirDelete = DirOp<DELETE>;
 
 impl EngineDef for DirCreate {
     const NAME: &'static str = "dircreate";
+    const SINCE: Option<&'static str> = Some("3.37");
     const HELP: &'static str = "Create directories; the mkdir(2) is the measured operation";
     fn build(_: &EngineConfig) -> Self {
         DirOp {
@@ -43,6 +44,7 @@ impl EngineDef for DirCreate {
 
 impl EngineDef for DirStat {
     const NAME: &'static str = "dirstat";
+    const SINCE: Option<&'static str> = Some("3.37");
     const HELP: &'static str = "Stat directories; the stat call is the measured operation";
     const OPTIONS: &'static [&'static [OptDef]] = &[crate::fileops::OPTIONS];
     fn build(cfg: &EngineConfig) -> Self {
@@ -54,6 +56,7 @@ impl EngineDef for DirStat {
 
 impl EngineDef for DirDelete {
     const NAME: &'static str = "dirdelete";
+    const SINCE: Option<&'static str> = Some("3.37");
     const HELP: &'static str = "Delete directories; the rmdir(2) is the measured operation";
     fn build(_: &EngineConfig) -> Self {
         DirOp {

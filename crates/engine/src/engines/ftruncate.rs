@@ -18,6 +18,7 @@ impl Engine for Ftruncate {
     fn caps(&self) -> Caps {
         Caps {
             syncio: true,
+            write_only: true,
             ..Caps::default()
         }
     }

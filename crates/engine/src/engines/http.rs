@@ -5,7 +5,11 @@
 //! authentication when `http_user`/`http_pass` are set); `http_mode=s3` signs each request
 //! with AWS Signature Version 4 (`http_s3_keyid`, `http_s3_key`, `http_s3_region`), as
 //! fio does. Connections are kept alive when the server allows. HTTPS and Swift are
-//! refused: flexio has no TLS and no MD5.
+//! refused: flexio has no TLS. S3 requests may carry server-side encryption with a
+//! customer key (`http_s3_sse_customer_key`/`_algorithm`: the key base64-encoded and its
+//! MD5), a storage class for uploads (`http_s3_storage_class`) and a session token
+//! (`http_s3_security_token`, fio 3.41), all signed. `http_object_mode=range` (fio 3.41)
+//! reads one object per file, named by the file, with `Range:` requests.
 
 use crate::api::{Caps, Engine, EngineConfig, EngineDef, IoReq, Op, Queued};
 use crate::sha256::{hex, hmac_sha256, sha256};
@@ -63,10 +67,41 @@ flexio_job::engine_options! {
         "http_verbose", Kind::Int { min: 0, max: i32::MAX as i64 }, "0",
         "increase http engine verbosity",
         |v, kb| parse::int(v, kb, 0, i32::MAX as i64).map(|n| n as u32);
+    /// SSE-C: the customer's key (sent base64-encoded, with its MD5).
+    http_s3_sse_customer_key: Option<String> = None,
+        "http_s3_sse_customer_key", Kind::Str, "", "S3 SSE Customer Key",
+        |v, kb| parse::string(v, kb).map(Some);
+    /// SSE-C: the algorithm.
+    http_s3_sse_customer_algorithm: String = "AES256".to_string(),
+        "http_s3_sse_customer_algorithm", Kind::Str, "AES256",
+        "S3 SSE Customer Algorithm", parse::string;
+    /// The storage class of uploaded objects (sent when set; S3's default is STANDARD).
+    http_s3_storage_class: Option<String> = None,
+        "http_s3_storage_class", Kind::Str, "STANDARD", "S3 Storage class",
+        |v, kb| parse::string(v, kb).map(Some);
+    /// A session token (temporary credentials; fio 3.41+).
+    http_s3_security_token: Option<String> = None,
+        "http_s3_security_token", Kind::Str, "", "S3 security token",
+        |v, kb| parse::string(v, kb).map(Some), since "3.41";
+    /// One object per request (`block`) or per file, read by ranges (`range`; fio 3.41+).
+    http_object_mode: ObjectMode = ObjectMode::Block,
+        "http_object_mode", Kind::Choice(&[
+            ("block", "One object per block (the file name, offset and length name it)"),
+            ("range", "One object per file, accessed by byte ranges"),
+        ]), "block", "How to map I/O to objects",
+        |v, _| parse::choice(v, &[("block", ObjectMode::Block), ("range", ObjectMode::Range)]),
+        since "3.41";
+}
+
+/// `http_object_mode`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ObjectMode {
+    Block,
+    Range,
 }
 
 pub struct Http {
-    o: HttpOpts,
+    opts: HttpOpts,
     /// The job's first file name (objects are named after it).
     file: String,
     conn: Option<BufReader<TcpStream>>,
@@ -131,10 +166,43 @@ fn amz_dates() -> (String, String) {
     (short, iso)
 }
 
+/// The x-amz- headers of an S3 request beside the date and payload hash, sorted by name
+/// as SigV4's canonical request wants them: server-side encryption with the customer's key,
+/// the storage class of uploads, the session token.
+fn s3_headers(o: &HttpOpts, method: &str, dsha: &str, iso: &str) -> Vec<(&'static str, String)> {
+    let mut h: Vec<(&'static str, String)> = vec![
+        ("x-amz-content-sha256", dsha.to_string()),
+        ("x-amz-date", iso.to_string()),
+    ];
+    if let Some(t) = &o.http_s3_security_token {
+        h.push(("x-amz-security-token", t.clone()));
+    }
+    if let Some(key) = &o.http_s3_sse_customer_key {
+        use md5::Digest;
+        h.push((
+            "x-amz-server-side-encryption-customer-algorithm",
+            o.http_s3_sse_customer_algorithm.clone(),
+        ));
+        h.push((
+            "x-amz-server-side-encryption-customer-key",
+            base64(key.as_bytes()),
+        ));
+        h.push((
+            "x-amz-server-side-encryption-customer-key-md5",
+            base64(&md5::Md5::digest(key.as_bytes())),
+        ));
+    }
+    if let Some(c) = o.http_s3_storage_class.as_ref().filter(|_| method == "PUT") {
+        h.push(("x-amz-storage-class", c.clone()));
+    }
+    h.sort_by(|a, b| a.0.cmp(b.0));
+    h
+}
+
 impl Http {
     fn connect(&mut self) -> io::Result<()> {
         if self.conn.is_none() {
-            let host = &self.o.http_host;
+            let host = &self.opts.http_host;
             let addr = if host.contains(':') && !host.ends_with(']') {
                 host.clone()
             } else {
@@ -148,10 +216,11 @@ impl Http {
         Ok(())
     }
 
-    /// The request head (and S3 or basic authentication headers) into `self.req`.
-    fn head(&mut self, method: &str, body: &[u8]) {
+    /// The request head (and S3 or basic authentication headers) into `self.req`; `range`:
+    /// the bytes a read asks for (`http_object_mode=range`).
+    fn head(&mut self, method: &str, body: &[u8], range: Option<(u64, usize)>) {
         self.req.clear();
-        let o = &self.o;
+        let o = &self.opts;
         let _ = write!(
             self.req,
             "{method} {} HTTP/1.1\r\nHost: {}\r\nContent-Length: {}\r\n",
@@ -159,15 +228,28 @@ impl Http {
             o.http_host,
             body.len()
         );
+        if let Some((off, len)) = range {
+            let _ = write!(
+                self.req,
+                "Range: bytes={off}-{}\r\n",
+                off + len.max(1) as u64 - 1
+            );
+        }
         if o.http_mode == Mode::S3 {
             let (short, iso) = amz_dates();
             let dsha = hex(&sha256(body));
+            let headers = s3_headers(o, method, &dsha, &iso);
             self.scratch.clear();
-            let _ = write!(
-                self.scratch,
-                "{method}\n{}\n\nhost:{}\nx-amz-content-sha256:{dsha}\nx-amz-date:{iso}\n\nhost;x-amz-content-sha256;x-amz-date\n{dsha}",
-                self.path, o.http_host
-            );
+            let _ = write!(self.scratch, "{method}\n{}\n\nhost:{}\n", self.path, o.http_host);
+            for (k, v) in &headers {
+                let _ = writeln!(self.scratch, "{k}:{v}");
+            }
+            let mut signed = String::from("host");
+            for (k, _) in &headers {
+                signed.push(';');
+                signed.push_str(k);
+            }
+            let _ = write!(self.scratch, "\n{signed}\n{dsha}");
             let csha = hex(&sha256(self.scratch.as_bytes()));
             let scope = format!("{short}/{}/s3/aws4_request", o.http_s3_region);
             let sts = format!("AWS4-HMAC-SHA256\n{iso}\n{scope}\n{csha}");
@@ -176,9 +258,12 @@ impl Http {
             k = hmac_sha256(&k, b"s3");
             k = hmac_sha256(&k, b"aws4_request");
             let sig = hex(&hmac_sha256(&k, sts.as_bytes()));
+            for (k, v) in &headers {
+                let _ = write!(self.req, "{k}: {v}\r\n");
+            }
             let _ = write!(
                 self.req,
-                "x-amz-content-sha256: {dsha}\r\nx-amz-date: {iso}\r\nAuthorization: AWS4-HMAC-SHA256 Credential={}/{scope},SignedHeaders=host;x-amz-content-sha256;x-amz-date,Signature={sig}\r\n",
+                "Authorization: AWS4-HMAC-SHA256 Credential={}/{scope},SignedHeaders={signed},Signature={sig}\r\n",
                 o.http_s3_keyid
             );
         } else if let (Some(u), Some(p)) = (&o.http_user, &o.http_pass) {
@@ -189,8 +274,14 @@ impl Http {
 
     /// Send one request and read the response; the body goes to `into` (up to its length).
     /// Returns (status, body bytes stored).
-    fn exchange(&mut self, method: &str, body: &[u8], into: Option<&mut [u8]>) -> io::Result<(u32, usize)> {
-        self.head(method, body);
+    fn exchange(
+        &mut self,
+        method: &str,
+        body: &[u8],
+        into: Option<&mut [u8]>,
+        range: Option<(u64, usize)>,
+    ) -> io::Result<(u32, usize)> {
+        self.head(method, body, range);
         for attempt in 0..2 {
             self.connect()?;
             let c = self.conn.as_mut().map(|c| c.get_mut());
@@ -232,7 +323,7 @@ impl Http {
         })?;
         let mut keep = version == "HTTP/1.1";
         let mut len: Option<u64> = None;
-        if self.o.http_verbose > 0 {
+        if self.opts.http_verbose > 0 {
             eprintln!("http: {} -> {}", String::from_utf8_lossy(self.req.split(|b| *b == b'\r').next().unwrap_or(&[])), self.line.trim());
         }
         loop {
@@ -244,7 +335,7 @@ impl Http {
             if l.is_empty() {
                 break;
             }
-            if self.o.http_verbose > 1 {
+            if self.opts.http_verbose > 1 {
                 eprintln!("http: < {l}");
             }
             if let Some((k, v)) = l.split_once(':') {
@@ -320,7 +411,10 @@ impl Http {
 
     fn object_path(&mut self, offset: u64, len: usize) {
         self.path.clear();
-        let name = format!("{}_{offset}_{len}", self.file);
+        let name = match self.opts.http_object_mode {
+            ObjectMode::Block => format!("{}_{offset}_{len}", self.file),
+            ObjectMode::Range => self.file.clone(),
+        };
         if !name.starts_with('/') {
             self.path.push('/');
         }
@@ -334,7 +428,7 @@ impl EngineDef for Http {
     const OPTIONS: &'static [&'static [OptDef]] = &[OPTIONS];
     fn build(cfg: &EngineConfig) -> Self {
         Http {
-            o: HttpOpts::from_values(&cfg.values),
+            opts: HttpOpts::from_values(&cfg.values),
             // fio's default file name, $jobname.$jobnum.$filenum.
             file: cfg
                 .filename
@@ -354,6 +448,9 @@ impl EngineDef for Http {
         }
         if o.http_mode == Mode::Swift {
             return Err("http: http_mode=swift is not supported by flexio (webdav and s3 are)".into());
+        }
+        if o.http_object_mode == ObjectMode::Range && (cfg.writes || !cfg.reads) {
+            return Err("http: http_object_mode=range reads byte ranges of one object per file; writes and trims need http_object_mode=block".into());
         }
         Ok(())
     }
@@ -380,25 +477,29 @@ impl Engine for Http {
                 // SAFETY: `buf` points to `len` bytes the core owns and does not touch until
                 // this request completes (inside this call); only read here.
                 let body = unsafe { std::slice::from_raw_parts(io.buf, io.len) };
-                self.exchange("PUT", body, None).map(|(s, _)| (s == 100 || (200..=204).contains(&s), s))
+                self.exchange("PUT", body, None, None).map(|(s, _)| (s == 100 || (200..=204).contains(&s), s))
             }
             Op::Read => {
                 // SAFETY: as above; written by the response body.
                 let buf = unsafe { std::slice::from_raw_parts_mut(io.buf, io.len) };
-                match self.exchange("GET", &[], Some(&mut *buf)) {
+                let range = (self.opts.http_object_mode == ObjectMode::Range)
+                    .then_some((io.offset, io.len));
+                match self.exchange("GET", &[], Some(&mut *buf), range) {
                     Ok((404, _)) => {
                         // A missing object reads as zeros (fio).
                         buf.fill(0);
                         Ok((true, 404))
                     }
-                    Ok((s, _)) => Ok((s == 200, s)),
+                    Ok((s, _)) => Ok((s == 200 || (s == 206 && range.is_some()), s)),
                     Err(e) => Err(e),
                 }
             }
             Op::Trim => self
-                .exchange("DELETE", &[], None)
+                .exchange("DELETE", &[], None, None)
                 .map(|(s, _)| (matches!(s, 200 | 202 | 204 | 404), s)),
             Op::Sync | Op::Datasync => return Queued::Completed(0),
+            // The plan refuses sync_file_range for engines without Caps::sync_range.
+            Op::SyncRange => return Queued::Completed(-(libc::EINVAL as i64)),
         };
         match r {
             Ok((true, _)) => Queued::Completed(io.len as i64),
@@ -429,5 +530,36 @@ mod tests {
         let (short, iso) = amz_dates();
         assert_eq!(short.len(), 8);
         assert!(iso.starts_with(&short) && iso.ends_with('Z') && iso.len() == 16);
+    }
+
+    #[test]
+    fn s3_headers_are_sorted_and_complete() {
+        let o = HttpOpts {
+            http_s3_sse_customer_key: Some("0123456789abcdef0123456789abcdef".into()),
+            http_s3_security_token: Some("tok".into()),
+            http_s3_storage_class: Some("STANDARD".into()),
+            ..HttpOpts::default()
+        };
+        let h = s3_headers(&o, "PUT", "d", "t");
+        let names: Vec<&str> = h.iter().map(|x| x.0).collect();
+        assert_eq!(
+            names,
+            [
+                "x-amz-content-sha256",
+                "x-amz-date",
+                "x-amz-security-token",
+                "x-amz-server-side-encryption-customer-algorithm",
+                "x-amz-server-side-encryption-customer-key",
+                "x-amz-server-side-encryption-customer-key-md5",
+                "x-amz-storage-class",
+            ]
+        );
+        assert_eq!(h[3].1, "AES256");
+        assert_eq!(h[4].1, "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=");
+        // MD5("0123456789abcdef0123456789abcdef") = 8516ac99..., base64.
+        assert_eq!(h[5].1, "hRasmdxgYDKV3nvbahU1MA==");
+        assert_eq!(h[6].1, "STANDARD");
+        let g = s3_headers(&HttpOpts::default(), "GET", "d", "t");
+        assert_eq!(g.len(), 2, "no storage class on reads, nothing unset");
     }
 }

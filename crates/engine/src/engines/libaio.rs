@@ -19,6 +19,8 @@ const IOCB_CMD_PREAD: u16 = 0;
 const IOCB_CMD_PWRITE: u16 = 1;
 const IOCB_CMD_FSYNC: u16 = 2;
 const IOCB_CMD_FDSYNC: u16 = 3;
+const IOCB_CMD_PREADV: u16 = 7;
+const IOCB_CMD_PWRITEV: u16 = 8;
 const IOCB_FLAG_IOPRIO: u32 = 1 << 1;
 const RWF_NOWAIT: i32 = 0x8;
 const AIO_RING_MAGIC: u32 = 0xa10a10a1;
@@ -80,6 +82,11 @@ pub struct Libaio {
     events: Vec<IoEvent>,
     userspace_reap: bool,
     nowait: bool,
+    /// libaio_vectored: one iovec per request slot (kept until its completion).
+    vectored: bool,
+    iovecs: Vec<libc::iovec>,
+    /// RWF_ATOMIC on writes (`atomic`).
+    atomic: bool,
 }
 
 flexio_job::engine_options! {
@@ -92,6 +99,10 @@ flexio_job::engine_options! {
     /// RWF_NOWAIT on reads and writes.
     nowait: bool = false,
         "nowait", Kind::Bool, "0", "Set RWF_NOWAIT for reads/writes", parse::boolean;
+    /// PREADV/PWRITEV with one iovec instead of PREAD/PWRITE (fio 3.39+).
+    libaio_vectored: bool = false,
+        "libaio_vectored", Kind::Bool, "0", "Use libaio preadv,pwritev", parse::boolean,
+        since "3.39";
 }
 
 impl EngineDef for Libaio {
@@ -123,6 +134,15 @@ impl Libaio {
             events: vec![IoEvent::default(); depth],
             userspace_reap: o.userspace_reap,
             nowait: o.nowait,
+            vectored: o.libaio_vectored,
+            atomic: cfg.atomic,
+            iovecs: vec![
+                libc::iovec {
+                    iov_base: std::ptr::null_mut(),
+                    iov_len: 0
+                };
+                if o.libaio_vectored { depth } else { 0 }
+            ],
         }
     }
 
@@ -172,6 +192,8 @@ impl Engine for Libaio {
         Caps {
             has_commit: true,
             trim: true,
+            sync_range: true,
+            atomic_writes: true,
             ..Caps::default()
         }
     }
@@ -202,17 +224,36 @@ impl Engine for Libaio {
             return Queued::Busy;
         }
         let (opcode, buf, nbytes) = match io.op {
+            Op::Read | Op::Write if self.vectored => {
+                let v = &mut self.iovecs[io.idx as usize];
+                *v = libc::iovec {
+                    iov_base: io.buf.cast(),
+                    iov_len: io.len,
+                };
+                let op = if io.op == Op::Read {
+                    IOCB_CMD_PREADV
+                } else {
+                    IOCB_CMD_PWRITEV
+                };
+                (op, v as *const libc::iovec as usize as u64, 1)
+            }
             Op::Read => (IOCB_CMD_PREAD, io.buf as usize as u64, io.len as u64),
             Op::Write => (IOCB_CMD_PWRITE, io.buf as usize as u64, io.len as u64),
             Op::Sync => (IOCB_CMD_FSYNC, 0, 0),
             Op::Datasync => (IOCB_CMD_FDSYNC, 0, 0),
             Op::Trim => return Queued::Completed(crate::sync::do_trim(io)),
+            // The kernel's AIO has no sync_file_range: done at once, synchronously.
+            Op::SyncRange => return Queued::Completed(crate::sync::do_sync(io)),
         };
         let cb = &mut self.iocbs[io.idx as usize];
         *cb = Iocb {
             data: io.idx as u64,
             rw_flags: if self.nowait && matches!(io.op, Op::Read | Op::Write) {
                 RWF_NOWAIT
+            } else {
+                0
+            } | if self.atomic && io.op == Op::Write {
+                crate::platform::RWF_ATOMIC as i32
             } else {
                 0
             },
@@ -234,7 +275,9 @@ impl Engine for Libaio {
         while done < self.pending.len() {
             let left = self.pending.len() - done;
             // SAFETY: the pointers refer to iocbs in self.iocbs (stable: never resized),
-            // each describing a buffer the core keeps valid until completion.
+            // each describing a buffer the core keeps valid until completion (with
+            // libaio_vectored, an iovec in self.iovecs at the request's slot, untouched
+            // until its completion).
             let r = unsafe {
                 libc::syscall(
                     libc::SYS_io_submit,
@@ -382,6 +425,7 @@ mod tests {
             buf,
             len: 4096,
             ioprio: 0,
+            sync_flags: 0,
         };
         for (i, b) in bufs.iter_mut().enumerate() {
             assert!(matches!(a.queue(&req(i as u32, Op::Write, b.as_mut_ptr())), Queued::Queued));

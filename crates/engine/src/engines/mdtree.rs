@@ -190,10 +190,11 @@ pub struct MdTree {
     nfiles: u64,
     phases: Vec<u8>,
     cur: Cursor,
-    /// The current request: its kind and paths (`a`, and `b` for link, symlink, rename).
+    /// The current request: its kind, its path (NUL-terminated), and the other path of
+    /// link (the new name), symlink (the link's target) and rename (the new name).
     kind: u8,
-    a: Vec<u8>,
-    b: Vec<u8>,
+    path: Vec<u8>,
+    other_path: Vec<u8>,
     /// The file open between create/write/close and open/close.
     fd: Option<OwnedFd>,
     /// The directory open for dirfsync or readdir (untimed).
@@ -266,9 +267,16 @@ impl MdTree {
         debug_assert_eq!(self.dirs.len() as u64, ndirs);
         let longest = self.dirs.iter().map(|d| d.1).max().unwrap_or(0) as usize;
         // "/f" + up to 10 digits + ".r" + NUL.
-        self.a = Vec::with_capacity(longest + 32);
-        self.b = Vec::with_capacity(longest + 32);
-        self.data = vec![0x5a; self.opts.create_size as usize];
+        self.path = Vec::with_capacity(longest + 32);
+        self.other_path = Vec::with_capacity(longest + 32);
+        // create_size is at most 1 GiB (its option row), which every target addresses.
+        let create_size = usize::try_from(self.opts.create_size).map_err(|_| {
+            format!(
+                "create_size={} is more than this system can address",
+                self.opts.create_size
+            )
+        })?;
+        self.data = vec![0x5a; create_size];
         self.dirbuf = vec![MaybeUninit::uninit(); 64 * 1024];
         Ok(())
     }
@@ -363,8 +371,8 @@ impl MdTree {
         let phase = self.phases[self.cur.phase];
         let (item, step) = (self.cur.item, self.cur.step);
         self.kind = self.kind_of(phase, step);
-        let mut a = std::mem::take(&mut self.a);
-        let mut b = std::mem::take(&mut self.b);
+        let mut a = std::mem::take(&mut self.path);
+        let mut b = std::mem::take(&mut self.other_path);
         match phase {
             K_MKDIR | K_DIRFSYNC | K_READDIR | K_RMDIR => {
                 a.clear();
@@ -404,11 +412,11 @@ impl MdTree {
             }
             _ => self.file_path(&mut a, item, b""),
         }
-        self.a = a;
-        self.b = b;
+        self.path = a;
+        self.other_path = b;
         if phase == K_DIRFSYNC || phase == K_READDIR {
             let fd = rustix::fs::open(
-                cstr(&self.a),
+                cstr(&self.path),
                 OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
                 Mode::empty(),
             )?;
@@ -420,7 +428,7 @@ impl MdTree {
     /// The timed operation at the cursor: 0 or `-errno`.
     fn run(&mut self) -> i64 {
         let phase = self.phases[self.cur.phase];
-        let a = cstr(&self.a);
+        let a = cstr(&self.path);
         let r = match self.kind {
             K_MKDIR => rustix::fs::mkdir(a, Mode::from_raw_mode(0o755)),
             K_CREATE => rustix::fs::open(
@@ -466,9 +474,9 @@ impl MdTree {
             K_OPEN => rustix::fs::open(a, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())
                 .map(|fd| self.fd = Some(fd)),
             K_READDIR => self.list(),
-            K_LINK => rustix::fs::link(a, cstr(&self.b)),
-            K_SYMLINK => rustix::fs::symlink(cstr(&self.b), a),
-            K_RENAME => rustix::fs::rename(a, cstr(&self.b)),
+            K_LINK => rustix::fs::link(a, cstr(&self.other_path)),
+            K_SYMLINK => rustix::fs::symlink(cstr(&self.other_path), a),
+            K_RENAME => rustix::fs::rename(a, cstr(&self.other_path)),
             K_UNLINK => rustix::fs::unlink(a),
             _ => rustix::fs::rmdir(a),
         };
@@ -533,8 +541,8 @@ impl EngineDef for MdTree {
             phases,
             cur: Cursor::default(),
             kind: 0,
-            a: Vec::new(),
-            b: Vec::new(),
+            path: Vec::new(),
+            other_path: Vec::new(),
             fd: None,
             aux: None,
             data: Vec::new(),
@@ -620,7 +628,7 @@ impl Engine for MdTree {
         self.kind as usize
     }
     fn failed_op(&self) -> Option<String> {
-        let path = String::from_utf8_lossy(self.a.strip_suffix(b"\0").unwrap_or(&self.a));
+        let path = String::from_utf8_lossy(self.path.strip_suffix(b"\0").unwrap_or(&self.path));
         let kind = KINDS[self.kind as usize];
         Some(match (self.kind, self.mismatch) {
             (K_READDIR, Some((n, want))) => {
@@ -628,7 +636,7 @@ impl Engine for MdTree {
             }
             (K_LINK | K_RENAME, _) => format!(
                 "{kind} of {path} to {}",
-                String::from_utf8_lossy(self.b.strip_suffix(b"\0").unwrap_or(&self.b))
+                String::from_utf8_lossy(self.other_path.strip_suffix(b"\0").unwrap_or(&self.other_path))
             ),
             _ => format!("{kind} of {path}"),
         })
@@ -680,6 +688,7 @@ mod tests {
             buf: std::ptr::null_mut(),
             len: 4096,
             ioprio: 0,
+            sync_flags: 0,
         };
         loop {
             e.untimed().unwrap();
@@ -744,6 +753,7 @@ mod tests {
             buf: std::ptr::null_mut(),
             len: 4096,
             ioprio: 0,
+            sync_flags: 0,
         };
         // Build part of the tree, then plant a name the create phase will meet.
         for _ in 0..21 {

@@ -1,7 +1,10 @@
 //! `mmap`: each file is mapped whole; reads copy out of the mapping, writes copy into it,
-//! and sync requests msync(2) it.
+//! and sync requests msync(2) it. `thp` advises the mapping for transparent huge pages
+//! (MADV_HUGEPAGE) before the access-pattern advice, as fio does.
 
 use crate::api::{EngineDef, Caps, Engine, EngineConfig, FileInfo, IoReq, Op, Queued};
+use flexio_job::engine_opts::parse;
+use flexio_job::table::{Kind, OptDef};
 use rustix::mm::{MapFlags, MsyncFlags, ProtFlags};
 use std::io;
 
@@ -10,9 +13,19 @@ struct Mapping {
     len: usize,
 }
 
+flexio_job::engine_options! {
+    /// The mmap engine's options.
+    pub struct MmapOpts; rows OPTIONS;
+    /// Non-zero: madvise(MADV_HUGEPAGE) on each mapping.
+    thp: u32 = 0,
+        "thp", Kind::Int { min: 0, max: u32::MAX as i64 }, "", "Memory Advise Huge Page",
+        |v, kb| parse::int(v, kb, 0, u32::MAX as i64).map(|n| n as u32);
+}
+
 pub struct Mmap {
     maps: Vec<Option<Mapping>>,
     advise: bool,
+    thp: bool,
 }
 
 // SAFETY: the mappings are private to the job thread that owns the engine.
@@ -21,8 +34,11 @@ unsafe impl Send for Mmap {}
 impl EngineDef for Mmap {
     const NAME: &'static str = "mmap";
     const HELP: &'static str = "File is memory mapped and data copied to/from it";
+    const OPTIONS: &'static [&'static [OptDef]] = &[OPTIONS];
     fn build(cfg: &EngineConfig) -> Self {
-        Mmap::new(cfg.advise)
+        let mut m = Mmap::new(cfg.advise);
+        m.thp = MmapOpts::from_values(&cfg.values).thp != 0;
+        m
     }
 }
 
@@ -32,6 +48,7 @@ impl Mmap {
         Mmap {
             maps: Vec::new(),
             advise,
+            thp: false,
         }
     }
 
@@ -82,6 +99,14 @@ impl Engine for Mmap {
         let p =
             unsafe { rustix::mm::mmap(std::ptr::null_mut(), len, prot, MapFlags::SHARED, fd, 0) }
                 .map_err(|e| io::Error::from_raw_os_error(e.raw_os_error()))?;
+        if self.thp {
+            // SAFETY: advising on our own mapping has no memory-safety effect.
+            if let Err(e) = unsafe { crate::platform::madvise_hugepages(p, len) } {
+                // SAFETY: p/len is the mapping just created, unmapped once here.
+                let _ = unsafe { rustix::mm::munmap(p, len) };
+                return Err(io::Error::new(e.kind(), format!("madvise(MADV_HUGEPAGE): {e}")));
+            }
+        }
         if self.advise {
             let adv = if f.random {
                 rustix::mm::Advice::Random

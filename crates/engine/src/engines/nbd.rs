@@ -270,10 +270,10 @@ impl Nbd {
         }
         let err = be32(&mut e.conn)?;
         let handle = be64(&mut e.conn)?;
-        let idx = handle as usize;
-        let p = self
-            .pending
-            .get_mut(idx)
+        // (A handle past usize on a 32-bit target was never sent either: not its low bits.)
+        let p = usize::try_from(handle)
+            .ok()
+            .and_then(|idx| self.pending.get_mut(idx))
             .and_then(|p| p.take())
             .ok_or_else(|| proto("reply for a request never sent"))?;
         self.pending_read -= p.read_len;
@@ -352,6 +352,8 @@ impl Engine for Nbd {
             Op::Sync | Op::Datasync if flags & TFLAG_SEND_FLUSH != 0 => (CMD_FLUSH, 0),
             Op::Sync | Op::Datasync => return Queued::Completed(0),
             Op::Trim => return Queued::Completed(-(libc::EOPNOTSUPP as i64)),
+            // The plan refuses sync_file_range for engines without Caps::sync_range.
+            Op::SyncRange => return Queued::Completed(-(libc::EINVAL as i64)),
         };
         if read_len > 0 && self.pending_read > 0 && self.pending_read + read_len > MAX_PENDING_READ {
             return Queued::Busy;

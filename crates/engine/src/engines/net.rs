@@ -39,11 +39,17 @@ pub enum Proto {
     Udp,
     UdpV6,
     Unix,
+    /// AF_VSOCK stream sockets (fio 3.37+): `hostname` is the peer's context id.
+    Vsock,
 }
 
 impl Proto {
     fn tcp(self) -> bool {
         matches!(self, Proto::Tcp | Proto::TcpV6)
+    }
+    /// Connection-oriented with listen/accept over addresses and ports (TCP, vsock).
+    fn stream(self) -> bool {
+        self.tcp() || self == Proto::Vsock
     }
     fn udp(self) -> bool {
         matches!(self, Proto::Udp | Proto::UdpV6)
@@ -67,12 +73,13 @@ flexio_job::engine_options! {
         |v, kb| parse::int(v, kb, 1, 65535).map(|n| n as u32);
     /// Transport.
     protocol: Proto = Proto::Tcp,
-        "protocol", Kind::Choice(&[
+        "protocol" | "proto", Kind::Choice(&[
             ("tcp", "Transmission Control Protocol"),
             ("tcpv6", "Transmission Control Protocol V6"),
             ("udp", "User Datagram Protocol"),
             ("udpv6", "User Datagram Protocol V6"),
             ("unix", "UNIX domain socket"),
+            ("vsock", "VSOCK protocol"),
         ]), "tcp", "Network protocol to use",
         |v, _| parse::choice(v, &[
             ("tcp", Proto::Tcp),
@@ -80,7 +87,8 @@ flexio_job::engine_options! {
             ("udp", Proto::Udp),
             ("udpv6", Proto::UdpV6),
             ("unix", Proto::Unix),
-        ]);
+            ("vsock", Proto::Vsock),
+        ]), newer [("vsock", "3.37")];
     /// TCP_NODELAY.
     nodelay: bool = false,
         "nodelay", Kind::Bool, "", "Use TCP_NODELAY on TCP connections", parse::boolean;
@@ -140,7 +148,15 @@ fn check(o: &NetOpts, cfg: &EngineConfig) -> Result<(), String> {
     if p != Proto::Unix && o.port == 0 {
         return Err("network IO requires port for tcp or udp".into());
     }
-    if !p.tcp() {
+    if p == Proto::Vsock {
+        vsock_available()?;
+        if let Some(h) = host_of(o, cfg).filter(|_| !listens(o, cfg)) {
+            h.trim().parse::<u32>().map_err(|_| {
+                format!("protocol=vsock: hostname '{h}' is not a context id (a number)")
+            })?;
+        }
+    }
+    if !p.stream() {
         if o.listen {
             return Err("listen only valid for TCP proto IO".into());
         }
@@ -160,7 +176,7 @@ fn check(o: &NetOpts, cfg: &EngineConfig) -> Result<(), String> {
         };
         return Err(format!("connect with no host to connect to{hint}"));
     }
-    if listens && p != Proto::Unix {
+    if listens && p != Proto::Unix && p != Proto::Vsock {
         if let Some(h) = host_of(o, cfg) {
             if !p.udp() || multicast(&h).is_none() {
                 return Err("hostname not valid for non-multicast inbound network IO".into());
@@ -182,9 +198,85 @@ fn host_of(o: &NetOpts, cfg: &EngineConfig) -> Option<String> {
     o.hostname.clone().or_else(|| cfg.filename.clone())
 }
 
-/// Whether this side binds (TCP `listen`; for datagrams and unix sockets, the reader).
+/// Whether this system has AF_VSOCK sockets (the vsock transports are kernel modules).
+fn vsock_available() -> Result<(), String> {
+    rustix::net::socket(vsock::family(), SocketType::STREAM, None)
+        .map(drop)
+        .map_err(|e| {
+            format!(
+                "protocol=vsock: this system has no AF_VSOCK sockets ({}); the vsock transport modules are not loaded",
+                from_rx(e)
+            )
+        })
+}
+
+/// vsock addresses (Linux); elsewhere every call fails and the family is one no socket has.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+mod vsock {
+    use rustix::fd::OwnedFd;
+    use rustix::net::AddressFamily;
+    use std::io;
+
+    /// VMADDR_CID_ANY: bind to any context.
+    pub const CID_ANY: u32 = libc::VMADDR_CID_ANY;
+
+    pub fn family() -> AddressFamily {
+        AddressFamily::from_raw(libc::AF_VSOCK as _)
+    }
+
+    /// `struct sockaddr_vm` for context `cid`, port `port`.
+    fn sockaddr_vm(cid: u32, port: u32) -> libc::sockaddr_vm {
+        // SAFETY: sockaddr_vm is plain old data; all zeros is a valid value.
+        let mut a: libc::sockaddr_vm = unsafe { std::mem::zeroed() };
+        a.svm_family = libc::AF_VSOCK as libc::sa_family_t;
+        a.svm_cid = cid;
+        a.svm_port = port;
+        a
+    }
+
+    /// bind(2) or connect(2) of `fd` to a vsock address.
+    pub fn addr_call(fd: &OwnedFd, cid: u32, port: u32, bind: bool) -> io::Result<()> {
+        let a = sockaddr_vm(cid, port);
+        let len = std::mem::size_of::<libc::sockaddr_vm>() as libc::socklen_t;
+        let p = &a as *const libc::sockaddr_vm as *const libc::sockaddr;
+        // SAFETY: `p` points to a valid sockaddr_vm of `len` bytes for the duration of the
+        // call; `fd` is an open socket.
+        let r = unsafe {
+            if bind {
+                libc::bind(std::os::fd::AsRawFd::as_raw_fd(fd), p, len)
+            } else {
+                libc::connect(std::os::fd::AsRawFd::as_raw_fd(fd), p, len)
+            }
+        };
+        if r < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+mod vsock {
+    use rustix::fd::OwnedFd;
+    use rustix::net::AddressFamily;
+    use std::io;
+
+    pub const CID_ANY: u32 = u32::MAX;
+
+    pub fn family() -> AddressFamily {
+        // AF_VSOCK is Linux's: no socket of this family exists here.
+        AddressFamily::from_raw(u16::MAX as _)
+    }
+
+    pub fn addr_call(_: &OwnedFd, _: u32, _: u32, _: bool) -> io::Result<()> {
+        Err(io::Error::from_raw_os_error(libc::EAFNOSUPPORT))
+    }
+}
+
+/// Whether this side binds (TCP and vsock `listen`; for datagrams and unix sockets, the
+/// reader).
 fn listens(o: &NetOpts, cfg: &EngineConfig) -> bool {
-    if o.protocol.tcp() {
+    if o.protocol.stream() {
         o.listen
     } else {
         cfg.reads
@@ -197,7 +289,7 @@ fn multicast(h: &str) -> Option<Ipv4Addr> {
 
 /// A network engine; `SPLICE` moves TCP data through a pipe (netsplice).
 pub struct NetIo<const SPLICE: bool> {
-    o: NetOpts,
+    opts: NetOpts,
     host: Option<String>,
     reads: bool,
     listen: bool,
@@ -233,7 +325,7 @@ impl<const SPLICE: bool> NetIo<SPLICE> {
             port: (o.port + cfg.subjob).min(65535) as u16,
             runtime: Duration::from_micros(cfg.runtime_us),
             config_error: check(&o, cfg).err(),
-            o,
+            opts: o,
             listener: None,
             sock: None,
             peer: None,
@@ -247,15 +339,16 @@ impl<const SPLICE: bool> NetIo<SPLICE> {
     }
 
     fn domain(&self) -> AddressFamily {
-        match self.o.protocol {
+        match self.opts.protocol {
             Proto::Unix => AddressFamily::UNIX,
+            Proto::Vsock => vsock::family(),
             p if p.v6() => AddressFamily::INET6,
             _ => AddressFamily::INET,
         }
     }
 
     fn stype(&self) -> SocketType {
-        if self.o.protocol.udp() {
+        if self.opts.protocol.udp() {
             SocketType::DGRAM
         } else {
             SocketType::STREAM
@@ -264,7 +357,7 @@ impl<const SPLICE: bool> NetIo<SPLICE> {
 
     /// The peer's address (connecting side) or the bound address (listening side).
     fn inet_addr(&self) -> io::Result<SocketAddr> {
-        let v6 = self.o.protocol.v6();
+        let v6 = self.opts.protocol.v6();
         if self.listen {
             let ip = match self.host.as_deref().and_then(multicast) {
                 Some(g) => IpAddr::V4(g),
@@ -288,23 +381,23 @@ impl<const SPLICE: bool> NetIo<SPLICE> {
     /// window_size and mss, as fio sets them.
     fn tune(&self, fd: &OwnedFd) -> io::Result<()> {
         use rustix::net::sockopt;
-        let w = self.o.window_size as usize;
+        let w = self.opts.window_size as usize;
         if w > 0 {
-            if self.listen || self.o.pingpong {
+            if self.listen || self.opts.pingpong {
                 sockopt::set_socket_recv_buffer_size(fd, w).map_err(from_rx)?;
             }
-            if !self.listen || self.o.pingpong {
+            if !self.listen || self.opts.pingpong {
                 sockopt::set_socket_send_buffer_size(fd, w).map_err(from_rx)?;
             }
         }
-        if self.o.mss > 0 && self.o.protocol.tcp() {
-            crate::sys::set_tcp_maxseg(fd.as_fd(), self.o.mss)?;
+        if self.opts.mss > 0 && self.opts.protocol.tcp() {
+            crate::sys::set_tcp_maxseg(fd.as_fd(), self.opts.mss)?;
         }
         Ok(())
     }
 
     fn nodelay(&self, fd: &OwnedFd) -> io::Result<()> {
-        if self.o.nodelay && self.o.protocol.tcp() {
+        if self.opts.nodelay && self.opts.protocol.tcp() {
             rustix::net::sockopt::set_tcp_nodelay(fd, true).map_err(|e| {
                 err(format!(
                     "cannot set TCP_NODELAY option on socket ({}), disable with 'nodelay=0'",
@@ -318,16 +411,20 @@ impl<const SPLICE: bool> NetIo<SPLICE> {
     fn bind_listener(&mut self) -> io::Result<()> {
         use rustix::net::sockopt;
         let fd = rustix::net::socket(self.domain(), self.stype(), None).map_err(from_rx)?;
-        if self.o.protocol == Proto::Unix {
+        if self.opts.protocol == Proto::Unix {
             let path = self.host.clone().unwrap_or_default();
             let _ = std::fs::remove_file(&path);
             rustix::net::bind(&fd, &self.unix_addr()?).map_err(from_rx)?;
+        } else if self.opts.protocol == Proto::Vsock {
+            self.tune(&fd)?;
+            vsock::addr_call(&fd, vsock::CID_ANY, self.port as u32, true)
+                .map_err(|e| err(format!("bind vsock port {}: {e}", self.port)))?;
         } else {
             sockopt::set_socket_reuseaddr(&fd, true).map_err(from_rx)?;
             sockopt::set_socket_reuseport(&fd, true).map_err(from_rx)?;
             self.tune(&fd)?;
             if let Some(group) = self.host.as_deref().and_then(multicast) {
-                let ifc = match &self.o.interface {
+                let ifc = match &self.opts.interface {
                     Some(i) => i.parse().unwrap_or(Ipv4Addr::UNSPECIFIED),
                     None => Ipv4Addr::UNSPECIFIED,
                 };
@@ -337,7 +434,7 @@ impl<const SPLICE: bool> NetIo<SPLICE> {
             rustix::net::bind(&fd, &addr)
                 .map_err(|e| err(format!("bind {addr}: {}", from_rx(e))))?;
         }
-        if !self.o.protocol.udp() {
+        if !self.opts.protocol.udp() {
             rustix::net::listen(&fd, 10).map_err(from_rx)?;
         }
         self.listener = Some(fd);
@@ -389,21 +486,29 @@ impl<const SPLICE: bool> NetIo<SPLICE> {
         let fd = rustix::net::socket(self.domain(), self.stype(), None).map_err(from_rx)?;
         self.nodelay(&fd)?;
         self.tune(&fd)?;
-        match self.o.protocol {
+        match self.opts.protocol {
             Proto::Unix => {
                 rustix::net::connect(&fd, &self.unix_addr()?).map_err(|e| {
                     err(format!("connect {}: {}", self.host.as_deref().unwrap_or(""), from_rx(e)))
                 })?;
             }
+            Proto::Vsock => {
+                let h = self.host.as_deref().unwrap_or("").trim();
+                let cid: u32 = h.parse().map_err(|_| {
+                    err(format!("protocol=vsock: hostname '{h}' is not a context id"))
+                })?;
+                vsock::addr_call(&fd, cid, self.port as u32, false)
+                    .map_err(|e| err(format!("connect vsock {cid}:{}: {e}", self.port)))?;
+            }
             p => {
                 let addr = self.inet_addr()?;
                 if p.udp() {
                     if addr.ip().is_multicast() {
-                        if let Some(i) = &self.o.interface {
+                        if let Some(i) = &self.opts.interface {
                             let ifc: Ipv4Addr = i.parse().unwrap_or(Ipv4Addr::UNSPECIFIED);
                             sockopt::set_ip_multicast_if(&fd, &ifc).map_err(from_rx)?;
                         }
-                        sockopt::set_ip_multicast_ttl(&fd, self.o.ttl).map_err(from_rx)?;
+                        sockopt::set_ip_multicast_ttl(&fd, self.opts.ttl).map_err(from_rx)?;
                     }
                     self.peer = Some(SocketAddrAny::from(addr));
                 } else {
@@ -446,7 +551,7 @@ impl<const SPLICE: bool> NetIo<SPLICE> {
         let Some(fd) = self.sock.as_ref() else {
             return -(libc::ENOTCONN as i64);
         };
-        if self.o.protocol.udp() && buf.len() >= 24 {
+        if self.opts.protocol.udp() && buf.len() >= 24 {
             // fio's sequence trailer: magic, sequence number, block size (little endian).
             let n = buf.len();
             buf[n - 24..n - 16].copy_from_slice(&UDP_SEQ_MAGIC.to_le_bytes());
@@ -455,7 +560,7 @@ impl<const SPLICE: bool> NetIo<SPLICE> {
             self.send_seq += 1;
         }
         loop {
-            if SPLICE && self.o.protocol.tcp() {
+            if SPLICE && self.opts.protocol.tcp() {
                 return self.splice_out(buf);
             }
             match self.send_some(fd, buf, false) {
@@ -477,7 +582,7 @@ impl<const SPLICE: bool> NetIo<SPLICE> {
             return -(libc::ENOTCONN as i64);
         };
         loop {
-            if SPLICE && self.o.protocol.tcp() {
+            if SPLICE && self.opts.protocol.tcp() {
                 match self.wait(fd, PollFlags::IN) {
                     Ok(true) => {}
                     Ok(false) => return 0,
@@ -485,9 +590,9 @@ impl<const SPLICE: bool> NetIo<SPLICE> {
                 }
                 return self.splice_in(buf);
             }
-            let r = if self.o.protocol.udp() && self.listen {
+            let r = if self.opts.protocol.udp() && self.listen {
                 rustix::net::recvfrom(fd, &mut *buf, RecvFlags::DONTWAIT).map(|(n, _, from)| {
-                    if self.o.pingpong {
+                    if self.opts.pingpong {
                         self.peer = from;
                     }
                     n
@@ -592,7 +697,7 @@ impl<const SPLICE: bool> NetIo<SPLICE> {
                     // The peer closed, or the job must end.
                     return Queued::Finished;
                 }
-                if n > 0 && self.o.protocol.udp() {
+                if n > 0 && self.opts.protocol.udp() {
                     self.check_seq(buf, n as usize);
                 }
                 n
@@ -664,14 +769,14 @@ impl<const SPLICE: bool> Engine for NetIo<SPLICE> {
         [self.lost, 0, 0]
     }
     fn init_notes(&self) -> Vec<String> {
-        if self.listen && !self.o.protocol.udp() {
+        if self.listen && !self.opts.protocol.udp() {
             vec!["fio: waiting for connection".into()]
         } else {
             Vec::new()
         }
     }
     fn setup(&mut self, _paths: &[&std::path::Path]) -> io::Result<()> {
-        if self.listen && !self.o.protocol.udp() {
+        if self.listen && !self.opts.protocol.udp() {
             self.accept()?;
         } else if self.listen {
             // UDP reader: the bound socket receives; the writer announces itself first.
@@ -688,7 +793,7 @@ impl<const SPLICE: bool> Engine for NetIo<SPLICE> {
             }
         } else {
             self.connect()?;
-            if self.o.protocol.udp() {
+            if self.opts.protocol.udp() {
                 let m = Self::link_msg(LINK_OPEN, true);
                 if let Some(fd) = self.sock.as_ref() {
                     self.send_some(fd, &m, true).map_err(from_rx)?;
@@ -711,7 +816,7 @@ impl<const SPLICE: bool> Engine for NetIo<SPLICE> {
         let Queued::Completed(n) = r else {
             return r;
         };
-        if !self.o.pingpong || n <= 0 {
+        if !self.opts.pingpong || n <= 0 {
             return r;
         }
         // Ping-pong: the same amount comes back (or goes back) before the request ends.
@@ -732,7 +837,7 @@ impl<const SPLICE: bool> Drop for NetIo<SPLICE> {
     fn drop(&mut self) {
         // fio's goodbye: the reader ends its job when it sees it.
         if let Some(fd) = self.sock.as_ref() {
-            if !self.reads || self.o.pingpong {
+            if !self.reads || self.opts.pingpong {
                 let _ = self.send_some(fd, &Self::link_msg(LINK_CLOSE, false), true);
             }
         }

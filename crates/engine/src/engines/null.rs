@@ -71,6 +71,8 @@ impl Engine for Null {
             has_commit: true,
             trim: true,
             no_fd: true,
+            measures_tool: true,
+            offload: true,
             ..Caps::default()
         }
     }

@@ -63,6 +63,8 @@ impl Engine for Posixaio {
                 Op::Write => libc::aio_write(cb),
                 Op::Sync => libc::aio_fsync(libc::O_SYNC, cb),
                 Op::Datasync => libc::aio_fsync(libc::O_DSYNC, cb),
+                // The plan refuses sync_file_range for engines without Caps::sync_range.
+                Op::SyncRange => return Queued::Completed(-(libc::EINVAL as i64)),
                 Op::Trim => return Queued::Completed(crate::sync::do_trim(io)),
             }
         };

@@ -36,6 +36,8 @@ pub struct Pvsync2 {
     base: ReadWriteFlags,
     hipri_pct: u32,
     rng: u32,
+    /// RWF_ATOMIC on writes (`atomic`).
+    atomic: ReadWriteFlags,
 }
 
 impl EngineDef for Pvsync2 {
@@ -43,7 +45,11 @@ impl EngineDef for Pvsync2 {
     const HELP: &'static str = "Basic preadv2(2) or pwritev2(2) I/O with RWF flags";
     const OPTIONS: &'static [&'static [flexio_job::table::OptDef]] = &[OPTIONS];
     fn build(cfg: &EngineConfig) -> Self {
-        Pvsync2::new(&Pvsync2Opts::from_values(&cfg.values), cfg.seed)
+        let mut e = Pvsync2::new(&Pvsync2Opts::from_values(&cfg.values), cfg.seed);
+        if cfg.atomic {
+            e.atomic = ReadWriteFlags::from_bits_retain(crate::platform::RWF_ATOMIC);
+        }
+        e
     }
 }
 
@@ -60,6 +66,7 @@ impl Pvsync2 {
             base,
             hipri_pct: if o.hipri { o.hipri_percentage } else { 0 },
             rng: seed | 1,
+            atomic: ReadWriteFlags::empty(),
         }
     }
 
@@ -85,7 +92,10 @@ impl Pvsync2 {
 
 impl Engine for Pvsync2 {
     fn caps(&self) -> Caps {
-        SYNC_CAPS
+        Caps {
+            atomic_writes: true,
+            ..SYNC_CAPS
+        }
     }
     #[inline]
     fn queue(&mut self, io: &IoReq) -> Queued {
@@ -101,9 +111,9 @@ impl Engine for Pvsync2 {
                 fd(io),
                 &[IoSlice::new(wbuf(io))],
                 io.offset,
-                flags,
+                flags | self.atomic,
             )),
-            Op::Sync | Op::Datasync => do_sync(io),
+            Op::Sync | Op::Datasync | Op::SyncRange => do_sync(io),
             Op::Trim => do_trim(io),
         })
     }

@@ -25,6 +25,13 @@ pub(crate) const SYNC_CAPS: Caps = Caps {
     think_us: 0,
     op_kinds: &[],
     untimed: false,
+    sync_range: true,
+    write_only: false,
+    measures_tool: false,
+    offload: true,
+    rw_open: false,
+    atomic_writes: false,
+    diskless_syncs: false,
 };
 
 /// Borrow the request's descriptor.
@@ -53,11 +60,22 @@ pub(crate) fn wbuf(io: &IoReq) -> &[u8] {
     unsafe { std::slice::from_raw_parts(io.buf, io.len) }
 }
 
-/// fsync / fdatasync through the request's descriptor.
+/// fsync / fdatasync / sync_file_range through the request's descriptor.
 #[inline]
 pub(crate) fn do_sync(io: &IoReq) -> i64 {
     let r = match io.op {
         Op::Sync => rustix::fs::fsync(fd(io)),
+        Op::SyncRange => {
+            return match crate::platform::sync_file_range(
+                fd(io),
+                io.offset,
+                io.len as u64,
+                io.sync_flags,
+            ) {
+                Ok(()) => 0,
+                Err(e) => -(e.raw_os_error().unwrap_or(libc::EIO) as i64),
+            }
+        }
         _ => rustix::fs::fdatasync(fd(io)),
     };
     match r {
@@ -101,7 +119,7 @@ impl Engine for Psync {
         Queued::Completed(match io.op {
             Op::Read => from_rustix(rustix::io::pread(fd(io), buf(io), io.offset)),
             Op::Write => from_rustix(rustix::io::pwrite(fd(io), wbuf(io), io.offset)),
-            Op::Sync | Op::Datasync => do_sync(io),
+            Op::Sync | Op::Datasync | Op::SyncRange => do_sync(io),
             Op::Trim => do_trim(io),
         })
     }
@@ -153,7 +171,7 @@ impl Engine for SyncRw {
     }
     #[inline]
     fn queue(&mut self, io: &IoReq) -> Queued {
-        if matches!(io.op, Op::Sync | Op::Datasync) {
+        if matches!(io.op, Op::Sync | Op::Datasync | Op::SyncRange) {
             return Queued::Completed(do_sync(io));
         }
         if io.op == Op::Trim {
@@ -211,7 +229,7 @@ impl Engine for Pvsync {
                 &[IoSlice::new(wbuf(io))],
                 io.offset,
             )),
-            Op::Sync | Op::Datasync => do_sync(io),
+            Op::Sync | Op::Datasync | Op::SyncRange => do_sync(io),
             Op::Trim => do_trim(io),
         })
     }
@@ -266,7 +284,7 @@ impl Engine for Vsync {
         }
     }
     fn queue(&mut self, io: &IoReq) -> Queued {
-        if matches!(io.op, Op::Sync | Op::Datasync) {
+        if matches!(io.op, Op::Sync | Op::Datasync | Op::SyncRange) {
             if !self.pending.is_empty() {
                 return Queued::Busy;
             }

@@ -56,10 +56,87 @@ flexio_job::engine_options! {
     uncached: bool = false,
         "uncached", Kind::Int { min: 0, max: 1 }, "0", "Use RWF_UNCACHED for buffered read/writes",
         |v, kb| parse::int(v, kb, 0, 1).map(|n| n == 1);
+    /// The passthrough command set of io_uring_cmd (fio shares this table between
+    /// io_uring and io_uring_cmd; only io_uring_cmd acts on it).
+    cmd_type: CmdType = CmdType::Nvme,
+        "cmd_type", Kind::Choice(&[
+            ("nvme", "Issue nvme-uring-cmd"),
+            ("bsg", "Issue bsg-uring-cmd (SCSI passthrough; newest fio)"),
+        ]), "nvme", "Specify uring-cmd type",
+        |v, _| parse::choice(v, &[("nvme", CmdType::Nvme), ("bsg", CmdType::Bsg)]),
+        newer [("bsg", "post-3.42")];
+}
+
+/// io_uring_cmd's command set (`cmd_type`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CmdType {
+    Nvme,
+    Bsg,
+}
+
+flexio_job::engine_options! {
+    /// Metadata and end-to-end protection information (fio 3.41 for io_uring; io_uring_cmd
+    /// has had them since 3.36, `crate::uring_cmd::PI_OPTIONS`).
+    pub struct PiOpts; rows PI_OPTIONS;
+    /// Bytes of the metadata buffer of each request.
+    md_per_io_size: u64 = 0,
+        "md_per_io_size", Kind::Int { min: 0, max: u32::MAX as i64 }, "0",
+        "Size of separate metadata buffer per IO",
+        |v, kb| parse::int(v, kb, 0, u32::MAX as i64).map(|n| n as u64), since "3.41";
+    /// PRACT: the device generates (writes) and strips (reads) the protection information.
+    pi_act: bool = true,
+        "pi_act", Kind::Bool, "1", "Protection information action", parse::boolean,
+        since "3.41";
+    /// Which protection information fields the device checks.
+    pi_chk: PiChecks = PiChecks::default(),
+        "pi_chk", Kind::Str, "", "Protection information check fields (GUARD,REFTAG,APPTAG)",
+        |v, _| PiChecks::parse(flexio_job::table::req(v)?), since "3.41";
+    /// The application tag.
+    apptag: u16 = 0x1234,
+        "apptag", Kind::Int { min: 0, max: 0xffff }, "0x1234",
+        "Application tag for protection information",
+        |v, kb| parse::int(v, kb, 0, 0xffff).map(|n| n as u16), since "3.41";
+}
+
+/// `pi_chk`: which protection information fields the device checks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PiChecks {
+    pub guard: bool,
+    pub reftag: bool,
+    pub apptag: bool,
+}
+
+impl PiChecks {
+    /// fio's `GUARD,REFTAG,APPTAG` list (any subset, any order).
+    pub fn parse(s: &str) -> Result<PiChecks, String> {
+        let mut c = PiChecks::default();
+        for f in s.split(',').map(str::trim).filter(|f| !f.is_empty()) {
+            match f {
+                "GUARD" => c.guard = true,
+                "REFTAG" => c.reftag = true,
+                "APPTAG" => c.apptag = true,
+                _ => {
+                    return Err(format!(
+                        "'{f}' is not a protection information field (GUARD, REFTAG, APPTAG)"
+                    ))
+                }
+            }
+        }
+        Ok(c)
+    }
+
+    pub fn any(&self) -> bool {
+        self.guard || self.reftag || self.apptag
+    }
+}
+
+/// Whether a job asks for metadata or protection information.
+pub fn pi_asked(md_per_io_size: u64, chk: &PiChecks) -> bool {
+    md_per_io_size > 0 || chk.any()
 }
 
 pub struct Uring {
-    o: UringOpts,
+    opts: UringOpts,
     depth: u32,
     nfiles: u32,
     ring: Option<IoUring>,
@@ -72,23 +149,42 @@ pub struct Uring {
     vectored: bool,
     fixed: bool,
     counter: u32,
+    /// RWF_ATOMIC on writes (`atomic`).
+    atomic: bool,
 }
 
 impl EngineDef for Uring {
     const NAME: &'static str = "io_uring";
     const HELP: &'static str = "Linux io_uring submission/completion rings";
-    const OPTIONS: &'static [&'static [OptDef]] = &[OPTIONS, crate::cmdprio::OPTIONS];
+    const OPTIONS: &'static [&'static [OptDef]] =
+        &[OPTIONS, crate::cmdprio::OPTIONS, PI_OPTIONS];
     fn build(cfg: &EngineConfig) -> Self {
         Uring::new(cfg)
     }
     fn probe(cfg: &EngineConfig) -> Result<(), String> {
+        let pi = PiOpts::from_values(&cfg.values);
+        if pi_asked(pi.md_per_io_size, &pi.pi_chk) {
+            crate::device::each_target(
+                cfg,
+                "io_uring",
+                "a block device with protection information for md_per_io_size/pi_chk",
+                |path| match crate::device::integrity(path) {
+                    Err(why) => Err(format!(
+                        "{path}: no protection information: {why}; md_per_io_size/pi_chk need a block device formatted with metadata"
+                    )),
+                    Ok(format) => Err(format!(
+                        "{path} has protection information ({format}), but metadata and protection information with ioengine=io_uring are not supported by flexio"
+                    )),
+                },
+            )?;
+        }
         // A one-entry ring with the job's setup flags, no registered files.
         let mut u = Uring::new(&EngineConfig {
             iodepth: 1,
             nfiles: 0,
             ..cfg.clone()
         });
-        u.o.registerfiles = false;
+        u.opts.registerfiles = false;
         u.init()
             .map_err(|e| format!("ioengine io_uring is not available on this system: {e}"))
     }
@@ -112,9 +208,10 @@ impl Uring {
             pending: 0,
             inflight: 0,
             vectored: o.nonvectored == 0,
-            o,
+            opts: o,
             fixed: false,
             counter: 0,
+            atomic: cfg.atomic,
         }
     }
 }
@@ -147,33 +244,35 @@ impl Engine for Uring {
     fn caps(&self) -> Caps {
         Caps {
             has_commit: true,
-            no_slat: self.o.sqthread_poll,
+            no_slat: self.opts.sqthread_poll,
             trim: true,
+            sync_range: true,
+            atomic_writes: true,
             ..Caps::default()
         }
     }
     fn init(&mut self) -> io::Result<()> {
         let entries = self.depth.max(1).next_power_of_two();
         let mut b = IoUring::builder();
-        if self.o.hipri {
+        if self.opts.hipri {
             b.setup_iopoll();
         }
-        if self.o.sqthread_poll {
+        if self.opts.sqthread_poll {
             b.setup_sqpoll(1000);
-            if let Some(cpu) = self.o.sqthread_poll_cpu {
+            if let Some(cpu) = self.opts.sqthread_poll_cpu {
                 b.setup_sqpoll_cpu(cpu);
             }
         }
         b.setup_cqsize(entries * 2);
-        let ring = b.build(entries).map_err(|e| setup_error(e, &self.o))?;
-        if self.o.nonvectored < 0 {
+        let ring = b.build(entries).map_err(|e| setup_error(e, &self.opts))?;
+        if self.opts.nonvectored < 0 {
             // Auto: plain READ/WRITE where the kernel has them (5.6+), as fio does.
             let mut probe = io_uring::Probe::new();
             let vectored = ring.submitter().register_probe(&mut probe).is_err()
                 || !probe.is_supported(opcode::Read::CODE);
             self.vectored = vectored;
         }
-        if self.o.registerfiles {
+        if self.opts.registerfiles {
             // A table of empty slots, filled as the core opens files.
             let n = self.nfiles.max(1) as usize;
             ring.submitter()
@@ -184,7 +283,7 @@ impl Engine for Uring {
         Ok(())
     }
     fn post_init(&mut self, bufs: &IoBuffers) -> io::Result<()> {
-        if !self.o.fixedbufs {
+        if !self.opts.fixedbufs {
             return Ok(());
         }
         let ring = self
@@ -207,7 +306,7 @@ impl Engine for Uring {
         Ok(())
     }
     fn open_file(&mut self, file: u32, f: &FileInfo) -> io::Result<()> {
-        if self.o.registerfiles {
+        if self.opts.registerfiles {
             if let Some(ring) = &self.ring {
                 ring.submitter()
                     .register_files_update(file, &[f.fd])
@@ -217,7 +316,7 @@ impl Engine for Uring {
         Ok(())
     }
     fn close_file(&mut self, file: u32) -> io::Result<()> {
-        if self.o.registerfiles {
+        if self.opts.registerfiles {
             if let Some(ring) = &self.ring {
                 let _ = ring.submitter().register_files_update(file, &[-1]);
             }
@@ -228,9 +327,14 @@ impl Engine for Uring {
         let Some(ring) = self.ring.as_mut() else {
             return Queued::Completed(-(libc::EINVAL as i64));
         };
-        let reg = self.o.registerfiles;
-        let rw_flags = if self.o.nowait { RWF_NOWAIT } else { 0 }
-            | if self.o.uncached { RWF_UNCACHED } else { 0 };
+        let reg = self.opts.registerfiles;
+        let rw_flags = if self.opts.nowait { RWF_NOWAIT } else { 0 }
+            | if self.opts.uncached { RWF_UNCACHED } else { 0 }
+            | if self.atomic && io.op == Op::Write {
+                crate::platform::RWF_ATOMIC as i32
+            } else {
+                0
+            };
         let len = io.len as u32;
         macro_rules! target {
             ($build:expr) => {
@@ -287,12 +391,16 @@ impl Engine for Uring {
             Op::Datasync => target!(|fd| opcode::Fsync::new(fd)
                 .flags(types::FsyncFlags::DATASYNC)
                 .build()),
+            Op::SyncRange => target!(|fd| opcode::SyncFileRange::new(fd, len)
+                .offset(io.offset)
+                .flags(io.sync_flags)
+                .build()),
             Op::Trim => return Queued::Completed(crate::sync::do_trim(io)),
         };
         let mut entry = entry.user_data(io.idx as u64);
-        if self.o.force_async > 0 {
+        if self.opts.force_async > 0 {
             self.counter += 1;
-            if self.counter % self.o.force_async == 0 {
+            if self.counter % self.opts.force_async == 0 {
                 entry = entry.flags(squeue::Flags::ASYNC);
             }
         }
@@ -319,7 +427,7 @@ impl Engine for Uring {
             match ring.submit() {
                 Ok(n) => {
                     // With SQPOLL the kernel thread takes entries on its own; count them all.
-                    let n = if self.o.sqthread_poll {
+                    let n = if self.opts.sqthread_poll {
                         self.pending as usize
                     } else {
                         n

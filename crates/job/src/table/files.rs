@@ -5,18 +5,18 @@ use super::*;
 /// Files: names, counts, creation, opening, caching, syncing, removal.
 #[rustfmt::skip]
 pub(super) static ROWS: &[OptDef] = &[
-    OptDef {
-        name: "filename",
-        aliases: &[],
-        kind: Kind::Str,
-        default: "",
-        help: "File(s) to use for the workload",
-        prio: -1,
-        set: |o, v| {
+    prio_row!(
+        -1,
+        "filename",
+        [],
+        Kind::Str,
+        "",
+        "File(s) to use for the workload",
+        |o, v| {
             o.filename = Some(req(v)?.to_string());
             Ok(())
-        },
-    },
+        }
+    ),
     row!(
         "directory",
         [],
@@ -28,18 +28,18 @@ pub(super) static ROWS: &[OptDef] = &[
             Ok(())
         }
     ),
-    OptDef {
-        name: "filename_format",
-        aliases: &[],
-        kind: Kind::Str,
-        default: "$jobname.$jobnum.$filenum",
-        help: "Override default $jobname.$jobnum.$filenum naming",
-        prio: -1,
-        set: |o, v| {
+    prio_row!(
+        -1,
+        "filename_format",
+        [],
+        Kind::Str,
+        "$jobname.$jobnum.$filenum",
+        "Override default $jobname.$jobnum.$filenum naming",
+        |o, v| {
             o.filename_format = req(v)?.to_string();
             Ok(())
-        },
-    },
+        }
+    ),
     row!(
         "nrfiles",
         ["nr_files"],
@@ -58,7 +58,11 @@ pub(super) static ROWS: &[OptDef] = &[
         "file_service_type",
         [],
         Kind::Choice(&[
-            ("random", "Choose a file at random"),
+            ("random", "Choose a file at random (uniform)"),
+            ("zipf", "Zipf randomized"),
+            ("pareto", "Pareto randomized"),
+            ("normal", "Normal (Gaussian) randomized"),
+            ("gauss", "Alias for normal"),
             ("roundrobin", "Round robin select files"),
             ("sequential", "Finish one file before moving to the next")
         ]),
@@ -74,8 +78,11 @@ pub(super) static ROWS: &[OptDef] = &[
                  "random" => FileService::Random,
                  "roundrobin" => FileService::RoundRobin,
                  "sequential" => FileService::Sequential,
-                 "zipf" | "pareto" | "normal" | "gauss" =>
-                     return Err(format!("file_service_type={base} is not supported by flexio yet")),
+                 "zipf" | "pareto" | "normal" | "gauss" => {
+                     o.file_service = FileService::Dist(file_dist(base, post)?);
+                     o.file_service_nr = 1;
+                     return Ok(());
+                 }
                  _ => return Err(format!("'{s}' is not a valid value; valid values: random, roundrobin, sequential, zipf, pareto, normal, gauss")),
              };
             o.file_service_nr = match post {
@@ -145,11 +152,15 @@ pub(super) static ROWS: &[OptDef] = &[
             ("0", "Don't issue fadvise/madvise"),
             ("1", "Advise using fio IO pattern"),
             ("random", "Advise using FADV_RANDOM"),
-            ("sequential", "Advise using FADV_SEQUENTIAL")
+            ("sequential", "Advise using FADV_SEQUENTIAL"),
+            ("noreuse", "Advise using FADV_NOREUSE (fio 3.35+)")
         ]),
         "1",
         "Use fadvise() to advise the kernel on IO pattern",
         |o, v| {
+            if v == Some("noreuse") && o.compat.is_fio333() {
+                return Err("'noreuse' is not a valid value in fio 3.33 (fio 3.35 added it); valid values: 0, 1, random, sequential".into());
+            }
             o.fadvise_hint = choice(
                 v,
                 &[
@@ -157,6 +168,7 @@ pub(super) static ROWS: &[OptDef] = &[
                     ("1", FadviseHint::Auto),
                     ("random", FadviseHint::Random),
                     ("sequential", FadviseHint::Sequential),
+                    ("noreuse", FadviseHint::NoReuse),
                 ],
             )?;
             Ok(())
@@ -239,6 +251,17 @@ pub(super) static ROWS: &[OptDef] = &[
         "Include fsync at the end of job"
     ),
     row!(
+        "ioscheduler",
+        [],
+        Kind::Str,
+        "",
+        "Use this IO scheduler on the backing device",
+        |o, v| {
+            o.sysio.ioscheduler = Some(req(v)?.to_string());
+            Ok(())
+        }
+    ),
+    row!(
         "end_syncfs",
         [],
         Kind::Bool,
@@ -248,7 +271,7 @@ pub(super) static ROWS: &[OptDef] = &[
             o.newest.end_syncfs = parse_bool(req(v)?)?;
             Ok(())
         }
-    ),
+    ).since("3.42"),
     row!(
         "filetype",
         [],
@@ -268,7 +291,7 @@ pub(super) static ROWS: &[OptDef] = &[
             )?;
             Ok(())
         }
-    ),
+    ).since("3.41"),
     bool_row!(
         "fsync_on_close",
         [],
@@ -363,3 +386,44 @@ pub(super) static ROWS: &[OptDef] = &[
         "For network clients, prefix file with source IP"
     ),
 ];
+
+/// `file_service_type=zipf|pareto|normal|gauss[:value[:center]]` with fio's defaults (zipf
+/// 1.1, pareto 0.2, normal 0) and checks, in fio's words.
+fn file_dist(
+    base: &str,
+    post: Option<&str>,
+) -> Result<flexio_workload::fileservice::FileDist, String> {
+    use flexio_workload::fileservice::FileDist;
+    let mut val = match base {
+        "zipf" => 1.1,
+        "pareto" => 0.2,
+        _ => 0.0,
+    };
+    let mut center = -1.0;
+    if let Some(p) = post {
+        let bad = || "fio: file service type random postfix parsing failed".to_string();
+        let (v, c) = match p.split_once(':') {
+            Some((v, c)) => (v, Some(c)),
+            None => (p, None),
+        };
+        val = v.trim().parse::<f64>().map_err(|_| bad())?;
+        if let Some(c) = c {
+            center = c.trim().parse::<f64>().map_err(|_| bad())?;
+            if !(0.0..=1.0).contains(&center) {
+                return Err("fio: distribution center out of range (0 <= center <= 1.0)".into());
+            }
+        }
+    }
+    match base {
+        "zipf" if val == 1.0 => Err("fio: zipf theta must be different than 1.0".into()),
+        "zipf" => Ok(FileDist::Zipf { theta: val, center }),
+        "pareto" if val <= 0.0 || val >= 1.0 => {
+            Err("fio: pareto input out of range (0 < input < 1.0)".into())
+        }
+        "pareto" => Ok(FileDist::Pareto { h: val, center }),
+        _ if !(0.0..100.0).contains(&val) => {
+            Err("fio: normal deviation out of range (0 <= input < 100.0)".into())
+        }
+        _ => Ok(FileDist::Gauss { dev: val, center }),
+    }
+}

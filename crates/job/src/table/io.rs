@@ -317,6 +317,41 @@ pub(super) static ROWS: &[OptDef] = &[
             Ok(())
         }
     ),
+    bool_row!(
+        "softrandommap",
+        [],
+        softrandommap,
+        "0",
+        "Set norandommap if randommap allocation fails"
+    ),
+    row!(
+        "write_hint",
+        [],
+        Kind::Choice(&[
+            ("none", ""),
+            ("short", ""),
+            ("medium", ""),
+            ("long", ""),
+            ("extreme", "")
+        ]),
+        "",
+        "Set expected write life time",
+        |o, v| {
+            o.sysio.write_hint = Some(choice(v, crate::sysio::WRITE_HINTS)?);
+            Ok(())
+        }
+    ),
+    row!(
+        "sync_file_range",
+        [],
+        Kind::Choice(crate::sysio::SFR_CHOICES),
+        "",
+        "Use sync_file_range()",
+        |o, v| {
+            o.sysio.sync_file_range = Some(crate::sysio::parse_sync_file_range(req(v)?, o.kb_base)?);
+            Ok(())
+        }
+    ),
     row!(
         "random_generator",
         [],
@@ -395,48 +430,48 @@ pub(super) static ROWS: &[OptDef] = &[
              Ok(())
          }),
     row!("random_sequence_stride", [], Kind::Bool, "0", "Advance a random_distribution=sequence by its length after each cycle (newest fio)",
-         |o, v| { o.newest.random_sequence_stride = parse_bool(req(v)?)?; Ok(()) }),
+         |o, v| { o.newest.random_sequence_stride = parse_bool(req(v)?)?; Ok(()) }).since("post-3.42"),
     row!("sprandom", [], Kind::Bool, "0", "SSD preconditioning: write the physical capacity once with a steady-state invalid-block distribution (fio 3.41+)",
-         |o, v| { o.newest.sprandom = parse_bool(req(v)?)?; Ok(()) }),
+         |o, v| { o.newest.sprandom = parse_bool(req(v)?)?; Ok(()) }).since("3.41"),
     row!("spr_num_regions", [], Kind::Int { min: 1, max: u32::MAX as i64 }, "100", "Number of regions for sprandom (fio 3.41+)",
-         |o, v| { o.newest.spr_num_regions = int_in(v, o.kb_base, 1, u32::MAX as i64)? as u32; Ok(()) }),
+         |o, v| { o.newest.spr_num_regions = int_in(v, o.kb_base, 1, u32::MAX as i64)? as u32; Ok(()) }).since("3.41"),
     row!("spr_op", [], Kind::FloatList, "0.15", "Over-provisioning ratio for sprandom (fio 3.41+)",
-         |o, v| { o.newest.spr_op = parse_float_list(req(v)?, 1)?.0[0]; Ok(()) }),
+         |o, v| { o.newest.spr_op = parse_float_list(req(v)?, 1)?.0[0]; Ok(()) }).since("3.41"),
     row!("spr_cs", [], Kind::Size { pct: false }, "0", "Device cache size for sprandom (fio 3.42+)",
-         |o, v| { o.newest.spr_cs = parse_size(req(v)?, o.kb_base)?; Ok(()) }),
+         |o, v| { o.newest.spr_cs = parse_size(req(v)?, o.kb_base)?; Ok(()) }).since("3.42"),
     row!("num_range", [], Kind::Int { min: 0, max: 256 }, "1", "Number of ranges per trim command (fio 3.37+)",
-         |o, v| { o.newest.num_range = int_in(v, o.kb_base, 0, 256)? as u32; Ok(()) }),
+         |o, v| { o.newest.num_range = int_in(v, o.kb_base, 0, 256)? as u32; Ok(()) }).since("3.37"),
     row!("fdp", [], Kind::Bool, "0", "Use Data Placement (NVMe FDP) (fio 3.34+)",
-         |o, v| { o.newest.fdp = parse_bool(req(v)?)?; Ok(()) }),
+         |o, v| { o.newest.fdp = parse_bool(req(v)?)?; Ok(()) }).since("3.34"),
     row!("dataplacement", ["data_placement"], Kind::Choice(&[("none", "Do not use data placement"), ("fdp", "Use Flexible Data Placement"), ("streams", "Use Streams")]),
          "none", "Data placement directive to use (fio 3.38+)",
          |o, v| {
              use crate::newest::DataPlacement as D;
              o.newest.dataplacement = Some(choice(v, &[("none", D::None), ("fdp", D::Fdp), ("streams", D::Streams)])?);
              Ok(())
-         }),
+         }).since("3.38"),
     row!("plid_select", ["fdp_pli_select"], Kind::Choice(&[("roundrobin", "Round robin select Placement IDs"), ("random", "Randomly select Placement IDs"), ("scheme", "Use a scheme (dp_scheme) to select Placement IDs")]),
          "roundrobin", "Policy for selecting placement IDs (fio 3.36+)",
          |o, v| {
              use crate::newest::PlidSelect as P;
              o.newest.plid_select = choice(v, &[("roundrobin", P::RoundRobin), ("random", P::Random), ("scheme", P::Scheme)])?;
              Ok(())
-         }),
+         }).since("3.36"),
     row!("plids", ["fdp_pli"], Kind::Str, "", "Placement ID indices (a,b-c,...) (fio 3.34+)",
-         |o, v| { o.newest.plids = Some(crate::newest::parse_plids(req(v)?)?); Ok(()) }),
+         |o, v| { o.newest.plids = Some(crate::newest::parse_plids(req(v)?)?); Ok(()) }).since("3.34"),
     row!("dp_scheme", [], Kind::Str, "", "File of start,end,index lines selecting placement IDs by offset (fio 3.38+)",
-         |o, v| { o.newest.dp_scheme = Some(req(v)?.to_string()); Ok(()) }),
+         |o, v| { o.newest.dp_scheme = Some(req(v)?.to_string()); Ok(()) }).since("3.38"),
     row!("recover_zbd_write_error", [], Kind::Bool, "0", "Recover write pointers after write errors on zoned devices (fio 3.40+)",
-         |o, v| { o.newest.recover_zbd_write_error = parse_bool(req(v)?)?; Ok(()) }),
+         |o, v| { o.newest.recover_zbd_write_error = parse_bool(req(v)?)?; Ok(()) }).since("3.40"),
     row!("write_zone_remainder", [], Kind::Bool, "0", "Write the remainder of a zone with a short write instead of finishing it (fio 3.42+)",
-         |o, v| { o.newest.write_zone_remainder = parse_bool(req(v)?)?; Ok(()) }),
+         |o, v| { o.newest.write_zone_remainder = parse_bool(req(v)?)?; Ok(()) }).since("3.42"),
     row!("zonemode", [], Kind::Choice(&[("none", "no zoning"), ("strided", "strided mode - random I/O is restricted to a single zone"), ("zbd", "zoned block device mode - random I/O selects one of multiple zones randomly")]),
          "none", "Mode for the zonesize, zonerange and zoneskip parameters",
          |o, v| {
              o.zonemode = match req(v)? {
                  "none" => ZoneMode::None,
                  "strided" => ZoneMode::Strided,
-                 "zbd" => return Err("zonemode=zbd (zoned block devices) is not supported by flexio".into()),
+                 "zbd" => ZoneMode::Zbd,
                  s => return Err(format!("'{s}' is not a valid value; valid values: none, strided, zbd")),
              };
              Ok(())
@@ -447,6 +482,21 @@ pub(super) static ROWS: &[OptDef] = &[
          |o, v| { o.zonerange = parse_size(req(v)?, o.kb_base)?; Ok(()) }),
     row!("zoneskip", [], Kind::Size { pct: false }, "0", "Space between IO zones",
          |o, v| { o.zoneskip = parse_size(req(v)?, o.kb_base)?; Ok(()) }),
+    // ---- zonemode=zbd
+    row!("zonecapacity", [], Kind::Size { pct: false }, "0", "Capacity per zone",
+         |o, v| { o.zbd.zonecapacity = parse_size(req(v)?, o.kb_base)?; Ok(()) }),
+    row!("max_open_zones", [], Kind::Int { min: 0, max: 4096 }, "0", "Limit on the number of simultaneously opened sequential write zones with zonemode=zbd",
+         |o, v| { o.zbd.max_open_zones = int_in(v, o.kb_base, 0, 4096)? as u32; Ok(()) }),
+    row!("job_max_open_zones", [], Kind::Int { min: 0, max: 4096 }, "0", "Limit on the number of simultaneously opened sequential write zones with zonemode=zbd by one thread/process",
+         |o, v| { o.zbd.job_max_open_zones = int_in(v, o.kb_base, 0, 4096)? as u32; Ok(()) }),
+    row!("ignore_zone_limits", [], Kind::Bool, "0", "Ignore the zone resource limits (max open/active zones) reported by the device",
+         |o, v| { o.zbd.ignore_zone_limits = parse_bool(req(v)?)?; Ok(()) }),
+    row!("read_beyond_wp", [], Kind::Bool, "0", "Allow reads beyond the zone write pointer",
+         |o, v| { o.zbd.read_beyond_wp = parse_bool(req(v)?)?; Ok(()) }),
+    row!("zone_reset_threshold", [], Kind::FloatList, "", "Zoned block device reset threshold",
+         |o, v| { o.zbd.zone_reset_threshold = unit_float(req(v)?)?; Ok(()) }),
+    row!("zone_reset_frequency", [], Kind::FloatList, "", "Zoned block device zone reset frequency in HZ",
+         |o, v| { o.zbd.zone_reset_frequency = unit_float(req(v)?)?; Ok(()) }),
     row!(
         "ioengine",
         [],
@@ -469,6 +519,9 @@ pub(super) static ROWS: &[OptDef] = &[
             Ok(())
         }
     ),
+    row!("io_submit_mode", [], Kind::Choice(&[("inline", "Submit and complete IO inline"), ("offload", "Offload submit and complete to threads")]),
+         "inline", "How IO submissions and completions are done",
+         |o, v| { o.submit_offload = choice(v, &[("inline", false), ("offload", true)])?; Ok(()) }),
     row!(
         "iodepth_batch",
         ["iodepth_batch_submit"],
@@ -514,3 +567,16 @@ pub(super) static ROWS: &[OptDef] = &[
         }
     ),
 ];
+
+/// A float option of range [0, 1] (zone_reset_threshold, zone_reset_frequency), with fio's
+/// range message.
+fn unit_float(s: &str) -> Result<f64, String> {
+    let v = crate::value::parse_float_list(s, 1)?.0[0];
+    if v > 1.0 {
+        return Err(format!("value out of range: {v:.6} (range max: 1.000000)"));
+    }
+    if v < 0.0 {
+        return Err(format!("value out of range: {v:.6} (range min: 0.000000)"));
+    }
+    Ok(v)
+}

@@ -34,7 +34,7 @@ pub(super) static ROWS: &[OptDef] = &[
             o.newest.comm = Some(req(v)?.to_string());
             Ok(())
         }
-    ),
+    ).since("3.42"),
     row!(
         "numjobs",
         [],

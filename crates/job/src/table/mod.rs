@@ -72,9 +72,23 @@ pub struct OptDef {
     /// (filename after directory), as fio's `sort_options()`.
     pub prio: i8,
     pub set: Setter,
+    /// The fio release that added the option (`None`: fio 3.33 has it). Under
+    /// `--compat=3.33` an option with a release here is unknown, as in fio 3.33.
+    pub since: Option<&'static str>,
 }
 
 impl OptDef {
+    /// The row, marked as added in fio release `version` (after 3.33).
+    pub const fn since(mut self, version: &'static str) -> OptDef {
+        self.since = Some(version);
+        self
+    }
+
+    /// Whether the fio that `compat` reproduces has this option.
+    pub fn known_at(&self, compat: crate::Compat) -> bool {
+        !(compat.is_fio333() && self.since.is_some())
+    }
+
     pub fn takes_optional_value(&self) -> bool {
         matches!(self.kind, Kind::Flag)
     }
@@ -131,14 +145,14 @@ fn dirs_sizes(o: &JobOptions, s: &str, cur: [u64; 3]) -> Result<[u64; 3], String
 macro_rules! row {
     ($name:expr, [$($alias:expr),*], $kind:expr, $def:expr, $help:expr, $set:expr) => {
         OptDef { name: $name, aliases: &[$($alias),*], kind: $kind, help: $help, default: $def,
-                 prio: 0, set: $set }
+                 prio: 0, set: $set, since: None }
     };
 }
 
 macro_rules! prio_row {
     ($prio:expr, $name:expr, [$($alias:expr),*], $kind:expr, $def:expr, $help:expr, $set:expr) => {
         OptDef { name: $name, aliases: &[$($alias),*], kind: $kind, help: $help, default: $def,
-                 prio: $prio, set: $set }
+                 prio: $prio, set: $set, since: None }
     };
 }
 
@@ -171,6 +185,7 @@ macro_rules! time_row {
 }
 
 mod buffers;
+mod extra;
 mod files;
 mod io;
 mod iolog;
@@ -183,6 +198,20 @@ mod unsupported;
 mod verify;
 
 pub use unsupported::UNSUPPORTED;
+
+/// Values a newer fio added to options fio 3.33 has: (option, value, release). Under
+/// `--compat=3.33` they are bad values, as fio 3.33 refuses them.
+pub static NEWER_VALUES: &[(&str, &str, &str)] = verify::NEWER_VALUES;
+
+/// The fio release that added `value` of option `name`, if it is newer than 3.33 (the
+/// part before a `:` postfix is the value, as for every choice).
+pub fn value_since(name: &str, value: &str) -> Option<&'static str> {
+    let v = value.split(':').next().unwrap_or(value);
+    NEWER_VALUES
+        .iter()
+        .find(|(n, x, _)| *n == name && *x == v)
+        .map(|(_, _, r)| *r)
+}
 
 /// `ioengine` lists its values through the catalog, not here.
 const ENGINE_NAMES_HELP: &[(&str, &str)] = &[];
@@ -228,6 +257,10 @@ pub static CORE: &[Category] = &[
         rows: placement::ROWS,
     },
     Category {
+        name: "extra",
+        rows: extra::ROWS,
+    },
+    Category {
         name: "profile",
         rows: profile::ROWS,
     },
@@ -244,6 +277,9 @@ pub struct EngineOptions {
     /// Groups of rows (an engine may share a group, such as the command priorities, with
     /// others).
     pub groups: &'static [&'static [OptDef]],
+    /// The fio release that added the engine, if later than 3.33: unknown under
+    /// `--compat=3.33`.
+    pub since: Option<&'static str>,
 }
 
 /// Every option and engine name the job language knows: the core table plus the engines'
@@ -252,8 +288,9 @@ pub struct EngineOptions {
 pub struct Catalog {
     pub core: &'static [Category],
     pub engines: &'static [EngineOptions],
-    /// fio engines flexio does not run: rejected as "not supported by flexio".
-    pub fio_only_engines: &'static [&'static str],
+    /// fio engines flexio does not run, each with the reason: rejected as "not supported
+    /// by flexio".
+    pub fio_only_engines: &'static [(&'static str, &'static str)],
     /// flexio engines this build leaves out (cargo feature off, or a target without the
     /// kernel interface): rejected as "not built into this flexio".
     /// Each is (name, what it needs).
@@ -301,6 +338,53 @@ impl Catalog {
             .find(|o| o.name == name || o.aliases.contains(&name))
     }
 
+    /// Find an option the fio that `compat` reproduces has (newer options are unknown to
+    /// fio 3.33).
+    /// An engine option may be older in one engine than in another (fio 3.38 gave
+    /// io_uring_cmd sg's `readfua`): any row of that name known at `compat` answers.
+    pub fn lookup_at(&self, name: &str, compat: crate::Compat) -> Option<&'static OptDef> {
+        self.core_rows()
+            .chain(self.all_engine_rows())
+            .find(|o| (o.name == name || o.aliases.contains(&name)) && o.known_at(compat))
+    }
+
+    /// Every engine row, names shared by several engines once per engine.
+    fn all_engine_rows(&self) -> impl Iterator<Item = &'static OptDef> + '_ {
+        self.engines
+            .iter()
+            .flat_map(|e| e.groups.iter().flat_map(|g| g.iter()))
+    }
+
+    /// The engines that have option `name` in the fio that `compat` reproduces.
+    pub fn owners_at(&self, name: &str, compat: crate::Compat) -> Vec<&'static str> {
+        self.engines
+            .iter()
+            .filter(|e| {
+                e.groups
+                    .iter()
+                    .any(|g| g.iter().any(|d| d.name == name && d.known_at(compat)))
+            })
+            .map(|e| e.engine)
+            .collect()
+    }
+
+    /// An engine's options in the fio that `compat` reproduces.
+    pub fn engine_options_at(&self, engine: &str, compat: crate::Compat) -> Vec<&'static OptDef> {
+        self.engine_options(engine)
+            .into_iter()
+            .filter(|d| d.known_at(compat))
+            .collect()
+    }
+
+    /// [`Catalog::all_names`] of the fio that `compat` reproduces, for suggestions.
+    pub fn names_at(&self, compat: crate::Compat) -> impl Iterator<Item = &'static str> + '_ {
+        self.core_rows()
+            .chain(self.all_engine_rows())
+            .filter(move |o| o.known_at(compat))
+            .flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied()))
+            .chain(UNSUPPORTED.iter().copied())
+    }
+
     /// Whether `name` is an engine-private option (and which engines own it).
     pub fn owners(&self, name: &str) -> Vec<&'static str> {
         self.engines
@@ -329,13 +413,58 @@ impl Catalog {
         self.engines.iter().map(|e| e.engine)
     }
 
+    /// Whether `name` is an engine flexio knows by name: one it runs, one of fio's it
+    /// rejects as not supported, or one this build leaves out.
+    pub fn is_known_engine(&self, name: &str) -> bool {
+        self.engine(name).is_some()
+            || name.starts_with("external:")
+            || self.fio_only_engines.iter().any(|(n, _)| *n == name)
+            || self.left_out_engines.iter().any(|(n, _)| *n == name)
+    }
+
+    /// Whether the fio that `compat` reproduces has engine `name`: an engine a newer fio
+    /// added is unknown under `--compat=3.33` (fio 3.33: `engine NAME not loadable`).
+    pub fn check_engine_at(&self, name: &str, compat: crate::Compat) -> Result<(), String> {
+        match self.engine(name).and_then(|e| e.since) {
+            Some(release) if compat.is_fio333() => {
+                let added = match release.strip_prefix("post-") {
+                    Some(r) => format!("a fio release after {r} added it"),
+                    None => format!("fio {release} added it"),
+                };
+                Err(format!(
+                    "unknown ioengine '{name}': fio 3.33 does not have it ({added})"
+                ))
+            }
+            _ => self.check_engine(name),
+        }
+    }
+
+    /// Engine names the fio that `compat` reproduces has, in registry order.
+    pub fn engine_names_at(
+        &self,
+        compat: crate::Compat,
+    ) -> impl Iterator<Item = &'static str> + '_ {
+        self.engines
+            .iter()
+            .filter(move |e| !(compat.is_fio333() && e.since.is_some()))
+            .map(|e| e.engine)
+    }
+
     /// Whether flexio can run the engine `name`; the error says why not.
     pub fn check_engine(&self, name: &str) -> Result<(), String> {
         if self.engine(name).is_some() {
             return Ok(());
         }
-        if name.starts_with("external:") || self.fio_only_engines.contains(&name) {
-            return Err(format!("ioengine '{name}' is not supported by flexio"));
+        if name.starts_with("external:") {
+            return Err(format!(
+                "ioengine '{name}' is not supported by flexio: it is an external engine fio \
+                 loads as a plug-in, and flexio loads no engine plug-ins"
+            ));
+        }
+        if let Some((_, why)) = self.fio_only_engines.iter().find(|(n, _)| *n == name) {
+            return Err(format!(
+                "ioengine '{name}' is not supported by flexio: {why}"
+            ));
         }
         if let Some((_, needs)) = self.left_out_engines.iter().find(|(n, _)| *n == name) {
             return Err(format!(
@@ -367,6 +496,8 @@ mod tests {
         {
             assert!(seen.insert(n), "duplicate option name {n}");
         }
+        // The engines' rows are checked against UNSUPPORTED with the full catalog, in
+        // flexio_engine::registry's tests.
         for n in UNSUPPORTED {
             assert!(
                 CORE_ONLY.lookup(n).is_none(),

@@ -37,6 +37,88 @@ pub(super) static ROWS: &[OptDef] = &[
             o.newest.priohint = Some(int_in(v, o.kb_base, 0, 1023)? as u32);
             Ok(())
         }
+    ).since("3.36"),
+    row!(
+        "uid",
+        [],
+        Kind::Int {
+            min: 0,
+            max: u32::MAX as i64 - 1
+        },
+        "",
+        "Run job with this user ID",
+        |o, v| {
+            o.uid = Some(int_in(v, o.kb_base, 0, u32::MAX as i64 - 1)? as u32);
+            Ok(())
+        }
+    ),
+    row!(
+        "gid",
+        [],
+        Kind::Int {
+            min: 0,
+            max: u32::MAX as i64 - 1
+        },
+        "",
+        "Run job with this group ID",
+        |o, v| {
+            o.gid = Some(int_in(v, o.kb_base, 0, u32::MAX as i64 - 1)? as u32);
+            Ok(())
+        }
+    ),
+    row!(
+        "cgroup",
+        [],
+        Kind::Str,
+        "",
+        "Add job to cgroup of this name",
+        |o, v| {
+            o.cgroup = Some(req(v)?.to_string());
+            Ok(())
+        }
+    ),
+    row!(
+        "cgroup_weight",
+        [],
+        Kind::Int {
+            min: 100,
+            max: 1000
+        },
+        "",
+        "Use given weight for cgroup",
+        |o, v| {
+            o.cgroup_weight = Some(int_in(v, o.kb_base, 100, 1000)? as u32);
+            Ok(())
+        }
+    ),
+    bool_row!(
+        "cgroup_nodelete",
+        [],
+        cgroup_nodelete,
+        "0",
+        "Do not delete cgroups after job completion"
+    ),
+    row!(
+        "numa_cpu_nodes",
+        [],
+        Kind::Str,
+        "",
+        "NUMA CPU nodes bind",
+        |o, v| {
+            o.numa_cpu_nodes = Some(crate::cpus::parse_nodes(req(v)?)?);
+            Ok(())
+        }
+    ),
+    row!(
+        "numa_mem_policy",
+        [],
+        Kind::Str,
+        "",
+        "NUMA memory policy setup",
+        |o, v| {
+            o.numa_mem_policy = Some(crate::cpus::parse_mem_policy(req(v)?)?);
+            Ok(())
+        }
     ),
     row!(
         "nice",
@@ -64,19 +146,19 @@ pub(super) static ROWS: &[OptDef] = &[
         o.cpus_allowed = Some(crate::cpus::parse_cpu_mask(req(v)?)?);
         Ok(())
     }),
-    OptDef {
-        name: "cpus_allowed_policy",
-        aliases: &[],
-        kind: Kind::Choice(&[
+    prio_row!(
+        1,
+        "cpus_allowed_policy",
+        [],
+        Kind::Choice(&[
             ("shared", "Default. Threads will share CPUs in the set"),
             ("split", "Each thread will get a unique CPU from the set"),
         ]),
-        default: "shared",
-        help: "Distribution policy for cpus_allowed",
-        prio: 1,
-        set: |o, v| {
+        "shared",
+        "Distribution policy for cpus_allowed",
+        |o, v| {
             o.cpus_split = choice(v, &[("shared", false), ("split", true)])?;
             Ok(())
-        },
-    },
+        }
+    ),
 ];

@@ -1,7 +1,8 @@
 //! The options of fio's built-in workload profiles (`tiobench`, `act`). fio registers them
 //! with its other options, so job files may carry them (fio's own steadystate.fio example sets
-//! `threads=1`); they act only through `profile=`, which flexio does not support, so here, as
-//! in fio without a profile, their values are checked and have no effect.
+//! `threads=1`). fio 3.33 checks their values and never hands them to the profile
+//! (`fio --profile=tiobench --block=8192 --debug=parse` still runs bs=4096; see
+//! `crate::extra::Profile::jobs`), so here too they are checked and have no effect.
 
 use super::*;
 
@@ -13,7 +14,7 @@ fn str_only(v: Option<&str>) -> Result<(), String> {
     req(v).map(|_| ())
 }
 
-const NOTE: &str = "(profile option; no effect without profile=, which flexio does not support)";
+const NOTE: &str = "(profile option; fio 3.33's profiles do not use it)";
 
 /// The profiles' options, in fio's registration order (tiobench's `size` is the core option).
 #[rustfmt::skip]

@@ -57,7 +57,7 @@ pub(super) static ROWS: &[OptDef] = &[
              if n < 1 { return Err("ramp_size must be at least 1".into()); }
              o.newest.ramp_size = Some(n);
              Ok(())
-         }),
+         }).since("3.42"),
     row!("clocksource", [], Kind::Choice(&[("gettimeofday", "Use gettimeofday(2) for timing"), ("clock_gettime", "Use clock_gettime(2) for timing"), ("cpu", "Use CPU private clock")]),
          "cpu", "What type of timing source to use (flexio: cpu = the TSC, when invariant and trusted by the kernel)",
          |o, v| { o.clocksource = Some(choice(v, &[("gettimeofday", crate::options::ClockSourceOpt::Gettimeofday), ("clock_gettime", crate::options::ClockSourceOpt::ClockGettime), ("cpu", crate::options::ClockSourceOpt::Cpu)])?); Ok(()) }),
@@ -80,7 +80,7 @@ pub(super) static ROWS: &[OptDef] = &[
     row!("thinktime_spin", [], Kind::Time { secs: false }, "0", "Start think time by spinning this amount (usec)",
          |o, v| { o.thinktime_spin_us = parse_time_us(req(v)?, false)?; Ok(()) }),
     row!("thinkcycles", [], Kind::Int { min: 0, max: i64::MAX }, "0", "Number of empty busy loop iterations after each submission round (fio 3.37+)",
-         |o, v| { o.newest.thinkcycles = int_in(v, o.kb_base, 0, i64::MAX)? as u64; Ok(()) }),
+         |o, v| { o.newest.thinkcycles = int_in(v, o.kb_base, 0, i64::MAX)? as u64; Ok(()) }).since("3.37"),
     row!("thinktime_blocks", [], Kind::Int { min: 1, max: i64::MAX }, "1", "IO buffer period between 'thinktime'",
          |o, v| { o.thinktime_blocks = Some(int_in(v, o.kb_base, 1, i64::MAX)? as u64); Ok(()) }),
     row!("thinktime_blocks_type", [], Kind::Choice(&[("complete", "thinktime_blocks takes effect at the completion side"), ("issue", "thinktime_blocks takes effect at the issue side")]),
@@ -109,7 +109,7 @@ pub(super) static ROWS: &[OptDef] = &[
              Ok(())
          }),
     row!("steadystate", ["ss"], Kind::Str, "iops_slope:0.01%", "Define the criterion and limit to judge when a job has reached steady state",
-         |o, v| { o.ss = crate::options::SsCriterion::parse(req(v)?, o.kb_base)?; Ok(()) }),
+         |o, v| { o.ss = crate::options::SsCriterion::parse(req(v)?, o.kb_base, o.compat)?; Ok(()) }),
     time_row!("steadystate_duration", ["ss_dur"], ss_dur_us, true, "Stop workload upon attaining steady state for specified duration"),
     time_row!("steadystate_ramp_time", ["ss_ramp"], ss_ramp_us, true, "Delay before initiation of data collection for steady state job termination testing"),
     row!("steadystate_check_interval", ["ss_interval"], Kind::Time { secs: true }, "1", "Polling interval for the steady state check (fio 3.35+)",
@@ -118,5 +118,5 @@ pub(super) static ROWS: &[OptDef] = &[
              if t < 1_000_000 { return Err("ss_check_interval must be at least 1s".into()); }
              o.ss_interval_us = t;
              Ok(())
-         }),
+         }).since("3.35"),
 ];

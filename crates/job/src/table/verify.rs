@@ -2,6 +2,9 @@
 
 use super::*;
 
+/// Values of this category's options that fio added after 3.33 (see [`super::NEWER_VALUES`]).
+pub(super) static NEWER_VALUES: &[(&str, &str, &str)] = &[("verify", "pattern_hdr", "3.40")];
+
 /// Data verification and error handling.
 #[rustfmt::skip]
 pub(super) static ROWS: &[OptDef] = &[
@@ -27,7 +30,7 @@ pub(super) static ROWS: &[OptDef] = &[
             ("xxhash", "Use xxhash checksums for verification"),
             ("meta", "Use io information"),
             ("pattern", "Verify strict pattern"),
-            ("pattern_hdr", "Verify pattern with header"),
+            ("pattern_hdr", "Verify pattern with header (fio 3.40+)"),
             ("null", "Pretend to verify")
         ]),
         "0",
@@ -104,7 +107,7 @@ pub(super) static ROWS: &[OptDef] = &[
         "",
         "Fill pattern for IO buffers",
         |o, v| {
-            o.verify_pattern = Some(crate::pattern::parse_verify_pattern(req(v)?)?);
+            o.verify_pattern = Some(crate::pattern::parse_verify_pattern_max(req(v)?, crate::pattern::max_pattern(o.compat))?);
             // fio: a pattern without a verify type means header + pattern (type 17,
             // the newest fio's `pattern_hdr`).
             if o.verify == crate::options::verify_code::NONE {
@@ -123,7 +126,7 @@ pub(super) static ROWS: &[OptDef] = &[
             o.verify_pattern_interval = int_in(v, o.kb_base, 0, u32::MAX as i64)? as u64;
             Ok(())
         }
-    ),
+    ).since("3.40"),
     row!(
         "verify_header_seed",
         [],
@@ -134,7 +137,7 @@ pub(super) static ROWS: &[OptDef] = &[
             o.verify_header_seed = Some(crate::value::parse_bool(req(v)?)?);
             Ok(())
         }
-    ),
+    ).since("3.40"),
     row!(
         "verify_write_sequence",
         [],
@@ -145,7 +148,7 @@ pub(super) static ROWS: &[OptDef] = &[
             o.verify_write_sequence = Some(crate::value::parse_bool(req(v)?)?);
             Ok(())
         }
-    ),
+    ).since("3.38"),
     row!(
         "verify_async",
         [],
@@ -154,6 +157,17 @@ pub(super) static ROWS: &[OptDef] = &[
         "Number of async verifier threads to use",
         |o, v| {
             o.verify_async = int_in(v, o.kb_base, 0, 1024)? as u32;
+            Ok(())
+        }
+    ),
+    row!(
+        "verify_async_cpus",
+        [],
+        Kind::Str,
+        "",
+        "Set CPUs allowed for async verify threads",
+        |o, v| {
+            o.verify_async_cpus = Some(crate::cpus::parse_cpu_list(req(v)?)?);
             Ok(())
         }
     ),
@@ -191,6 +205,52 @@ pub(super) static ROWS: &[OptDef] = &[
         verify_backlog_batch,
         "",
         "Verify this number of IO blocks"
+    ),
+    row!(
+        "trim_percentage",
+        [],
+        Kind::Int { min: 0, max: 100 },
+        "0",
+        "Number of verify blocks to trim (i.e., discard)",
+        |o, v| {
+            o.trim_percentage = int_in(v, o.kb_base, 0, 100)? as u32;
+            Ok(())
+        }
+    ),
+    bool_row!(
+        "trim_verify_zero",
+        [],
+        trim_verify_zero,
+        "1",
+        "Verify that trimmed (i.e., discarded) blocks are returned as zeroes"
+    ),
+    row!(
+        "trim_mode",
+        [],
+        Kind::Choice(&[
+            ("discard", "BLKDISCARD, as fio (a regular file answers ENOTTY)"),
+            ("punch", "fallocate(PUNCH_HOLE|KEEP_SIZE): files get holes, devices zeroes"),
+        ]),
+        "discard",
+        "flexio: how trims are done (punch makes trims and trim verification work on regular files)",
+        |o, v| {
+            o.trim_punch = choice(v, &[("discard", false), ("punch", true)])?;
+            Ok(())
+        }
+    ),
+    count_row!(
+        "trim_backlog",
+        [],
+        trim_backlog,
+        "",
+        "Trim after this number of blocks are written"
+    ),
+    count_row!(
+        "trim_backlog_batch",
+        [],
+        trim_backlog_batch,
+        "",
+        "Trim this number of IO blocks"
     ),
     bool_row!(
         "verify_state_save",
@@ -246,7 +306,7 @@ pub(super) static ROWS: &[OptDef] = &[
         "",
         "Set a specific list of errors to ignore (READ,WRITE,VERIFY lists of names or numbers)",
         |o, v| {
-            o.ignore_error = crate::pattern::parse_ignore_error(req(v)?)?;
+            o.ignore_error = crate::pattern::parse_ignore_error(req(v)?, o.compat)?;
             Ok(())
         }
     ),

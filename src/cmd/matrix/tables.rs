@@ -21,7 +21,7 @@ fn axes(cells: &[Cell]) -> (Vec<u64>, Vec<u64>) {
 }
 
 /// One table per operation, as iozone's `-R` report lays them out.
-pub fn tables(a: &Args, cells: &[Cell]) -> String {
+pub fn text(a: &Args, cells: &[Cell]) -> String {
     let (files, recs) = axes(cells);
     let mut o = String::new();
     let _ = writeln!(
@@ -168,7 +168,7 @@ mod tests {
             json: None,
             json_stdout: false,
         };
-        let t = tables(&a, &cells);
+        let t = text(&a, &cells);
         assert!(t.contains("\"Writer report\" (write, fio job)"), "{t}");
         assert!(!t.contains("Reader report"));
         let lines: Vec<&str> = t.lines().collect();

@@ -1,0 +1,202 @@
+//! Periodic syncs between a job's writes: `fsync=N` / `fdatasync=N` after every N writes,
+//! and `sync_file_range=flags:N` over the range of the last written file written since its
+//! previous one (fio's `should_fsync` and `sync_file_range` accounting).
+
+/// A sync due before the next write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Due {
+    /// fsync / fdatasync of `file` (the file written last).
+    Sync { file: u32 },
+    /// sync_file_range of `file` from `offset`, `len` bytes (0 = to the end of the file).
+    Range { file: u32, offset: u64, len: u64 },
+}
+
+/// sync_file_range's state: writes since the last one, and each file's written range since
+/// (lowest offset, highest end).
+struct Ranges {
+    every: u64,
+    since: u64,
+    span: Vec<(u64, u64)>,
+}
+
+/// Write counts since the last sync of each kind.
+pub struct Syncs {
+    /// fsync / fdatasync every this many writes (0 = never).
+    every: u64,
+    since: u64,
+    last_file: u32,
+    ranges: Option<Ranges>,
+}
+
+impl Syncs {
+    /// `every`: fsync/fdatasync every this many writes (0 = none); `range_every`:
+    /// sync_file_range every this many writes; `nfiles` files; `enabled` = false for
+    /// targets with nothing to sync (engines without a disk, except those whose target has
+    /// its own flush).
+    pub fn new(every: u64, range_every: Option<u64>, nfiles: usize, enabled: bool) -> Syncs {
+        Syncs {
+            every: if enabled { every } else { 0 },
+            since: 0,
+            last_file: 0,
+            ranges: range_every
+                .filter(|n| *n > 0 && enabled)
+                .map(|every| Ranges {
+                    every,
+                    since: 0,
+                    // fio's first range of a file starts at 0 (later ones at their lowest write).
+                    span: vec![(0, 0); nfiles],
+                }),
+        }
+    }
+
+    /// The sync due now, if any (its count starts again).
+    #[inline]
+    pub fn due(&mut self) -> Option<Due> {
+        let file = self.last_file;
+        if self.every > 0 && self.since >= self.every {
+            self.since = 0;
+            // fio: a sync_file_range due at the same write gives way to the fsync.
+            if let Some(r) = &mut self.ranges {
+                if r.since >= r.every {
+                    r.since = 0;
+                }
+            }
+            return Some(Due::Sync { file });
+        }
+        let r = self.ranges.as_mut()?;
+        if r.since < r.every {
+            return None;
+        }
+        r.since = 0;
+        let (lo, hi) = std::mem::replace(&mut r.span[file as usize], (u64::MAX, 0));
+        // The range written since the last one; 0 bytes means "to the end of the file"
+        // (also when the range is too long for io_uring's 32-bit length).
+        let (offset, len) = match hi.checked_sub(lo) {
+            Some(l) if l > 0 && l <= u32::MAX as u64 => (lo, l),
+            Some(_) => (lo, 0),
+            None => (0, 0),
+        };
+        Some(Due::Range { file, offset, len })
+    }
+
+    /// A write of `len` bytes at `offset` of `file` was prepared.
+    #[inline]
+    pub fn wrote(&mut self, file: usize, offset: u64, len: u64) {
+        self.since += 1;
+        self.last_file = file as u32;
+        if let Some(r) = &mut self.ranges {
+            r.since += 1;
+            let s = &mut r.span[file];
+            *s = (s.0.min(offset), s.1.max(offset + len));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fsync_every_n_writes_of_the_last_file() {
+        let mut s = Syncs::new(3, None, 2, true);
+        assert_eq!(s.due(), None);
+        s.wrote(0, 0, 4096);
+        s.wrote(1, 0, 4096);
+        assert_eq!(s.due(), None);
+        s.wrote(1, 4096, 4096);
+        assert_eq!(s.due(), Some(Due::Sync { file: 1 }));
+        assert_eq!(s.due(), None, "the count starts again");
+    }
+
+    #[test]
+    fn nothing_is_due_without_a_disk() {
+        let mut s = Syncs::new(1, Some(1), 1, false);
+        s.wrote(0, 0, 512);
+        s.wrote(0, 512, 512);
+        assert_eq!(s.due(), None);
+    }
+
+    #[test]
+    fn ranges_cover_what_was_written_since_the_last_one() {
+        let mut s = Syncs::new(0, Some(2), 2, true);
+        s.wrote(0, 8192, 4096);
+        s.wrote(0, 16384, 4096);
+        // The file's first range starts at 0.
+        assert_eq!(
+            s.due(),
+            Some(Due::Range {
+                file: 0,
+                offset: 0,
+                len: 20480
+            })
+        );
+        s.wrote(0, 4096, 4096);
+        s.wrote(0, 12288, 4096);
+        assert_eq!(
+            s.due(),
+            Some(Due::Range {
+                file: 0,
+                offset: 4096,
+                len: 12288
+            })
+        );
+        // The range is the last written file's; other files keep theirs.
+        s.wrote(0, 0, 512);
+        s.wrote(1, 8192, 512);
+        assert_eq!(
+            s.due(),
+            Some(Due::Range {
+                file: 1,
+                offset: 0,
+                len: 8704
+            })
+        );
+    }
+
+    #[test]
+    fn an_empty_or_huge_range_means_to_the_end() {
+        let mut s = Syncs::new(0, Some(1), 1, true);
+        s.wrote(0, 0, 0);
+        assert_eq!(
+            s.due(),
+            Some(Due::Range {
+                file: 0,
+                offset: 0,
+                len: 0
+            })
+        );
+        s.wrote(0, 1 << 20, 1 << 33);
+        assert_eq!(
+            s.due(),
+            Some(Due::Range {
+                file: 0,
+                offset: 1 << 20,
+                len: 0
+            })
+        );
+    }
+
+    #[test]
+    fn a_range_due_with_an_fsync_gives_way() {
+        let mut s = Syncs::new(2, Some(2), 1, true);
+        for _ in 0..3 {
+            s.wrote(0, 0, 4096);
+            assert_eq!(s.due(), None);
+            s.wrote(0, 4096, 4096);
+            assert_eq!(s.due(), Some(Due::Sync { file: 0 }));
+            assert_eq!(s.due(), None, "the range's count started again too");
+        }
+        // Different periods: each comes when its count is reached.
+        let mut s = Syncs::new(3, Some(2), 1, true);
+        let mut seen = Vec::new();
+        for i in 0..6u64 {
+            s.wrote(0, i * 4096, 4096);
+            seen.push(match s.due() {
+                None => '-',
+                Some(Due::Sync { .. }) => 'S',
+                Some(Due::Range { .. }) => 'R',
+            });
+        }
+        assert_eq!(seen.iter().collect::<String>(), "-RSR-S");
+    }
+}

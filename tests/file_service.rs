@@ -1,0 +1,132 @@
+//! `file_service_type=zipf|pareto|normal|gauss` against fio 3.33: the same job through
+//! both, with the files (and offsets) of every request compared one by one (write_iolog),
+//! and fio's messages for bad parameters.
+
+mod common;
+use common::*;
+
+/// The requests of a version-3 iolog: (file, action, offset).
+fn ios(log: &std::path::Path) -> Vec<(String, String, u64)> {
+    std::fs::read_to_string(log)
+        .unwrap_or_else(|e| panic!("{}: {e}", log.display()))
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            match f.as_slice() {
+                [_, file, act, off, _] if ["read", "write"].contains(act) => {
+                    Some((file.to_string(), act.to_string(), off.parse().ok()?))
+                }
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+fn same_files(nfiles: u32, rw: &str, fst: &str, extra: &[&str]) {
+    let nf = format!("--nrfiles={nfiles}");
+    let size = format!("--size={nfiles}M");
+    let rw = format!("--rw={rw}");
+    let fst = format!("--file_service_type={fst}");
+    let mut args = vec![
+        "--name=z",
+        "--ioengine=null",
+        &nf,
+        "--filesize=1M",
+        &size,
+        &rw,
+        "--bs=4k",
+        &fst,
+        "--write_iolog=@D@/io.log",
+        "--output-format=terse",
+    ];
+    args.extend_from_slice(extra);
+    let Some(fio) = fio_bin() else { return };
+    let _guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut got = Vec::new();
+    for (bin, env) in [(fio, &[][..]), (flexio_bin(), ORACLE_COMPAT)] {
+        let d = tempfile::tempdir().unwrap();
+        let a = subst(&args, d.path());
+        let r = run_in_env(
+            &bin,
+            &a.iter().map(String::as_str).collect::<Vec<_>>(),
+            d.path(),
+            env,
+        );
+        assert_eq!(r.code, 0, "{}: {}", bin.display(), r.stderr);
+        got.push(ios(&d.path().join("io.log")));
+    }
+    let what = format!("{fst} {rw} {extra:?}");
+    assert!(!got[0].is_empty(), "{what}: fio did no I/O");
+    if let Some(i) = got[0].iter().zip(&got[1]).position(|(a, b)| a != b) {
+        panic!(
+            "{what}: request #{i} differs: fio {:?}, flexio {:?}",
+            got[0][i], got[1][i]
+        );
+    }
+    assert_eq!(got[0].len(), got[1].len(), "{what}");
+    // The distribution is not uniform: some file takes more than its share.
+    let mut per = std::collections::HashMap::new();
+    for (f, _, _) in &got[1] {
+        *per.entry(f.clone()).or_insert(0u32) += 1;
+    }
+    let max = per.values().max().copied().unwrap_or(0);
+    assert!(
+        max as usize * nfiles as usize > got[1].len() * 3 / 2,
+        "{what}: per-file counts {per:?}"
+    );
+}
+
+#[test]
+fn zipf_picks_fio_s_files() {
+    same_files(4, "read", "zipf:1.2", &[]);
+    same_files(4, "randread", "zipf", &[]);
+    same_files(5, "write", "zipf:0.8:1.0", &[]);
+}
+
+#[test]
+fn pareto_picks_fio_s_files() {
+    same_files(4, "read", "pareto:0.3", &[]);
+    same_files(7, "randread", "pareto:0.1:0.9", &[]);
+    same_files(4, "randread", "pareto", &["--random_generator=lfsr"]);
+}
+
+#[test]
+fn normal_picks_fio_s_files() {
+    same_files(9, "read", "normal:5", &[]);
+    same_files(3, "randread", "gauss:0:0.7", &[]);
+    same_files(50, "randrw", "gauss:10:0.0", &[]);
+}
+
+#[test]
+fn bad_parameters_are_refused_with_fio_s_words() {
+    for (v, msg) in [
+        ("zipf:1", "zipf theta must be different than 1.0"),
+        ("pareto:1.5", "pareto input out of range (0 < input < 1.0)"),
+        (
+            "normal:100",
+            "normal deviation out of range (0 <= input < 100.0)",
+        ),
+        (
+            "zipf:abc",
+            "file service type random postfix parsing failed",
+        ),
+        (
+            "zipf:1.2:1.5",
+            "distribution center out of range (0 <= center <= 1.0)",
+        ),
+    ] {
+        let a = format!("--file_service_type={v}");
+        let args = [
+            "--name=z",
+            "--ioengine=null",
+            "--nrfiles=4",
+            "--size=4M",
+            &a,
+            "--parse-only",
+        ];
+        let Some((f, x)) = both(&args) else { return };
+        assert!(f.stderr.contains(msg), "fio {v}: {}", f.stderr);
+        assert!(x.stderr.contains(msg), "flexio {v}: {}", x.stderr);
+        assert_eq!((f.code, x.code), (1, 1), "{v}");
+    }
+}
