@@ -293,7 +293,9 @@ fn cgroup_v2_as_fio() {
 
 /// flexio's jobs are threads of one process and cgroup v2 holds whole processes: jobs
 /// running at the same time in one v2 cgroup share it; a job naming another one while the
-/// process is in the first is refused with the reason (EBUSY), and the others run.
+/// process is in the first is refused with the reason (EBUSY), and the others run. c joins
+/// only after its start delay, as fio starts a delayed job only then (flexio once joined
+/// at thread start, and c won the race on a loaded CI machine).
 #[test]
 fn cgroup_v2_jobs_running_together() {
     let d = tempfile::tempdir().unwrap();
@@ -305,8 +307,8 @@ fn cgroup_v2_jobs_running_together() {
     std::fs::write(
         &job,
         format!(
-            "[global]\nioengine=null\nsize=1g\ntime_based\nruntime=1\n\
-             [a]\ncgroup=flexio-v2a-{n}\n[b]\ncgroup=flexio-v2a-{n}\n[c]\ncgroup=flexio-v2c-{n}\nstartdelay=200ms\n"
+            "[global]\nioengine=null\nsize=1g\ntime_based\nruntime=2\n\
+             [a]\ncgroup=flexio-v2a-{n}\n[b]\ncgroup=flexio-v2a-{n}\n[c]\ncgroup=flexio-v2c-{n}\nstartdelay=1\n"
         ),
     )
     .unwrap();

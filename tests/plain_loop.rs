@@ -200,6 +200,41 @@ fn plain_and_general_loops_agree() {
             ],
             false,
         ),
+        // null completes in the call at depth 1 (it has a commit step all the same: no
+        // submit/complete marks on either loop); deeper, it queues and stays general.
+        (
+            &[
+                "--name=h",
+                "--rw=randrw",
+                "--bssplit=4k/50:64k/50",
+                "--size=64m",
+                "--ioengine=null",
+                "--loops=2",
+            ],
+            true,
+        ),
+        (
+            &[
+                "--name=i",
+                "--rw=randread",
+                "--bs=4k",
+                "--size=16m",
+                "--ioengine=null",
+                "--iodepth=8",
+            ],
+            false,
+        ),
+        // vsync has a commit step and gathers requests even at depth 1: general.
+        (
+            &[
+                "--name=j",
+                "--rw=write",
+                "--bs=4k",
+                "--size=1m",
+                "--ioengine=vsync",
+            ],
+            false,
+        ),
     ];
     for (args, plain) in cases {
         same(args, *plain);

@@ -182,6 +182,31 @@ fn failed_before_io(
     result_of(plan, tid, s)
 }
 
+/// startdelay: fio starts a delayed job only once its delay has passed, so the job joins
+/// its cgroup, takes its CPUs and user and builds its engine after it (a job that starts
+/// later must not take the process into its cgroup v2 before the jobs already running).
+/// Termination during the delay ends the wait; the job then stops in its set-up.
+fn start_delay(plan: &ThreadPlan, ctx: &RunCtx, progress: &Progress) {
+    let (d0, d1) = plan.io.startdelay_us;
+    if d1 == 0 {
+        return;
+    }
+    let us = if d1 > d0 {
+        d0 + flexio_workload::Taus88::new(plan.io.startdelay_seed).below(d1 - d0 + 1)
+    } else {
+        d0
+    };
+    progress.set_state(RunState::NotStarted);
+    let end = ctx.clock.now() + us * 1000;
+    while !ctx.terminate.load(Ordering::Relaxed) {
+        let now = ctx.clock.now();
+        if now >= end {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_nanos((end - now).min(50_000_000)));
+    }
+}
+
 /// Run a whole thread plan and package its result.
 pub fn run_thread(plan: &ThreadPlan, ctx: &RunCtx, progress: &Progress) -> JobResult {
     let _io_job = IoJobDone(!plan.caps.noio);
@@ -191,6 +216,7 @@ pub fn run_thread(plan: &ThreadPlan, ctx: &RunCtx, progress: &Progress) -> JobRe
     let _ = flexio_engine::sys::private_fd_table();
     progress.tid.store(tid, Ordering::Relaxed);
     crate::debug_log!(crate::debug::Cat::Process, "jobs pid={tid} started");
+    start_delay(plan, ctx, progress);
     // The cgroup first, while the thread may still join it (before uid/gid).
     let joined = match plan.placement.cgroup.as_ref().map(|c| cgroup::join(c, tid)) {
         Some(Ok(j)) => Ok(Some(j)),

@@ -7,13 +7,19 @@ use flexio_workload::Taus88;
 pub struct Prio {
     plan: PrioPlan,
     rng: Taus88,
+    /// Some requests may get a command priority (cmdprio_percentage or cmdprio_bssplit):
+    /// without, every request has the thread's, and [`Prio::pick`] draws nothing.
+    draws: bool,
 }
 
 impl Prio {
     pub fn new(plan: PrioPlan) -> Self {
+        let draws = plan.cmdprio_pct.iter().any(|&p| p > 0)
+            || plan.cmdprio_bssplit.iter().any(|l| !l.is_empty());
         Prio {
             rng: Taus88::new(plan.seed),
             plan,
+            draws,
         }
     }
 
@@ -29,8 +35,16 @@ impl Prio {
     }
 
     /// The priority of the next request of direction `ddir` and `bs` bytes.
-    #[inline]
+    #[inline(always)]
     pub fn pick(&mut self, ddir: usize, bs: u64) -> u16 {
+        if !self.draws {
+            return self.plan.default;
+        }
+        self.draw(ddir, bs)
+    }
+
+    #[inline(never)]
+    fn draw(&mut self, ddir: usize, bs: u64) -> u16 {
         if ddir < 2 && !self.plan.cmdprio_bssplit[ddir].is_empty() {
             // cmdprio_bssplit: the entries of this block size share the draw in order
             // (64k/25/1/1:64k/75/3/2: a quarter at 1/1, the rest at 3/2).

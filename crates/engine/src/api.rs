@@ -109,6 +109,10 @@ pub struct Caps {
     pub file_op: bool,
     /// The engine has a commit step (submit/complete distributions are its business).
     pub has_commit: bool,
+    /// Every request completes inside `queue` even though the engine has a commit step
+    /// (null at depth 1): the core's plain synchronous loop may serve it, leaving the
+    /// submit/complete distributions alone as [`Caps::has_commit`] asks.
+    pub queue_completes: bool,
     /// Trim requests are supported.
     pub trim: bool,
     /// The core opens no descriptors for this engine.

@@ -441,17 +441,7 @@ impl<'a, E: Engine> Worker<'a, E> {
 
     /// Set-up before the first loop; false when the job cannot run.
     fn setup(&mut self) -> bool {
-        let io = &self.plan.io;
-        let (d0, d1) = io.startdelay_us;
-        if d1 > 0 {
-            let d = if d1 > d0 {
-                d0 + Taus88::new(io.startdelay_seed).below(d1 - d0 + 1)
-            } else {
-                d0
-            };
-            self.progress.set_state(RunState::NotStarted);
-            self.sleep_us(d);
-        }
+        // startdelay has passed already (super::start_delay, before the job's placement).
         if self.terminated() {
             return false;
         }

@@ -5,7 +5,7 @@ use super::*;
 
 impl<E: Engine> Worker<'_, E> {
     /// Whether a loop can take the plain synchronous path: one request at a time on an
-    /// engine that completes it in the call, and none of the per-request features (rate,
+    /// engine that completes it in the call (a sync engine, or null at depth 1), and none of the per-request features (rate,
     /// think time, verify, logs, latency checks, priorities, periodic syncs).
     pub(super) fn plain_sync(&self) -> bool {
         // FLEXIO_GENERAL_PATH=1 keeps every job on the general loop (tests compare the two).
@@ -16,7 +16,7 @@ impl<E: Engine> Worker<'_, E> {
         !forced
             && !crate::debug::on(crate::debug::Cat::Io)
             && self.caps.syncio
-            && !self.caps.has_commit
+            && (!self.caps.has_commit || self.caps.queue_completes)
             && !self.caps.file_op
             && !self.caps.noio
             && !self.caps.untimed
@@ -172,12 +172,15 @@ impl<E: Engine> Worker<'_, E> {
         end
     }
 
-    /// `n` requests submitted and completed one at a time at depth 1.
+    /// `n` requests submitted and completed one at a time at depth 1 (an engine with a
+    /// commit step keeps its submit/complete distributions, as in the general loop).
     #[inline]
     fn mark_plain(&mut self, n: u64) {
         if n > 0 {
-            self.stats.mark_submit_n(1, n);
-            self.stats.mark_complete_n(1, n);
+            if !self.caps.has_commit {
+                self.stats.mark_submit_n(1, n);
+                self.stats.mark_complete_n(1, n);
+            }
             self.stats.mark_depth(1, n);
         }
     }

@@ -446,8 +446,15 @@ impl<E: Engine> Worker<'_, E> {
     }
 
     /// block_error_percentiles: a trim or write changes its blocks' states.
-    #[inline]
+    #[inline(always)]
     fn block_outcome(&mut self, s: &Slot, ok: bool) {
+        if self.stats.block_infos.is_some() && s.ddir != 0 {
+            self.block_outcome_slow(s, ok);
+        }
+    }
+
+    #[inline(never)]
+    fn block_outcome_slow(&mut self, s: &Slot, ok: bool) {
         if let Some(b) = self.stats.block_infos.as_mut() {
             match s.ddir {
                 2 => b.trimmed(s.file, s.offset, s.len, ok),

@@ -69,6 +69,7 @@ impl Engine for Null {
             syncio: self.depth == 1,
             diskless: true,
             has_commit: true,
+            queue_completes: self.depth == 1,
             trim: true,
             no_fd: true,
             measures_tool: true,

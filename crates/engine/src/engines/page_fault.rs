@@ -72,6 +72,7 @@ impl Engine for PageFault {
             diskless: true,
             file_op: false,
             has_commit: false,
+            queue_completes: false,
             trim: false,
             // No descriptors: the data is in memory.
             no_fd: true,

@@ -13,6 +13,7 @@ pub(crate) const SYNC_CAPS: Caps = Caps {
     no_extend: false,
     file_op: false,
     has_commit: false,
+    queue_completes: false,
     trim: true,
     no_fd: false,
     no_slat: false,
