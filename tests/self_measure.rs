@@ -178,8 +178,8 @@ fn aligned(raw: &mut [u8], len: usize) -> &mut [u8] {
 const SHARE_SLACK: f64 = 7.5;
 
 /// `rounds` alternating runs of the bare loop and of flexio; asserts that the median
-/// share flexio reports lies in the honest band (medians of its two ends), give or take
-/// [`SHARE_SLACK`].
+/// share flexio reports is not above the honest band (medians of its two ends) by more
+/// than [`SHARE_SLACK`].
 fn assert_share(
     what: &str,
     rounds: usize,
@@ -187,6 +187,10 @@ fn assert_share(
     mut bare: impl FnMut(),
     mut run: impl FnMut() -> serde_json::Value,
 ) {
+    // One measurement at a time: the bare loop's CPU and flexio's are compared, and the
+    // other tests of this file running beside them on two CPUs moved the honest band (CI
+    // once saw 22.7 to 25.4 % for 20,000 unlinks where a quiet run gives 8 %).
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let (mut reported, mut low, mut high) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..rounds {
         prepare();
@@ -204,8 +208,14 @@ fn assert_share(
     eprintln!(
         "{what}: tool share reported {reported:.1?}, median {r:.1}; honest {lo:.1} to {hi:.1}"
     );
+    // Over the band is the bug this guards against (66 % and 100 % reported for jobs whose
+    // time was the kernel's). Under it is not asserted: on the CI machine the bare loop of
+    // unlinks or opens ran 13 to 25 % faster in thread CPU than flexio's job thread, while
+    // a profile of that thread put flexio's own code at about 7 % of it; the rest is the
+    // kernel's deferred work (RCU frees, memcg uncharges) landing on one thread or the
+    // other, which this comparison cannot tell apart from the tool's.
     assert!(
-        r >= lo - SHARE_SLACK && r <= hi + SHARE_SLACK,
+        r <= hi + SHARE_SLACK,
         "{what}: flexio says {r:.1}% of the run was its own; the bare loop of the same calls \
          says {lo:.1}% to {hi:.1}%"
     );
@@ -313,6 +323,7 @@ fn filedelete_unlinks_are_the_targets_time() {
 /// its tool share, which must be nearly nothing, and its JSON.
 fn device_bound_share(args: &[&str]) -> Option<(f64, serde_json::Value)> {
     let fs = fstargets::FsTarget::new(fstargets::FsKind::Ext4Loop, 512 << 20)?;
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let d = fs.path();
     let mut a: Vec<String> = args.iter().map(|s| s.to_string()).collect();
     a.push(format!("--filename={}", d.join("f").display()));
