@@ -188,8 +188,8 @@ fn assert_share(
     mut run: impl FnMut() -> serde_json::Value,
 ) {
     // One measurement at a time: the bare loop's CPU and flexio's are compared, and the
-    // other tests of this file running beside them on two CPUs moved the honest band (CI
-    // once saw 22.7 to 25.4 % for 20,000 unlinks where a quiet run gives 8 %).
+    // other tests of this file running beside them on two CPUs moved the honest band
+    // further (22.7 to 25.4 % once in CI for 20,000 unlinks, 13 to 20 % serialized).
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let (mut reported, mut low, mut high) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..rounds {

@@ -182,6 +182,20 @@ fn failed_before_io(
     result_of(plan, tid, s)
 }
 
+impl RunCtx {
+    /// Sleep in small steps so termination is noticed.
+    pub fn sleep_us(&self, us: u64) {
+        let end = self.clock.now() + us * 1000;
+        while !self.terminate.load(Ordering::Relaxed) {
+            let now = self.clock.now();
+            if now >= end {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_nanos((end - now).min(50_000_000)));
+        }
+    }
+}
+
 /// startdelay: fio starts a delayed job only once its delay has passed, so the job joins
 /// its cgroup, takes its CPUs and user and builds its engine after it (a job that starts
 /// later must not take the process into its cgroup v2 before the jobs already running).
@@ -197,14 +211,7 @@ fn start_delay(plan: &ThreadPlan, ctx: &RunCtx, progress: &Progress) {
         d0
     };
     progress.set_state(RunState::NotStarted);
-    let end = ctx.clock.now() + us * 1000;
-    while !ctx.terminate.load(Ordering::Relaxed) {
-        let now = ctx.clock.now();
-        if now >= end {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_nanos((end - now).min(50_000_000)));
-    }
+    ctx.sleep_us(us);
 }
 
 /// Run a whole thread plan and package its result.

@@ -313,14 +313,7 @@ impl<'a, E: Engine> Worker<'a, E> {
 
     /// Sleep in small steps so termination is noticed.
     fn sleep_us(&self, us: u64) {
-        let end = self.clock.now() + us * 1000;
-        while !self.terminated() {
-            let now = self.clock.now();
-            if now >= end {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_nanos((end - now).min(50_000_000)));
-        }
+        self.ctx.sleep_us(us);
     }
 
     /// Time since `t0` spent on the target outside an engine call (opening and closing

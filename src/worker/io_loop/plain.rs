@@ -5,8 +5,9 @@ use super::*;
 
 impl<E: Engine> Worker<'_, E> {
     /// Whether a loop can take the plain synchronous path: one request at a time on an
-    /// engine that completes it in the call (a sync engine, or null at depth 1), and none of the per-request features (rate,
-    /// think time, verify, logs, latency checks, priorities, periodic syncs).
+    /// engine that completes it in the call (a sync engine, or null at depth 1), and none
+    /// of the per-request features (rate, think time, verify, logs, latency checks,
+    /// priorities, periodic syncs).
     pub(super) fn plain_sync(&self) -> bool {
         // FLEXIO_GENERAL_PATH=1 keeps every job on the general loop (tests compare the two).
         static FORCED_GENERAL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();

@@ -240,6 +240,35 @@ fn setup_error(e: io::Error, cfg: &UringOpts) -> io::Error {
     io::Error::new(e.kind(), why)
 }
 
+/// Submit the entries queued since the last call (io_uring and io_uring_cmd): moves what the
+/// kernel took from `pending` to `inflight` and returns how many. With SQPOLL the kernel
+/// thread takes entries on its own, so all of them count. EAGAIN/EBUSY submit nothing now.
+pub(crate) fn submit_pending<S: squeue::EntryMarker, C: io_uring::cqueue::EntryMarker>(
+    ring: &mut IoUring<S, C>,
+    pending: &mut u32,
+    inflight: &mut u32,
+    sqpoll: bool,
+) -> io::Result<usize> {
+    if *pending == 0 {
+        return Ok(0);
+    }
+    loop {
+        match ring.submit() {
+            Ok(n) => {
+                let n = if sqpoll { *pending as usize } else { n };
+                *pending -= n as u32;
+                *inflight += n as u32;
+                return Ok(n);
+            }
+            Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
+            Err(e) if matches!(e.raw_os_error(), Some(libc::EAGAIN) | Some(libc::EBUSY)) => {
+                return Ok(0)
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 impl Engine for Uring {
     fn caps(&self) -> Caps {
         Caps {
@@ -417,31 +446,14 @@ impl Engine for Uring {
         }
     }
     fn commit(&mut self) -> io::Result<usize> {
-        let Some(ring) = self.ring.as_mut() else {
-            return Ok(0);
-        };
-        if self.pending == 0 {
-            return Ok(0);
-        }
-        loop {
-            match ring.submit() {
-                Ok(n) => {
-                    // With SQPOLL the kernel thread takes entries on its own; count them all.
-                    let n = if self.opts.sqthread_poll {
-                        self.pending as usize
-                    } else {
-                        n
-                    };
-                    self.pending -= n as u32;
-                    self.inflight += n as u32;
-                    return Ok(n);
-                }
-                Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
-                Err(e) if matches!(e.raw_os_error(), Some(libc::EAGAIN) | Some(libc::EBUSY)) => {
-                    return Ok(0)
-                }
-                Err(e) => return Err(e),
-            }
+        match self.ring.as_mut() {
+            Some(ring) => submit_pending(
+                ring,
+                &mut self.pending,
+                &mut self.inflight,
+                self.opts.sqthread_poll,
+            ),
+            None => Ok(0),
         }
     }
     fn reap(&mut self, min: usize, max: usize, out: &mut Vec<Completion>) -> io::Result<usize> {

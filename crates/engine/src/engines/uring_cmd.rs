@@ -796,30 +796,14 @@ impl Engine for UringCmd {
         }
     }
     fn commit(&mut self) -> io::Result<usize> {
-        let Some(ring) = self.ring.as_mut() else {
-            return Ok(0);
-        };
-        if self.pending == 0 {
-            return Ok(0);
-        }
-        loop {
-            match ring.submit() {
-                Ok(n) => {
-                    let n = if self.uring.sqthread_poll {
-                        self.pending as usize
-                    } else {
-                        n
-                    };
-                    self.pending -= n as u32;
-                    self.inflight += n as u32;
-                    return Ok(n);
-                }
-                Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
-                Err(e) if matches!(e.raw_os_error(), Some(libc::EAGAIN) | Some(libc::EBUSY)) => {
-                    return Ok(0)
-                }
-                Err(e) => return Err(e),
-            }
+        match self.ring.as_mut() {
+            Some(ring) => crate::uring::submit_pending(
+                ring,
+                &mut self.pending,
+                &mut self.inflight,
+                self.uring.sqthread_poll,
+            ),
+            None => Ok(0),
         }
     }
     fn reap(&mut self, min: usize, max: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
