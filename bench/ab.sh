@@ -8,7 +8,7 @@
 #       --ioengine=null --bs=4k --size=100g --rw=read --iodepth=64
 #
 # Each run: taskset -c 1 BIN --name=x ARGS --time_based --runtime=2 --output-format=json.
-# FLEXIO_GENERAL_PATH=1 in the environment keeps both on the general loop.
+# FLEXIO_GENERAL_PATH=1 in the environment keeps both on the general loop (2: on its full copy).
 set -euo pipefail
 [ $# -ge 3 ] || { sed -n 2,11p "$0" >&2; exit 2; }
 a=$1 b=$2 n=$3

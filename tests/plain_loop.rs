@@ -5,6 +5,10 @@
 //! per-direction counts and bytes, latency sample counts, depth maps, errors, and the bytes
 //! of every file the job left behind. Errors and short transfers on the plain loop (handed
 //! to the general completion) are compared in tests/faults.rs.
+//!
+//! The general loop itself comes in two copies: a lean one, for jobs using none of the
+//! features whose checks it leaves out, and the full one (FLEXIO_GENERAL_PATH=2 forces it);
+//! those are compared the same way.
 
 mod common;
 use common::*;
@@ -17,11 +21,12 @@ struct Out {
     files: Vec<(String, Vec<u8>)>,
 }
 
-fn run(args: &[&str], general: bool) -> Out {
+/// A run with FLEXIO_GENERAL_PATH=`path` (0: as chosen, 1: general loop, 2: its full copy).
+fn run(args: &[&str], path: &str) -> Out {
     let dir = tempfile::tempdir().unwrap();
     let mut a = args.to_vec();
     a.push("--output-format=json");
-    let env = [("FLEXIO_GENERAL_PATH", if general { "1" } else { "0" })];
+    let env = [("FLEXIO_GENERAL_PATH", path)];
     let r = run_in_env(&flexio_bin(), &a, dir.path(), &env);
     let json =
         serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {}", r.stdout));
@@ -73,15 +78,24 @@ fn facts(j: &serde_json::Value) -> Vec<String> {
     v
 }
 
-fn plain_pct(j: &serde_json::Value) -> f64 {
-    j["flexio"]["tool"]["plain_loop_pct"]
-        .as_f64()
-        .unwrap_or(-1.0)
+fn tool_pct(j: &serde_json::Value, key: &str) -> f64 {
+    j["flexio"]["tool"][key].as_f64().unwrap_or(-1.0)
 }
 
-fn same(args: &[&str], expect_plain: bool) {
-    let a = run(args, false);
-    let b = run(args, true);
+fn plain_pct(j: &serde_json::Value) -> f64 {
+    tool_pct(j, "plain_loop_pct")
+}
+
+/// Runs `args` with FLEXIO_GENERAL_PATH `pa` and `pb`: the same exit status, stderr,
+/// deterministic JSON facts and files; `check` then looks at each job's pair of JSONs.
+fn agree(
+    args: &[&str],
+    pa: &str,
+    pb: &str,
+    check: impl Fn(&serde_json::Value, &serde_json::Value),
+) {
+    let a = run(args, pa);
+    let b = run(args, pb);
     assert_eq!(a.code, b.code, "{args:?}\n{}\n{}", a.stderr, b.stderr);
     assert_eq!(a.stderr, b.stderr, "{args:?}");
     let (ja, jb) = (&a.json["jobs"], &b.json["jobs"]);
@@ -96,13 +110,7 @@ fn same(args: &[&str], expect_plain: bool) {
             + ja[i]["write"]["total_ios"].as_u64().unwrap_or(0)
             > 0
         {
-            let pa = plain_pct(&ja[i]);
-            if expect_plain {
-                assert!(pa > 99.0, "{args:?}: the plain loop was not taken ({pa})");
-            } else {
-                assert_eq!(pa, 0.0, "{args:?}");
-            }
-            assert_eq!(plain_pct(&jb[i]), 0.0, "{args:?}: not forced general");
+            check(&ja[i], &jb[i]);
         }
     }
     assert_eq!(
@@ -112,6 +120,125 @@ fn same(args: &[&str], expect_plain: bool) {
     );
     for (fa, fb) in a.files.iter().zip(&b.files) {
         assert!(fa.1 == fb.1, "{args:?}: {} differs", fa.0);
+    }
+}
+
+fn same(args: &[&str], expect_plain: bool) {
+    agree(args, "0", "1", |ja, jb| {
+        let pa = plain_pct(ja);
+        if expect_plain {
+            assert!(pa > 99.0, "{args:?}: the plain loop was not taken ({pa})");
+        } else {
+            assert_eq!(pa, 0.0, "{args:?}");
+        }
+        assert_eq!(plain_pct(jb), 0.0, "{args:?}: not forced general");
+    });
+}
+
+/// The general loop's lean copy against its full copy (FLEXIO_GENERAL_PATH=2).
+fn same_general(args: &[&str], expect_lean: bool) {
+    agree(args, "1", "2", |ja, jb| {
+        let la = tool_pct(ja, "lean_loop_pct");
+        if expect_lean {
+            assert!(la > 99.0, "{args:?}: the lean copy was not taken ({la})");
+        } else {
+            assert_eq!(la, 0.0, "{args:?}");
+        }
+        assert_eq!(
+            tool_pct(jb, "lean_loop_pct"),
+            0.0,
+            "{args:?}: not forced full"
+        );
+        assert_eq!(
+            plain_pct(ja) + plain_pct(jb),
+            0.0,
+            "{args:?}: plain loop taken"
+        );
+    });
+}
+
+#[test]
+fn lean_and_full_general_loops_agree() {
+    let cases: &[(&[&str], bool)] = &[
+        (
+            &[
+                "--name=a",
+                "--rw=randrw",
+                "--bssplit=4k/50:64k/50",
+                "--size=64m",
+                "--ioengine=null",
+                "--iodepth=8",
+                "--iodepth_batch_submit=4",
+                "--loops=2",
+            ],
+            true,
+        ),
+        (
+            &[
+                "--name=b",
+                "--rw=randwrite",
+                "--bsrange=512-16k",
+                "--size=4m",
+                "--nrfiles=3",
+                "--ioengine=psync",
+                "--refill_buffers=1",
+                "--lat_percentiles=1",
+            ],
+            true,
+        ),
+        (
+            &[
+                "--name=c",
+                "--rw=rw",
+                "--bs=8k",
+                "--size=2m",
+                "--ioengine=vsync",
+                "--iodepth=4",
+                "--scramble_buffers=1",
+            ],
+            true,
+        ),
+        (
+            &[
+                "--name=d",
+                "--rw=randread",
+                "--bs=4k",
+                "--size=4m",
+                "--nrfiles=4",
+                "--openfiles=2",
+                "--file_service_type=random",
+                "--ioengine=null",
+                "--iodepth=8",
+            ],
+            true,
+        ),
+        // A feature the lean copy leaves out keeps the job on the full one.
+        (
+            &[
+                "--name=e",
+                "--rw=randwrite",
+                "--bs=4k",
+                "--size=1m",
+                "--ioengine=psync",
+                "--fsync=7",
+            ],
+            false,
+        ),
+        (
+            &[
+                "--name=f",
+                "--rw=write",
+                "--bs=4k",
+                "--size=256k",
+                "--ioengine=null",
+                "--iodepth=4",
+                "--rate_iops=4000",
+            ],
+            false,
+        ),
+    ];
+    for (args, lean) in cases {
+        same_general(args, *lean);
     }
 }
 

@@ -442,7 +442,8 @@ pub fn job_obj(j: &JobReport, r: &RunReport, plus: bool) -> Obj {
                 .float("engine_pct", t.engine_pct)
                 .float("wait_pct", t.wait_pct)
                 .float("tool_pct", t.tool_pct)
-                .float("plain_loop_pct", t.plain_loop_pct),
+                .float("plain_loop_pct", t.plain_loop_pct)
+                .float("lean_loop_pct", t.lean_loop_pct),
         );
     }
     if !j.ops.is_empty() {

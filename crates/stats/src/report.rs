@@ -318,6 +318,8 @@ pub struct ToolReport {
     pub tool_pct: f64,
     /// Share of the I/Os issued by the plain synchronous loop.
     pub plain_loop_pct: f64,
+    /// Share of the I/Os issued by the general loop's lean copy.
+    pub lean_loop_pct: f64,
 }
 
 /// The clock a run used and what it costs.
@@ -586,6 +588,7 @@ fn tool_report(ts: &ThreadStats) -> Option<ToolReport> {
         wait_pct,
         tool_pct: (100.0 - engine_pct - wait_pct).max(0.0),
         plain_loop_pct: (ts.plain_ios as f64 * 100.0 / ios as f64).min(100.0),
+        lean_loop_pct: (ts.lean_ios as f64 * 100.0 / ios as f64).min(100.0),
     })
 }
 

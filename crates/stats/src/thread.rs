@@ -192,6 +192,9 @@ pub struct ThreadStats {
     /// I/Os issued by the plain synchronous loop (one request at a time, no per-request
     /// features) rather than the general one.
     pub plain_ios: u64,
+    /// I/Os issued by the general loop's lean copy (a job using none of the features it
+    /// leaves out).
+    pub lean_ios: u64,
     /// Engines with several kinds of operation (mdtree, cmdtime): each kind's statistics,
     /// in the engine's order (empty for other engines).
     pub ops: Vec<crate::ops::OpStats>,
@@ -439,6 +442,7 @@ impl ThreadStats {
         self.engine_ns += o.engine_ns;
         self.wait_ns += o.wait_ns;
         self.plain_ios += o.plain_ios;
+        self.lean_ios += o.lean_ios;
         self.usr_time_us += o.usr_time_us;
         self.sys_time_us += o.sys_time_us;
         self.ctx += o.ctx;

@@ -388,7 +388,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                 }
                 Room::Wait if self.inflight > 0 => {
                     self.commit();
-                    self.reap(1);
+                    self.reap::<false>(1);
                 }
                 Room::Wait => break,
             }
@@ -717,12 +717,22 @@ impl<'a, E: Engine> Worker<'a, E> {
         self.progress.set_state(self.plan.io.state);
     }
 
+    /// Requests issued in this loop since the count stood at `first`; if the ramp ended
+    /// in the loop (the count restarted with the statistics), since then.
+    fn issued_since(&self, first: u64) -> u64 {
+        if self.loop_reset_start.is_some() {
+            self.issued_total
+        } else {
+            self.issued_total - first
+        }
+    }
+
     /// Wait for in-flight requests to finish (before sleeping: fio's io_u_quiesce).
     fn quiesce(&mut self) {
         self.commit();
         while self.inflight > 0 && !self.stop {
             let n = self.inflight as usize;
-            self.reap(n);
+            self.reap::<false>(n);
         }
     }
 
@@ -859,13 +869,14 @@ impl<'a, E: Engine> Worker<'a, E> {
         self.fail(libc::ETIMEDOUT, "max latency exceeded");
     }
 
-    /// Pick the next request into `slot`; `None` when the loop's work is done.
+    /// Pick the next request into `slot`; `None` when the loop's work is done (`LEAN`: see
+    /// [`Self::submit`]).
     #[inline]
-    fn prepare(&mut self, slot: u32) -> Option<u8> {
-        if self.replay.is_some() {
+    fn prepare<const LEAN: bool>(&mut self, slot: u32) -> Option<u8> {
+        if !LEAN && self.replay.is_some() {
             return self.prepare_replay(slot);
         }
-        if let Some(due) = self.syncs.due() {
+        if let Some(due) = if LEAN { None } else { self.syncs.due() } {
             // verify_policy=fsynced: the fsync covers the writes prepared before it.
             let (vflags, vnum) = match self.ver.as_deref() {
                 Some(v) if v.fsync_policy() => (VF_FSYNC, v.sync_mark()),
@@ -896,13 +907,13 @@ impl<'a, E: Engine> Worker<'a, E> {
             };
             return Some(s.op);
         }
-        let n = if self.pace.limited() {
+        let n = if !LEAN && self.pace.limited() {
             let n = self.next_io_rated();
             if self.zones.is_some() && !self.zoned_before() {
                 return None;
             }
             n?
-        } else if self.zones.is_some() {
+        } else if !LEAN && self.zones.is_some() {
             self.next_io_zoned()?
         } else {
             self.gen.next_io()?
@@ -913,7 +924,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             self.files.invalidate(n.file, &self.plan.files[n.file]);
             self.target_since(t0);
         }
-        if ddir == 1 {
+        if !LEAN && ddir == 1 {
             self.syncs.wrote(n.file, n.offset, n.len);
         }
 
@@ -928,7 +939,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             prio,
             ..Slot::default()
         };
-        if ddir == 1 && self.ver.is_some() {
+        if !LEAN && ddir == 1 && self.ver.is_some() {
             self.prepare_verified_write(slot);
         } else if ddir == 1 {
             self.fill_write(slot, n.offset, n.len);
@@ -1012,7 +1023,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                 return;
             }
             self.commit();
-            self.reap(1);
+            self.reap::<false>(1);
         }
     }
 
@@ -1037,6 +1048,28 @@ impl<'a, E: Engine> Worker<'a, E> {
             let end = self.plain_loop();
             return self.finish_io(end);
         }
+        let end = if self.lean() {
+            self.general_loop::<true>()
+        } else {
+            self.general_loop::<false>()
+        };
+        self.finish_io(end)
+    }
+
+    /// The general loop of [`Self::do_io`]: any depth, any engine, every feature. `LEAN`
+    /// (chosen once per loop by [`Self::lean`]) compiles a copy without the checks of the
+    /// features the job does not use; both copies run the same code.
+    fn general_loop<const LEAN: bool>(&mut self) -> End {
+        let first = self.issued_total;
+        let end = self.general_loop_body::<LEAN>();
+        if LEAN {
+            self.stats.lean_ios += self.issued_since(first);
+        }
+        end
+    }
+
+    #[inline(always)]
+    fn general_loop_body<const LEAN: bool>(&mut self) -> End {
         let budget = self.plan.io.budget;
         let number_ios = self.plan.io.number_ios;
         let mut issued: u64 = 0;
@@ -1059,7 +1092,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                 self.loop_done = false;
                 break;
             }
-            if self.lat_quiesce {
+            if !LEAN && self.lat_quiesce {
                 // latency_target converged: measure a clean window at the found depth.
                 self.lat_quiesce = false;
                 self.quiesce();
@@ -1073,7 +1106,12 @@ impl<'a, E: Engine> Worker<'a, E> {
                 }
                 continue;
             }
-            if let Some(batch) = self.ver.as_mut().and_then(|v| v.backlog_due()) {
+            if let Some(batch) = self
+                .ver
+                .as_mut()
+                .filter(|_| !LEAN)
+                .and_then(|v| v.backlog_due())
+            {
                 // verify_backlog: check the oldest written blocks before writing on.
                 self.quiesce();
                 self.verify_blocks(batch);
@@ -1081,13 +1119,13 @@ impl<'a, E: Engine> Worker<'a, E> {
                 now = self.clock.now();
                 continue;
             }
-            if let Some(len) = self.issue_due_trim() {
+            if let Some(len) = if LEAN { None } else { self.issue_due_trim() } {
                 // Trim verification: fio counts a trim's bytes as issued by the loop.
                 issued += len;
                 now = self.clock.now();
                 continue;
             }
-            if self.flow.as_mut().is_some_and(|f| f.exceeded()) {
+            if !LEAN && self.flow.as_mut().is_some_and(|f| f.exceeded()) {
                 // Held back by flow control until the group catches up.
                 let sleep = self.plan.control.flow.map_or(0, |f| f.2);
                 if sleep > 0 {
@@ -1110,11 +1148,11 @@ impl<'a, E: Engine> Worker<'a, E> {
                 // wait for completions.
                 self.commit();
                 let min = self.plan.io.complete_min as usize;
-                self.reap(min);
+                self.reap::<LEAN>(min);
                 now = self.clock.now();
                 continue;
             };
-            let Some(op) = self.prepare(slot) else {
+            let Some(op) = self.prepare::<LEAN>(slot) else {
                 self.free.push(slot);
                 break;
             };
@@ -1123,14 +1161,14 @@ impl<'a, E: Engine> Worker<'a, E> {
                 if self.plan.io.budget_dirs[op as usize] {
                     issued += len;
                 }
-                if op == 1 && self.ver.as_ref().is_some_and(|v| v.verify_only()) {
+                if !LEAN && op == 1 && self.ver.as_ref().is_some_and(|v| v.verify_only()) {
                     // verify_only: the write is not done, only remembered for the check.
                     self.log_written(slot);
                     self.free.push(slot);
                     continue;
                 }
                 let d = op as usize;
-                if let Some(due) = self.pace.due(d) {
+                if let Some(due) = if LEAN { None } else { self.pace.due(d) } {
                     // Normally already waited for in next_io_rated.
                     if due > now && due > self.clock.now() {
                         if !self.wait_until(due) {
@@ -1144,7 +1182,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                     self.pace.issued(d, len);
                 }
             }
-            if self.plan.control.serialize_overlap && op < OP_SYNC {
+            if !LEAN && self.plan.control.serialize_overlap && op < OP_SYNC {
                 self.wait_for_overlaps(slot);
                 if self.stop {
                     self.free.push(slot);
@@ -1152,8 +1190,8 @@ impl<'a, E: Engine> Worker<'a, E> {
                 }
                 now = self.clock.now();
             }
-            now = self.submit(slot, now);
-            if op < OP_SYNC {
+            now = self.submit::<LEAN>(slot, now);
+            if !LEAN && op < OP_SYNC {
                 let cycles = self.pace.cycles();
                 if cycles > 0 {
                     // Not think time: the CPU is busy, the time is the job's own.
@@ -1164,7 +1202,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                     now = self.think(now);
                 }
             }
-            if let Some(low) = self.plan.io.low {
+            if let Some(low) = self.plan.io.low.filter(|_| !LEAN) {
                 if self.free.is_empty() {
                     // Drain down to the low-water mark before refilling.
                     let low = low as usize;
@@ -1173,13 +1211,13 @@ impl<'a, E: Engine> Worker<'a, E> {
                         && !self.stop
                     {
                         self.commit();
-                        self.reap(1);
+                        self.reap::<false>(1);
                     }
                     now = self.clock.now();
                 }
             }
         }
-        self.finish_io(end)
+        end
     }
 
     /// The end of a loop's I/O: drain what is in flight, end_fsync, a last periodic pass.
@@ -1187,7 +1225,7 @@ impl<'a, E: Engine> Worker<'a, E> {
         self.commit();
         while self.inflight > 0 {
             let n = self.inflight as usize;
-            self.reap(n);
+            self.reap::<false>(n);
             if self.stop && self.inflight > 0 && self.comps.is_empty() {
                 break;
             }

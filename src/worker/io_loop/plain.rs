@@ -9,10 +9,15 @@ impl<E: Engine> Worker<'_, E> {
     /// of the per-request features (rate, think time, verify, logs, latency checks,
     /// priorities, periodic syncs).
     pub(super) fn plain_sync(&self) -> bool {
-        // FLEXIO_GENERAL_PATH=1 keeps every job on the general loop (tests compare the two).
+        // FLEXIO_GENERAL_PATH=1 (or 2, see `lean`) keeps every job on the general loop
+        // (tests compare the two).
         static FORCED_GENERAL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        let forced = *FORCED_GENERAL
-            .get_or_init(|| std::env::var("FLEXIO_GENERAL_PATH").as_deref() == Ok("1"));
+        let forced = *FORCED_GENERAL.get_or_init(|| {
+            matches!(
+                std::env::var("FLEXIO_GENERAL_PATH").as_deref(),
+                Ok("1") | Ok("2")
+            )
+        });
         let p = self.plan;
         !forced
             && !crate::debug::on(crate::debug::Cat::Io)
@@ -43,6 +48,40 @@ impl<E: Engine> Worker<'_, E> {
             && p.capture.is_none()
             && p.zbd.is_none()
             && p.io.block_errors.is_none()
+    }
+
+    /// Whether this loop may run the general loop's lean copy: none of the features whose
+    /// checks that copy leaves out is in use, for the whole loop (each is fixed by the plan
+    /// or by set-up). FLEXIO_GENERAL_PATH=2 keeps every job on the full copy (tests
+    /// compare the two).
+    pub(super) fn lean(&self) -> bool {
+        static FORCED_FULL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        let forced =
+            *FORCED_FULL.get_or_init(|| std::env::var("FLEXIO_GENERAL_PATH").as_deref() == Ok("2"));
+        let p = self.plan;
+        !forced
+            && !crate::debug::on(crate::debug::Cat::Io)
+            && !self.caps.file_op
+            && !self.caps.untimed
+            && self.replay.is_none()
+            && self.capture.is_none()
+            && p.io.sync_every == 0
+            && p.sysio.sync_range.is_none()
+            && !self.pace.limited()
+            && !self.pace.thinks()
+            && self.pace.cycles() == 0
+            && self.zones.is_none()
+            && self.ver.is_none()
+            && self.lat_target.is_none()
+            && !self.lat_quiesce
+            && p.latency.max_ns == [0; 3]
+            && self.flow.is_none()
+            && p.control.lockfile.is_none()
+            && !p.sysio.trim_punch
+            && !p.control.serialize_overlap
+            && p.io.low.is_none()
+            && p.io.offload.is_none()
+            && self.stats.block_infos.is_none()
     }
 
     /// [`Self::do_io`] for [`Self::plain_sync`] jobs: the same requests, statistics and
@@ -163,13 +202,13 @@ impl<E: Engine> Worker<'_, E> {
                         issue_ns: now,
                         ..Slot::default()
                     };
-                    self.complete(slot, res, t);
+                    self.complete::<false>(slot, res, t);
                 }
             }
             now = t;
         };
         self.mark_plain(unmarked);
-        self.stats.plain_ios += self.issued_total - first;
+        self.stats.plain_ios += self.issued_since(first);
         end
     }
 

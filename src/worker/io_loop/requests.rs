@@ -71,10 +71,11 @@ impl<E: Engine> Worker<'_, E> {
         }
     }
 
-    /// Submit a prepared request; returns the time after submission.
+    /// Submit a prepared request; returns the time after submission. `LEAN`: the job uses
+    /// none of the features [`Self::lean`] rules out (their checks compile away).
     #[inline]
-    pub(super) fn submit(&mut self, slot: u32, mut now: u64) -> u64 {
-        if self.caps.file_op && !self.file_op(slot) {
+    pub(super) fn submit<const LEAN: bool>(&mut self, slot: u32, mut now: u64) -> u64 {
+        if !LEAN && self.caps.file_op && !self.file_op(slot) {
             self.free.push(slot);
             return self.clock.now();
         }
@@ -84,13 +85,15 @@ impl<E: Engine> Worker<'_, E> {
             return self.clock.now();
         }
         let is_sync = s.op >= OP_SYNC;
-        self.capture_io(slot);
-        if self.zones.is_some() && !is_sync {
+        if !LEAN {
+            self.capture_io(slot);
+        }
+        if !LEAN && self.zones.is_some() && !is_sync {
             if let Some(t) = self.zoned_queue(slot) {
                 return t;
             }
         }
-        if self.caps.untimed {
+        if !LEAN && self.caps.untimed {
             // The engine's unmeasured work before this request: not in the request's time,
             // but the engine's (self-measurement), not flexio's own.
             let t0 = self.clock.now();
@@ -116,27 +119,29 @@ impl<E: Engine> Worker<'_, E> {
         self.slots[slot as usize].start_ns = now;
         loop {
             let req = self.request(slot);
-            crate::debug_log!(
-                crate::debug::Cat::Io,
-                "queue: io_u {slot}: off=0x{:x},len=0x{:x},ddir={},file={}",
-                req.offset,
-                req.len,
-                s.ddir,
-                self.plan.files[s.file as usize].path.display()
-            );
+            if !LEAN {
+                crate::debug_log!(
+                    crate::debug::Cat::Io,
+                    "queue: io_u {slot}: off=0x{:x},len=0x{:x},ddir={},file={}",
+                    req.offset,
+                    req.len,
+                    s.ddir,
+                    self.plan.files[s.file as usize].path.display()
+                );
+            }
             // Synchronous engines: the start stamp, taken just before the system call, is
             // also the issue time: one clock reading per request instead of two (lat then
             // equals clat; fio's lat adds its own preparation time). Engines that queue get
             // their issue time at submission.
             let issue = now;
             self.slots[slot as usize].issue_ns = issue;
-            let lock = self.plan.control.lockfile.map(|rw| {
+            let lock = self.plan.control.lockfile.filter(|_| !LEAN).map(|rw| {
                 // readwrite: reads share the lock.
                 let shared = rw && s.op == 0;
                 self.locks[s.file as usize].lock(shared);
                 shared
             });
-            let r = if s.op == 2 && self.plan.sysio.trim_punch {
+            let r = if !LEAN && s.op == 2 && self.plan.sysio.trim_punch {
                 Queued::Completed(flexio_engine::platform::punch_trim(&req))
             } else {
                 self.engine.queue(&req)
@@ -155,7 +160,7 @@ impl<E: Engine> Worker<'_, E> {
                     self.count_issue(s.ddir, s.op);
                     let depth = self.inflight as u64 + 1;
                     self.stats.mark_depth(depth, 1);
-                    self.complete(slot, res, t);
+                    self.complete::<LEAN>(slot, res, t);
                     return t;
                 }
                 Queued::Queued => {
@@ -199,7 +204,7 @@ impl<E: Engine> Worker<'_, E> {
                         return now;
                     }
                     self.commit();
-                    self.reap(1);
+                    self.reap::<LEAN>(1);
                     if self.stop {
                         self.free.push(slot);
                         return now;
@@ -236,7 +241,7 @@ impl<E: Engine> Worker<'_, E> {
                         self.free.push(slot);
                         return Some(t);
                     }
-                    self.complete(slot, s.len as i64, t);
+                    self.complete::<false>(slot, s.len as i64, t);
                     Some(t)
                 }
                 Err(msg) => {
@@ -310,8 +315,8 @@ impl<E: Engine> Worker<'_, E> {
         self.uncommitted.clear();
     }
 
-    /// Reap at least `min` completions.
-    pub(super) fn reap(&mut self, min: usize) {
+    /// Reap at least `min` completions (`LEAN`: see [`Self::submit`]).
+    pub(super) fn reap<const LEAN: bool>(&mut self, min: usize) {
         if self.inflight == 0 {
             return;
         }
@@ -340,14 +345,19 @@ impl<E: Engine> Worker<'_, E> {
                     let f = self.slots[c.idx as usize].file as usize;
                     self.files.finished(f);
                     // io_submit_mode=offload: the submitter's own issue and completion times.
-                    let t = match self.engine.stamps(c.idx) {
+                    let stamps = if LEAN {
+                        None
+                    } else {
+                        self.engine.stamps(c.idx)
+                    };
+                    let t = match stamps {
                         Some((issue, end)) => {
                             self.slots[c.idx as usize].issue_ns = issue;
                             end
                         }
                         None => t,
                     };
-                    self.complete(c.idx, c.res, t);
+                    self.complete::<LEAN>(c.idx, c.res, t);
                 }
             }
             Err(e) => {
@@ -360,17 +370,20 @@ impl<E: Engine> Worker<'_, E> {
     }
 
     /// Account a finished request (or requeue its remainder after a short transfer).
+    /// `LEAN`: see [`Self::submit`].
     #[inline]
-    pub(super) fn complete(&mut self, slot: u32, res: i64, t: u64) {
+    pub(super) fn complete<const LEAN: bool>(&mut self, slot: u32, res: i64, t: u64) {
         let s = self.slots[slot as usize];
-        crate::debug_log!(
-            crate::debug::Cat::Io,
-            "complete: io_u {slot}: off=0x{:x},len=0x{:x},ddir={},file={},res={res}",
-            s.offset,
-            s.len,
-            s.ddir,
-            self.plan.files[s.file as usize].path.display()
-        );
+        if !LEAN {
+            crate::debug_log!(
+                crate::debug::Cat::Io,
+                "complete: io_u {slot}: off=0x{:x},len=0x{:x},ddir={},file={},res={res}",
+                s.offset,
+                s.len,
+                s.ddir,
+                self.plan.files[s.file as usize].path.display()
+            );
+        }
         if s.op >= OP_SYNC {
             if res < 0 {
                 self.io_error(slot, (-res) as i32);
@@ -389,7 +402,7 @@ impl<E: Engine> Worker<'_, E> {
         }
         self.last_done_trim = s.ddir == 2;
         let want = s.len - s.done;
-        if self.zones.is_some() && (res < 0 || res as u64 >= want || res == 0) {
+        if !LEAN && self.zones.is_some() && (res < 0 || res as u64 >= want || res == 0) {
             // The request is over (not requeued): a write that filled its zone closes it.
             if let Some(z) = self.zones.as_deref_mut() {
                 z.completed(s.file as usize, s.ddir as usize, s.offset, s.len);
@@ -398,7 +411,9 @@ impl<E: Engine> Worker<'_, E> {
         let mut failed = false;
         if res < 0 || (res == 0 && want > 0) {
             let errno = if res < 0 { (-res) as i32 } else { libc::EIO };
-            self.block_outcome(&s, false);
+            if !LEAN {
+                self.block_outcome(&s, false);
+            }
             if !self.io_error(slot, errno) {
                 self.free.push(slot);
                 return;
@@ -415,25 +430,28 @@ impl<E: Engine> Worker<'_, E> {
             return;
         }
         let d = s.ddir as usize;
-        if !failed {
+        if !LEAN && !failed {
             self.block_outcome(&s, true);
         }
         self.completed_total += 1;
-        if self.timing.lat && (self.lat_target.is_some() || self.plan.latency.max_ns[d] > 0) {
+        if !LEAN
+            && self.timing.lat
+            && (self.lat_target.is_some() || self.plan.latency.max_ns[d] > 0)
+        {
             self.check_latency(slot, d, t.saturating_sub(s.start_ns), t);
         }
         if self.accounting && !failed {
-            self.account(&s, t);
+            self.account::<LEAN>(&s, t);
         } else if !failed {
             // Still ramping: only ramp_size looks at this.
             self.ramp.moved(s.len);
         }
-        if failed && s.vflags & VF_WRITE != 0 {
+        if !LEAN && failed && s.vflags & VF_WRITE != 0 {
             if let Some(vs) = self.ver.as_mut() {
                 vs.write_failed(s.file, s.offset, s.vnum);
             }
         }
-        if self.ver.is_some() && !failed {
+        if !LEAN && self.ver.is_some() && !failed {
             if s.vflags & VF_WRITE != 0 {
                 self.log_written(slot);
             } else if d == 0
@@ -464,11 +482,11 @@ impl<E: Engine> Worker<'_, E> {
         }
     }
 
-    /// The statistics of a completed request.
+    /// The statistics of a completed request (`LEAN`: see [`Self::submit`]).
     #[inline]
-    pub(super) fn account(&mut self, s: &Slot, t: u64) {
+    pub(super) fn account<const LEAN: bool>(&mut self, s: &Slot, t: u64) {
         let d = s.ddir as usize;
-        if s.sched_ns != 0 {
+        if !LEAN && s.sched_ns != 0 {
             self.stats.add_sched(
                 d,
                 t.saturating_sub(s.sched_ns),
@@ -539,7 +557,7 @@ impl<E: Engine> Worker<'_, E> {
         match self.engine.queue(&req) {
             Queued::Completed(res) => {
                 let t = self.clock.now();
-                self.complete(slot, res, t);
+                self.complete::<false>(slot, res, t);
             }
             Queued::Queued => {
                 self.inflight += 1;

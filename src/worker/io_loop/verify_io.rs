@@ -51,7 +51,7 @@ impl<E: Engine> Worker<'_, E> {
                     break Some(s);
                 }
                 self.commit();
-                self.reap(1);
+                self.reap::<false>(1);
                 if self.stop {
                     break None;
                 }
@@ -76,7 +76,7 @@ impl<E: Engine> Worker<'_, E> {
                 vseed: piece.seed,
                 ..Slot::default()
             };
-            now = self.submit(slot, now);
+            now = self.submit::<false>(slot, now);
             self.periodic(now);
         }
         self.quiesce();
@@ -103,7 +103,7 @@ impl<E: Engine> Worker<'_, E> {
                 break s;
             }
             self.commit();
-            self.reap(1);
+            self.reap::<false>(1);
             if self.stop {
                 return None;
             }
@@ -118,7 +118,7 @@ impl<E: Engine> Worker<'_, E> {
             ..Slot::default()
         };
         let now = self.clock.now();
-        self.submit(slot, now);
+        self.submit::<false>(slot, now);
         Some(e.len)
     }
 
