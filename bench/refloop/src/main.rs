@@ -53,12 +53,24 @@ fn main() {
             let skip = raw.as_ptr().align_offset(4096);
             let buf = &mut raw[skip..skip + bs];
             let mut seed = 0x9e3779b97f4a7c15u64;
+            // Experiment: REFLOOP_TOUCH=N reads and writes N random cache lines of a 256 KiB
+            // table per I/O, the working set a tool's own per-I/O work brings between calls.
+            let touch: usize = std::env::var("REFLOOP_TOUCH")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0);
+            let mut table = vec![0u64; 256 * 1024 / 8];
             let (t, mut ios) = (Instant::now(), 0u64);
             loop {
                 for _ in 0..1024 {
                     let off = (xorshift(&mut seed) % blocks) * bs as u64;
                     let _ = rustix::io::pread(&f, &mut *buf, off).expect("pread");
+                    for _ in 0..touch {
+                        let i = (xorshift(&mut seed) as usize % (table.len() / 8)) * 8;
+                        table[i] = table[i].wrapping_add(1);
+                    }
                 }
+                black_box(&table);
                 ios += 1024;
                 if t.elapsed().as_secs_f64() >= secs {
                     break;

@@ -1048,7 +1048,8 @@ impl<'a, E: Engine> Worker<'a, E> {
             let end = self.plain_loop();
             return self.finish_io(end);
         }
-        let end = if self.lean() {
+        // The small static builds (one shared loop, for size) keep a single copy.
+        let end = if !cfg!(feature = "shared_loop") && self.lean() {
             self.general_loop::<true>()
         } else {
             self.general_loop::<false>()
