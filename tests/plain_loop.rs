@@ -327,6 +327,18 @@ fn plain_and_general_loops_agree() {
             ],
             false,
         ),
+        // trim_mode=punch: trims punch holes, which only the general loop's full copy does.
+        (
+            &[
+                "--name=k",
+                "--rw=randtrim",
+                "--bs=64k",
+                "--size=1m",
+                "--ioengine=psync",
+                "--trim_mode=punch",
+            ],
+            false,
+        ),
         // null completes in the call at depth 1 (it has a commit step all the same: no
         // submit/complete marks on either loop); deeper, it queues and stays general.
         (

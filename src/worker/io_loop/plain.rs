@@ -3,64 +3,47 @@
 
 use super::*;
 
+/// FLEXIO_GENERAL_PATH (tests compare the paths): 1 keeps every job off the plain loop, 2
+/// also off the general loop's lean copy; anything else, 0: each job takes the fastest.
+fn forced_path() -> u8 {
+    static FORCED: std::sync::OnceLock<u8> = std::sync::OnceLock::new();
+    *FORCED.get_or_init(|| match std::env::var("FLEXIO_GENERAL_PATH").as_deref() {
+        Ok("1") => 1,
+        Ok("2") => 2,
+        _ => 0,
+    })
+}
+
 impl<E: Engine> Worker<'_, E> {
     /// Whether a loop can take the plain synchronous path: one request at a time on an
-    /// engine that completes it in the call (a sync engine, or null at depth 1), and none
-    /// of the per-request features (rate, think time, verify, logs, latency checks,
-    /// priorities, periodic syncs).
+    /// engine that completes it in the call (a sync engine, or null at depth 1), none of
+    /// the features the general loop's lean copy leaves out, and none of the per-request
+    /// ones the plain loop has no place for (logs, priorities, number_ios).
     pub(super) fn plain_sync(&self) -> bool {
-        // FLEXIO_GENERAL_PATH=1 (or 2, see `lean`) keeps every job on the general loop
-        // (tests compare the two).
-        static FORCED_GENERAL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        let forced = *FORCED_GENERAL.get_or_init(|| {
-            matches!(
-                std::env::var("FLEXIO_GENERAL_PATH").as_deref(),
-                Ok("1") | Ok("2")
-            )
-        });
-        let p = self.plan;
-        !forced
-            && !crate::debug::on(crate::debug::Cat::Io)
+        forced_path() == 0
+            && self.without_gated_features()
             && self.caps.syncio
             && (!self.caps.has_commit || self.caps.queue_completes)
-            && !self.caps.file_op
             && !self.caps.noio
-            && !self.caps.untimed
             && self.caps.op_kinds.is_empty()
             && self.slots.len() == 1
             && self.depth_limit == 1
-            && !self.pace.limited()
-            && !self.pace.thinks()
-            && self.pace.cycles() == 0
-            && p.io.low.is_none()
-            && p.io.number_ios == 0
-            && self.ver.is_none()
-            && self.lat_target.is_none()
-            && !self.lat_quiesce
-            && p.latency.max_ns == [0; 3]
+            && self.plan.io.number_ios == 0
             && self.meter.logs.is_none()
             && !self.prio.varies()
-            && p.io.sync_every == 0
-            && p.sysio.sync_range.is_none()
-            && p.replay.is_none()
-            && p.control.flow.is_none()
-            && p.control.lockfile.is_none()
-            && p.capture.is_none()
-            && p.zbd.is_none()
-            && p.io.block_errors.is_none()
     }
 
-    /// Whether this loop may run the general loop's lean copy: none of the features whose
-    /// checks that copy leaves out is in use, for the whole loop (each is fixed by the plan
-    /// or by set-up). FLEXIO_GENERAL_PATH=2 keeps every job on the full copy (tests
-    /// compare the two).
+    /// Whether this loop may run the general loop's lean copy.
     pub(super) fn lean(&self) -> bool {
-        static FORCED_FULL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        let forced =
-            *FORCED_FULL.get_or_init(|| std::env::var("FLEXIO_GENERAL_PATH").as_deref() == Ok("2"));
+        forced_path() < 2 && self.without_gated_features()
+    }
+
+    /// None of the features whose checks the general loop's lean copy leaves out (each
+    /// `!LEAN && ...`) is in use, for the whole loop: each is fixed by the plan or by
+    /// set-up.
+    fn without_gated_features(&self) -> bool {
         let p = self.plan;
-        !forced
-            && !crate::debug::on(crate::debug::Cat::Io)
+        !crate::debug::on(crate::debug::Cat::Io)
             && !self.caps.file_op
             && !self.caps.untimed
             && self.replay.is_none()

@@ -71,6 +71,27 @@ impl<E: Engine> Worker<'_, E> {
         }
     }
 
+    /// `--debug=io`: a request queued or completed (`res`), at `offset`/`len`.
+    fn debug_io(&self, what: &str, slot: u32, offset: u64, len: u64, res: Option<i64>) {
+        if crate::debug::on(crate::debug::Cat::Io) {
+            self.debug_io_line(what, slot, offset, len, res);
+        }
+    }
+
+    #[cold]
+    fn debug_io_line(&self, what: &str, slot: u32, offset: u64, len: u64, res: Option<i64>) {
+        let s = &self.slots[slot as usize];
+        let res = res.map(|r| format!(",res={r}")).unwrap_or_default();
+        crate::debug::log(
+            crate::debug::Cat::Io,
+            &format!(
+                "{what}: io_u {slot}: off=0x{offset:x},len=0x{len:x},ddir={},file={}{res}",
+                s.ddir,
+                self.plan.files[s.file as usize].path.display()
+            ),
+        );
+    }
+
     /// Submit a prepared request; returns the time after submission. `LEAN`: the job uses
     /// none of the features [`Self::lean`] rules out (their checks compile away).
     #[inline]
@@ -120,14 +141,7 @@ impl<E: Engine> Worker<'_, E> {
         loop {
             let req = self.request(slot);
             if !LEAN {
-                crate::debug_log!(
-                    crate::debug::Cat::Io,
-                    "queue: io_u {slot}: off=0x{:x},len=0x{:x},ddir={},file={}",
-                    req.offset,
-                    req.len,
-                    s.ddir,
-                    self.plan.files[s.file as usize].path.display()
-                );
+                self.debug_io("queue", slot, req.offset, req.len as u64, None);
             }
             // Synchronous engines: the start stamp, taken just before the system call, is
             // also the issue time: one clock reading per request instead of two (lat then
@@ -375,14 +389,7 @@ impl<E: Engine> Worker<'_, E> {
     pub(super) fn complete<const LEAN: bool>(&mut self, slot: u32, res: i64, t: u64) {
         let s = self.slots[slot as usize];
         if !LEAN {
-            crate::debug_log!(
-                crate::debug::Cat::Io,
-                "complete: io_u {slot}: off=0x{:x},len=0x{:x},ddir={},file={},res={res}",
-                s.offset,
-                s.len,
-                s.ddir,
-                self.plan.files[s.file as usize].path.display()
-            );
+            self.debug_io("complete", slot, s.offset, s.len, Some(res));
         }
         if s.op >= OP_SYNC {
             if res < 0 {
