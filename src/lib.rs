@@ -1,29 +1,12 @@
-//! flexio: a flexible I/O tester that runs fio job files and prints fio-compatible output.
-//! See ARCHITECTURE.md for the map of the code. The binary (`src/main.rs`) calls
-//! [`app::run`]; the modules are a library so that the fuzzer can drive the planner too.
+//! flexio's command line: the fio-compatible front door ([`app::run`]), flexio's own
+//! subcommands ([`cmd`]), client/server mode and MPI ([`remote`]). The run engine they
+//! drive is the `flexio-run` crate (crates/run); see ARCHITECTURE.md for the map of the
+//! code. The modules are a library so that the fuzzer and the tests can reach them.
 
 pub mod app;
-pub mod blockdev;
-pub mod clock;
 pub mod cmd;
-pub mod debug;
 pub mod defaults;
-pub mod diskstats;
-pub mod files;
-pub mod idle;
-pub mod iolog;
 pub mod jobless;
-pub mod logz;
-pub mod notes;
 pub mod parse_only;
-pub mod plan;
-pub mod progress;
 pub mod remote;
-pub mod run_extra;
 pub mod selftest;
-pub mod signals;
-pub mod status;
-pub mod steady_judge;
-pub mod trigger;
-pub mod verify;
-pub mod worker;

@@ -17,7 +17,7 @@ pub fn run(cli: &Cli, env: &LoadEnv) -> i32 {
             return 1;
         }
     };
-    crate::debug::parse_lines(&set);
+    flexio_run::debug::parse_lines(&set);
     for w in &set.warnings {
         eprintln!("flexio: warning: {w}");
     }

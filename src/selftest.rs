@@ -3,8 +3,8 @@
 
 mod hashes;
 
-use crate::clock::{Clock, Source};
-use crate::verify::{sum, Generation, Kind};
+use flexio_run::clock::{Clock, Source};
+use flexio_run::verify::{sum, Generation, Kind};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -74,7 +74,10 @@ pub fn early(x: &flexio_job::cli_extra::Extra, compat: flexio_job::Compat) -> Op
     }
     if x.idle_prof == Some(flexio_job::cli_extra::IdleProf::Calibrate) {
         // fio's calibration only: the unit of work's time over the CPUs.
-        print!("{}", crate::idle::calibrate_text(crate::idle::calibrate()));
+        print!(
+            "{}",
+            flexio_run::idle::calibrate_text(flexio_run::idle::calibrate())
+        );
         return Some(0);
     }
     None
@@ -136,11 +139,11 @@ pub fn crctest(list: Option<&str>, per_hash: Duration) -> i32 {
 /// took it. Prints fio's `cs:` lines; exit status 0 on a pass.
 pub fn cpuclock_test(per_cpu_reads: u64) -> i32 {
     let pid = std::process::id();
-    match crate::clock::tsc_usable() {
+    match flexio_run::clock::tsc_usable() {
         Ok(()) => println!("cs: reliable_tsc: yes"),
         Err(why) => println!("cs: reliable_tsc: no ({why})"),
     }
-    let source = if crate::clock::tsc_usable().is_ok() {
+    let source = if flexio_run::clock::tsc_usable().is_ok() {
         Source::Tsc
     } else {
         Source::Monotonic

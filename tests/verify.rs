@@ -854,8 +854,8 @@ fn verify_state_save_and_load_in_fio_333_format() {
 /// newest the writes issued and those in flight).
 #[test]
 fn a_killed_write_job_is_verified_up_to_its_last_checkpoint() {
-    use flexio::verify::state::{self, VerifyState, EMPTY};
-    use flexio::verify::Generation;
+    use flexio_run::verify::state::{self, VerifyState, EMPTY};
+    use flexio_run::verify::Generation;
     for (gen, env) in [
         (Generation::Latest, &[][..]),
         (Generation::Fio333, ORACLE_COMPAT),

@@ -7,9 +7,9 @@
 mod common;
 
 use common::{fio_bin, run_in};
-use flexio::verify::format::{Expect, Place};
-use flexio::verify::state::{self, StateV3, VerifyState};
-use flexio::verify::{wlog, Class, Format, Generation, Kind, Stamp};
+use flexio_run::verify::format::{Expect, Place};
+use flexio_run::verify::state::{self, StateV3, VerifyState};
+use flexio_run::verify::{wlog, Class, Format, Generation, Kind, Stamp};
 use std::path::Path;
 
 const BS: usize = 4096;
@@ -33,7 +33,7 @@ struct Case {
 
 fn cases() -> Vec<Case> {
     let mut v = Vec::new();
-    for k in flexio::verify::kind::CHECKSUMS {
+    for k in flexio_run::verify::kind::CHECKSUMS {
         v.push(Case {
             args: vec![format!("--verify={}", k.name())],
             fmt: Format::new(Generation::Fio333, k, 1),

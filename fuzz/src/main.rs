@@ -109,7 +109,7 @@ fn outcome(r: Result<flexio_job::JobSet, flexio_job::JobError>) -> String {
             // only reads: file sizes, block devices; engines are not probed).
             let _ = flexio_job::showcmd::showcmd(&set);
             let planned = if set.jobs.iter().map(|j| j.opts.numjobs as u64).sum::<u64>() <= 64 {
-                match flexio::plan::plan_with(&set, true, false) {
+                match flexio_run::plan::plan_with(&set, true, false) {
                     Ok(p) => format!("plan:{}", p.len().min(8)),
                     Err(e) => format!("plan-err:{}", error_shape(&e.to_string())),
                 }

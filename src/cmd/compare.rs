@@ -6,6 +6,7 @@
 //!   interleaved A B A B (this flexio, `--output-format=json+`, results in a temporary
 //!   folder unless `--keep DIR`), then compares them.
 
+use super::out::stdout;
 use super::report::{label_distinctly, read_results, take_value, write_page};
 use flexio_analysis::compare::{compare, Options};
 use flexio_analysis::report::{self, ReportOptions};
@@ -184,19 +185,6 @@ fn run_trials(
         }
     }
     Ok((ra, rb))
-}
-
-/// Print to stdout without panicking when the reader has gone (`flexio compare ... | head`):
-/// a closed pipe ends the output, the command still writes its page and sets its status.
-pub(crate) fn stdout(text: &str) {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            eprintln!("flexio: cannot write the output: {e}")
-        }
-        _ => {}
-    }
 }
 
 fn options(a: &Args) -> Options {

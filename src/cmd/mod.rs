@@ -14,8 +14,8 @@ pub struct Subcommand {
 }
 
 pub mod compare;
-pub mod inproc;
 pub mod matrix;
+pub mod out;
 pub mod report;
 pub mod rt_study;
 pub mod writemodes;

@@ -110,7 +110,7 @@ pub fn write_page(out: &Path, page: &str) -> Result<(), String> {
             .write_all(page.as_bytes())
             .map_err(|e| format!("cannot write the report: {e}"));
     }
-    crate::notes::write_atomic(out, page.as_bytes())
+    flexio_run::notes::write_atomic(out, page.as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", out.display()))
 }
 
@@ -127,7 +127,7 @@ pub fn write_run_report(json_plus: &str, log_dir: &Path, out: &Path) -> Result<(
 
 pub fn run(args: &[String]) -> i32 {
     if args.iter().any(|a| a == "-h" || a == "--help") {
-        super::compare::stdout(USAGE);
+        super::out::stdout(USAGE);
         return 0;
     }
     let a = match parse_args(args) {

@@ -473,7 +473,7 @@ fn study(a: &Args) -> Result<(String, serde_json::Value, Vec<RunResult>), String
             .any(|e| e.name == "libaio");
         if built { "libaio" } else { "psync" }.to_string()
     });
-    let sched = crate::diskstats::scheduler_of(&a.target).map(|(_, s)| s);
+    let sched = flexio_run::diskstats::scheduler_of(&a.target).map(|(_, s)| s);
     if a.warmup_run {
         // The first run after the target was written (or idle) meets colder caches and
         // queues than the rest: one unrecorded run of the first case levels the field.
@@ -599,7 +599,7 @@ pub fn run(args: &[String]) -> i32 {
     print!("{text}");
     if let Some(p) = &a.json {
         let s = serde_json::to_string_pretty(&json).unwrap_or_default() + "\n";
-        if let Err(e) = crate::notes::write_atomic(p, s.as_bytes()) {
+        if let Err(e) = flexio_run::notes::write_atomic(p, s.as_bytes()) {
             eprintln!("flexio rt-study: cannot write {}: {e}", p.display());
             return 1;
         }

@@ -14,9 +14,9 @@
 //! Each mode is a fio job run in-process (`super::inproc`) on a fresh file; its CPU is the
 //! job thread's usr/sys time (fio's `cpu` line), plus the syncer thread's for `bgsync`.
 
-use super::inproc;
 use super::report::take_value;
 use flexio_job::value::{parse_size, KbBase};
+use flexio_run::inproc;
 use serde_json::json;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -165,7 +165,7 @@ pub fn parse_args(args: &[String]) -> Result<Args, String> {
             a.bs, a.size
         ));
     }
-    a.file = super::inproc::scratch_file(dir, file, "writemodes")?;
+    a.file = flexio_run::inproc::scratch_file(dir, file, "writemodes")?;
     Ok(a)
 }
 
@@ -442,7 +442,7 @@ pub fn run(args: &[String]) -> i32 {
     remove(&a.file);
     let doc = json_doc(&a, &res, err.as_deref());
     if let Some(p) = &a.json {
-        if let Err(e) = crate::notes::write_atomic(p, doc.as_bytes()) {
+        if let Err(e) = flexio_run::notes::write_atomic(p, doc.as_bytes()) {
             eprintln!("flexio writemodes: cannot write {}: {e}", p.display());
             return 1;
         }

@@ -9,14 +9,11 @@
 //! and marked partial. Presentation: [`super::present`].
 
 use super::net::{self, Stream};
-use crate::signals::Signals;
 use flexio_job::{Cli, Format};
 use flexio_remote::addr::Addr;
-use flexio_remote::msg::{
-    DiskUtil, Eta, Job, JobLine, JobOpt, LoadFile, Probe, ProbeReply, CLIENT_TYPE_CLI,
-};
-use flexio_remote::ts::{GroupStats, ThreadStat};
+use flexio_remote::msg::{Eta, Job, JobLine, JobOpt, LoadFile, Probe, CLIENT_TYPE_CLI};
 use flexio_remote::{Decoder, Message, Sender};
+use flexio_run::signals::Signals;
 use std::io::{IsTerminal, Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -32,64 +29,7 @@ const STOP_GRACE: Duration = Duration::from_secs(10);
 /// often whatever the interval, as the replies are its liveness check).
 const ETA_EVERY: Duration = Duration::from_millis(950);
 
-/// What one server sent, and how its session ended.
-#[derive(Debug, Default)]
-pub struct HostResult {
-    /// The address as given.
-    pub addr: String,
-    /// Its name: the probe's hostname (else the address).
-    pub name: String,
-    /// The address's host part (a socket's path), as fio's client names the server in
-    /// JSON (`hostname`); MPI: the rank's name.
-    pub host: String,
-    /// TCP port (0 for a Unix socket).
-    pub port: u16,
-    pub probe: Option<ProbeReply>,
-    pub global_opts: Vec<JobOpt>,
-    /// Each TS with the JOB_OPTs that preceded it, and its arrival (ns, client wall clock).
-    pub ts: Vec<(Vec<JobOpt>, ThreadStat, i128)>,
-    pub gs: Vec<GroupStats>,
-    pub du: Vec<DiskUtil>,
-    /// START's report count (cumulative, the last one received).
-    pub stat_outputs: u32,
-    /// STOP {error, signal}.
-    pub stop: Option<(u32, u32)>,
-    /// Why the session failed (the run is then partial).
-    pub error: Option<String>,
-    /// Clock offset of the server's wall clock against ours (ns, server − client) and its
-    /// uncertainty (± ns), from the TEXT stamps; MPI: from ping-pongs.
-    pub offset: Option<(i128, i128)>,
-    /// The shortest SEND_ETA round trip (ns).
-    pub rtt: Option<i128>,
-    /// First SERVER_START (client wall clock, ns); MPI: the rank's first barrier, on rank
-    /// 0's clock.
-    pub started_at: Option<i128>,
-    /// MPI: the rank's end of run on rank 0's clock (client mode: its results' arrival).
-    pub ended_at: Option<i128>,
-    /// Cumulative progress (time ns on the same clock, bytes and I/Os per direction):
-    /// client mode integrates the ETA replies' rates over the time between replies; MPI
-    /// ranks sample their own counters.
-    pub progress: Vec<(i128, [u64; 3], [u64; 3])>,
-}
-
-/// Shared between the server threads.
-pub struct Shared {
-    /// Set when the run must stop (a server failed, or a signal): every session sends QUIT.
-    pub stop: AtomicBool,
-    /// Output so far (TEXT lines are printed as they come, prefixed by the server name).
-    pub out: super::present::Out,
-    pub normal: bool,
-    pub terse: bool,
-    /// MPI (the ranks' stamps place the windows) rather than client mode.
-    pub mpi: bool,
-    /// The latest ETA reply of each server whose session is still going (the live
-    /// status line sums them).
-    pub etas: Mutex<Vec<Option<Eta>>>,
-    /// The trigger fired (`--trigger-file` / `--trigger-timeout`): each session sends
-    /// VTRIGGER with `trigger_remote` (`--trigger-remote`, empty without).
-    pub triggered: AtomicBool,
-    pub trigger_remote: String,
-}
+pub use super::hosts::{HostResult, Shared};
 
 fn wall_ns() -> i128 {
     std::time::SystemTime::now()
@@ -128,7 +68,7 @@ pub fn main(cli: &Cli, sigs: &(Arc<AtomicBool>, Signals)) -> i32 {
     };
     let shared = Arc::new(Shared {
         stop: AtomicBool::new(false),
-        out: super::present::Out::new(sw.output.is_some()),
+        out: super::hosts::Out::new(sw.output.is_some()),
         normal: sw.formats.contains(&Format::Normal),
         terse: sw.formats.contains(&Format::Terse),
         mpi: false,
@@ -138,7 +78,7 @@ pub fn main(cli: &Cli, sigs: &(Arc<AtomicBool>, Signals)) -> i32 {
     });
     // fio's client polls the trigger: it runs --trigger here and sends --trigger-remote.
     let started = Instant::now();
-    let mut trigger = crate::trigger::Trigger::new(&sw.extra, 0);
+    let mut trigger = flexio_run::trigger::Trigger::new(&sw.extra, 0);
     let eta_every = Duration::from_millis(sw.eta_interval_ms * 95 / 100)
         .clamp(Duration::from_millis(10), ETA_EVERY);
     let handles: Vec<_> = plans
@@ -646,7 +586,7 @@ fn session(p: Plan, index: usize, sh: &Shared, eta_every: Duration) -> HostResul
                             &t.name,
                             t.index as u32,
                         );
-                        if let Err(e) = crate::notes::write_atomic(
+                        if let Err(e) = flexio_run::notes::write_atomic(
                             std::path::Path::new(&name),
                             &t.to_state_file(),
                         ) {

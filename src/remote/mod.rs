@@ -3,14 +3,15 @@
 //! and merges their results ([`client`], [`present`]). Both ends speak to fio 3.33 as well.
 
 pub mod client;
+pub mod hosts;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 pub mod net;
 pub mod present;
 pub mod server;
 
-use crate::signals::Signals;
 use flexio_job::Cli;
+use flexio_run::signals::Signals;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 

@@ -26,15 +26,15 @@
 //! MPI is called from the main thread only (MPI_THREAD_FUNNELED); the run itself goes on
 //! in a thread whose barrier requests the main thread carries out.
 
-use super::client::{HostResult, Shared};
-use crate::app::{self, RunEvents};
-use crate::plan::ThreadPlan;
-use crate::progress::Progress;
-use crate::signals::Signals;
+use super::hosts::{HostResult, Shared};
 use flexio_job::{Cli, Format};
 use flexio_remote::convert::wire_run_of;
 use flexio_remote::msg::Stop;
 use flexio_remote::{Decoder, Message, Sender};
+use flexio_run::plan::ThreadPlan;
+use flexio_run::progress::Progress;
+use flexio_run::session::{self as app, Observer};
+use flexio_run::signals::Signals;
 use mpi::collective::SystemOperation;
 use mpi::point_to_point::MatchedReceiveVec;
 use mpi::request::StaticScope;
@@ -93,7 +93,7 @@ struct Events {
     progress: Arc<Mutex<Option<Arc<Vec<Progress>>>>>,
 }
 
-impl RunEvents for Events {
+impl Observer for Events {
     fn text(&self, s: &str) {
         if self.rank == 0 {
             print!("{s}");
@@ -350,8 +350,8 @@ pub fn main(cli: Cli, sigs: &(Arc<AtomicBool>, Signals)) -> i32 {
                     f.need = f.need.max(*n);
                 }
             }
-            let which = crate::files::files_to_lay_out(&whole);
-            if let Err(e) = crate::files::lay_out(&whole, &which, cli.switches.readonly) {
+            let which = flexio_run::files::files_to_lay_out(&whole);
+            if let Err(e) = flexio_run::files::lay_out(&whole, &which, cli.switches.readonly) {
                 eprintln!("flexio: rank 0: laying out the shared file failed: {e}");
             }
         }

@@ -3,50 +3,16 @@
 //! bucket by bucket, so its percentiles are those of the pooled samples), the cluster
 //! windows, and the exit status. Layout: `flexio_output::clients`.
 
-use super::client::{HostResult, Shared};
-use crate::app::{FIO_COMPAT, VERSION};
+pub use super::hosts::Out;
+use super::hosts::{HostResult, Shared};
 use flexio_job::{Cli, Format};
 use flexio_output::clients::{self, Host};
 use flexio_remote::convert::{job_result_of, run_report_of};
+use flexio_run::{FIO_COMPAT, VERSION};
 use flexio_stats::cluster::{self, HostRun, Progress};
 use flexio_stats::report::{self, JobResult, RunReport};
 use flexio_stats::ThreadStats;
-use std::io::Write;
 use std::path::Path;
-use std::sync::Mutex;
-
-/// Where the client's text goes: stdout as it comes, or a buffer for `--output`.
-pub struct Out {
-    buf: Option<Mutex<String>>,
-    lock: Mutex<()>,
-}
-
-impl Out {
-    pub fn new(to_file: bool) -> Out {
-        Out {
-            buf: to_file.then(|| Mutex::new(String::new())),
-            lock: Mutex::new(()),
-        }
-    }
-    pub fn text(&self, s: &str) {
-        if let Some(b) = &self.buf {
-            if let Ok(mut b) = b.lock() {
-                b.push_str(s);
-            }
-            return;
-        }
-        let _g = self.lock.lock();
-        let mut o = std::io::stdout().lock();
-        let _ = o.write_all(s.as_bytes());
-        let _ = o.flush();
-    }
-    fn take(&self) -> String {
-        self.buf
-            .as_ref()
-            .and_then(|b| b.lock().ok().map(|mut b| std::mem::take(&mut *b)))
-            .unwrap_or_default()
-    }
-}
 
 fn now() -> (i64, i64, String) {
     let wall = std::time::SystemTime::now()
@@ -300,7 +266,7 @@ pub fn finish(cli: &Cli, sh: &Shared, hosts: &mut [HostResult], interrupted: boo
         );
     }
     if let Some(p) = &sw.output {
-        if let Err(e) = crate::notes::write_atomic(Path::new(p), sh.out.take().as_bytes()) {
+        if let Err(e) = flexio_run::notes::write_atomic(Path::new(p), sh.out.take().as_bytes()) {
             eprintln!("flexio: cannot write output file '{p}': {e}");
             return 1;
         }

@@ -3,21 +3,21 @@
 //! One thread per connection (fio forks a process). A session collects job lines (JOBLINE),
 //! job texts (JOB) and server-side job files (LOAD_FILE), checks each by parsing and
 //! planning the whole set (START with cumulative counts, or an error TEXT and QUIT), runs
-//! them on RUN through [`crate::app::run_prepared`] while answering SEND_ETA from the
+//! them on RUN through [`flexio_run::run_prepared`] while answering SEND_ETA from the
 //! threads' live progress, and ends with the results as fio sends them (JOB_OPT, TS, GS,
 //! DU), STOP and QUIT. A client's QUIT stops the jobs (the results of what ran are still
 //! sent); a client that disconnects stops them too.
 
 use super::net::{Listener, Stream};
-use crate::app::{self, Outcome, Prepared, RunEvents};
-use crate::plan::ThreadPlan;
-use crate::progress::Progress;
-use crate::signals::Signals;
 use flexio_job::Format;
 use flexio_remote::addr::Addr;
 use flexio_remote::convert::wire_run_of;
 use flexio_remote::msg::{Eta, ProbeReply, Start, Stop, Text, LOG_ERR, LOG_INFO};
 use flexio_remote::{Decoder, Message, Sender};
+use flexio_run::plan::ThreadPlan;
+use flexio_run::progress::Progress;
+use flexio_run::session::{self as app, Observer, Outcome, Prepared};
+use flexio_run::signals::Signals;
 use std::io::{Read, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -121,7 +121,8 @@ fn spawn_daemon(addr: Option<&str>, pidfile: &str) -> i32 {
     std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
     match cmd.spawn() {
         Ok(child) => {
-            if let Err(e) = crate::notes::write_atomic(&abs, format!("{}\n", child.id()).as_bytes())
+            if let Err(e) =
+                flexio_run::notes::write_atomic(&abs, format!("{}\n", child.id()).as_bytes())
             {
                 eprintln!("flexio: --daemonize: cannot write pid file {pidfile}: {e}");
                 return 1;
@@ -171,7 +172,7 @@ struct Events {
 /// A running job set: its plans and the threads' live progress.
 type LiveRun = (Vec<ThreadPlan>, Arc<Vec<Progress>>);
 
-impl RunEvents for Events {
+impl Observer for Events {
     fn text(&self, s: &str) {
         send_lines(&self.client, LOG_INFO, s);
     }
@@ -331,7 +332,7 @@ fn eta_of(ev: &Events, st: &mut EtaState) -> Eta {
     e.eta_sec = if elapsed < 3 {
         i32::MAX as u64
     } else {
-        crate::status::estimate(plans, progress, elapsed).unwrap_or(0)
+        flexio_run::status::estimate(plans, progress, elapsed).unwrap_or(0)
     };
     e
 }
@@ -541,7 +542,7 @@ fn session(stream: Stream, sigs: Signals, server_stop: Arc<AtomicBool>) {
                     send(&w, &Message::VTriggerReply(reply), 0);
                     stop_run.store(true, Ordering::Relaxed);
                     if !t.command.is_empty() {
-                        crate::trigger::exec(&t.command);
+                        flexio_run::trigger::exec(&t.command);
                     }
                 }
                 other => {

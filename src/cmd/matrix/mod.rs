@@ -181,7 +181,7 @@ pub fn parse_args(args: &[String]) -> Result<Args, String> {
     if a.direct && a.min_record % 512 != 0 {
         return Err("--direct needs records that are multiples of 512 bytes".into());
     }
-    a.file = crate::cmd::inproc::scratch_file(dir, file, "matrix")?;
+    a.file = flexio_run::inproc::scratch_file(dir, file, "matrix")?;
     Ok(a)
 }
 
@@ -252,7 +252,7 @@ pub fn sweep(a: &Args, mut each: impl FnMut(&Cell)) -> (Vec<Cell>, Result<(), St
                     break 'cells;
                 }
             }
-            if super::inproc::interrupted() {
+            if flexio_run::inproc::interrupted() {
                 result = Err("interrupted".into());
                 break 'cells;
             }
@@ -295,7 +295,7 @@ pub fn run(args: &[String]) -> i32 {
     });
     let doc = tables::json(&a, &cells, res.as_ref().err().map(String::as_str));
     if let Some(p) = &a.json {
-        if let Err(e) = crate::notes::write_atomic(p, doc.as_bytes()) {
+        if let Err(e) = flexio_run::notes::write_atomic(p, doc.as_bytes()) {
             eprintln!("flexio matrix: cannot write {}: {e}", p.display());
             return 1;
         }

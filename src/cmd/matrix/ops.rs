@@ -2,7 +2,7 @@
 //! per cell through flexio's engine path (`super::super::inproc`), or, for the four stdio
 //! tests, a user-space buffered stream over the same file.
 
-use super::super::inproc;
+use flexio_run::inproc;
 use flexio_stats::stat::LatStat;
 use flexio_stats::Hist;
 use std::io::{Read, Write};

@@ -5,7 +5,7 @@
 //!   ([`Generation`] selects).
 //! * [`sum`]: every checksum, stored as each generation stores it; [`md5`]: flexio's own
 //!   MD5 core (faster than the md-5 crate's on 64 KiB blocks).
-//! * [`format`]: [`Format`] fills a block to be written and checks a block read, with
+//! * [`format`](mod@format): [`Format`] fills a block to be written and checks a block read, with
 //!   fio's check order and messages, reporting a [`Mismatch`] (see [`report`]).
 //! * [`fill`]: `verify_pattern` layout (`%o`, `verify_pattern_interval`).
 //! * [`wlog`]: the written-block log with the newest fio's last-write-wins semantics, and

@@ -346,7 +346,7 @@ mod tests {
             .iter()
             .map(|a| a.replace("@F@", &f.display().to_string()))
             .collect();
-        crate::app::prepare(&args, &|p| std::fs::read(p)).map(|p| p.plans)
+        crate::session::prepare(&args, &|p| std::fs::read(p)).map(|p| p.plans)
     }
 
     #[test]

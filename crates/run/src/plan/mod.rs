@@ -940,7 +940,7 @@ mod tests {
 
     fn plan_args(args: &[&str]) -> Result<Vec<ThreadPlan>, String> {
         let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-        crate::app::prepare(&args, &|p| std::fs::read(p)).map(|p| p.plans)
+        crate::session::prepare(&args, &|p| std::fs::read(p)).map(|p| p.plans)
     }
 
     #[test]

@@ -1,34 +1,12 @@
 //! Running a generated fio job inside this process, through the same seam a remote session
-//! uses (`app::prepare` + `app::run_prepared`): parsing, planning, the engine and the job
+//! uses ([`crate::prepare_job_text`] + [`crate::run_prepared`]): parsing, planning, the engine and the job
 //! loop are flexio's own, nothing is printed, and the results come back as numbers. The
 //! study subcommands (`flexio matrix`, `flexio writemodes`) are built on it.
 
-use crate::app::{self, RunEvents};
-use crate::plan::ThreadPlan;
-use crate::progress::Progress;
+use crate::session::{interrupt, prepare_job_text, run_prepared, Quiet};
 use flexio_stats::report::{DiskReport, JobReport, JobResult};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
-
-/// Swallows the preamble (job headers, layout messages): the study prints its own tables.
-struct Quiet;
-
-impl RunEvents for Quiet {
-    fn text(&self, _s: &str) {}
-    fn running(&self, _plans: &[ThreadPlan], _progress: &Arc<Vec<Progress>>) {}
-}
-
-/// The interrupt flag shared by every in-process run (SIGINT/SIGTERM set it): the current
-/// job stops and a study stops after it.
-fn interrupt() -> &'static (Arc<AtomicBool>, crate::signals::Signals) {
-    static SIGS: OnceLock<(Arc<AtomicBool>, crate::signals::Signals)> = OnceLock::new();
-    SIGS.get_or_init(|| {
-        let t = Arc::new(AtomicBool::new(false));
-        let s = crate::signals::install(t.clone());
-        (t, s)
-    })
-}
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 
 /// Whether the user interrupted the study.
 pub fn interrupted() -> bool {
@@ -49,16 +27,7 @@ pub struct JobRun {
 /// Run `job` (the text of a job file with one job) in this process. An error names the job
 /// and carries flexio's message (a bad option, a failed open, an I/O error).
 pub fn run_job(job: &str) -> Result<JobRun, String> {
-    const NAME: &str = "<flexio study job>";
-    let read = |p: &Path| -> std::io::Result<Vec<u8>> {
-        if p == Path::new(NAME) {
-            Ok(job.as_bytes().to_vec())
-        } else {
-            std::fs::read(p)
-        }
-    };
-    let args = vec!["--output-format=json".to_string(), NAME.to_string()];
-    let prepared = app::prepare(&args, &read)?;
+    let prepared = prepare_job_text(job, &["--output-format=json"])?;
     if prepared.plans.len() != 1 {
         return Err(format!(
             "internal: a study job must plan to one thread, not {}",
@@ -66,7 +35,7 @@ pub fn run_job(job: &str) -> Result<JobRun, String> {
         ));
     }
     let (term, sigs) = interrupt().clone();
-    let out = app::run_prepared(prepared, &Quiet, term, sigs);
+    let out = run_prepared(prepared, &Quiet, term, sigs);
     if interrupted() {
         return Err("interrupted".into());
     }

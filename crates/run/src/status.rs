@@ -169,7 +169,7 @@ pub fn spawn(
 }
 
 /// Remaining seconds: time-based jobs by their runtime, size-based ones by progress.
-pub(crate) fn estimate(plans: &[ThreadPlan], progress: &[Progress], elapsed: u64) -> Option<u64> {
+pub fn estimate(plans: &[ThreadPlan], progress: &[Progress], elapsed: u64) -> Option<u64> {
     let mut eta = 0u64;
     for (p, pr) in plans.iter().zip(progress) {
         if pr.state_char() == '_' {
