@@ -5,6 +5,7 @@
 //!
 //! fio's size rules (`filesetup.c`) live in `files.rs`.
 
+pub mod features;
 pub mod files;
 pub mod newest;
 pub mod numa;
@@ -41,7 +42,11 @@ pub struct ThreadPlan {
     pub echo: Vec<(String, String)>,
     /// The engine's name, capabilities and configuration.
     pub engine: String,
+    /// The engine's capabilities, resolved once for the thread's final configuration (the
+    /// worker reads these, not the engine's).
     pub caps: Caps,
+    /// The per-I/O features the job uses: which job loop runs ([`features::Features`]).
+    pub features: features::Features,
     pub engine_cfg: EngineConfig,
     pub files: Vec<FilePlan>,
     pub spec: Spec,
@@ -277,6 +282,10 @@ pub fn plan_with(
         threads_of.push((o.name.clone(), first..out.len()));
     }
     newest::share_ramp_counters(&mut out);
+    // Last, once each plan is complete: which loop each thread runs.
+    for t in &mut out {
+        t.features = features::Features::of(t);
+    }
     // gtod_cpu: the CPU is set aside for the timekeeper; fio clears it from every job's
     // CPU mask (a job whose mask is that CPU alone keeps it).
     if let Some(cpu) = out.iter().find_map(|t| t.control.gtod_cpu) {
@@ -575,6 +584,7 @@ fn plan_thread(
         capture,
         sysio: sysio::resolve(def, &caps)?,
         zbd: None,
+        features: features::Features::default(),
     })
 }
 

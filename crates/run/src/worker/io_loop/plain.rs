@@ -2,6 +2,7 @@
 //! the same requests and statistics as the general loop.
 
 use super::*;
+use crate::plan::features::Loop;
 
 /// FLEXIO_GENERAL_PATH (tests compare the paths): 1 keeps every job off the plain loop, 2
 /// also off the general loop's lean copy; anything else, 0: each job takes the fastest.
@@ -15,56 +16,18 @@ fn forced_path() -> u8 {
 }
 
 impl<E: Engine> Worker<'_, E> {
-    /// Whether a loop can take the plain synchronous path: one request at a time on an
-    /// engine that completes it in the call (a sync engine, or null at depth 1), none of
-    /// the features the general loop's lean copy leaves out, and none of the per-request
-    /// ones the plain loop has no place for (logs, priorities, number_ios).
+    /// Whether a loop can take the plain synchronous path: the plan's features
+    /// ([`crate::plan::features`]) are none at all (one request at a time on an engine that
+    /// completes it in the call, none of the gated features, no logs, priorities or
+    /// number_ios).
     pub(super) fn plain_sync(&self) -> bool {
-        forced_path() == 0
-            && self.without_gated_features()
-            && self.caps.syncio
-            && (!self.caps.has_commit || self.caps.queue_completes)
-            && !self.caps.noio
-            && self.caps.op_kinds.is_empty()
-            && self.slots.len() == 1
-            && self.depth_limit == 1
-            && self.plan.io.number_ios == 0
-            && self.meter.logs.is_none()
-            && !self.prio.varies()
+        forced_path() == 0 && self.plan.features.job_loop() == Loop::Plain
     }
 
-    /// Whether this loop may run the general loop's lean copy.
+    /// Whether this loop may run the general loop's lean copy: the plan's features
+    /// ([`crate::plan::features`]) include none of those its checks are compiled out of.
     pub(super) fn lean(&self) -> bool {
-        forced_path() < 2 && self.without_gated_features()
-    }
-
-    /// None of the features whose checks the general loop's lean copy leaves out (each
-    /// `!LEAN && ...`) is in use, for the whole loop: each is fixed by the plan or by
-    /// set-up.
-    fn without_gated_features(&self) -> bool {
-        let p = self.plan;
-        !crate::debug::on(crate::debug::Cat::Io)
-            && !self.caps.file_op
-            && !self.caps.untimed
-            && self.replay.is_none()
-            && self.capture.is_none()
-            && p.io.sync_every == 0
-            && p.sysio.sync_range.is_none()
-            && !self.pace.limited()
-            && !self.pace.thinks()
-            && self.pace.cycles() == 0
-            && self.zones.is_none()
-            && self.ver.is_none()
-            && self.lat_target.is_none()
-            && !self.lat_quiesce
-            && p.latency.max_ns == [0; 3]
-            && self.flow.is_none()
-            && p.control.lockfile.is_none()
-            && !p.sysio.trim_punch
-            && !p.control.serialize_overlap
-            && p.io.low.is_none()
-            && p.io.offload.is_none()
-            && self.stats.block_infos.is_none()
+        forced_path() < 2 && self.plan.features.lean()
     }
 
     /// [`Self::do_io`] for [`Self::plain_sync`] jobs: the same requests, statistics and
