@@ -1,7 +1,13 @@
 //! `bssplit=bs/perc[:bs/perc...][,write-list[,trim-list]]` (fio's `str_split_parse`).
 
-use crate::options::BsSplit;
 use crate::value::{parse_size, KbBase};
+
+/// One `bssplit` entry: block size and its share in percent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BsSplit {
+    pub bs: u64,
+    pub perc: u32,
+}
 
 /// At most this many entries per direction (fio's `BSSPLIT_MAX`).
 pub const BSSPLIT_MAX: usize = 64;

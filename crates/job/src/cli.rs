@@ -128,13 +128,7 @@ pub struct Cli {
     pub job_files: Vec<(usize, String)>,
 }
 
-/// Argument requirement of a program switch.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Arg {
-    None,
-    Required,
-    Optional,
-}
+pub use crate::cli_extra::Arg;
 
 /// (name, argument, help) of every program switch, for parsing, prefixes and `--help`.
 pub const SWITCHES: &[(&str, Arg, &str)] = &[

@@ -3,9 +3,15 @@
 //! `--aux-path`, `--alloc-size`, `--bandwidth-log[=NAME]` and the deprecated
 //! `--latency-log`. Parsed here into [`Extra`]; the binary acts on them.
 
-use crate::cli::Arg;
-
 /// (name, argument, help) rows, appended to the command line's switch table.
+/// Argument requirement of a program switch.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Arg {
+    None,
+    Required,
+    Optional,
+}
+
 pub const SWITCHES: &[(&str, Arg, &str)] = &[
     (
         "debug",

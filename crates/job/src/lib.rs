@@ -10,6 +10,7 @@ pub mod cli_extra;
 pub mod compat;
 pub mod cpus;
 pub mod engine_opts;
+pub mod engine_values;
 pub mod error;
 pub mod extra;
 pub mod help;

@@ -3,6 +3,8 @@
 //!
 //! Defaults are fio 3.33's (`fio --cmdhelp=<opt>`). Times are stored in microseconds.
 
+pub use crate::bssplit::BsSplit;
+pub use crate::pattern::VerifyPattern;
 use crate::value::{KbBase, SizeVal};
 
 /// I/O direction index used for per-direction arrays: read, write, trim.
@@ -197,14 +199,6 @@ pub mod verify_code {
     pub const NULL: u16 = 19;
 }
 
-/// A `verify_pattern`: bytes, and where `%o` puts the block offset (8 bytes, native
-/// endian).
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct VerifyPattern {
-    pub bytes: Vec<u8>,
-    pub offset_at: Vec<usize>,
-}
-
 /// `random_generator`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RandGenOpt {
@@ -223,13 +217,6 @@ pub enum ZoneMode {
 }
 
 pub use flexio_workload::dist::Dist;
-
-/// One `bssplit` entry: block size and its share in percent.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BsSplit {
-    pub bs: u64,
-    pub perc: u32,
-}
 
 /// All options of one job (or of the global defaults a job is copied from).
 #[derive(Clone, Debug)]
@@ -434,7 +421,7 @@ pub struct JobOptions {
     pub verify_async_cpus: Option<Vec<usize>>,
 
     // --- engine-private options (typed, owned by the engines)
-    pub engine: crate::engine_opts::EngineValues,
+    pub engine: crate::engine_values::EngineValues,
 
     // --- priorities and placement
     /// I/O priority level 0-7 (ioprio_set), with `prioclass`.

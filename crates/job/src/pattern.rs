@@ -141,6 +141,14 @@ fn decimal(t: &str) -> Option<(i64, usize)> {
         .then_some((v, i))
 }
 
+/// A `verify_pattern`: bytes, and where `%o` puts the block offset (8 bytes, native
+/// endian).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct VerifyPattern {
+    pub bytes: Vec<u8>,
+    pub offset_at: Vec<usize>,
+}
+
 /// The largest pattern of the fio `compat` reproduces.
 pub fn max_pattern(compat: crate::Compat) -> usize {
     if compat.is_fio333() {
@@ -162,17 +170,14 @@ pub fn parse_pattern_max(s: &str, max: usize) -> Result<Vec<u8>, String> {
 
 /// A `verify_pattern`: the `buffer_pattern` forms plus `%o`, which stands for the 8-byte
 /// offset of the block being written (fio 3.33's size limit).
-pub fn parse_verify_pattern(s: &str) -> Result<crate::options::VerifyPattern, String> {
+pub fn parse_verify_pattern(s: &str) -> Result<VerifyPattern, String> {
     parse_verify_pattern_max(s, MAX_PATTERN)
 }
 
 /// A `verify_pattern` of at most `max` bytes ([`MAX_PATTERN_LATEST`] for the newest fio).
-pub fn parse_verify_pattern_max(
-    s: &str,
-    max: usize,
-) -> Result<crate::options::VerifyPattern, String> {
+pub fn parse_verify_pattern_max(s: &str, max: usize) -> Result<VerifyPattern, String> {
     let (bytes, offset_at) = parse_parts(s, max, true)?;
-    Ok(crate::options::VerifyPattern { bytes, offset_at })
+    Ok(VerifyPattern { bytes, offset_at })
 }
 
 /// errno names `ignore_error` accepts: the newest fio's 133 (Linux's errors 1 to 133 and
