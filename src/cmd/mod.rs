@@ -18,6 +18,7 @@ pub mod matrix;
 pub mod out;
 pub mod report;
 pub mod rt_study;
+pub mod sweep;
 pub mod writemodes;
 
 /// Every subcommand, in `flexio --help` order.
@@ -41,6 +42,11 @@ pub static SUBCOMMANDS: &[Subcommand] = &[
         name: "writemodes",
         help: "[--dir DIR] [--size SIZE] ...: buffered, bgsync, O_SYNC, fsync writes with CPU",
         run: tool(writemodes::run),
+    },
+    Subcommand {
+        name: "sweep",
+        help: "--knob read_ahead_kb=128,4096 --opt bs=64k,8m JOB.fio: a job over settings, restored, with statistics",
+        run: tool(sweep::run),
     },
     Subcommand {
         name: "rt-study",

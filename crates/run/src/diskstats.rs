@@ -293,6 +293,19 @@ fn aggregate(slaves: &[usize], deltas: &[Option<[u64; 11]>], elapsed_ms: u64) ->
     Some(a)
 }
 
+/// The sysfs directory of the whole disk under `path` (a block device, or a file through
+/// its file system's device); a path that does not exist yet is looked up by its parent.
+pub fn disk_dir(path: &Path) -> Option<PathBuf> {
+    let mut p = path.to_path_buf();
+    while !p.exists() {
+        p = p.parent()?.to_path_buf();
+        if p.as_os_str().is_empty() {
+            p = PathBuf::from(".");
+        }
+    }
+    device_dir(Path::new("/sys"), &p)
+}
+
 /// The sysfs `queue` directory of the disk under `path` (where its scheduler is set).
 pub fn queue_dir(path: &Path) -> Option<PathBuf> {
     device_dir(Path::new("/sys"), path).map(|d| d.join("queue"))

@@ -31,6 +31,7 @@ pub mod session;
 pub mod signals;
 pub mod status;
 pub mod steady_judge;
+pub mod sweep;
 pub mod trigger;
 pub mod verify;
 pub mod worker;

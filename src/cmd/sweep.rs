@@ -1,0 +1,692 @@
+//! `flexio sweep`: one job over the points of one or more axes (job options, and the
+//! block-queue knobs of the job's own devices), repeats interleaved in a seeded shuffled
+//! order, every knob restored; per point the figures with their spread, each point against
+//! the baseline with `flexio compare`'s statistics, and the best point for `--metric`.
+//! The runner (points, order, knobs and their restore journal) is `flexio_run::sweep`.
+
+use super::report::take_value;
+use flexio_analysis::compare::{self, Metric, Options};
+use flexio_analysis::model::{Ddir, RunResult};
+use flexio_analysis::stats::{mean, variance};
+use flexio_run::session::interrupt;
+use flexio_run::sweep::{self, Axis, Device, Knobs, Point};
+use flexio_run::{Quiet, VERSION};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+const USAGE: &str = "\
+usage: flexio sweep [options] JOB.fio
+       flexio sweep [options] -- FIO-OPTIONS...   (a job given as fio's command line)
+       flexio sweep --restore
+
+Runs the job at every point of the axes (their cartesian product), each point --repeat
+times in a shuffled order, and compares every point with the baseline.
+
+  --opt NAME=V1,V2,...      an axis over a job option (bs, iodepth, rw, direct, ...)
+  --knob NAME=V1,V2,...     an axis over a block-queue knob of the job's devices:
+                            read_ahead_kb, scheduler, nr_requests, max_sectors_kb,
+                            rq_affinity, nomerges, wbt_lat_usec, or a tunable of the
+                            active scheduler (low_latency, read_expire, ...)
+  --repeat N                runs per point (default 3)
+  --seed S                  the shuffle's seed (default: from the clock; printed)
+  --baseline 'K=V K=V'      the point the others are compared with (default: the point
+                            of the current knob values and the first option values)
+  --metric M                bw, iops, mean, p50, p99 or p99.9 (default bw)
+  --drop-caches             drop the page cache before every run (root)
+  --json FILE               the sweep as JSON
+  --restore                 put back knob values a killed sweep left set, and exit
+
+Knob values are journaled before they are written and restored at the end, on a failing
+job, on SIGINT and SIGTERM; after a crash, `flexio sweep --restore` (or the next sweep)
+restores them.
+";
+
+struct Args {
+    axes: Vec<Axis>,
+    repeat: usize,
+    seed: Option<u32>,
+    baseline: Option<String>,
+    metric: Metric,
+    drop_caches: bool,
+    json: Option<PathBuf>,
+    restore: bool,
+    job: Option<PathBuf>,
+    fio_args: Vec<String>,
+}
+
+fn metric_named(s: &str) -> Result<Metric, String> {
+    Metric::ALL
+        .into_iter()
+        .find(|m| m.name().eq_ignore_ascii_case(s))
+        .ok_or_else(|| format!("--metric {s}: one of bw, iops, mean, p50, p99, p99.9"))
+}
+
+fn parse_args(args: &[String]) -> Result<Args, String> {
+    let mut a = Args {
+        axes: Vec::new(),
+        repeat: 3,
+        seed: None,
+        baseline: None,
+        metric: Metric::Bw,
+        drop_caches: false,
+        json: None,
+        restore: false,
+        job: None,
+        fio_args: Vec::new(),
+    };
+    let mut i = 0;
+    while i < args.len() {
+        let s = &args[i];
+        if s == "--" {
+            a.fio_args = args[i + 1..].to_vec();
+            break;
+        } else if let Some(v) = take_value(args, &mut i, &["--opt"]) {
+            a.axes.push(sweep::parse_axis(&v?, false)?);
+        } else if let Some(v) = take_value(args, &mut i, &["--knob"]) {
+            a.axes.push(sweep::parse_axis(&v?, true)?);
+        } else if let Some(v) = take_value(args, &mut i, &["--repeat"]) {
+            let v = v?;
+            a.repeat = v
+                .parse()
+                .ok()
+                .filter(|n| *n >= 1)
+                .ok_or_else(|| format!("--repeat {v}: a count of at least 1"))?;
+        } else if let Some(v) = take_value(args, &mut i, &["--seed"]) {
+            let v = v?;
+            a.seed = Some(v.parse().map_err(|_| format!("--seed {v}: a number"))?);
+        } else if let Some(v) = take_value(args, &mut i, &["--baseline"]) {
+            a.baseline = Some(v?);
+        } else if let Some(v) = take_value(args, &mut i, &["--metric"]) {
+            a.metric = metric_named(&v?)?;
+        } else if let Some(v) = take_value(args, &mut i, &["--json"]) {
+            a.json = Some(PathBuf::from(v?));
+        } else if s == "--drop-caches" {
+            a.drop_caches = true;
+        } else if s == "--restore" {
+            a.restore = true;
+        } else if s.starts_with('-') {
+            return Err(format!("unknown option '{s}'"));
+        } else if a.job.is_none() {
+            a.job = Some(PathBuf::from(s));
+        } else {
+            return Err(format!("one job file, not '{s}' too"));
+        }
+        i += 1;
+    }
+    if !a.restore && a.job.is_none() == a.fio_args.is_empty() {
+        return Err("give a job file, or fio options after --".into());
+    }
+    if !a.restore && a.axes.is_empty() {
+        return Err("give at least one axis (--opt or --knob)".into());
+    }
+    Ok(a)
+}
+
+/// One run's figures (the job's first direction that moved data).
+#[derive(Clone, Debug, Default)]
+struct Figures {
+    bw_mib: f64,
+    iops: f64,
+    clat_mean_us: f64,
+    p50_us: f64,
+    p99_us: f64,
+    p999_us: f64,
+    cpu_pct: f64,
+    /// Bytes the devices read per byte the job read (None without reads).
+    read_amp: Option<f64>,
+    device_reads: u64,
+    device_read_bytes: u64,
+}
+
+fn figures(r: &RunResult, dev_reads: (u64, u64)) -> Figures {
+    let mut f = Figures::default();
+    let Some(j) = r.jobs.first() else { return f };
+    let d = j.dirs.iter().find(|d| d.io_bytes > 0).or(j.dirs.first());
+    if let Some(d) = d {
+        let (_, lat) = d.response();
+        let us = |p: f64| lat.percentile(p).map_or(f64::NAN, |v| v as f64 / 1e3);
+        f.bw_mib = d.bw_bytes / 1048576.0;
+        f.iops = d.iops;
+        f.clat_mean_us = lat.mean / 1e3;
+        f.p50_us = us(50.0);
+        f.p99_us = us(99.0);
+        f.p999_us = us(99.9);
+    }
+    f.cpu_pct = j.usr_cpu + j.sys_cpu;
+    let job_read: u64 = r
+        .jobs
+        .iter()
+        .flat_map(|j| j.dirs.iter().filter(|d| d.ddir == Ddir::Read))
+        .map(|d| d.io_bytes)
+        .sum();
+    f.device_reads = dev_reads.0;
+    f.device_read_bytes = dev_reads.1;
+    f.read_amp = (job_read > 0).then(|| dev_reads.1 as f64 / job_read as f64);
+    f
+}
+
+/// (reads completed, bytes read) of the devices, from their `stat`.
+fn device_reads(devs: &[Device]) -> (u64, u64) {
+    let mut out = (0, 0);
+    for d in devs {
+        if let Ok(s) = std::fs::read_to_string(d.sysfs.join("stat")) {
+            let v: Vec<u64> = s
+                .split_whitespace()
+                .filter_map(|x| x.parse().ok())
+                .collect();
+            if v.len() > 2 {
+                out.0 += v[0];
+                out.1 += v[2] * 512;
+            }
+        }
+    }
+    out
+}
+
+struct Job {
+    text: Option<String>,
+    args: Vec<String>,
+}
+
+impl Job {
+    fn prepare(&self, opts: &[(String, String)]) -> Result<flexio_run::Prepared, String> {
+        match &self.text {
+            Some(t) => flexio_run::prepare_job_text(
+                &sweep::with_options(t, opts),
+                &["--output-format=json+"],
+            ),
+            None => {
+                let mut a = vec!["--output-format=json+".to_string()];
+                a.extend(self.args.iter().cloned());
+                a.extend(opts.iter().map(|(k, v)| format!("--{k}={v}")));
+                flexio_run::prepare(&a, &flexio_run::session::read_file)
+            }
+        }
+    }
+}
+
+fn drop_caches() -> Result<(), String> {
+    // Dirty pages are not dropped: write them back first.
+    rustix::fs::sync();
+    std::fs::write("/proc/sys/vm/drop_caches", "3")
+        .map_err(|e| format!("--drop-caches: /proc/sys/vm/drop_caches: {e} (needs root)"))
+}
+
+pub fn run(args: &[String]) -> i32 {
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        super::out::stdout(USAGE);
+        return 0;
+    }
+    let a = match parse_args(args) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("flexio sweep: {e}\n\n{USAGE}");
+            return 1;
+        }
+    };
+    // What a killed sweep left set comes back first.
+    match sweep::restore_pending() {
+        Ok(lines) => {
+            for l in lines {
+                eprintln!("flexio sweep: {l} (left set by an earlier sweep)");
+            }
+        }
+        Err(e) => {
+            eprintln!("flexio sweep: {e}");
+            return 1;
+        }
+    }
+    if a.restore {
+        return 0;
+    }
+    match sweep_run(&a) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("flexio sweep: {e}");
+            1
+        }
+    }
+}
+
+fn sweep_run(a: &Args) -> Result<i32, String> {
+    let job = match &a.job {
+        Some(p) => Job {
+            text: Some(std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?),
+            args: Vec::new(),
+        },
+        None => Job {
+            text: None,
+            args: a.fio_args.clone(),
+        },
+    };
+    let points = sweep::cartesian(&a.axes);
+    // The job's own targets: the knobs are set on their devices only.
+    let first = points[0]
+        .values
+        .iter()
+        .filter(|(k, _)| !a.axes.iter().any(|x| x.knob && &x.name == k))
+        .cloned()
+        .collect::<Vec<_>>();
+    let plan = job.prepare(&first)?;
+    // Engines without a disk (null, net, ...) have no device under their "files".
+    let targets: Vec<PathBuf> = plan
+        .plans()
+        .iter()
+        .filter(|t| !t.caps.diskless)
+        .flat_map(|t| t.files.iter().map(|f| f.path.clone()))
+        .collect();
+    let knob_axes: Vec<&Axis> = a.axes.iter().filter(|x| x.knob).collect();
+    let devs = if knob_axes.is_empty() {
+        sweep::devices_of(&targets).unwrap_or_default()
+    } else {
+        sweep::devices_of(&targets)?
+    };
+    // Current knob values, for the default baseline and the report.
+    let mut current: Vec<(String, String)> = Vec::new();
+    for x in &knob_axes {
+        for d in &devs {
+            let v = sweep::read_knob(&sweep::knob_file(d, &x.name)?)?;
+            current.push((x.name.clone(), v));
+        }
+    }
+    let baseline = pick_baseline(&points, &a.axes, a.baseline.as_deref(), &current)?;
+    let seed = a.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos() ^ d.as_secs() as u32)
+            .unwrap_or(1)
+    });
+    let order = sweep::schedule(points.len(), a.repeat, seed);
+    eprintln!(
+        "flexio sweep: {} points x {} repeats = {} runs, shuffled with --seed {seed}; devices: {}",
+        points.len(),
+        a.repeat,
+        order.len(),
+        if devs.is_empty() {
+            "none".to_string()
+        } else {
+            devs.iter()
+                .map(|d| d.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    );
+    let mut knobs = Knobs::new(sweep::journal_path());
+    let mut runs: Vec<Vec<(RunResult, Figures)>> = vec![Vec::new(); points.len()];
+    let started = Instant::now();
+    let mut failure = None;
+    for (k, &pi) in order.iter().enumerate() {
+        let p = &points[pi];
+        let left = if k == 0 {
+            String::new()
+        } else {
+            let per = started.elapsed().as_secs_f64() / k as f64;
+            format!(", about {:.0} s left", per * (order.len() - k) as f64)
+        };
+        eprintln!(
+            "flexio sweep: run {}/{}: {}{left}",
+            k + 1,
+            order.len(),
+            p.label()
+        );
+        match one_run(a, &job, p, &devs, &mut knobs) {
+            Ok(r) => runs[pi].push(r),
+            Err(e) => {
+                failure = Some(e);
+                break;
+            }
+        }
+        if interrupt().0.load(Ordering::Relaxed) {
+            failure = Some("interrupted".into());
+            break;
+        }
+    }
+    // Knobs come back whatever happened.
+    let restored = knobs.restore();
+    for l in restored.as_ref().map(|v| v.as_slice()).unwrap_or(&[]) {
+        eprintln!("flexio sweep: {l}");
+    }
+    if let Err(e) = &restored {
+        eprintln!("flexio sweep: {e}");
+    }
+    if let Some(e) = failure {
+        let code = if e == "interrupted" { 130 } else { 1 };
+        eprintln!("flexio sweep: stopped: {e}");
+        return Ok(code);
+    }
+    let doc = summarise(a, &points, baseline, seed, &runs);
+    print!("{}", text_table(&doc));
+    if let Some(p) = &a.json {
+        let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
+        flexio_run::notes::write_atomic(p, text.as_bytes())
+            .map_err(|e| format!("{}: {e}", p.display()))?;
+    }
+    Ok(i32::from(restored.is_err()))
+}
+
+/// Set the point's knobs, drop caches if asked, run the job in this process.
+fn one_run(
+    a: &Args,
+    job: &Job,
+    p: &Point,
+    devs: &[Device],
+    knobs: &mut Knobs,
+) -> Result<(RunResult, Figures), String> {
+    let mut opts = Vec::new();
+    // The scheduler first: its tunables exist only once it is active.
+    let mut kv: Vec<&(String, String)> = p.values.iter().collect();
+    kv.sort_by_key(|(k, _)| k != "scheduler");
+    for (k, v) in kv {
+        if a.axes.iter().any(|x| x.knob && &x.name == k) {
+            for d in devs {
+                knobs.set(d, k, v)?;
+            }
+        } else {
+            opts.push((k.clone(), v.clone()));
+        }
+    }
+    if a.drop_caches {
+        drop_caches()?;
+    }
+    let prepared = job.prepare(&opts)?;
+    let before = device_reads(devs);
+    let (term, sigs) = interrupt().clone();
+    let out = flexio_run::run_prepared(prepared, &Quiet, term, sigs);
+    let after = device_reads(devs);
+    let rep = out.report.ok_or_else(|| {
+        format!(
+            "{}: the job did not run (exit status {})",
+            p.label(),
+            out.code
+        )
+    })?;
+    if out.code != 0 && !interrupt().0.load(Ordering::Relaxed) {
+        return Err(format!(
+            "{}: the job failed (exit status {})",
+            p.label(),
+            out.code
+        ));
+    }
+    let text = flexio_output::json::report(&rep, true, VERSION);
+    let r = flexio_analysis::input::parse(&text, Path::new(&p.label()))
+        .map_err(|e| format!("{}: {}", p.label(), e.0))?;
+    let f = figures(&r, (after.0 - before.0, after.1 - before.1));
+    Ok((r, f))
+}
+
+fn pick_baseline(
+    points: &[Point],
+    axes: &[Axis],
+    asked: Option<&str>,
+    current: &[(String, String)],
+) -> Result<usize, String> {
+    if let Some(s) = asked {
+        let want: Vec<(String, String)> = s
+            .split_whitespace()
+            .filter_map(|kv| kv.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        return points
+            .iter()
+            .position(|p| want.iter().all(|w| p.values.contains(w)))
+            .ok_or_else(|| format!("--baseline '{s}' is none of the points"));
+    }
+    // The current knob values, the first value of each option axis.
+    Ok(points
+        .iter()
+        .position(|p| {
+            p.values
+                .iter()
+                .all(|(k, v)| match axes.iter().find(|x| &x.name == k) {
+                    Some(x) if x.knob => current.iter().any(|(ck, cv)| ck == k && cv == v),
+                    Some(x) => x.values.first() == Some(v),
+                    None => true,
+                })
+        })
+        .unwrap_or(0))
+}
+
+fn spread(v: &[f64]) -> Value {
+    let v: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return Value::Null;
+    }
+    json!({"mean": mean(&v), "sd": if v.len() > 1 { variance(&v).sqrt() } else { 0.0 }, "n": v.len()})
+}
+
+fn summarise(
+    a: &Args,
+    points: &[Point],
+    baseline: usize,
+    seed: u32,
+    runs: &[Vec<(RunResult, Figures)>],
+) -> Value {
+    let base: Vec<RunResult> = runs[baseline].iter().map(|r| r.0.clone()).collect();
+    let mut out_points = Vec::new();
+    let mut best: Option<(usize, f64)> = None;
+    for (i, p) in points.iter().enumerate() {
+        let figs: Vec<&Figures> = runs[i].iter().map(|r| &r.1).collect();
+        let col = |f: &dyn Fn(&Figures) -> f64| figs.iter().map(|x| f(x)).collect::<Vec<_>>();
+        let m = col(&|f| metric_value(a.metric, f));
+        let mv = mean(&m);
+        if mv.is_finite()
+            && best.map_or(true, |(_, b)| {
+                if a.metric.higher_is_better() {
+                    mv > b
+                } else {
+                    mv < b
+                }
+            })
+        {
+            best = Some((i, mv));
+        }
+        let cmp = if i == baseline {
+            Value::Null
+        } else {
+            let pr: Vec<RunResult> = runs[i].iter().map(|r| r.0.clone()).collect();
+            let c = compare::compare(&base, &pr, &Options::default());
+            c.dirs
+                .first()
+                .and_then(|d| d.rows.iter().find(|r| r.metric == a.metric).map(|r| (d, r)))
+                .map_or(Value::Null, |(d, r)| {
+                    json!({
+                        "metric": a.metric.name(),
+                        "baseline": r.a, "point": r.b,
+                        "diff_pct": r.diff_pct,
+                        "ci95_pct": r.ci_pct.map(|(l, h)| json!([l, h])),
+                        "test": r.test, "p": r.p,
+                        "significant": r.significant,
+                        "better": r.significant && r.b_better,
+                        "worse": r.significant && !r.b_better,
+                        "direction": d.ddir.name(),
+                    })
+                })
+        };
+        out_points.push(json!({
+            "label": p.label(),
+            "values": p.values.iter().map(|(k, v)| json!({"name": k, "value": v})).collect::<Vec<_>>(),
+            "baseline": i == baseline,
+            "runs": figs.len(),
+            "bw_mib_s": spread(&col(&|f| f.bw_mib)),
+            "iops": spread(&col(&|f| f.iops)),
+            "lat_mean_us": spread(&col(&|f| f.clat_mean_us)),
+            "lat_p50_us": spread(&col(&|f| f.p50_us)),
+            "lat_p99_us": spread(&col(&|f| f.p99_us)),
+            "lat_p99_9_us": spread(&col(&|f| f.p999_us)),
+            "cpu_pct": spread(&col(&|f| f.cpu_pct)),
+            "read_amplification": spread(&col(&|f| f.read_amp.unwrap_or(f64::NAN))),
+            "device_reads": spread(&col(&|f| f.device_reads as f64)),
+            "device_read_kib_per_request": spread(&col(&|f| if f.device_reads > 0 { f.device_read_bytes as f64 / 1024.0 / f.device_reads as f64 } else { f64::NAN })),
+            "vs_baseline": cmp,
+        }));
+    }
+    let best_doc = best.map_or(Value::Null, |(i, v)| {
+        let vs = &out_points[i]["vs_baseline"];
+        json!({
+            "label": points[i].label(),
+            "value": v,
+            "is_baseline": i == baseline,
+            "significantly_better": vs["better"].as_bool().unwrap_or(false),
+        })
+    });
+    json!({
+        "flexio_sweep": {
+            "version": VERSION,
+            "metric": a.metric.name(),
+            "repeats": a.repeat,
+            "seed": seed,
+            "axes": a.axes.iter().map(|x| json!({"name": x.name, "knob": x.knob, "values": x.values})).collect::<Vec<_>>(),
+            "baseline": points[baseline].label(),
+            "points": out_points,
+            "best": best_doc,
+        }
+    })
+}
+
+fn metric_value(m: Metric, f: &Figures) -> f64 {
+    match m {
+        Metric::Bw => f.bw_mib,
+        Metric::Iops => f.iops,
+        Metric::LatMean => f.clat_mean_us,
+        Metric::P50 => f.p50_us,
+        Metric::P99 => f.p99_us,
+        Metric::P999 => f.p999_us,
+    }
+}
+
+fn text_table(doc: &Value) -> String {
+    let s = &doc["flexio_sweep"];
+    let pts = s["points"].as_array().cloned().unwrap_or_default();
+    let w = pts
+        .iter()
+        .map(|p| p["label"].as_str().unwrap_or("").len())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    let ms = |v: &Value| match (v["mean"].as_f64(), v["sd"].as_f64()) {
+        (Some(m), Some(sd)) => format!("{m:.1}±{sd:.1}"),
+        _ => "-".into(),
+    };
+    let mut t = format!(
+        "{:<w$}  {:>14} {:>16} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9}   vs baseline ({})\n",
+        "point",
+        "bw MiB/s",
+        "IOPS",
+        "lat mean us",
+        "p50 us",
+        "p99 us",
+        "p99.9 us",
+        "CPU %",
+        "read amp",
+        s["metric"].as_str().unwrap_or("")
+    );
+    for p in &pts {
+        let vs = &p["vs_baseline"];
+        let cmp = if p["baseline"].as_bool() == Some(true) {
+            "baseline".to_string()
+        } else if vs.is_null() {
+            "-".into()
+        } else {
+            let ci = vs["ci95_pct"]
+                .as_array()
+                .map(|c| {
+                    format!(
+                        " [{:+.1}, {:+.1}]",
+                        c[0].as_f64().unwrap_or(f64::NAN),
+                        c[1].as_f64().unwrap_or(f64::NAN)
+                    )
+                })
+                .unwrap_or_default();
+            let verdict = if vs["better"].as_bool() == Some(true) {
+                "better"
+            } else if vs["worse"].as_bool() == Some(true) {
+                "worse"
+            } else {
+                "no significant difference"
+            };
+            format!(
+                "{:+.1}%{ci} {} p={:.3}: {verdict}",
+                vs["diff_pct"].as_f64().unwrap_or(f64::NAN),
+                vs["test"].as_str().unwrap_or(""),
+                vs["p"].as_f64().unwrap_or(f64::NAN)
+            )
+        };
+        let amp = match p["read_amplification"]["mean"].as_f64() {
+            Some(v) => format!("{v:.2}"),
+            None => "-".into(),
+        };
+        t.push_str(&format!(
+            "{:<w$}  {:>14} {:>16} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9}   {cmp}\n",
+            p["label"].as_str().unwrap_or(""),
+            ms(&p["bw_mib_s"]),
+            ms(&p["iops"]),
+            ms(&p["lat_mean_us"]),
+            ms(&p["lat_p50_us"]),
+            ms(&p["lat_p99_us"]),
+            ms(&p["lat_p99_9_us"]),
+            ms(&p["cpu_pct"]),
+            amp,
+        ));
+    }
+    let b = &s["best"];
+    if !b.is_null() {
+        let verdict = if b["is_baseline"].as_bool() == Some(true) {
+            "it is the baseline".to_string()
+        } else if b["significantly_better"].as_bool() == Some(true) {
+            format!(
+                "significantly better than the baseline ({})",
+                s["baseline"].as_str().unwrap_or("")
+            )
+        } else {
+            format!(
+                "not significantly better than the baseline ({})",
+                s["baseline"].as_str().unwrap_or("")
+            )
+        };
+        t.push_str(&format!(
+            "best {}: {} ({:.1}); {verdict}\n",
+            s["metric"].as_str().unwrap_or(""),
+            b["label"].as_str().unwrap_or(""),
+            b["value"].as_f64().unwrap_or(f64::NAN)
+        ));
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(v: &[&str]) -> Vec<String> {
+        v.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn arguments() {
+        let a = parse_args(&s(&[
+            "--opt",
+            "bs=4k,8k",
+            "--knob=read_ahead_kb=128,4096",
+            "j.fio",
+        ]))
+        .unwrap();
+        assert_eq!(a.axes.len(), 2);
+        assert!(a.axes[1].knob);
+        assert_eq!(a.repeat, 3);
+        assert!(parse_args(&s(&["j.fio"])).is_err());
+        assert!(parse_args(&s(&["--opt", "bs=4k"])).is_err());
+        assert!(parse_args(&s(&["--opt", "bs=4k", "--repeat", "0", "j"])).is_err());
+        assert!(parse_args(&s(&["--restore"])).unwrap().restore);
+        let a = parse_args(&s(&[
+            "--opt=rate_iops=1,2",
+            "--",
+            "--name=x",
+            "--ioengine=null",
+        ]))
+        .unwrap();
+        assert_eq!(a.fio_args, ["--name=x", "--ioengine=null"]);
+        assert!(parse_args(&s(&["--metric", "p42", "--opt=a=1", "j"])).is_err());
+    }
+}

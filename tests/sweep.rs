@@ -1,0 +1,258 @@
+//! `flexio sweep`: the statistics find a real 10 % difference and no difference between
+//! identical points; on a loop device the knobs it sets (read_ahead_kb, the scheduler)
+//! are found restored in sysfs after a normal end, a failing job, SIGINT, and SIGKILL
+//! followed by `flexio sweep --restore`.
+
+mod common;
+
+use common::loopdev::LoopDev;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+fn sweep_json(args: &[&str], dir: &Path) -> serde_json::Value {
+    let out = dir.join("sweep.json");
+    let mut a: Vec<&str> = vec!["sweep", "--json", out.to_str().unwrap()];
+    a.extend(args);
+    let r = common::run_in_env(
+        &common::flexio_bin(),
+        &a,
+        dir,
+        &[("FLEXIO_STATE_DIR", dir.join("state").to_str().unwrap())],
+    );
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("vs baseline"), "{}", r.stdout);
+    serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap()
+}
+
+#[test]
+fn a_ten_percent_rate_difference_is_significant_with_its_sign() {
+    let d = tempfile::tempdir().unwrap();
+    let doc = sweep_json(
+        &[
+            "--opt",
+            "rate_iops=1000,1100",
+            "--metric",
+            "iops",
+            "--repeat",
+            "3",
+            "--seed",
+            "1",
+            "--",
+            "--name=x",
+            "--ioengine=null",
+            "--rw=read",
+            "--bs=4k",
+            "--size=1g",
+            "--time_based",
+            "--runtime=1",
+        ],
+        d.path(),
+    );
+    let s = &doc["flexio_sweep"];
+    assert_eq!(s["baseline"], "rate_iops=1000");
+    let p = &s["points"][1];
+    assert_eq!(p["label"], "rate_iops=1100");
+    let vs = &p["vs_baseline"];
+    assert_eq!(vs["significant"], true, "{vs}");
+    assert_eq!(vs["better"], true, "{vs}");
+    let diff = vs["diff_pct"].as_f64().unwrap();
+    assert!((8.0..12.0).contains(&diff), "{diff}");
+    assert_eq!(s["best"]["label"], "rate_iops=1100");
+    assert_eq!(s["best"]["significantly_better"], true);
+}
+
+#[test]
+fn identical_points_show_no_significant_difference() {
+    let d = tempfile::tempdir().unwrap();
+    // Two points that are the same job: bs given twice with one value.
+    let doc = sweep_json(
+        &[
+            "--opt",
+            "rate_iops=1000,1000",
+            "--metric",
+            "iops",
+            "--repeat",
+            "3",
+            "--seed",
+            "2",
+            "--",
+            "--name=x",
+            "--ioengine=null",
+            "--rw=read",
+            "--bs=4k",
+            "--size=1g",
+            "--time_based",
+            "--runtime=1",
+        ],
+        d.path(),
+    );
+    let vs = &doc["flexio_sweep"]["points"][1]["vs_baseline"];
+    assert_eq!(vs["significant"], false, "{vs}");
+    assert_eq!(doc["flexio_sweep"]["best"]["significantly_better"], false);
+}
+
+struct Knobs {
+    ra: String,
+    sched: String,
+}
+
+fn sysfs(dev: &LoopDev, knob: &str) -> String {
+    let s = std::fs::read_to_string(format!("/sys/block/{}/queue/{knob}", dev.name())).unwrap();
+    let s = s.trim();
+    if knob == "scheduler" {
+        if let Some(w) = s.split_whitespace().find(|w| w.starts_with('[')) {
+            return w.trim_matches(|c| c == '[' || c == ']').to_string();
+        }
+    }
+    s.to_string()
+}
+
+fn knobs(dev: &LoopDev) -> Knobs {
+    Knobs {
+        ra: sysfs(dev, "read_ahead_kb"),
+        sched: sysfs(dev, "scheduler"),
+    }
+}
+
+/// A scheduler the device offers that is not the active one.
+fn other_scheduler(dev: &LoopDev) -> Option<String> {
+    let s = std::fs::read_to_string(format!("/sys/block/{}/queue/scheduler", dev.name())).ok()?;
+    s.split_whitespace()
+        .find(|w| !w.starts_with('['))
+        .map(str::to_string)
+}
+
+/// The sweep's arguments on `dev`: read_ahead_kb and the scheduler changed at every point.
+fn args_for(dev: &LoopDev, sched: &str, runtime: &str, extra: &[&str]) -> Vec<String> {
+    let mut a: Vec<String> = vec![
+        "sweep".into(),
+        "--knob".into(),
+        "read_ahead_kb=256,512".into(),
+        "--knob".into(),
+        format!("scheduler={sched}"),
+        "--repeat".into(),
+        "1".into(),
+        "--".into(),
+        "--name=r".into(),
+        format!("--filename={}", dev.path()),
+        "--rw=read".into(),
+        "--bs=64k".into(),
+        "--size=4m".into(),
+        "--time_based".into(),
+        format!("--runtime={runtime}"),
+    ];
+    a.extend(extra.iter().map(|s| s.to_string()));
+    a
+}
+
+fn loop_with_other_scheduler() -> Option<(LoopDev, Knobs, String)> {
+    let dev = LoopDev::new(16 << 20)?;
+    let before = knobs(&dev);
+    let Some(sched) = other_scheduler(&dev) else {
+        eprintln!("SKIP: the loop device offers one scheduler only");
+        return None;
+    };
+    assert!(before.ra != "256" && before.ra != "512", "{}", before.ra);
+    Some((dev, before, sched))
+}
+
+fn assert_restored(dev: &LoopDev, before: &Knobs, state: &Path, when: &str) {
+    let now = knobs(dev);
+    assert_eq!(now.ra, before.ra, "read_ahead_kb after {when}");
+    assert_eq!(now.sched, before.sched, "scheduler after {when}");
+    assert!(
+        !state.join("sweep-restore.tsv").exists(),
+        "the restore journal is left after {when}"
+    );
+}
+
+#[test]
+fn knobs_are_restored_after_a_normal_end_and_after_a_failing_job() {
+    let Some((dev, before, sched)) = loop_with_other_scheduler() else {
+        return;
+    };
+    let d = tempfile::tempdir().unwrap();
+    let state = d.path().join("state");
+    let env = [("FLEXIO_STATE_DIR", state.to_str().unwrap())];
+    let a = args_for(&dev, &sched, "1", &[]);
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    let r = common::run_in_env(&common::flexio_bin(), &a, d.path(), &env);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr.contains(&format!(
+            "{}: read_ahead_kb restored to {}",
+            dev.name(),
+            before.ra
+        )),
+        "{}",
+        r.stderr
+    );
+    assert_restored(&dev, &before, &state, "a normal end");
+
+    // A job that fails (verifying data that was never written): the sweep stops, the
+    // knobs come back.
+    let a = args_for(&dev, &sched, "1", &["--verify=crc32c", "--do_verify=1"]);
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    let r = common::run_in_env(&common::flexio_bin(), &a, d.path(), &env);
+    assert_eq!(r.code, 1, "{}\n{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("the job failed"), "{}", r.stderr);
+    assert_restored(&dev, &before, &state, "a failing job");
+}
+
+/// Start a long sweep and wait until its first knob is set and the job runs.
+fn start_long(dev: &LoopDev, sched: &str, dir: &Path, state: &Path) -> std::process::Child {
+    let a = args_for(dev, sched, "30", &[]);
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    let child = common::spawn_flexio(&a, dir, &[("FLEXIO_STATE_DIR", state.to_str().unwrap())]);
+    let t0 = Instant::now();
+    while !state.join("sweep-restore.tsv").exists() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(20),
+            "the sweep set no knob"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    child
+}
+
+#[test]
+fn knobs_are_restored_after_sigint() {
+    let Some((dev, before, sched)) = loop_with_other_scheduler() else {
+        return;
+    };
+    let d = tempfile::tempdir().unwrap();
+    let state = d.path().join("state");
+    let child = start_long(&dev, &sched, d.path(), &state);
+    let during = knobs(&dev);
+    assert_ne!(during.ra, before.ra, "the sweep set read_ahead_kb");
+    assert_eq!(during.sched, sched, "the sweep set the scheduler");
+    common::send_signal(child.id(), "INT");
+    let r = common::collect(child);
+    assert_eq!(r.code, 130, "{}\n{}", r.stdout, r.stderr);
+    assert_restored(&dev, &before, &state, "SIGINT");
+}
+
+#[test]
+fn knobs_are_restored_by_sweep_restore_after_sigkill() {
+    let Some((dev, before, sched)) = loop_with_other_scheduler() else {
+        return;
+    };
+    let d = tempfile::tempdir().unwrap();
+    let state = d.path().join("state");
+    let mut child = start_long(&dev, &sched, d.path(), &state);
+    common::send_signal(child.id(), "KILL");
+    let _ = child.wait();
+    // Killed: the values stay set and the journal says what they were.
+    assert_ne!(knobs(&dev).ra, before.ra);
+    assert!(state.join("sweep-restore.tsv").exists());
+    let r = common::run_in_env(
+        &common::flexio_bin(),
+        &["sweep", "--restore"],
+        d.path(),
+        &[("FLEXIO_STATE_DIR", state.to_str().unwrap())],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("restored"), "{}", r.stderr);
+    assert_restored(&dev, &before, &state, "SIGKILL and sweep --restore");
+}
