@@ -570,7 +570,7 @@ fn text_table(doc: &Value) -> String {
         _ => "-".into(),
     };
     let mut t = format!(
-        "{:<w$}  {:>14} {:>16} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9}   vs baseline ({})\n",
+        "{:<w$}  {:>14} {:>16} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9} {:>11}   vs baseline ({})\n",
         "point",
         "bw MiB/s",
         "IOPS",
@@ -580,6 +580,7 @@ fn text_table(doc: &Value) -> String {
         "p99.9 us",
         "CPU %",
         "read amp",
+        "dev KiB/rq",
         s["metric"].as_str().unwrap_or("")
     );
     for p in &pts {
@@ -618,7 +619,7 @@ fn text_table(doc: &Value) -> String {
             None => "-".into(),
         };
         t.push_str(&format!(
-            "{:<w$}  {:>14} {:>16} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9}   {cmp}\n",
+            "{:<w$}  {:>14} {:>16} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9} {:>11}   {cmp}\n",
             p["label"].as_str().unwrap_or(""),
             ms(&p["bw_mib_s"]),
             ms(&p["iops"]),
@@ -628,6 +629,10 @@ fn text_table(doc: &Value) -> String {
             ms(&p["lat_p99_9_us"]),
             ms(&p["cpu_pct"]),
             amp,
+            match p["device_read_kib_per_request"]["mean"].as_f64() {
+                Some(v) => format!("{v:.0}"),
+                None => "-".into(),
+            },
         ));
     }
     let b = &s["best"];
