@@ -24,19 +24,19 @@ fn sweep_json(args: &[&str], dir: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap()
 }
 
-#[test]
-fn a_ten_percent_rate_difference_is_significant_with_its_sign() {
-    let d = tempfile::tempdir().unwrap();
-    let doc = sweep_json(
+/// A sweep of a rate-limited null job over `rate_iops` values, 3 runs per point.
+fn rate_sweep(values: &str, seed: &str, dir: &Path) -> serde_json::Value {
+    let axis = format!("rate_iops={values}");
+    sweep_json(
         &[
             "--opt",
-            "rate_iops=1000,1100",
+            &axis,
             "--metric",
             "iops",
             "--repeat",
             "3",
             "--seed",
-            "1",
+            seed,
             "--",
             "--name=x",
             "--ioengine=null",
@@ -46,8 +46,14 @@ fn a_ten_percent_rate_difference_is_significant_with_its_sign() {
             "--time_based",
             "--runtime=1",
         ],
-        d.path(),
-    );
+        dir,
+    )
+}
+
+#[test]
+fn a_ten_percent_rate_difference_is_significant_with_its_sign() {
+    let d = tempfile::tempdir().unwrap();
+    let doc = rate_sweep("1000,1100", "1", d.path());
     let s = &doc["flexio_sweep"];
     assert_eq!(s["baseline"], "rate_iops=1000");
     let p = &s["points"][1];
@@ -64,28 +70,8 @@ fn a_ten_percent_rate_difference_is_significant_with_its_sign() {
 #[test]
 fn identical_points_show_no_significant_difference() {
     let d = tempfile::tempdir().unwrap();
-    // Two points that are the same job: bs given twice with one value.
-    let doc = sweep_json(
-        &[
-            "--opt",
-            "rate_iops=1000,1000",
-            "--metric",
-            "iops",
-            "--repeat",
-            "3",
-            "--seed",
-            "2",
-            "--",
-            "--name=x",
-            "--ioengine=null",
-            "--rw=read",
-            "--bs=4k",
-            "--size=1g",
-            "--time_based",
-            "--runtime=1",
-        ],
-        d.path(),
-    );
+    // Two points that are the same job.
+    let doc = rate_sweep("1000,1000", "2", d.path());
     let vs = &doc["flexio_sweep"]["points"][1]["vs_baseline"];
     assert_eq!(vs["significant"], false, "{vs}");
     assert_eq!(doc["flexio_sweep"]["best"]["significantly_better"], false);
