@@ -251,6 +251,9 @@ pub fn run(args: &[String]) -> i32 {
 }
 
 fn sweep_run(a: &Args) -> Result<i32, String> {
+    // SIGINT and SIGTERM set the interrupt flag from here on (not only once a run starts),
+    // so that no signal ends the sweep before its knobs are restored.
+    let _ = interrupt();
     let job = match &a.job {
         Some(p) => Job {
             text: Some(std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?),
