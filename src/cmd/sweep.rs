@@ -167,24 +167,6 @@ fn figures(r: &RunResult, dev_reads: (u64, u64)) -> Figures {
     f
 }
 
-/// (reads completed, bytes read) of the devices, from their `stat`.
-fn device_reads(devs: &[Device]) -> (u64, u64) {
-    let mut out = (0, 0);
-    for d in devs {
-        if let Ok(s) = std::fs::read_to_string(d.sysfs.join("stat")) {
-            let v: Vec<u64> = s
-                .split_whitespace()
-                .filter_map(|x| x.parse().ok())
-                .collect();
-            if v.len() > 2 {
-                out.0 += v[0];
-                out.1 += v[2] * 512;
-            }
-        }
-    }
-    out
-}
-
 struct Job {
     text: Option<String>,
     args: Vec<String>,
@@ -394,10 +376,10 @@ fn one_run(
         drop_caches()?;
     }
     let prepared = job.prepare(&opts)?;
-    let before = device_reads(devs);
+    let before = sweep::device_reads(devs);
     let (term, sigs) = interrupt().clone();
     let out = flexio_run::run_prepared(prepared, &Quiet, term, sigs);
-    let after = device_reads(devs);
+    let after = sweep::device_reads(devs);
     let rep = out.report.ok_or_else(|| {
         format!(
             "{}: the job did not run (exit status {})",

@@ -294,34 +294,34 @@ fn aggregate(slaves: &[usize], deltas: &[Option<[u64; 11]>], elapsed_ms: u64) ->
 }
 
 /// The sysfs directory of the whole disk under `path` (a block device, or a file through
-/// its file system's device); a path that does not exist yet is looked up by its parent.
+/// its file system's device; a path that does not exist yet by its directory).
 pub fn disk_dir(path: &Path) -> Option<PathBuf> {
-    let mut p = path.to_path_buf();
-    while !p.exists() {
-        p = p.parent()?.to_path_buf();
-        if p.as_os_str().is_empty() {
-            p = PathBuf::from(".");
-        }
-    }
-    device_dir(Path::new("/sys"), &p)
+    device_dir(Path::new("/sys"), path)
 }
 
 /// The sysfs `queue` directory of the disk under `path` (where its scheduler is set).
 pub fn queue_dir(path: &Path) -> Option<PathBuf> {
-    device_dir(Path::new("/sys"), path).map(|d| d.join("queue"))
+    disk_dir(path).map(|d| d.join("queue"))
+}
+
+/// The active scheduler in a `queue/scheduler` file's text (`mq-deadline [none] kyber`).
+pub fn active_scheduler(text: &str) -> Option<&str> {
+    text.split_whitespace()
+        .find(|w| w.starts_with('['))
+        .map(|w| w.trim_matches(|c| c == '[' || c == ']'))
+}
+
+/// (reads completed, bytes read) of the disk at sysfs directory `dir`, from its `stat`.
+pub fn reads_of(dir: &Path) -> Option<(u64, u64)> {
+    read_stat(&dir.join("stat")).map(|s| (s[0], s[2] * 512))
 }
 
 /// The active I/O scheduler of the disk under `path`, as (device name, scheduler).
 pub fn scheduler_of(path: &Path) -> Option<(String, String)> {
-    let dir = device_dir(Path::new("/sys"), path)?;
+    let dir = disk_dir(path)?;
     let name = dir.file_name()?.to_string_lossy().into_owned();
     let s = std::fs::read_to_string(dir.join("queue/scheduler")).ok()?;
-    let active = s
-        .split_whitespace()
-        .find(|w| w.starts_with('['))?
-        .trim_matches(|c| c == '[' || c == ']')
-        .to_string();
-    Some((name, active))
+    Some((name, active_scheduler(&s)?.to_string()))
 }
 
 /// Notes for jobs that set I/O priorities where nothing honours them (once per device).

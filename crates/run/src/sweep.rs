@@ -155,6 +155,13 @@ pub fn devices_of(paths: &[PathBuf]) -> Result<Vec<Device>, String> {
     Ok(out)
 }
 
+/// (reads completed, bytes read) of `devs` together, from their disk statistics.
+pub fn device_reads(devs: &[Device]) -> (u64, u64) {
+    devs.iter()
+        .filter_map(|d| crate::diskstats::reads_of(&d.sysfs))
+        .fold((0, 0), |a, r| (a.0 + r.0, a.1 + r.1))
+}
+
 /// The sysfs file of knob `knob` on `dev`: `queue/KNOB`, else the active scheduler's
 /// tunable `queue/iosched/KNOB`.
 pub fn knob_file(dev: &Device, knob: &str) -> Result<PathBuf, String> {
@@ -182,8 +189,8 @@ pub fn read_knob(file: &Path) -> Result<String, String> {
     let s = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
     let s = s.trim();
     if file.file_name().is_some_and(|n| n == "scheduler") {
-        if let Some(w) = s.split_whitespace().find(|w| w.starts_with('[')) {
-            return Ok(w.trim_matches(|c| c == '[' || c == ']').to_string());
+        if let Some(active) = crate::diskstats::active_scheduler(s) {
+            return Ok(active.to_string());
         }
     }
     Ok(s.to_string())
