@@ -242,3 +242,79 @@ fn knobs_are_restored_by_sweep_restore_after_sigkill() {
     assert!(r.stderr.contains("restored"), "{}", r.stderr);
     assert_restored(&dev, &before, &state, "SIGKILL and sweep --restore");
 }
+
+/// The file system's own readahead (`fs_read_ahead_kb`, its /sys/class/bdi entry) is a
+/// knob on a FUSE mount, which has no block device: swept there, and restored. A tmpfs
+/// has none, and says so.
+#[test]
+fn fs_readahead_is_swept_on_a_fuse_mount_and_restored() {
+    use common::fstargets::{FsKind, FsTarget};
+    use std::os::unix::fs::MetadataExt;
+    let Some(fs) = FsTarget::new(FsKind::Fuse, 64 << 20) else {
+        return;
+    };
+    let f = fs.path().join("ra.dat");
+    std::fs::write(&f, vec![7u8; 4 << 20]).unwrap();
+    let dev = std::fs::metadata(&f).unwrap().dev();
+    let (major, minor) = (
+        ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff),
+        (dev & 0xff) | ((dev >> 12) & !0xff),
+    );
+    let bdi = format!("/sys/class/bdi/{major}:{minor}");
+    let ra = || std::fs::read_to_string(format!("{bdi}/read_ahead_kb")).unwrap();
+    let Ok(before) = std::fs::read_to_string(format!("{bdi}/read_ahead_kb")) else {
+        eprintln!("SKIP: {bdi}: the FUSE mount has no backing-device info here");
+        return;
+    };
+    let d = tempfile::tempdir().unwrap();
+    let fname = format!("--filename={}", f.display());
+    let other = if before.trim() == "1024" {
+        "2048"
+    } else {
+        "1024"
+    };
+    let axis = format!("fs_read_ahead_kb={},{other}", before.trim());
+    let j = sweep_json(
+        &[
+            "--knob",
+            &axis,
+            "--repeat",
+            "1",
+            "--",
+            "--name=r",
+            &fname,
+            "--rw=read",
+            "--bs=64k",
+            "--size=4m",
+        ],
+        d.path(),
+    );
+    let axes = &j["flexio_sweep"]["axes"][0];
+    let on = axes["devices"][0].as_str().unwrap();
+    assert!(on.starts_with("bdi ") && bdi.ends_with(&on[4..]), "{axes}");
+    assert_eq!(ra(), before, "fs_read_ahead_kb restored");
+
+    // tmpfs: no backing-device info, a clear error, nothing set.
+    let t = FsTarget::new(FsKind::Tmpfs, 16 << 20);
+    if let Some(t) = t {
+        let fname = format!("--filename={}", t.path().join("x").display());
+        let r = common::run_in_env(
+            &common::flexio_bin(),
+            &[
+                "sweep",
+                "--knob",
+                "fs_read_ahead_kb=256,512",
+                "--",
+                "--name=r",
+                &fname,
+                "--rw=read",
+                "--bs=4k",
+                "--size=1m",
+            ],
+            d.path(),
+            &[("FLEXIO_STATE_DIR", d.path().join("state").to_str().unwrap())],
+        );
+        assert_eq!(r.code, 1, "{}", r.stderr);
+        assert!(r.stderr.contains("no backing-device info"), "{}", r.stderr);
+    }
+}

@@ -28,7 +28,10 @@ times in a shuffled order, and compares every point with the baseline.
   --knob NAME=V1,V2,...     an axis over a block-queue knob of the job's devices:
                             read_ahead_kb, scheduler, nr_requests, max_sectors_kb,
                             rq_affinity, nomerges, wbt_lat_usec, or a tunable of the
-                            active scheduler (low_latency, read_expire, ...)
+                            active scheduler (low_latency, read_expire, ...); on a
+                            dm or md device the queue's knobs are its slaves';
+                            fs_read_ahead_kb: the readahead of the target's file
+                            system (its /sys/class/bdi entry; FUSE and NFS too)
   --repeat N                runs per point (default 3)
   --seed S                  the shuffle's seed (default: from the clock; printed)
   --baseline 'K=V K=V'      the point the others are compared with (default: the point
@@ -136,11 +139,11 @@ struct Figures {
     cpu_pct: f64,
     /// Bytes the devices read per byte the job read (None without reads).
     read_amp: Option<f64>,
-    device_reads: u64,
+    device_reads: Option<u64>,
     device_read_bytes: u64,
 }
 
-fn figures(r: &RunResult, dev_reads: (u64, u64)) -> Figures {
+fn figures(r: &RunResult, dev_reads: Option<(u64, u64)>) -> Figures {
     let mut f = Figures::default();
     let Some(j) = r.jobs.first() else { return f };
     let d = j.dirs.iter().find(|d| d.io_bytes > 0).or(j.dirs.first());
@@ -161,9 +164,12 @@ fn figures(r: &RunResult, dev_reads: (u64, u64)) -> Figures {
         .flat_map(|j| j.dirs.iter().filter(|d| d.ddir == Ddir::Read))
         .map(|d| d.io_bytes)
         .sum();
-    f.device_reads = dev_reads.0;
-    f.device_read_bytes = dev_reads.1;
-    f.read_amp = (job_read > 0).then(|| dev_reads.1 as f64 / job_read as f64);
+    // No disk under the job (tmpfs, FUSE): no device figures, not zeros.
+    if let Some((n, bytes)) = dev_reads {
+        f.device_reads = Some(n);
+        f.device_read_bytes = bytes;
+        f.read_amp = (job_read > 0).then(|| bytes as f64 / job_read as f64);
+    }
     f
 }
 
@@ -263,18 +269,26 @@ fn sweep_run(a: &Args) -> Result<i32, String> {
         .flat_map(|t| t.files.iter().map(|f| f.path.clone()))
         .collect();
     let knob_axes: Vec<&Axis> = a.axes.iter().filter(|x| x.knob).collect();
+    let knob_names: Vec<&str> = knob_axes.iter().map(|x| x.name.as_str()).collect();
     let devs = if knob_axes.is_empty() {
-        sweep::devices_of(&targets).unwrap_or_default()
+        sweep::devices_of(&targets, &[]).unwrap_or_default()
     } else {
-        sweep::devices_of(&targets)?
+        sweep::devices_of(&targets, &knob_names)?
     };
-    // Current knob values, for the default baseline and the report.
+    // Current knob values, for the default baseline and the report; which device each
+    // knob changes.
     let mut current: Vec<(String, String)> = Vec::new();
+    let mut knob_devices: Vec<(String, Vec<String>)> = Vec::new();
     for x in &knob_axes {
+        let mut on = Vec::new();
         for d in &devs {
-            let v = sweep::read_knob(&sweep::knob_file(d, &x.name)?)?;
-            current.push((x.name.clone(), v));
+            for (dev, file) in sweep::knob_files(d, &x.name)? {
+                current.push((x.name.clone(), sweep::read_knob(&file)?));
+                on.push(dev);
+            }
         }
+        eprintln!("flexio sweep: {} is set on {}", x.name, on.join(", "));
+        knob_devices.push((x.name.clone(), on));
     }
     let baseline = pick_baseline(&points, &a.axes, a.baseline.as_deref(), &current)?;
     let seed = a.seed.unwrap_or_else(|| {
@@ -341,7 +355,7 @@ fn sweep_run(a: &Args) -> Result<i32, String> {
         eprintln!("flexio sweep: stopped: {e}");
         return Ok(code);
     }
-    let doc = summarise(a, &points, baseline, seed, &runs);
+    let doc = summarise(a, &points, baseline, seed, &runs, &knob_devices);
     print!("{}", text_table(&doc));
     if let Some(p) = &a.json {
         let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
@@ -397,7 +411,8 @@ fn one_run(
     let text = flexio_output::json::report(&rep, true, VERSION);
     let r = flexio_analysis::input::parse(&text, Path::new(&p.label()))
         .map_err(|e| format!("{}: {}", p.label(), e.0))?;
-    let f = figures(&r, (after.0 - before.0, after.1 - before.1));
+    let disks = devs.iter().any(|d| !d.bdi);
+    let f = figures(&r, disks.then(|| (after.0 - before.0, after.1 - before.1)));
     Ok((r, f))
 }
 
@@ -447,6 +462,7 @@ fn summarise(
     baseline: usize,
     seed: u32,
     runs: &[Vec<(RunResult, Figures)>],
+    knob_devices: &[(String, Vec<String>)],
 ) -> Value {
     let base: Vec<RunResult> = runs[baseline].iter().map(|r| r.0.clone()).collect();
     let mut out_points = Vec::new();
@@ -502,8 +518,8 @@ fn summarise(
             "lat_p99_9_us": spread(&col(&|f| f.p999_us)),
             "cpu_pct": spread(&col(&|f| f.cpu_pct)),
             "read_amplification": spread(&col(&|f| f.read_amp.unwrap_or(f64::NAN))),
-            "device_reads": spread(&col(&|f| f.device_reads as f64)),
-            "device_read_kib_per_request": spread(&col(&|f| if f.device_reads > 0 { f.device_read_bytes as f64 / 1024.0 / f.device_reads as f64 } else { f64::NAN })),
+            "device_reads": spread(&col(&|f| f.device_reads.map_or(f64::NAN, |n| n as f64))),
+            "device_read_kib_per_request": spread(&col(&|f| match f.device_reads { Some(n) if n > 0 => f.device_read_bytes as f64 / 1024.0 / n as f64, _ => f64::NAN })),
             "vs_baseline": cmp,
         }));
     }
@@ -522,7 +538,13 @@ fn summarise(
             "metric": a.metric.name(),
             "repeats": a.repeat,
             "seed": seed,
-            "axes": a.axes.iter().map(|x| json!({"name": x.name, "knob": x.knob, "values": x.values})).collect::<Vec<_>>(),
+            "axes": a.axes.iter().map(|x| {
+                let mut v = json!({"name": x.name, "knob": x.knob, "values": x.values});
+                if let Some((_, on)) = knob_devices.iter().find(|(k, _)| *k == x.name) {
+                    v["devices"] = json!(on);
+                }
+                v
+            }).collect::<Vec<_>>(),
             "baseline": points[baseline].label(),
             "points": out_points,
             "best": best_doc,

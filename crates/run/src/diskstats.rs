@@ -73,7 +73,7 @@ fn device_numbers(path: &Path) -> Option<(u32, u32)> {
 }
 
 /// A device directory as the disk to watch: a partition maps to its disk.
-fn whole_disk(dir: PathBuf) -> PathBuf {
+pub(crate) fn whole_disk(dir: PathBuf) -> PathBuf {
     if dir.join("partition").exists() {
         if let Some(p) = dir.parent() {
             return p.to_path_buf();

@@ -126,61 +126,198 @@ pub fn with_options(job: &str, opts: &[(String, String)]) -> String {
     out
 }
 
-/// A block device whose knobs the sweep sets: its name (`loop0`) and sysfs directory.
+/// The knob of a file system's own readahead: `read_ahead_kb` of its backing-device info
+/// (`/sys/class/bdi/MAJ:MIN`), which every file opened on it starts its readahead window
+/// from (`blockdev --getfra`). On a disk's file system it is the disk's own `read_ahead_kb`;
+/// FUSE, NFS and other file systems without a disk have only this one.
+pub const FS_READ_AHEAD: &str = "fs_read_ahead_kb";
+
+/// Knobs of the request queue: on a stacked device that queues no requests itself (a
+/// bio-based dm or md device: no scheduler to choose) they are set on its slaves.
+const REQUEST_KNOBS: &[&str] = &[
+    "scheduler",
+    "nr_requests",
+    "nomerges",
+    "rq_affinity",
+    "wbt_lat_usec",
+];
+
+/// Where a sweep sets knobs: a block device (`loop0`, with its sysfs directory) or, for
+/// [`FS_READ_AHEAD`], the backing-device info of a target's file system.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Device {
     pub name: String,
     pub sysfs: PathBuf,
+    /// A backing-device info directory, not a disk.
+    pub bdi: bool,
 }
 
 /// The devices under `paths` (each once): the disk of a block device, or of the file
-/// system a file is on.
-pub fn devices_of(paths: &[PathBuf]) -> Result<Vec<Device>, String> {
+/// system a file is on, wherever there is one; and, when `knobs` names
+/// [`FS_READ_AHEAD`], each file system's backing-device info. A knob other than that
+/// needs a disk under every path.
+pub fn devices_of(paths: &[PathBuf], knobs: &[&str]) -> Result<Vec<Device>, String> {
+    let need_disk = knobs.iter().any(|k| *k != FS_READ_AHEAD);
+    let need_bdi = knobs.contains(&FS_READ_AHEAD);
     let mut out: Vec<Device> = Vec::new();
     for p in paths {
-        let dir = crate::diskstats::disk_dir(p).ok_or_else(|| {
-            format!(
-                "{}: no block device under it (a tmpfs or a network file system has no queue knobs)",
-                p.display()
-            )
-        })?;
-        let name = dir
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if !out.iter().any(|d| d.sysfs == dir) {
-            out.push(Device { name, sysfs: dir });
+        match crate::diskstats::disk_dir(p) {
+            Some(dir) => {
+                let name = dir
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                if !out.iter().any(|d| d.sysfs == dir) {
+                    out.push(Device {
+                        name,
+                        sysfs: dir,
+                        bdi: false,
+                    });
+                }
+            }
+            None if need_disk => {
+                return Err(format!(
+                    "{}: no block device under it (a tmpfs, FUSE or network file system has no queue knobs; its readahead is {FS_READ_AHEAD})",
+                    p.display()
+                ))
+            }
+            None => {}
+        }
+        if need_bdi {
+            let (id, dir) = bdi_of(Path::new("/sys"), p).ok_or_else(|| {
+                format!(
+                    "{}: its file system has no backing-device info under /sys/class/bdi (no {FS_READ_AHEAD} to set)",
+                    p.display()
+                )
+            })?;
+            if !out.iter().any(|d| d.sysfs == dir) {
+                out.push(Device {
+                    name: format!("bdi {id}"),
+                    sysfs: dir,
+                    bdi: true,
+                });
+            }
         }
     }
     Ok(out)
 }
 
-/// (reads completed, bytes read) of `devs` together, from their disk statistics.
+/// The backing-device info of the file system holding `path` (of the device itself for a
+/// block device): `MAJ:MIN` and its directory under `sys`'s `class/bdi`.
+fn bdi_of(sys: &Path, path: &Path) -> Option<(String, PathBuf)> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let probe = if path.exists() {
+        path.to_path_buf()
+    } else {
+        match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        }
+    };
+    let meta = std::fs::metadata(&probe).ok()?;
+    let dev = if meta.file_type().is_block_device() {
+        meta.rdev()
+    } else {
+        meta.dev()
+    };
+    let id = format!("{}:{}", rustix::fs::major(dev), rustix::fs::minor(dev));
+    let dir = sys.join("class/bdi").join(&id);
+    dir.join("read_ahead_kb").exists().then_some((id, dir))
+}
+
+/// (reads completed, bytes read) of the disks among `devs` together, from their disk
+/// statistics.
 pub fn device_reads(devs: &[Device]) -> (u64, u64) {
     devs.iter()
+        .filter(|d| !d.bdi)
         .filter_map(|d| crate::diskstats::reads_of(&d.sysfs))
         .fold((0, 0), |a, r| (a.0 + r.0, a.1 + r.1))
 }
 
-/// The sysfs file of knob `knob` on `dev`: `queue/KNOB`, else the active scheduler's
-/// tunable `queue/iosched/KNOB`.
-pub fn knob_file(dev: &Device, knob: &str) -> Result<PathBuf, String> {
-    if knob.contains('/') || knob.contains("..") {
+/// The sysfs files of knob `knob` for `dev`, each with the name of the device it belongs
+/// to: `queue/KNOB`, else the active scheduler's tunable `queue/iosched/KNOB`; on a
+/// stacked device that has no scheduler of its own (dm, md), the request-queue knobs and
+/// the scheduler's tunables are its slaves'. [`FS_READ_AHEAD`] is a backing-device info's
+/// `read_ahead_kb`; a knob that does not apply to `dev`'s kind gives no file.
+pub fn knob_files(dev: &Device, knob: &str) -> Result<Vec<(String, PathBuf)>, String> {
+    if knob.contains('/') || knob.contains("..") || knob.is_empty() {
         return Err(format!("'{knob}' is not a knob name"));
     }
-    let q = dev.sysfs.join("queue").join(knob);
-    if QUEUE_KNOBS.contains(&knob) && q.exists() {
-        return Ok(q);
+    if dev.bdi || knob == FS_READ_AHEAD {
+        return Ok(if dev.bdi && knob == FS_READ_AHEAD {
+            vec![(dev.name.clone(), dev.sysfs.join("read_ahead_kb"))]
+        } else {
+            Vec::new()
+        });
     }
-    let t = dev.sysfs.join("queue/iosched").join(knob);
-    if t.exists() {
-        return Ok(t);
+    let mut out = Vec::new();
+    resolve_knob(&dev.sysfs, knob, 0, &mut out)?;
+    Ok(out)
+}
+
+fn disk_name(dir: &Path) -> String {
+    dir.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// The whole disks a stacked device at `dir` sits on (`slaves/`), in directory order.
+fn slave_disks(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir.join("slaves")) else {
+        return Vec::new();
+    };
+    let mut v: Vec<PathBuf> = entries
+        .filter_map(|e| std::fs::canonicalize(e.ok()?.path()).ok())
+        .map(crate::diskstats::whole_disk)
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// A device that queues no requests itself: it has slaves and no scheduler to choose.
+fn bio_based(dir: &Path, slaves: &[PathBuf]) -> bool {
+    if slaves.is_empty() {
+        return false;
+    }
+    match std::fs::read_to_string(dir.join("queue/scheduler")) {
+        Ok(s) => s.split_whitespace().count() <= 1,
+        Err(_) => true,
+    }
+}
+
+fn resolve_knob(
+    dir: &Path,
+    knob: &str,
+    depth: usize,
+    out: &mut Vec<(String, PathBuf)>,
+) -> Result<(), String> {
+    let slaves = slave_disks(dir);
+    let stacked = bio_based(dir, &slaves);
+    let q = dir.join("queue").join(knob);
+    let t = dir.join("queue/iosched").join(knob);
+    let own = if QUEUE_KNOBS.contains(&knob) {
+        (!(stacked && REQUEST_KNOBS.contains(&knob)) && q.exists()).then_some(q)
+    } else {
+        (!stacked && t.exists()).then_some(t)
+    };
+    if let Some(f) = own {
+        if !out.iter().any(|(_, g)| *g == f) {
+            out.push((disk_name(dir), f));
+        }
+        return Ok(());
+    }
+    if stacked && depth < 8 {
+        for s in &slaves {
+            resolve_knob(s, knob, depth + 1, out)?;
+        }
+        return Ok(());
     }
     Err(format!(
-        "{}: no knob '{knob}' (queue knobs: {}; or a tunable of the active scheduler under {})",
-        dev.name,
+        "{}: no knob '{knob}' (queue knobs: {}, {FS_READ_AHEAD}; or a tunable of the active scheduler under {})",
+        disk_name(dir),
         QUEUE_KNOBS.join(", "),
-        dev.sysfs.join("queue/iosched").display()
+        dir.join("queue/iosched").display()
     ))
 }
 
@@ -324,27 +461,29 @@ impl Knobs {
         }
     }
 
-    /// Set `knob` of `dev` to `value`; the old value is journaled first. A value the
-    /// kernel refuses is an error naming the device, the knob and the value.
+    /// Set `knob` of `dev` (on every device [`knob_files`] resolves it to) to `value`; each
+    /// old value is journaled first. A value the kernel refuses is an error naming the
+    /// device, the knob and the value.
     pub fn set(&mut self, dev: &Device, knob: &str, value: &str) -> Result<(), String> {
-        let file = knob_file(dev, knob)?;
-        if !self.entries.iter().any(|e| e.file == file) {
-            let old = read_knob(&file)?;
-            self.entries.push(Entry {
-                device: dev.name.clone(),
-                knob: knob.to_string(),
-                file: file.clone(),
-                old,
-            });
-            write_journal(&self.journal, &self.entries)?;
+        for (device, file) in knob_files(dev, knob)? {
+            if !self.entries.iter().any(|e| e.file == file) {
+                let old = read_knob(&file)?;
+                self.entries.push(Entry {
+                    device: device.clone(),
+                    knob: knob.to_string(),
+                    file: file.clone(),
+                    old,
+                });
+                write_journal(&self.journal, &self.entries)?;
+            }
+            write_knob(&file, value).map_err(|e| {
+                format!(
+                    "{device}: the kernel refused {knob}={value} ({}): {e}",
+                    file.display()
+                )
+            })?;
         }
-        write_knob(&file, value).map_err(|e| {
-            format!(
-                "{}: the kernel refused {knob}={value} ({}): {e}",
-                dev.name,
-                file.display()
-            )
-        })
+        Ok(())
     }
 
     /// Put every knob back (newest first) and clear the journal; the lines say what was
@@ -410,6 +549,7 @@ mod tests {
         let dev = Device {
             name: "fake".into(),
             sysfs: d.path().to_path_buf(),
+            bdi: false,
         };
         let e = Entry {
             device: dev.name.clone(),
@@ -424,5 +564,81 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&knob).unwrap(), "128");
         assert!(!journal.exists());
         assert!(restore_journal(&journal).unwrap().is_empty());
+    }
+
+    /// A fabricated sysfs: dm-0 (no scheduler of its own) on a partition of sda and on
+    /// loop1; knobs of the request queue go to the slaves, readahead stays on dm-0.
+    #[test]
+    fn stacked_devices_pass_request_knobs_to_their_slaves() {
+        let t = tempfile::tempdir().unwrap();
+        let sys = t.path();
+        let w = |p: &str, s: &str| {
+            let p = sys.join(p);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, s).unwrap();
+        };
+        w("block/sda/queue/scheduler", "[mq-deadline] none\n");
+        w("block/sda/queue/nr_requests", "64\n");
+        w("block/sda/queue/read_ahead_kb", "128\n");
+        w("block/sda/queue/iosched/read_expire", "500\n");
+        w("block/sda/sda1/partition", "1\n");
+        w("block/loop1/queue/scheduler", "[none] mq-deadline\n");
+        w("block/loop1/queue/nr_requests", "128\n");
+        w("block/loop1/queue/read_ahead_kb", "128\n");
+        w("block/dm-0/queue/scheduler", "none\n");
+        w("block/dm-0/queue/read_ahead_kb", "128\n");
+        w("block/dm-0/queue/max_sectors_kb", "1280\n");
+        std::fs::create_dir_all(sys.join("block/dm-0/slaves")).unwrap();
+        std::os::unix::fs::symlink("../../sda/sda1", sys.join("block/dm-0/slaves/sda1")).unwrap();
+        std::os::unix::fs::symlink("../../loop1", sys.join("block/dm-0/slaves/loop1")).unwrap();
+        let dm = Device {
+            name: "dm-0".into(),
+            sysfs: sys.join("block/dm-0"),
+            bdi: false,
+        };
+        let names = |k: &str| -> Result<Vec<String>, String> {
+            Ok(knob_files(&dm, k)?.into_iter().map(|(d, _)| d).collect())
+        };
+        assert_eq!(names("read_ahead_kb").unwrap(), ["dm-0"]);
+        assert_eq!(names("max_sectors_kb").unwrap(), ["dm-0"]);
+        assert_eq!(names("scheduler").unwrap(), ["loop1", "sda"]);
+        assert_eq!(names("nr_requests").unwrap(), ["loop1", "sda"]);
+        let f = knob_files(&dm, "scheduler").unwrap();
+        assert_eq!(read_knob(&f[1].1).unwrap(), "mq-deadline");
+        // A tunable of a scheduler one slave does not run: an error naming that slave.
+        let e = names("read_expire").unwrap_err();
+        assert!(e.starts_with("loop1: no knob 'read_expire'"), "{e}");
+        assert!(names("no_such_knob").is_err());
+        assert!(names("../x").is_err());
+        // The file system's readahead is a bdi's, not a disk's.
+        assert!(names(FS_READ_AHEAD).unwrap().is_empty());
+        let bdi = Device {
+            name: "bdi 0:55".into(),
+            sysfs: sys.join("class/bdi/0:55"),
+            bdi: true,
+        };
+        let f = knob_files(&bdi, FS_READ_AHEAD).unwrap();
+        assert_eq!(f[0].1, sys.join("class/bdi/0:55/read_ahead_kb"));
+        assert!(knob_files(&bdi, "scheduler").unwrap().is_empty());
+    }
+
+    /// A file's file system has a backing-device info: found from the file's st_dev.
+    #[test]
+    fn a_files_bdi_is_found_from_its_device_numbers() {
+        use std::os::unix::fs::MetadataExt;
+        let t = tempfile::tempdir().unwrap();
+        let f = t.path().join("x");
+        std::fs::write(&f, "x").unwrap();
+        let dev = std::fs::metadata(&f).unwrap().dev();
+        let id = format!("{}:{}", rustix::fs::major(dev), rustix::fs::minor(dev));
+        let sys = t.path().join("sys");
+        std::fs::create_dir_all(sys.join("class/bdi").join(&id)).unwrap();
+        assert_eq!(bdi_of(&sys, &f), None, "no read_ahead_kb: no bdi");
+        std::fs::write(sys.join("class/bdi").join(&id).join("read_ahead_kb"), "128").unwrap();
+        let (got, dir) = bdi_of(&sys, &f).unwrap();
+        assert_eq!(got, id);
+        assert_eq!(dir, sys.join("class/bdi").join(&id));
+        // A file not there yet: its directory's file system.
+        assert_eq!(bdi_of(&sys, &t.path().join("later")).unwrap().0, id);
     }
 }
