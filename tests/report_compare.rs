@@ -49,67 +49,10 @@ fn logged_run(dir: &Path, name: &str, bs: &str, avg_ms: u32) -> PathBuf {
 
 /// Chromium, or None (printing SKIP) unless FLEXIO_REQUIRE_CHROMIUM=1.
 fn chromium() -> Option<PathBuf> {
-    let p = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
-        .iter()
-        .map(PathBuf::from)
-        .find(|p| p.is_file());
-    if p.is_none() {
-        if std::env::var("FLEXIO_REQUIRE_CHROMIUM").as_deref() == Ok("1") {
-            panic!("chromium is required (FLEXIO_REQUIRE_CHROMIUM=1) but not installed");
-        }
-        eprintln!("SKIP: chromium is not installed; report rendering not checked");
-    }
-    p
+    common::chromium::find("report rendering")
 }
 
-/// Load a page in headless Chromium: (DOM after scripts ran, console messages).
-fn render(
-    chrome: &Path,
-    page: &Path,
-    profile: &Path,
-    shot: Option<&Path>,
-) -> (String, Vec<String>) {
-    let mut cmd = Command::new(chrome);
-    cmd.args([
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--enable-logging=stderr",
-        "--v=0",
-        "--virtual-time-budget=3000",
-        "--window-size=1400,2200",
-    ])
-    .arg(format!("--user-data-dir={}", profile.display()));
-    match shot {
-        Some(s) => cmd.arg(format!("--screenshot={}", s.display())),
-        None => cmd.arg("--dump-dom"),
-    };
-    let out = cmd
-        .arg(format!("file://{}", page.display()))
-        .output()
-        .expect("run chromium");
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    let console = err
-        .lines()
-        .filter(|l| l.contains(":CONSOLE"))
-        .map(str::to_string)
-        .collect();
-    (String::from_utf8_lossy(&out.stdout).into_owned(), console)
-}
-
-fn artifacts() -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
-    let d = target.join("test-artifacts");
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use common::chromium::{artifacts, render};
 
 /// Check one page in Chromium: no console message, every chart of the file in the rendered
 /// DOM (`charts` of them), each with a drawn curve (a stroked path, not only a band) of every

@@ -8,7 +8,6 @@ use common::flexio;
 use common::fstargets::{FsKind, FsTarget};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const OPS: &[&str] = &[
     "write",
@@ -169,15 +168,7 @@ fn matrix_rejects_bad_arguments_clearly() {
 
 #[test]
 fn matrix_heat_map_renders_in_headless_chromium() {
-    let chrome = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
-        .iter()
-        .map(PathBuf::from)
-        .find(|p| p.is_file());
-    let Some(chrome) = chrome else {
-        if std::env::var("FLEXIO_REQUIRE_CHROMIUM").as_deref() == Ok("1") {
-            panic!("chromium is required (FLEXIO_REQUIRE_CHROMIUM=1) but not installed");
-        }
-        eprintln!("SKIP: chromium is not installed; heat map rendering not checked");
+    let Some(chrome) = common::chromium::find("heat map rendering") else {
         return;
     };
     let d = tempfile::tempdir().unwrap();
@@ -209,29 +200,8 @@ fn matrix_heat_map_renders_in_headless_chromium() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     let html = std::fs::read_to_string(&page).unwrap();
     let profile = tempfile::tempdir().unwrap();
-    let out = Command::new(&chrome)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--enable-logging=stderr",
-            "--v=0",
-            "--virtual-time-budget=3000",
-            "--dump-dom",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg(format!("file://{}", page.display()))
-        .output()
-        .expect("run chromium");
-    let dom = String::from_utf8_lossy(&out.stdout);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !err.lines().any(|l| l.contains(":CONSOLE")),
-        "console messages: {err}"
-    );
+    let (dom, console) = common::chromium::render(&chrome, &page, profile.path(), None);
+    assert!(console.is_empty(), "console messages: {console:?}");
     // Four operations, one heat map each; 3 file sizes x 3 records with record <= file:
     // 64k: 4,8,16; 128k: 4,8,16; 256k: 4,8,16 = 9 coloured cells per map.
     let maps: Vec<&str> = dom.split("<svg class=\"chart heatmap\"").skip(1).collect();

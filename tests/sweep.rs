@@ -318,3 +318,85 @@ fn fs_readahead_is_swept_on_a_fuse_mount_and_restored() {
         assert!(r.stderr.contains("no backing-device info"), "{}", r.stderr);
     }
 }
+
+/// The sweep's page (`flexio report sweep.json`) in headless Chromium: a two-axis sweep
+/// draws its heat map (one cell per point) and, per axis, the metric and p99 with a line
+/// per value of the other axis, each line drawn; no console message; a screenshot kept.
+#[test]
+fn sweep_report_renders_in_headless_chromium() {
+    let Some(chrome) = common::chromium::find("the sweep's report") else {
+        return;
+    };
+    let d = tempfile::tempdir().unwrap();
+    let j = sweep_json(
+        &[
+            "--opt",
+            "bs=4k,64k",
+            "--opt",
+            "rate_iops=500,1000,2000",
+            "--repeat",
+            "2",
+            "--seed",
+            "5",
+            "--",
+            "--name=x",
+            "--ioengine=null",
+            "--rw=read",
+            "--size=1g",
+            "--time_based",
+            "--runtime=300ms",
+        ],
+        d.path(),
+    );
+    assert_eq!(j["flexio_sweep"]["points"].as_array().unwrap().len(), 6);
+    let page = d.path().join("sweep.html");
+    let r = common::flexio(
+        &[
+            "report",
+            d.path().join("sweep.json").to_str().unwrap(),
+            "-o",
+            page.to_str().unwrap(),
+        ],
+        d.path(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        !html.contains("https://"),
+        "the page must not need the network"
+    );
+    let profile = tempfile::tempdir().unwrap();
+    let (dom, console) = common::chromium::render(&chrome, &page, profile.path(), None);
+    assert!(console.is_empty(), "console messages: {console:?}");
+    let maps: Vec<&str> = dom.split("<svg class=\"chart heatmap\"").skip(1).collect();
+    assert_eq!(maps.len(), 1, "{html}");
+    assert_eq!(maps[0].matches("class=\"hc\"").count(), 6, "{}", maps[0]);
+    // bw and p99 over bs (3 lines: one per rate) and over rate_iops (2 lines: one per bs);
+    // a null job reads nothing from a device: no read amplification chart.
+    let charts: Vec<&str> = dom.split("<svg class=\"chart\"").skip(1).collect();
+    assert_eq!(charts.len(), 4, "{html}");
+    for (c, lines) in charts.iter().zip([3, 3, 2, 2]) {
+        let body = &c[..c.find("</svg>").unwrap()];
+        for k in 0..lines {
+            let g = body
+                .split(&format!("<g class=\"s{k}\">"))
+                .nth(1)
+                .unwrap_or_else(|| panic!("line {k} missing: {body}"));
+            let g = &g[..g.find("</g>").unwrap()];
+            assert!(
+                g.contains("<path d=\"M") && g.contains("fill=\"none\""),
+                "{body}"
+            );
+        }
+    }
+    assert!(dom.contains("<tr class=\"best\">"), "{html}");
+    assert!(
+        dom.contains(">rate_iops=2000</title>") || dom.contains("<title>rate_iops=2000</title>")
+    );
+    let shot = common::chromium::artifacts().join("sweep.png");
+    let _ = std::fs::remove_file(&shot);
+    let (_, console) = common::chromium::render(&chrome, &page, profile.path(), Some(&shot));
+    assert!(console.is_empty(), "console messages: {console:?}");
+    assert!(std::fs::metadata(&shot).map(|m| m.len()).unwrap_or(0) > 20_000);
+    println!("screenshot: {}", shot.display());
+}

@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 const USAGE: &str = "usage: flexio report RESULT.json... [-o FILE] [--title TEXT] [--no-logs]
 
 Writes one self-contained HTML page (no network needed) from flexio's or fio's
---output-format=json or json+ results, and `flexio matrix --json` sweeps (heat maps). Log files beside a result (write_lat_log,
+--output-format=json or json+ results, `flexio matrix --json` matrices (heat maps) and
+`flexio sweep --json` sweeps (lines over each axis with confidence bands, a heat map
+for two axes). Log files beside a result (write_lat_log,
 write_bw_log, write_iops_log, write_hist_log) add curves over time and exact
 statistics of every logged I/O. Several results overlay their curves.
 
@@ -137,13 +139,22 @@ pub fn run(args: &[String]) -> i32 {
             return 2;
         }
     };
-    // `flexio matrix` sweeps are drawn as heat maps; everything else is a run result.
+    // `flexio matrix` results are drawn as heat maps, `flexio sweep` results as lines
+    // over their axes; everything else is a run result.
     let mut matrices = Vec::new();
+    let mut sweeps = Vec::new();
     let mut results = Vec::new();
     for p in &a.results {
-        match flexio_analysis::matrix::read(p) {
-            Ok(Some(m)) => matrices.push(m),
-            Ok(None) => results.push(p.clone()),
+        let found = flexio_analysis::matrix::read(p).and_then(|m| match m {
+            Some(m) => {
+                matrices.push(m);
+                Ok(true)
+            }
+            None => flexio_analysis::sweep::read(p).map(|s| s.map(|s| sweeps.push(s)).is_some()),
+        });
+        match found {
+            Ok(true) => {}
+            Ok(false) => results.push(p.clone()),
             Err(e) => {
                 eprintln!("flexio report: {e}");
                 return 2;
@@ -165,7 +176,7 @@ pub fn run(args: &[String]) -> i32 {
     let opts = ReportOptions {
         title: a.title.unwrap_or_else(|| "flexio report".into()),
     };
-    let page = report::render_with(&runs, &matrices, None, &opts);
+    let page = report::render_with(&runs, &matrices, &sweeps, None, &opts);
     if let Err(e) = write_page(&a.output, &page) {
         eprintln!("flexio report: {e}");
         return 2;
@@ -175,7 +186,7 @@ pub fn run(args: &[String]) -> i32 {
             "flexio report: wrote {} ({} KiB, {} result(s))",
             a.output.display(),
             page.len().div_ceil(1024),
-            runs.len() + matrices.len()
+            runs.len() + matrices.len() + sweeps.len()
         );
     }
     0

@@ -365,6 +365,9 @@ fn sweep_run(a: &Args) -> Result<i32, String> {
     Ok(i32::from(restored.is_err()))
 }
 
+/// How long a run's device figures wait for the devices to go idle.
+const SETTLE: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// Set the point's knobs, drop caches if asked, run the job in this process.
 fn one_run(
     a: &Args,
@@ -386,6 +389,19 @@ fn one_run(
             opts.push((k.clone(), v.clone()));
         }
     }
+    // The device's reads are the run's: what an earlier run left queued is done before the
+    // caches are dropped and it starts, and what it queued itself (readahead behind a cap)
+    // is counted after it ends.
+    let unsettled = |when: &str| {
+        eprintln!(
+            "flexio sweep: {}: the devices were still busy {when} after {} s; device figures may be off",
+            p.label(),
+            SETTLE.as_secs()
+        )
+    };
+    if !sweep::settle(devs, SETTLE) {
+        unsettled("before the run");
+    }
     if a.drop_caches {
         drop_caches()?;
     }
@@ -393,6 +409,9 @@ fn one_run(
     let before = sweep::device_reads(devs);
     let (term, sigs) = interrupt().clone();
     let out = flexio_run::run_prepared(prepared, &Quiet, term, sigs);
+    if !sweep::settle(devs, SETTLE) {
+        unsettled("after the run");
+    }
     let after = sweep::device_reads(devs);
     let rep = out.report.ok_or_else(|| {
         format!(

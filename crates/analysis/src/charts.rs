@@ -459,8 +459,8 @@ fn kib_axis(v: f64) -> String {
 pub fn matrix_heatmap(m: &crate::matrix::Matrix, op: &str) -> crate::svg::HeatMap {
     crate::svg::HeatMap {
         title: format!("{op}: KiB/s"),
-        x_label: "record size (KiB)",
-        y_label: "file size (KiB)",
+        x_label: "record size (KiB)".into(),
+        y_label: "file size (KiB)".into(),
         columns: m.records_kib.iter().map(|r| r.to_string()).collect(),
         rows: m.files_kib.iter().map(|f| f.to_string()).collect(),
         values: m

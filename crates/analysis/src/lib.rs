@@ -15,6 +15,7 @@ pub mod report;
 pub mod stats;
 pub mod study;
 pub mod svg;
+pub mod sweep;
 
 pub use compare::{compare, Comparison};
 pub use input::{read, read_with_logs};

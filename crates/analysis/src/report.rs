@@ -227,13 +227,14 @@ fn chart_or_note(o: &mut String, c: &svg::Chart, hint: &str) {
 
 /// Render the report of `runs`, with a comparison section first when given.
 pub fn render(runs: &[RunResult], comparison: Option<&Comparison>, opts: &ReportOptions) -> String {
-    render_with(runs, &[], comparison, opts)
+    render_with(runs, &[], &[], comparison, opts)
 }
 
 /// [`render`] with `flexio matrix` sweeps too (their heat maps after the runs' sections).
 pub fn render_with(
     runs: &[RunResult],
     matrices: &[Matrix],
+    sweeps: &[crate::sweep::Sweep],
     comparison: Option<&Comparison>,
     opts: &ReportOptions,
 ) -> String {
@@ -347,6 +348,9 @@ pub fn render_with(
     for m in matrices {
         o.push_str(&crate::matrix::section_html(m));
     }
+    for s in sweeps {
+        o.push_str(&crate::sweep::section_html(s));
+    }
     if runs.iter().any(|r| !r.disks.is_empty()) {
         o.push_str("<h2>Disk utilisation</h2><table><tr><th>result</th><th>disk</th><th>read I/Os</th><th>write I/Os</th><th>read merges</th><th>write merges</th><th>read ticks</th><th>write ticks</th><th>in queue</th><th>util</th></tr>\n");
         for r in runs {
@@ -373,7 +377,7 @@ pub fn render_with(
         o,
         "<p class=\"method\">Made by flexio {} from {} result(s). Statistics are exact (from the results and every log line); curves over time are downsampled to at most {} points per series, min/max kept as bands.</p><script>{SCRIPT}</script></body></html>",
         env!("CARGO_PKG_VERSION"),
-        runs.len() + matrices.len(),
+        runs.len() + matrices.len() + sweeps.len(),
         charts::MAX_POINTS
     );
     o

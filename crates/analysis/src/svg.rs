@@ -213,6 +213,12 @@ impl Chart {
 
     /// The chart as an `<svg>` element, or `None` when there is nothing to draw.
     pub fn render(&self) -> Option<String> {
+        self.render_with_x_ticks(&[])
+    }
+
+    /// [`Chart::render`] with the x axis's ticks given (position, text), e.g. the values of
+    /// a sweep's axis; none: ticks from the scale.
+    pub fn render_with_x_ticks(&self, x_ticks: &[(f64, String)]) -> Option<String> {
         let pts = || self.series.iter().flat_map(|s| s.points.iter());
         let bands = || self.series.iter().flat_map(|s| s.band.iter());
         let (x0, x1) = range(self.x.scale, pts().map(|p| p.0).chain(bands().map(|b| b.0)))?;
@@ -238,14 +244,26 @@ impl Chart {
         );
         // Grid and ticks.
         o.push_str("<g class=\"grid\">");
-        for t in ticks_of(&self.x, x0, x1) {
+        let x_ticks: Vec<(f64, String)> = if x_ticks.is_empty() {
+            ticks_of(&self.x, x0, x1)
+                .into_iter()
+                .map(|t| (t, (self.x.fmt)(inv(self.x.scale, t))))
+                .collect()
+        } else {
+            x_ticks
+                .iter()
+                .filter(|(v, _)| usable(self.x.scale, *v))
+                .map(|(v, text)| (tf(self.x.scale, *v), text.clone()))
+                .collect()
+        };
+        for (t, text) in x_ticks {
             let x = L + (t - x0) / (x1 - x0) * pw;
             let _ = write!(
                 o,
                 "<line x1=\"{x:.1}\" y1=\"{T}\" x2=\"{x:.1}\" y2=\"{:.1}\"/><text x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
                 T + ph,
                 T + ph + 14.0,
-                esc(&(self.x.fmt)(inv(self.x.scale, t)))
+                esc(&text)
             );
         }
         for t in ticks_of(&self.y, y0, y1) {
@@ -352,8 +370,8 @@ impl Chart {
 /// value) stay blank. Rows are drawn bottom-up (the first row at the bottom).
 pub struct HeatMap {
     pub title: String,
-    pub x_label: &'static str,
-    pub y_label: &'static str,
+    pub x_label: String,
+    pub y_label: String,
     pub columns: Vec<String>,
     pub rows: Vec<String>,
     /// `values[row][column]`.
@@ -461,9 +479,9 @@ impl HeatMap {
             "<rect class=\"frame\" x=\"{l}\" y=\"{t}\" width=\"{pw:.1}\" height=\"{ph:.1}\"/><text class=\"al\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text><text class=\"al\" transform=\"translate(12 {:.1}) rotate(-90)\" text-anchor=\"middle\">{}</text>",
             l + pw / 2.0,
             h - 8.0,
-            esc(self.x_label),
+            esc(&self.x_label),
             t + ph / 2.0,
-            esc(self.y_label)
+            esc(&self.y_label)
         );
         // The colour key: the ramp from the smallest to the largest value (log scale).
         let kx = l + pw + 14.0;

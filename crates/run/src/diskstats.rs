@@ -316,6 +316,11 @@ pub fn reads_of(dir: &Path) -> Option<(u64, u64)> {
     read_stat(&dir.join("stat")).map(|s| (s[0], s[2] * 512))
 }
 
+/// (requests completed, requests in flight) of the disk at sysfs directory `dir`.
+pub fn activity_of(dir: &Path) -> Option<(u64, u64)> {
+    read_stat(&dir.join("stat")).map(|s| (s[0] + s[4], s[8]))
+}
+
 /// The active I/O scheduler of the disk under `path`, as (device name, scheduler).
 pub fn scheduler_of(path: &Path) -> Option<(String, String)> {
     let dir = disk_dir(path)?;

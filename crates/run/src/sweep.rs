@@ -234,6 +234,42 @@ pub fn device_reads(devs: &[Device]) -> (u64, u64) {
         .fold((0, 0), |a, r| (a.0 + r.0, a.1 + r.1))
 }
 
+/// Wait until the disks among `devs` are idle: nothing in flight and no request completed
+/// for 300 ms (looks 50 ms apart; an IOPS cap releases queued requests in slices of up to
+/// 100 ms). Readahead a job started can still be queued when the job ends (behind an IOPS
+/// cap, for one), and its reads belong to that run, not the next. Gives up after `max`;
+/// returns whether the disks settled.
+pub fn settle(devs: &[Device], max: std::time::Duration) -> bool {
+    let look = || -> (u64, u64) {
+        devs.iter()
+            .filter(|d| !d.bdi)
+            .filter_map(|d| crate::diskstats::activity_of(&d.sysfs))
+            .fold((0, 0), |a, r| (a.0 + r.0, a.1 + r.1))
+    };
+    if !devs.iter().any(|d| !d.bdi) {
+        return true;
+    }
+    let start = std::time::Instant::now();
+    let mut last = look();
+    let mut quiet = 0;
+    loop {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let now = look();
+        quiet = if now == last && now.1 == 0 {
+            quiet + 1
+        } else {
+            0
+        };
+        if quiet == 6 {
+            return true;
+        }
+        if start.elapsed() >= max {
+            return false;
+        }
+        last = now;
+    }
+}
+
 /// The sysfs files of knob `knob` for `dev`, each with the name of the device it belongs
 /// to: `queue/KNOB`, else the active scheduler's tunable `queue/iosched/KNOB`; on a
 /// stacked device that has no scheduler of its own (dm, md), the request-queue knobs and
