@@ -231,3 +231,44 @@ fn bad_input_is_a_clear_error() {
     let h = flexio(&["--help"], d.path());
     assert!(h.stdout.contains("rt-study"), "{}", h.stdout);
 }
+
+/// The study runs its cases in its own process: the flexio binary file can be replaced
+/// (a rebuild) or removed while the study runs, and every case still runs.
+#[test]
+fn the_study_does_not_need_its_binary_file_after_it_starts() {
+    let d = tempfile::tempdir().unwrap();
+    let exe = d.path().join("flexio-copy");
+    std::fs::copy(flexio_bin(), &exe).unwrap();
+    let target = d.path().join("t.dat");
+    let json = d.path().join("s.json");
+    let child = std::process::Command::new(&exe)
+        .args([
+            "rt-study",
+            "--requests",
+            "128",
+            "--bg",
+            "0,1",
+            "--bg-bs",
+            "64k",
+            "--warmup",
+            "100",
+            "--repeat",
+            "2",
+            "--size",
+            "16m",
+            &format!("--json={}", json.display()),
+            target.to_str().unwrap(),
+        ])
+        .current_dir(d.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::fs::remove_file(&exe).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap())
+        .expect("the study's JSON parses");
+    assert_eq!(v["cases"].as_array().unwrap().len(), 4, "{v}");
+}

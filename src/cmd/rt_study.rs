@@ -18,7 +18,10 @@ use flexio_analysis::study::{self, Case};
 use flexio_analysis::RunResult;
 use flexio_job::value::parse_size;
 use flexio_job::value::KbBase;
+use flexio_run::session::interrupt;
+use flexio_run::{Quiet, VERSION};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
 
 const USAGE: &str = "usage: flexio rt-study [options] TARGET
 
@@ -298,7 +301,14 @@ fn job_path(p: &Path) -> String {
 const FG: &str = "foreground";
 
 /// The job file of one case.
-fn case_job(a: &Args, class: &str, bg: u32, bg_engine: &str, region: Option<u64>) -> String {
+fn case_job(
+    a: &Args,
+    class: &str,
+    bg: u32,
+    bg_engine: &str,
+    region: Option<u64>,
+    dir: &Path,
+) -> String {
     let mut j = String::new();
     j.push_str("[global]\n");
     j.push_str(&format!("filename={}\n", job_path(&a.target)));
@@ -329,7 +339,10 @@ fn case_job(a: &Args, class: &str, bg: u32, bg_engine: &str, region: Option<u64>
     }
     // The foreground ends the case: the background stops with it.
     j.push_str("exitall=1\n");
-    j.push_str(&format!("write_lat_log={FG}\nlog_avg_msec=0\n"));
+    j.push_str(&format!(
+        "write_lat_log={}\nlog_avg_msec=0\n",
+        job_path(&dir.join(FG))
+    ));
     if bg > 0 {
         let share = 100.0 / bg as f64;
         j.push_str(&format!(
@@ -347,28 +360,41 @@ fn case_job(a: &Args, class: &str, bg: u32, bg_engine: &str, region: Option<u64>
     j
 }
 
-/// Run one generated job file with this flexio in `dir`; the result is `dir/result.json`.
+/// Run one generated job in this process (the run engine's in-process seam, as the sweep
+/// and the matrix run theirs; nothing depends on the flexio binary file staying in place);
+/// its JSON+ result is written to `dir/result.json` beside its logs, and the job file to
+/// `dir/case.fio` for the record.
 fn run_case(job: &str, dir: &Path) -> Result<PathBuf, String> {
     let jf = dir.join("case.fio");
     std::fs::write(&jf, job).map_err(|e| format!("cannot write {}: {e}", jf.display()))?;
-    let out = dir.join("result.json");
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find flexio itself: {e}"))?;
-    let o = std::process::Command::new(exe)
-        .arg("--output-format=json+")
-        .arg("--output=result.json")
-        .arg("case.fio")
-        .current_dir(dir)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .map_err(|e| format!("cannot run flexio: {e}"))?;
-    if !o.status.success() || !out.exists() {
+    let prepared = flexio_run::prepare_job_text(job, &["--output-format=json+"])?;
+    let (term, sigs) = interrupt().clone();
+    let out = flexio_run::run_prepared(prepared, &Quiet, term, sigs);
+    if interrupt().0.load(Ordering::Relaxed) {
+        return Err("interrupted".into());
+    }
+    let rep = out
+        .report
+        .ok_or_else(|| format!("the case did not run (exit status {})", out.code))?;
+    if out.code != 0 {
+        let errors: Vec<String> = rep
+            .jobs
+            .iter()
+            .filter(|j| j.error != 0)
+            .map(|j| format!("{}: {} (error {})", j.name, j.verror, j.error))
+            .collect();
         return Err(format!(
-            "the case failed ({}):\n{}",
-            o.status,
-            String::from_utf8_lossy(&o.stderr).trim_end()
+            "the case failed (exit status {}){}{}",
+            out.code,
+            if errors.is_empty() { "" } else { ": " },
+            errors.join("; ")
         ));
     }
-    Ok(out)
+    let path = dir.join("result.json");
+    let text = flexio_output::json::report(&rep, true, VERSION);
+    flexio_run::notes::write_atomic(&path, text.as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(path)
 }
 
 /// Make a file target hold `size` bytes of data (reads of a hole measure nothing).
@@ -481,7 +507,7 @@ fn study(a: &Args) -> Result<(String, serde_json::Value, Vec<RunResult>), String
         std::fs::create_dir_all(&dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         eprint!("flexio rt-study: warm-up run (not recorded) ... ");
-        let job = case_job(&a, &a.classes[0], a.bg[0], &bg_engine, region);
+        let job = case_job(&a, &a.classes[0], a.bg[0], &bg_engine, region, &dir);
         run_case(&job, &dir).inspect_err(|_| eprintln!("failed"))?;
         eprintln!("done");
     }
@@ -507,7 +533,7 @@ fn study(a: &Args) -> Result<(String, serde_json::Value, Vec<RunResult>), String
                     "flexio rt-study: {k}/{total}: {class}, {bg} background jobs, run {round} ... "
                 );
                 let t = std::time::Instant::now();
-                let job = case_job(&a, class, bg, &bg_engine, region);
+                let job = case_job(&a, class, bg, &bg_engine, region, &dir);
                 let out = run_case(&job, &dir).inspect_err(|_| eprintln!("failed"))?;
                 eprintln!("{:.1} s", t.elapsed().as_secs_f64());
                 let mut run =
@@ -669,7 +695,8 @@ mod tests {
     #[test]
     fn the_job_of_a_loaded_case() {
         let a = parse_args(&s(&["--think", "500", "--cpuio", "1", "/dev/x:y"])).unwrap();
-        let j = case_job(&a, "rt", 4, "libaio", None);
+        let j = case_job(&a, "rt", 4, "libaio", None, Path::new("/r/rt-bg4"));
+        assert!(j.contains("write_lat_log=/r/rt-bg4/foreground\n"), "{j}");
         assert!(j.contains("filename=/dev/x\\:y\n"), "{j}");
         assert!(
             j.contains("prioclass=1\nprio=4\nnumber_ios=4096\nthinktime=500us\n"),
@@ -680,7 +707,7 @@ mod tests {
             "{j}"
         );
         assert!(j.contains("[cpu]\nioengine=cpuio"), "{j}");
-        let j0 = case_job(&a, "be", 0, "libaio", Some(1 << 20));
+        let j0 = case_job(&a, "be", 0, "libaio", Some(1 << 20), Path::new("/r"));
         assert!(
             !j0.contains("[background]") && !j0.contains("startdelay"),
             "{j0}"

@@ -568,10 +568,14 @@ pub fn attach(run: &mut RunResult) {
                 .iter()
                 .enumerate()
                 .filter(|(_, j)| {
-                    j.option(kind.option())
+                    // A prefix given as a path names its files by its last part.
+                    let v = j
+                        .option(kind.option())
                         .filter(|v| !v.is_empty() && *v != "1")
-                        .unwrap_or(&j.name)
-                        == prefix
+                        .unwrap_or(&j.name);
+                    Path::new(v)
+                        .file_name()
+                        .is_some_and(|n| n.to_string_lossy() == prefix.as_str())
                 })
                 .map(|(i, _)| i)
                 .collect();
