@@ -38,6 +38,9 @@ times in a shuffled order, and compares every point with the baseline.
                             of the current knob values and the first option values)
   --metric M                bw, iops, mean, p50, p99 or p99.9 (default bw)
   --drop-caches             drop the page cache before every run (root)
+  --settle MS               how long the job's disks must be quiet before their reads are
+                            counted, after each run (default 300: readahead queued behind
+                            an IOPS cap belongs to the run; 0: no wait)
   --json FILE               the sweep as JSON
   --restore                 put back knob values a killed sweep left set, and exit
 
@@ -53,6 +56,8 @@ struct Args {
     baseline: Option<String>,
     metric: Metric,
     drop_caches: bool,
+    /// How long the disks must be quiet before and after a run (ms; 0: no wait).
+    settle_ms: u64,
     json: Option<PathBuf>,
     restore: bool,
     job: Option<PathBuf>,
@@ -74,6 +79,7 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
         baseline: None,
         metric: Metric::Bw,
         drop_caches: false,
+        settle_ms: 300,
         json: None,
         restore: false,
         job: None,
@@ -105,6 +111,13 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
             a.metric = metric_named(&v?)?;
         } else if let Some(v) = take_value(args, &mut i, &["--json"]) {
             a.json = Some(PathBuf::from(v?));
+        } else if let Some(v) = take_value(args, &mut i, &["--settle"]) {
+            let v = v?;
+            a.settle_ms = v
+                .parse()
+                .ok()
+                .filter(|n| *n <= 10_000)
+                .ok_or_else(|| format!("--settle {v}: milliseconds, 0 to 10000"))?;
         } else if s == "--drop-caches" {
             a.drop_caches = true;
         } else if s == "--restore" {
@@ -316,6 +329,8 @@ fn sweep_run(a: &Args) -> Result<i32, String> {
     let mut runs: Vec<Vec<(RunResult, Figures)>> = vec![Vec::new(); points.len()];
     let started = Instant::now();
     let mut failure = None;
+    // Whether the disks were found idle after the last run (then the next needs no wait).
+    let mut idle = false;
     for (k, &pi) in order.iter().enumerate() {
         let p = &points[pi];
         let left = if k == 0 {
@@ -330,7 +345,7 @@ fn sweep_run(a: &Args) -> Result<i32, String> {
             order.len(),
             p.label()
         );
-        match one_run(a, &job, p, &devs, &mut knobs) {
+        match one_run(a, &job, p, &devs, &mut knobs, &mut idle) {
             Ok(r) => runs[pi].push(r),
             Err(e) => {
                 failure = Some(e);
@@ -375,6 +390,7 @@ fn one_run(
     p: &Point,
     devs: &[Device],
     knobs: &mut Knobs,
+    idle: &mut bool,
 ) -> Result<(RunResult, Figures), String> {
     let mut opts = Vec::new();
     // The scheduler first: its tunables exist only once it is active.
@@ -389,9 +405,9 @@ fn one_run(
             opts.push((k.clone(), v.clone()));
         }
     }
-    // The device's reads are the run's: what an earlier run left queued is done before the
-    // caches are dropped and it starts, and what it queued itself (readahead behind a cap)
-    // is counted after it ends.
+    // The device's reads are the run's: what was queued before the first run (or a run
+    // that did not settle) is done before the caches are dropped and it starts, and what
+    // it queued itself (readahead behind a cap) is counted after it ends.
     let unsettled = |when: &str| {
         eprintln!(
             "flexio sweep: {}: the devices were still busy {when} after {} s; device figures may be off",
@@ -399,7 +415,7 @@ fn one_run(
             SETTLE.as_secs()
         )
     };
-    if !sweep::settle(devs, SETTLE) {
+    if !*idle && !sweep::settle(devs, a.settle_ms, SETTLE) {
         unsettled("before the run");
     }
     if a.drop_caches {
@@ -409,7 +425,8 @@ fn one_run(
     let before = sweep::device_reads(devs);
     let (term, sigs) = interrupt().clone();
     let out = flexio_run::run_prepared(prepared, &Quiet, term, sigs);
-    if !sweep::settle(devs, SETTLE) {
+    *idle = sweep::settle(devs, a.settle_ms, SETTLE);
+    if !*idle {
         unsettled("after the run");
     }
     let after = sweep::device_reads(devs);
@@ -557,6 +574,7 @@ fn summarise(
             "metric": a.metric.name(),
             "repeats": a.repeat,
             "seed": seed,
+            "settle_ms": a.settle_ms,
             "axes": a.axes.iter().map(|x| {
                 let mut v = json!({"name": x.name, "knob": x.knob, "values": x.values});
                 if let Some((_, on)) = knob_devices.iter().find(|(k, _)| *k == x.name) {

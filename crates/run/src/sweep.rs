@@ -235,20 +235,22 @@ pub fn device_reads(devs: &[Device]) -> (u64, u64) {
 }
 
 /// Wait until the disks among `devs` are idle: nothing in flight and no request completed
-/// for 300 ms (looks 50 ms apart; an IOPS cap releases queued requests in slices of up to
-/// 100 ms). Readahead a job started can still be queued when the job ends (behind an IOPS
-/// cap, for one), and its reads belong to that run, not the next. Gives up after `max`;
-/// returns whether the disks settled.
-pub fn settle(devs: &[Device], max: std::time::Duration) -> bool {
+/// for `quiet_ms` (looks 50 ms apart; an IOPS cap releases queued requests in slices of up
+/// to 100 ms, so 300 ms is safe behind one). Readahead a job started can still be queued
+/// when the job ends (behind an IOPS cap, for one), and its reads belong to that run, not
+/// the next. Gives up after `max`; returns whether the disks settled (`quiet_ms` 0: no
+/// wait, true).
+pub fn settle(devs: &[Device], quiet_ms: u64, max: std::time::Duration) -> bool {
     let look = || -> (u64, u64) {
         devs.iter()
             .filter(|d| !d.bdi)
             .filter_map(|d| crate::diskstats::activity_of(&d.sysfs))
             .fold((0, 0), |a, r| (a.0 + r.0, a.1 + r.1))
     };
-    if !devs.iter().any(|d| !d.bdi) {
+    if quiet_ms == 0 || !devs.iter().any(|d| !d.bdi) {
         return true;
     }
+    let looks = quiet_ms.div_ceil(50);
     let start = std::time::Instant::now();
     let mut last = look();
     let mut quiet = 0;
@@ -260,7 +262,7 @@ pub fn settle(devs: &[Device], max: std::time::Duration) -> bool {
         } else {
             0
         };
-        if quiet == 6 {
+        if quiet == looks {
             return true;
         }
         if start.elapsed() >= max {
