@@ -371,6 +371,7 @@ fn report_from_fio(j: &Value, pids: &[(i32, u32)]) -> RunReport {
         elapsed_s: u(&jobs_v[0]["elapsed"]),
         eta_s: jobs_v[0]["eta"].as_i64().unwrap(),
         clock: Default::default(),
+        provenance: Vec::new(),
         layout: Layout::Fio333,
     }
 }

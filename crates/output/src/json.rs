@@ -9,12 +9,13 @@
 //! ""`), which fio 3.33 drops.
 
 use flexio_stats::report::{
-    DirReport, DiskReport, JobReport, LatSummary, Layout, RunReport, SyncReport, Unified,
+    DirReport, DiskReport, Fact, JobReport, LatSummary, Layout, RunReport, SyncReport, Unified,
 };
 
 /// A JSON value in insertion order.
 #[derive(Clone, Debug, PartialEq)]
 pub enum J {
+    Bool(bool),
     Int(i128),
     Float(f64),
     Str(String),
@@ -95,6 +96,7 @@ pub fn fmt_f(v: f64) -> String {
 
 fn print_value(v: &J, level: usize, out: &mut String) {
     match v {
+        J::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         J::Int(i) => out.push_str(&i.to_string()),
         J::Float(f) => out.push_str(&fmt_f(*f)),
         J::Str(s) => {
@@ -532,17 +534,29 @@ pub fn report(r: &RunReport, plus: bool, flexio_version: &str) -> String {
             .collect();
         root = root.arr("disk_util", disks);
     }
-    root = root.obj(
-        "flexio",
-        Obj::new().str("version", flexio_version).obj(
-            "clock",
-            Obj::new()
-                .str("source", &r.clock.source)
-                .float("read_ns", r.clock.read_ns)
-                .int("resolution_ns", r.clock.resolution_ns),
-        ),
+    let mut flexio = Obj::new().str("version", flexio_version).obj(
+        "clock",
+        Obj::new()
+            .str("source", &r.clock.source)
+            .float("read_ns", r.clock.read_ns)
+            .int("resolution_ns", r.clock.resolution_ns),
     );
+    if !r.provenance.is_empty() {
+        flexio.push("provenance", fact_j(&Fact::Obj(r.provenance.clone())));
+    }
+    root = root.obj("flexio", flexio);
     print(&root.into_j())
+}
+
+/// A provenance fact in the printer's terms.
+fn fact_j(f: &Fact) -> J {
+    match f {
+        Fact::Str(s) => J::Str(s.clone()),
+        Fact::Int(i) => J::Int(*i as i128),
+        Fact::Bool(b) => J::Bool(*b),
+        Fact::Obj(m) => J::Obj(m.iter().map(|(k, v)| (k.clone(), fact_j(v))).collect()),
+        Fact::List(l) => J::Arr(l.iter().map(fact_j).collect()),
+    }
 }
 
 #[cfg(test)]

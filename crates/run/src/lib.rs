@@ -26,6 +26,7 @@ pub mod logz;
 pub mod notes;
 pub mod plan;
 pub mod progress;
+pub mod provenance;
 pub mod run_extra;
 pub mod session;
 pub mod signals;

@@ -303,7 +303,7 @@ pub fn run_planned(
     };
     let genesis = clock.now();
     let mut extras = crate::run_extra::RunExtras::start(&sw.extra, genesis);
-    let reporter = Reporter::new(set, clock, genesis);
+    let reporter = Reporter::new(set, &plans, clock, genesis);
     let progress: Arc<Vec<Progress>> =
         Arc::new(plans.iter().map(|_| Progress::default()).collect());
     observer.running(&plans, &progress);
@@ -991,12 +991,25 @@ struct Reporter {
     clock_info: flexio_stats::report::ClockInfo,
     /// fio 3.33's report layout (`--compat=3.33`) or the newest fio's.
     layout: report::Layout,
+    /// Where the results come from, read once at the start.
+    provenance: Vec<(String, flexio_stats::report::Fact)>,
 }
 
 impl Reporter {
-    fn new(set: &JobSet, clock: Clock, genesis: u64) -> Reporter {
+    fn new(set: &JobSet, plans: &[ThreadPlan], clock: Clock, genesis: u64) -> Reporter {
         let (read_ns, resolution_ns) = clock.self_test();
+        let targets: Vec<PathBuf> = plans
+            .iter()
+            .filter(|t| !t.caps.diskless)
+            .flat_map(|t| t.files.iter().map(|f| f.path.clone()))
+            .collect();
+        let compat = if set.compat.is_fio333() {
+            "3.33"
+        } else {
+            "latest"
+        };
         Reporter {
+            provenance: crate::provenance::collect(&targets, compat),
             global_echo: set.global_echo.clone(),
             clock,
             genesis,
@@ -1039,6 +1052,7 @@ impl Reporter {
             elapsed_s,
         );
         rep.clock = self.clock_info.clone();
+        rep.provenance = self.provenance.clone();
         rep.set_layout(self.layout);
         rep
     }

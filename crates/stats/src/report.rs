@@ -398,6 +398,17 @@ impl DiskAggr {
     }
 }
 
+/// A fact of a result's provenance (where it came from): a value, or an object or list of
+/// facts. Only what was read is recorded; what could not be read is left out.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Fact {
+    Str(String),
+    Int(i64),
+    Bool(bool),
+    Obj(Vec<(String, Fact)>),
+    List(Vec<Fact>),
+}
+
 /// A whole run.
 #[derive(Clone, Debug)]
 pub struct RunReport {
@@ -415,6 +426,9 @@ pub struct RunReport {
     pub elapsed_s: u64,
     pub eta_s: i64,
     pub clock: ClockInfo,
+    /// Where the result came from (the tool, the host, each target, the cgroup limits):
+    /// the JSON's `flexio.provenance`; empty where it was not collected.
+    pub provenance: Vec<(String, Fact)>,
     /// Whose layout the formatters follow ([`RunReport::set_layout`]).
     pub layout: Layout,
 }
@@ -780,6 +794,7 @@ pub fn build(
         elapsed_s,
         eta_s,
         clock: ClockInfo::default(),
+        provenance: Vec::new(),
         layout: Layout::Latest,
     }
 }
