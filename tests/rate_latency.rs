@@ -259,8 +259,10 @@ fn thinktime_paces_the_job() {
     // Timed by the TSC, the job does a few cycles more than 2 s allows now and then (CI
     // saw 1003; 1004 here pinned to one CPU, never over 1000 with clocksource=
     // clock_gettime); the cause is not found yet. Unpaced, the null engine would do
-    // millions; half-paced, 2000.
-    assert!((800.0..=1010.0).contains(&iops), "spin: {iops}");
+    // millions; half-paced, 2000. Below: a spinning job loses its CPU to the other tests
+    // of this binary on a 2-core machine (693 was seen with the machine busy), so the floor
+    // only says it was not stalled.
+    assert!((500.0..=1010.0).contains(&iops), "spin: {iops}");
     let cpu = job["usr_cpu"].as_f64().unwrap() + job["sys_cpu"].as_f64().unwrap();
     assert!(cpu > 50.0, "spinning uses the CPU: {cpu}%");
 }
