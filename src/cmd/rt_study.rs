@@ -18,10 +18,8 @@ use flexio_analysis::study::{self, Case};
 use flexio_analysis::RunResult;
 use flexio_job::value::parse_size;
 use flexio_job::value::KbBase;
-use flexio_run::session::interrupt;
-use flexio_run::{Quiet, VERSION};
+use flexio_run::VERSION;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
 
 const USAGE: &str = "usage: flexio rt-study [options] TARGET
 
@@ -367,29 +365,7 @@ fn case_job(
 fn run_case(job: &str, dir: &Path) -> Result<PathBuf, String> {
     let jf = dir.join("case.fio");
     std::fs::write(&jf, job).map_err(|e| format!("cannot write {}: {e}", jf.display()))?;
-    let prepared = flexio_run::prepare_job_text(job, &["--output-format=json+"])?;
-    let (term, sigs) = interrupt().clone();
-    let out = flexio_run::run_prepared(prepared, &Quiet, term, sigs);
-    if interrupt().0.load(Ordering::Relaxed) {
-        return Err("interrupted".into());
-    }
-    let rep = out
-        .report
-        .ok_or_else(|| format!("the case did not run (exit status {})", out.code))?;
-    if out.code != 0 {
-        let errors: Vec<String> = rep
-            .jobs
-            .iter()
-            .filter(|j| j.error != 0)
-            .map(|j| format!("{}: {} (error {})", j.name, j.verror, j.error))
-            .collect();
-        return Err(format!(
-            "the case failed (exit status {}){}{}",
-            out.code,
-            if errors.is_empty() { "" } else { ": " },
-            errors.join("; ")
-        ));
-    }
+    let rep = flexio_run::inproc::run_text(job, &["--output-format=json+"])?;
     let path = dir.join("result.json");
     let text = flexio_output::json::report(&rep, true, VERSION);
     flexio_run::notes::write_atomic(&path, text.as_bytes())

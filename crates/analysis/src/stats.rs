@@ -117,6 +117,12 @@ pub struct TTest {
     pub ci: (f64, f64),
 }
 
+/// Student's t distribution's 97.5% quantile for `df` degrees of freedom (the half-width
+/// of a 95% confidence interval in standard errors); `None` for `df` <= 0.
+pub fn t975(df: f64) -> Option<f64> {
+    Some(StudentsT::new(0.0, 1.0, df).ok()?.inverse_cdf(0.975))
+}
+
 /// Welch's unequal-variance t-test from summaries (mean, sample standard deviation, n).
 /// `None` with fewer than two values on a side.
 pub fn welch_summary(ma: f64, sa: f64, na: f64, mb: f64, sb: f64, nb: f64) -> Option<TTest> {

@@ -32,26 +32,13 @@ impl Spread {
     /// The 95% confidence interval of the mean (Student's t over the repeats); the mean
     /// alone for one run.
     pub fn ci95(&self) -> (f64, f64) {
-        if self.n < 2 {
-            return (self.mean, self.mean);
+        match crate::stats::t975((self.n as f64) - 1.0) {
+            Some(t) if self.n >= 2 => {
+                let h = t * self.sd / (self.n as f64).sqrt();
+                (self.mean - h, self.mean + h)
+            }
+            _ => (self.mean, self.mean),
         }
-        let h = t975(self.n - 1) * self.sd / (self.n as f64).sqrt();
-        (self.mean - h, self.mean + h)
-    }
-}
-
-/// Student's t distribution's 97.5% quantile for `df` degrees of freedom (table values;
-/// the normal quantile beyond 30).
-fn t975(df: u64) -> f64 {
-    const T: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-        2.052, 2.048, 2.045, 2.042,
-    ];
-    match df {
-        0 => f64::NAN,
-        1..=30 => T[df as usize - 1],
-        _ => 1.960,
     }
 }
 
@@ -222,21 +209,13 @@ pub fn read(path: &Path) -> Result<Option<Sweep>, InputError> {
         .map_err(|e| InputError(format!("{}: {e}", path.display())))
 }
 
-/// A value as a number where it is one (sizes with k/m/g suffixes in binary units).
+/// A value as a number where it is one: a size as fio reads it (`64k`, `8m`), else a
+/// plain number.
 fn numeric(s: &str) -> Option<f64> {
-    let t = s.trim().to_ascii_lowercase();
-    let t = t
-        .strip_suffix("ib")
-        .or_else(|| t.strip_suffix('b'))
-        .unwrap_or(&t);
-    let (num, mul) = match t.chars().last()? {
-        'k' => (&t[..t.len() - 1], 1024.0),
-        'm' => (&t[..t.len() - 1], 1024.0 * 1024.0),
-        'g' => (&t[..t.len() - 1], 1024.0 * 1024.0 * 1024.0),
-        't' => (&t[..t.len() - 1], 1024f64.powi(4)),
-        _ => (t, 1.0),
-    };
-    num.parse::<f64>().ok().map(|v| v * mul)
+    flexio_job::value::parse_size(s.trim(), flexio_job::value::KbBase::K1024)
+        .ok()
+        .map(|v| v as f64)
+        .or_else(|| s.trim().parse::<f64>().ok())
 }
 
 /// Where an axis's values go on a chart's x axis: their numbers (on a log scale when they
@@ -495,7 +474,6 @@ pub fn section_html(s: &Sweep) -> String {
                 continue;
             }
             let title = if title.is_empty() { mt.as_str() } else { title };
-            let y = if y.is_empty() { "" } else { y };
             let (c, ticks) = s.chart(ax, title, y, f);
             if let Some(svg) = c.render_with_x_ticks(&ticks) {
                 o.push_str(&svg);
@@ -591,7 +569,7 @@ mod tests {
         };
         let (lo, hi) = s.ci95();
         assert!(
-            (hi - 10.0 - 4.303 / 3f64.sqrt()).abs() < 1e-9
+            (hi - 10.0 - 4.303 / 3f64.sqrt()).abs() < 1e-3
                 && (10.0 - lo - (hi - 10.0)).abs() < 1e-9
         );
         let one = Spread {

@@ -44,8 +44,9 @@ fn read_stat(p: &Path) -> Option<[u64; 11]> {
     Some(out)
 }
 
-/// The device numbers of the disk holding `path` (for a block device, the device itself).
-fn device_numbers(path: &Path) -> Option<(u32, u32)> {
+/// The device numbers of `path` (or of its directory while it does not exist yet): the
+/// file system's device, or with `own` a block device's own numbers.
+pub(crate) fn numbers_of(path: &Path, own: bool) -> Option<(u32, u32)> {
     use std::os::unix::fs::FileTypeExt;
     let probe = if path.exists() {
         path.to_path_buf()
@@ -58,12 +59,17 @@ fn device_numbers(path: &Path) -> Option<(u32, u32)> {
         probe
     };
     let meta = std::fs::metadata(&probe).ok()?;
-    let dev = if meta.file_type().is_block_device() {
+    let dev = if own && meta.file_type().is_block_device() {
         meta.rdev()
     } else {
         meta.dev()
     };
-    let (maj, min) = (rustix::fs::major(dev), rustix::fs::minor(dev));
+    Some((rustix::fs::major(dev), rustix::fs::minor(dev)))
+}
+
+/// The device numbers of the disk holding `path` (for a block device, the device itself).
+fn device_numbers(path: &Path) -> Option<(u32, u32)> {
+    let (maj, min) = numbers_of(path, true)?;
     crate::debug_log!(
         crate::debug::Cat::Diskutil,
         "{} belongs to maj/min {maj}/{min}",

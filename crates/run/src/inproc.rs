@@ -1,10 +1,10 @@
 //! Running a generated fio job inside this process, through the same seam a remote session
 //! uses ([`crate::prepare_job_text`] + [`crate::run_prepared`]): parsing, planning, the engine and the job
 //! loop are flexio's own, nothing is printed, and the results come back as numbers. The
-//! study subcommands (`flexio matrix`, `flexio writemodes`) are built on it.
+//! study subcommands (`flexio matrix`, `flexio writemodes`, `flexio rt-study`) are built on it.
 
-use crate::session::{interrupt, prepare_job_text, run_prepared, Quiet};
-use flexio_stats::report::{DiskReport, JobReport, JobResult};
+use crate::session::{interrupt, prepare_job_text, run_prepared, Prepared, Quiet};
+use flexio_stats::report::{DiskReport, JobReport, JobResult, RunReport};
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
@@ -34,6 +34,28 @@ pub fn run_job(job: &str) -> Result<JobRun, String> {
             prepared.plans.len()
         ));
     }
+    let (report, results) = run_checked(prepared)?;
+    let (Some(result), Some(rep)) = (results.into_iter().next(), report.jobs.into_iter().next())
+    else {
+        return Err("the job produced no result".into());
+    };
+    Ok(JobRun {
+        result,
+        report: rep,
+        disks: report.disks,
+    })
+}
+
+/// Run the job text `job` (any number of jobs; `args` as on flexio's command line, e.g.
+/// `--output-format=json+`) in this process: its report, or an error when it was
+/// interrupted, did not run, or a job failed.
+pub fn run_text(job: &str, args: &[&str]) -> Result<RunReport, String> {
+    run_checked(prepare_job_text(job, args)?).map(|(report, _)| report)
+}
+
+/// Run a prepared job quietly; a job's error or a failing exit status is an error naming
+/// the jobs that failed.
+fn run_checked(prepared: Prepared) -> Result<(RunReport, Vec<JobResult>), String> {
     let (term, sigs) = interrupt().clone();
     let out = run_prepared(prepared, &Quiet, term, sigs);
     if interrupted() {
@@ -42,26 +64,19 @@ pub fn run_job(job: &str) -> Result<JobRun, String> {
     let report = out
         .report
         .ok_or_else(|| format!("the job did not run (exit status {})", out.code))?;
-    let (Some(result), Some(rep)) = (
-        out.results.into_iter().next(),
-        report.jobs.into_iter().next(),
-    ) else {
-        return Err("the job produced no result".into());
-    };
-    if rep.error != 0 {
-        return Err(format!(
-            "the job failed: {} (error {})",
-            rep.verror, rep.error
-        ));
+    let failed: Vec<String> = report
+        .jobs
+        .iter()
+        .filter(|j| j.error != 0)
+        .map(|j| format!("{}: {} (error {})", j.name, j.verror, j.error))
+        .collect();
+    if !failed.is_empty() {
+        return Err(format!("the job failed: {}", failed.join("; ")));
     }
     if out.code != 0 {
         return Err(format!("the job failed (exit status {})", out.code));
     }
-    Ok(JobRun {
-        result,
-        report: rep,
-        disks: report.disks,
-    })
+    Ok((report, out.results))
 }
 
 /// The scratch file of a study: `--file` as given, else `<--dir or .>/flexio-<study>.<pid>.tmp`.

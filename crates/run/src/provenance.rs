@@ -162,19 +162,8 @@ fn host() -> Facts {
 
 /// The mount holding `path` (by its device numbers): (mount point, type, options, source).
 fn mount_of(path: &Path) -> Option<(String, String, String, String)> {
-    use std::os::unix::fs::MetadataExt;
-    let probe = if path.exists() {
-        path.to_path_buf()
-    } else {
-        match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        }
-    };
-    let dev = std::fs::metadata(&probe).ok()?.dev();
-    let id = format!("{}:{}", rustix::fs::major(dev), rustix::fs::minor(dev));
-    let info = read("/proc/self/mountinfo")?;
-    parse_mountinfo(&info, &id)
+    let (maj, min) = diskstats::numbers_of(path, false)?;
+    parse_mountinfo(&read("/proc/self/mountinfo")?, &format!("{maj}:{min}"))
 }
 
 /// The last mount of device `id` (`MAJ:MIN`) in mountinfo text.

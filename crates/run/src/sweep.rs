@@ -205,22 +205,8 @@ pub fn devices_of(paths: &[PathBuf], knobs: &[&str]) -> Result<Vec<Device>, Stri
 /// The backing-device info of the file system holding `path` (of the device itself for a
 /// block device): `MAJ:MIN` and its directory under `sys`'s `class/bdi`.
 fn bdi_of(sys: &Path, path: &Path) -> Option<(String, PathBuf)> {
-    use std::os::unix::fs::{FileTypeExt, MetadataExt};
-    let probe = if path.exists() {
-        path.to_path_buf()
-    } else {
-        match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        }
-    };
-    let meta = std::fs::metadata(&probe).ok()?;
-    let dev = if meta.file_type().is_block_device() {
-        meta.rdev()
-    } else {
-        meta.dev()
-    };
-    let id = format!("{}:{}", rustix::fs::major(dev), rustix::fs::minor(dev));
+    let (maj, min) = crate::diskstats::numbers_of(path, true)?;
+    let id = format!("{maj}:{min}");
     let dir = sys.join("class/bdi").join(&id);
     dir.join("read_ahead_kb").exists().then_some((id, dir))
 }
