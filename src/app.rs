@@ -260,7 +260,7 @@ pub fn run(args: Vec<String>) -> i32 {
         );
     }
     let default_mode = crate::jobless::wants_default_benchmark(&cli);
-    let set = if default_mode {
+    let mut set = if default_mode {
         match defaults::load(&cli, load_env(host())) {
             Ok(s) => s,
             Err(e) => {
@@ -288,6 +288,7 @@ pub fn run(args: Vec<String>) -> i32 {
             "every job is disabled (numjobs=0)"
         });
     }
+    plan::draw_seeds(&mut set);
     flexio_run::debug::parse_lines(&set);
     for w in &set.warnings {
         eprintln!("flexio: warning: {w}");

@@ -59,6 +59,9 @@ pub struct JobSet {
     pub notes: Vec<String>,
     /// Which fio's behaviour to reproduce: `--compat`, else `FLEXIO_COMPAT`, else the newest.
     pub compat: Compat,
+    /// Jobs whose `randseed` was drawn from the system's entropy before planning (they asked
+    /// for unrepeatable random numbers; the result's provenance records the seed).
+    pub seeds_drawn: Vec<usize>,
 }
 
 /// What the loader needs from the rest of the program.

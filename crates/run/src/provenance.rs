@@ -74,6 +74,80 @@ pub fn collect(targets: &[PathBuf], compat: &str) -> Vec<(String, Fact)> {
     out
 }
 
+/// Options in the order given, each once (a later value of the same option replaces the
+/// earlier one, where it stood last); a bare flag has the value "".
+fn given(echo: &[(String, String)]) -> Vec<(String, Fact)> {
+    let mut out: Vec<(String, Fact)> = Vec::new();
+    for (k, v) in echo {
+        out.retain(|(x, _)| x != k);
+        out.push((k.clone(), Fact::Str(v.clone())));
+    }
+    out
+}
+
+/// The resolved job set (the JSON's `flexio.provenance.job`): the options given in global
+/// scope and in each job, each job's random seed (`randseed`, with `seed_drawn` where it was
+/// drawn from the system's entropy because the job asked for unrepeatable numbers), and the
+/// default of every other option the jobs' fio knows (its core options and those of the
+/// engines the jobs use), so that each job's every option can be read off. `flexio rerun`
+/// rebuilds the job from it.
+pub fn job(set: &flexio_job::JobSet) -> Fact {
+    let drawn = &set.seeds_drawn;
+    use flexio_engine::registry::CATALOG;
+    let canonical = |k: &str| CATALOG.lookup(k).map(|d| d.name).unwrap_or("");
+    let mut named: Vec<&str> = set.global_echo.iter().map(|(k, _)| canonical(k)).collect();
+    let mut engines: Vec<&str> = Vec::new();
+    let mut jobs = Vec::new();
+    for (i, def) in set.jobs.iter().enumerate() {
+        named.extend(def.echo.iter().map(|(k, _)| canonical(k)));
+        if !engines.contains(&def.opts.ioengine.as_str()) {
+            engines.push(def.opts.ioengine.as_str());
+        }
+        let mut j = vec![
+            ("name".to_string(), Fact::Str(def.opts.name.clone())),
+            (
+                "options".to_string(),
+                Fact::Obj(given(
+                    &def.echo
+                        .iter()
+                        .filter(|(k, _)| k != "name")
+                        .cloned()
+                        .collect::<Vec<_>>(),
+                )),
+            ),
+        ];
+        if let Some(seed) = def.opts.randseed {
+            let v = i64::try_from(seed).map_or_else(|_| Fact::Str(seed.to_string()), Fact::Int);
+            j.push(("randseed".to_string(), v));
+        }
+        j.push(("seed_drawn".to_string(), Fact::Bool(drawn.contains(&i))));
+        jobs.push(Fact::Obj(j));
+    }
+    let mut defaults: Vec<(String, Fact)> = Vec::new();
+    let rows = CATALOG.core_rows().chain(
+        engines
+            .iter()
+            .flat_map(|e| CATALOG.engine_options_at(e, set.compat)),
+    );
+    for row in rows {
+        if !row.known_at(set.compat)
+            || named.contains(&row.name)
+            || defaults.iter().any(|(k, _)| k == row.name)
+        {
+            continue;
+        }
+        defaults.push((row.name.to_string(), Fact::Str(row.default.to_string())));
+    }
+    Fact::Obj(vec![
+        (
+            "global".to_string(),
+            Fact::Obj(given(&set.global_echo)),
+        ),
+        ("jobs".to_string(), Fact::List(jobs)),
+        ("defaults".to_string(), Fact::Obj(defaults)),
+    ])
+}
+
 fn tool(compat: &str) -> Facts {
     Facts::default()
         .str("name", Some("flexio".into()))
@@ -98,6 +172,23 @@ fn tool(compat: &str) -> Facts {
             )),
         )
         .str("compat", Some(compat.into()))
+        .str("commit", option_env!("FLEXIO_GIT_COMMIT").map(String::from))
+        .str("features", Some(features().join(",")))
+}
+
+/// The cargo features of the run engine this build has.
+fn features() -> Vec<&'static str> {
+    let mut f = Vec::new();
+    if cfg!(feature = "io_uring") {
+        f.push("io_uring");
+    }
+    if cfg!(feature = "libaio") {
+        f.push("libaio");
+    }
+    if cfg!(feature = "shared_loop") {
+        f.push("shared_loop");
+    }
+    f
 }
 
 /// `NAME="value"` from os-release text.

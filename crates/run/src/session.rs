@@ -203,6 +203,7 @@ fn prepare_cli_with(
     };
     let mut set = load::load(&cli, &env).map_err(|e| e.to_string())?;
     adjust(&mut set);
+    plan::draw_seeds(&mut set);
     if set.jobs.is_empty() {
         return Err(
             "No job(s) defined (the job file has no job sections; a job starts with a [name] line)"
@@ -1009,7 +1010,11 @@ impl Reporter {
             "latest"
         };
         Reporter {
-            provenance: crate::provenance::collect(&targets, compat),
+            provenance: {
+                let mut p = crate::provenance::collect(&targets, compat);
+                p.push(("job".to_string(), crate::provenance::job(set)));
+                p
+            },
             global_echo: set.global_echo.clone(),
             clock,
             genesis,

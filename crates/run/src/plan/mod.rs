@@ -882,6 +882,33 @@ fn workload_spec(
     }
 }
 
+/// Give every job whose random numbers are not repeatable (`randrepeat=0` without a
+/// `randseed`) a `randseed` drawn from the system's entropy, once per job definition, so
+/// that the seeds a run used are known (the result's provenance records them) and a rerun
+/// with that `randseed` draws the same numbers. Each thread of the job stirs its thread
+/// number into it, as with a given `randseed`. The jobs given a seed are listed in
+/// `set.seeds_drawn`.
+pub fn draw_seeds(set: &mut flexio_job::JobSet) {
+    let mut drawn = Vec::new();
+    for (i, def) in set.jobs.iter_mut().enumerate() {
+        let o = &mut def.opts;
+        let repeatable = if set.compat.is_fio333() || !o.allrandrepeat_last {
+            o.randrepeat
+        } else {
+            o.allrandrepeat
+        };
+        if !repeatable && o.randseed.is_none() {
+            let e = entropy()
+                .wrapping_add(i as u64)
+                .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+                .rotate_left(29);
+            o.randseed = Some(e >> 1);
+            drawn.push(i);
+        }
+    }
+    set.seeds_drawn.extend(drawn);
+}
+
 /// The seeds of a thread's random streams.
 ///
 /// Both fio versions: randseed (default 0x89) stirred into one seed per slot, unless
