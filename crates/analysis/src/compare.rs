@@ -278,7 +278,8 @@ impl Side<'_> {
     }
 }
 
-fn metric_value(d: &DirResult, m: Metric, kind: &str) -> Option<f64> {
+/// The value of metric `m` of a direction, with latency statistic `kind` (`lat` or `clat`).
+pub fn metric_value(d: &DirResult, m: Metric, kind: &str) -> Option<f64> {
     let l = if kind == "lat" { &d.lat } else { &d.clat };
     match m {
         Metric::Iops => Some(d.iops),
