@@ -251,6 +251,10 @@ pub fn run(args: Vec<String>) -> i32 {
         eprintln!("flexio: {}", crate::cmd::not_built("--report"));
         return 1;
     }
+    if sw.save.is_some() && !crate::cmd::BUILT {
+        eprintln!("flexio: {}", crate::cmd::not_built("--save"));
+        return 1;
+    }
     if sw.parse_only {
         return crate::parse_only::run(&cli, &load_env(host()));
     }
@@ -325,7 +329,7 @@ pub fn run(args: Vec<String>) -> i32 {
     let code = match &out.report {
         Some(rep) => {
             sink.emit(&sink.final_text(rep, out.extras.as_ref(), default_mode));
-            if write_outputs(&sink, sw.report.as_deref(), rep).is_err() {
+            if write_outputs(&sink, sw.report.as_deref(), rep).is_err() || !save(sw, &args, rep) {
                 1
             } else {
                 out.code
@@ -337,6 +341,29 @@ pub fn run(args: Vec<String>) -> i32 {
         defaults::cleanup();
     }
     code
+}
+
+/// `--save[=LABEL]`: the run's json+ result into the results store, after its own outputs
+/// are written; `false` once a failure is said.
+fn save(sw: &cli::Switches, args: &[String], rep: &report::RunReport) -> bool {
+    let Some(label) = &sw.save else {
+        return true;
+    };
+    #[cfg(feature = "tools")]
+    {
+        let jp = json::report(rep, true, VERSION);
+        crate::cmd::results::save_run(
+            sw.store.as_deref(),
+            label.as_deref(),
+            &crate::cmd::results::command_line(args),
+            &jp,
+        )
+    }
+    #[cfg(not(feature = "tools"))]
+    {
+        let _ = (label, args, rep);
+        false
+    }
 }
 
 /// The --output file (atomically) and the --report page; `Err` once the error is said.

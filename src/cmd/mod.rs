@@ -17,9 +17,27 @@ pub mod compare;
 pub mod matrix;
 pub mod out;
 pub mod report;
+#[cfg(feature = "tools")]
+pub mod results;
 pub mod rt_study;
 pub mod sweep;
 pub mod writemodes;
+
+/// The results-store subcommands (crates/store, only in builds with `tools`).
+#[cfg(feature = "tools")]
+mod store_cmds {
+    pub use super::results::{check, diff, history, import, rerun};
+}
+#[cfg(not(feature = "tools"))]
+mod store_cmds {
+    pub fn check(_: &[String]) -> i32 {
+        1
+    }
+    pub use check as diff;
+    pub use check as history;
+    pub use check as import;
+    pub use check as rerun;
+}
 
 /// Every subcommand, in `flexio --help` order.
 pub static SUBCOMMANDS: &[Subcommand] = &[
@@ -52,6 +70,31 @@ pub static SUBCOMMANDS: &[Subcommand] = &[
         name: "rt-study",
         help: "[options] TARGET: foreground latency per I/O class under 0/1/4 background jobs, with tests",
         run: tool(rt_study::run),
+    },
+    Subcommand {
+        name: "import",
+        help: "[--label L] RESULT.json...: store fio/flexio results in the results store",
+        run: tool(store_cmds::import),
+    },
+    Subcommand {
+        name: "history",
+        help: "[--label L] [--job J] [--metric M] [--since DATE] [--html F]: a metric over stored runs, trend, change points",
+        run: tool(store_cmds::history),
+    },
+    Subcommand {
+        name: "check",
+        help: "--baseline LABEL [--trials N] [--max-regression PCT] JOB.fio: CI regression check (Markdown, JUnit; exit 1)",
+        run: tool(store_cmds::check),
+    },
+    Subcommand {
+        name: "diff",
+        help: "RUN_A RUN_B: metrics side by side, and what differs in provenance and resolved job",
+        run: tool(store_cmds::diff),
+    },
+    Subcommand {
+        name: "rerun",
+        help: "[--set K=V] RUN_ID: the stored run's exact job and seeds again, warning where the machine changed",
+        run: tool(store_cmds::rerun),
     },
 ];
 

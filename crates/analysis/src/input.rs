@@ -266,6 +266,7 @@ pub fn from_value(doc: &Value, path: &Path) -> Result<RunResult, InputError> {
         jobs,
         disks,
         warnings: Vec::new(),
+        provenance: doc.get("flexio").and_then(|f| f.get("provenance")).cloned(),
     })
 }
 

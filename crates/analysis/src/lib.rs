@@ -6,7 +6,9 @@
 pub mod charts;
 pub mod compare;
 pub mod compare_out;
+pub mod flatten;
 pub mod fmt;
+pub mod history;
 pub mod input;
 pub mod logs;
 pub mod matrix;

@@ -209,4 +209,6 @@ pub struct RunResult {
     pub disks: Vec<Disk>,
     /// Problems met while reading (skipped log lines, logs that matched no job).
     pub warnings: Vec<String>,
+    /// flexio's `flexio.provenance` (where the result came from), when the file has it.
+    pub provenance: Option<serde_json::Value>,
 }

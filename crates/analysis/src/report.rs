@@ -225,6 +225,34 @@ fn chart_or_note(o: &mut String, c: &svg::Chart, hint: &str) {
     }
 }
 
+/// A page with flexio's report style around `body` (HTML).
+pub fn standalone(title: &str, body: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>{}</title><style>{STYLE}</style></head><body>{body}<p class=\"method\">Made by flexio {}.</p></body></html>\n",
+        esc(title),
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+/// A result's provenance (`flexio.provenance`) as a table of dotted keys and values; the
+/// defaults of the resolved job are left to the JSON (hundreds of rows).
+fn provenance_block(o: &mut String, r: &RunResult) {
+    let Some(p) = &r.provenance else { return };
+    let mut rows = Vec::new();
+    crate::flatten::flatten(p, "", &mut rows);
+    rows.retain(|(k, _)| !k.starts_with("job.defaults."));
+    let _ = write!(
+        o,
+        "<details class=\"provenance\"><summary>Provenance of {} ({} facts)</summary><table>",
+        esc(&r.label),
+        rows.len()
+    );
+    for (k, v) in &rows {
+        let _ = write!(o, "<tr><td>{}</td><td>{}</td></tr>", esc(k), esc(v));
+    }
+    o.push_str("</table></details>\n");
+}
+
 /// Render the report of `runs`, with a comparison section first when given.
 pub fn render(runs: &[RunResult], comparison: Option<&Comparison>, opts: &ReportOptions) -> String {
     render_with(runs, &[], &[], comparison, opts)
@@ -274,6 +302,9 @@ pub fn render_with(
             );
         }
         o.push_str("</table>\n");
+    }
+    for r in runs {
+        provenance_block(&mut o, r);
     }
     for r in runs {
         for w in &r.warnings {

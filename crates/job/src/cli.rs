@@ -55,6 +55,10 @@ pub struct Switches {
     pub extra: crate::cli_extra::Extra,
     /// `--report FILE`: write the HTML report of this run there at its end (flexio's own).
     pub report: Option<String>,
+    /// `--save[=LABEL]`: store the result in the results store (`Some(None)`: no label).
+    pub save: Option<Option<String>>,
+    /// `--store=PATH|postgres://...`: the results store (default: the XDG data folder's).
+    pub store: Option<String>,
     /// Client/server mode (`--server`, `--daemonize`, `--client`, `--remote-config`).
     pub remote: Remote,
 }
@@ -113,6 +117,8 @@ impl Default for Switches {
             compat: None,
             extra: Default::default(),
             report: None,
+            save: None,
+            store: None,
             remote: Remote::default(),
         }
     }
@@ -226,6 +232,16 @@ pub const SWITCHES: &[(&str, Arg, &str)] = &[
         "report",
         Arg::Required,
         "Write an HTML report of the run (charts, statistics) to file at its end",
+    ),
+    (
+        "save",
+        Arg::Optional,
+        "Store the result (with LABEL) in the results store (flexio history, check, diff, rerun)",
+    ),
+    (
+        "store",
+        Arg::Required,
+        "The results store: a SQLite file or postgres://... (default $XDG_DATA_HOME/flexio/results.db)",
     ),
     (
         "server",
@@ -553,6 +569,8 @@ pub fn parse_args(args: &[String], cat: &Catalog) -> Result<Cli, JobError> {
                     }
                     "warnings-fatal" => s.warnings_fatal = true,
                     "report" => s.report = Some(v),
+                    "save" => s.save = Some(value.filter(|l| !l.is_empty())),
+                    "store" => s.store = Some(v),
                     "compat" => {
                         s.compat = Some(
                             Compat::parse(&v).map_err(|m| JobError::new(origin, Some(word), m))?,
