@@ -67,7 +67,8 @@ pub fn command_line(args: &[String]) -> String {
 // ---------------------------------------------------------------------------------------
 // flexio import
 
-const IMPORT_USAGE: &str = "usage: flexio import [--store PATH|postgres://...] [--label LABEL] RESULT.json...
+const IMPORT_USAGE: &str =
+    "usage: flexio import [--store PATH|postgres://...] [--label LABEL] RESULT.json...
 
 Stores existing results (fio's or flexio's JSON or json+ output files) in the results
 store, as one batch: their text, provenance where flexio recorded it, summary metrics and
@@ -128,7 +129,10 @@ pub fn import(args: &[String]) -> i32 {
             println!(
                 "flexio import: stored {} result(s) as run(s) {} in {}",
                 ids.len(),
-                ids.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(", "),
+                ids.iter()
+                    .map(|i| i.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 s.location()
             );
             0
@@ -367,7 +371,10 @@ fn history_text(series: &[Series], kernels: &[(i64, String)], min_shift: f64, lo
             let change = if k == 0 {
                 String::new()
             } else {
-                fmt::pct(flexio_analysis::stats::rel_pct(s.points[k - 1].value, p.value))
+                fmt::pct(flexio_analysis::stats::rel_pct(
+                    s.points[k - 1].value,
+                    p.value,
+                ))
             };
             let kernel = kernels
                 .iter()
@@ -744,7 +751,9 @@ fn markdown(
             "No regression.".to_string()
         }
     );
-    o.push_str("| job | dir | metric | baseline | candidate | change | 95% CI | p (adj.) | verdict |\n");
+    o.push_str(
+        "| job | dir | metric | baseline | candidate | change | 95% CI | p (adj.) | verdict |\n",
+    );
     o.push_str("|---|---|---|---:|---:|---:|---|---:|---|\n");
     for c in checked {
         let r = c.row;
@@ -852,7 +861,11 @@ file (fio's or flexio's JSON).
 ";
 
 /// A stored run's id or a result file: its text and a name.
-fn load_result(store: &mut Option<Store>, spec: Option<&str>, what: &str) -> Result<(String, String), String> {
+fn load_result(
+    store: &mut Option<Store>,
+    spec: Option<&str>,
+    what: &str,
+) -> Result<(String, String), String> {
     if let Ok(id) = what.parse::<i64>() {
         if store.is_none() {
             *store = Some(Store::open(spec).map_err(|e| e.to_string())?);
@@ -888,7 +901,14 @@ fn resolved_jobs(run: &RunResult, doc: &Value) -> Vec<(String, Vec<(String, Stri
         v.and_then(Value::as_object)
             .map(|m| {
                 m.iter()
-                    .map(|(k, v)| (k.clone(), v.as_str().map(String::from).unwrap_or_else(|| v.to_string())))
+                    .map(|(k, v)| {
+                        (
+                            k.clone(),
+                            v.as_str()
+                                .map(String::from)
+                                .unwrap_or_else(|| v.to_string()),
+                        )
+                    })
                     .collect()
             })
             .unwrap_or_default()
@@ -902,7 +922,11 @@ fn resolved_jobs(run: &RunResult, doc: &Value) -> Vec<(String, Vec<(String, Stri
             Some(e) => e.1 = v.to_string(),
             None => all.push((k.to_string(), v.to_string())),
         };
-        for (k, v) in defaults.iter().chain(&global).chain(&pairs(j.get("options"))) {
+        for (k, v) in defaults
+            .iter()
+            .chain(&global)
+            .chain(&pairs(j.get("options")))
+        {
             set(k, v);
         }
         if let Some(s) = j.get("randseed") {
@@ -935,7 +959,11 @@ pub fn diff(args: &[String]) -> i32 {
         i += 1;
     }
     if which.len() != 2 {
-        return usage_error("diff", "give two runs (stored ids or result files)", DIFF_USAGE);
+        return usage_error(
+            "diff",
+            "give two runs (stored ids or result files)",
+            DIFF_USAGE,
+        );
     }
     let mut store = None;
     let mut sides = Vec::new();
@@ -1025,7 +1053,10 @@ fn diff_text(na: &str, nb: &str, a: &(RunResult, Value), b: &(RunResult, Value))
     }
     o.push_str("\nProvenance (what differs)\n");
     let strip = |v: &Value| {
-        let mut p = v.pointer("/flexio/provenance").cloned().unwrap_or(Value::Null);
+        let mut p = v
+            .pointer("/flexio/provenance")
+            .cloned()
+            .unwrap_or(Value::Null);
         if let Some(m) = p.as_object_mut() {
             m.remove("job");
         }
@@ -1089,7 +1120,8 @@ fn diff_text(na: &str, nb: &str, a: &(RunResult, Value), b: &(RunResult, Value))
 // ---------------------------------------------------------------------------------------
 // flexio rerun
 
-const RERUN_USAGE: &str = "usage: flexio rerun [--store PATH|postgres://...] [--set KEY=VALUE]... RUN_ID [flexio options]
+const RERUN_USAGE: &str =
+    "usage: flexio rerun [--store PATH|postgres://...] [--set KEY=VALUE]... RUN_ID [flexio options]
 
 Runs a stored run's exact resolved job again: the options it was given, in global scope
 and per job, with the random seeds it used (a job with randrepeat=0 gets the seed it drew),
@@ -1117,7 +1149,10 @@ pub fn job_text(doc: &Value, sets: &[(String, String)]) -> Result<String, String
         .pointer("/flexio/provenance/job")
         .ok_or("the result has no resolved job (flexio.provenance.job): it was not written by a flexio that records one")?;
     let line = |k: &str, v: &Value| -> String {
-        let v = v.as_str().map(String::from).unwrap_or_else(|| v.to_string());
+        let v = v
+            .as_str()
+            .map(String::from)
+            .unwrap_or_else(|| v.to_string());
         if v.is_empty() {
             format!("{k}\n")
         } else {
@@ -1128,7 +1163,9 @@ pub fn job_text(doc: &Value, sets: &[(String, String)]) -> Result<String, String
     for (k, v) in job["global"].as_object().into_iter().flatten() {
         t.push_str(&line(k, v));
     }
-    let jobs = job["jobs"].as_array().ok_or("the resolved job lists no jobs")?;
+    let jobs = job["jobs"]
+        .as_array()
+        .ok_or("the resolved job lists no jobs")?;
     for j in jobs {
         let name = j["name"].as_str().unwrap_or("job");
         if name.contains([']', '\n']) {
@@ -1168,7 +1205,10 @@ pub fn rerun(args: &[String]) -> i32 {
             continue;
         }
         if let Some(v) = take_value(args, &mut i, &["--set"]) {
-            match v.map(|v| v.split_once('=').map(|(k, v)| (k.to_string(), v.to_string()))) {
+            match v.map(|v| {
+                v.split_once('=')
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+            }) {
                 Ok(Some(kv)) => sets.push(kv),
                 _ => return usage_error("rerun", "--set takes KEY=VALUE", RERUN_USAGE),
             }
@@ -1220,7 +1260,10 @@ pub fn rerun(args: &[String]) -> i32 {
             return 2;
         }
     };
-    let prov = doc.pointer("/flexio/provenance").cloned().unwrap_or(Value::Null);
+    let prov = doc
+        .pointer("/flexio/provenance")
+        .cloned()
+        .unwrap_or(Value::Null);
     let compat = prov
         .pointer("/tool/compat")
         .and_then(Value::as_str)
@@ -1276,8 +1319,21 @@ mod tests {
 
     #[test]
     fn check_arguments() {
-        let a = check_args(&s(&["--baseline", "b", "j.fio", "--trials=3", "--max-regression", "10%", "--metrics", "iops,bw"])).unwrap();
-        assert_eq!((a.baseline.as_str(), a.trials, a.max_regression), ("b", 3, 10.0));
+        let a = check_args(&s(&[
+            "--baseline",
+            "b",
+            "j.fio",
+            "--trials=3",
+            "--max-regression",
+            "10%",
+            "--metrics",
+            "iops,bw",
+        ]))
+        .unwrap();
+        assert_eq!(
+            (a.baseline.as_str(), a.trials, a.max_regression),
+            ("b", 3, 10.0)
+        );
         assert_eq!(a.metrics, vec!["IOPS", "bw"]);
         assert!(check_args(&s(&["j.fio"])).is_err());
         assert!(check_args(&s(&["--baseline=b"])).is_err());

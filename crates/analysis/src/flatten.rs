@@ -72,7 +72,11 @@ mod tests {
         assert_eq!(
             d,
             vec![
-                ("host.kernel".to_string(), Some("6.1".to_string()), Some("6.6".to_string())),
+                (
+                    "host.kernel".to_string(),
+                    Some("6.1".to_string()),
+                    Some("6.6".to_string())
+                ),
                 ("t[0].ra".into(), Some("128".into()), Some("4096".into())),
                 ("x".into(), None, Some("true".into())),
             ]

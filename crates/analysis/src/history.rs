@@ -152,11 +152,18 @@ pub fn change_points(v: &[f64], min_shift_pct: f64, min_len: usize) -> Vec<usize
         let mut bounds = vec![0];
         bounds.extend(&cuts);
         bounds.push(n);
-        let means: Vec<f64> = bounds.windows(2).map(|w| stats::mean(&v[w[0]..w[1]])).collect();
+        let means: Vec<f64> = bounds
+            .windows(2)
+            .map(|w| stats::mean(&v[w[0]..w[1]]))
+            .collect();
         let closest = (0..cuts.len())
             .map(|k| {
                 let (a, b) = (means[k], means[k + 1]);
-                let rel = if a != 0.0 { 100.0 * ((b - a) / a).abs() } else { f64::INFINITY };
+                let rel = if a != 0.0 {
+                    100.0 * ((b - a) / a).abs()
+                } else {
+                    f64::INFINITY
+                };
                 (k, rel)
             })
             .filter(|(_, rel)| *rel < min_shift_pct)
@@ -196,11 +203,7 @@ pub fn html(title: &str, series: &[Series], alpha: f64, min_shift_pct: f64) -> S
         let v: Vec<f64> = s.points.iter().map(|p| p.value).collect();
         let cps = change_points(&v, min_shift_pct, 2);
         let (label, fmt) = axis_for(&s.metric);
-        let points: Vec<(f64, f64)> = s
-            .points
-            .iter()
-            .map(|p| (p.run as f64, p.value))
-            .collect();
+        let points: Vec<(f64, f64)> = s.points.iter().map(|p| (p.run as f64, p.value)).collect();
         let mut svg_series = vec![SvgSeries {
             name: format!("{} {} {}", s.job, s.ddir, s.metric),
             result: 0,
@@ -277,7 +280,9 @@ pub fn html(title: &str, series: &[Series], alpha: f64, min_shift_pct: f64) -> S
                     .join(", ")
             }
         );
-        body.push_str("<table><tr><th>run</th><th>saved (UTC)</th><th>label</th><th>value</th></tr>\n");
+        body.push_str(
+            "<table><tr><th>run</th><th>saved (UTC)</th><th>label</th><th>value</th></tr>\n",
+        );
         for p in &s.points {
             let _ = writeln!(
                 body,
@@ -308,7 +313,11 @@ pub fn utc(secs: i64) -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = if m <= 2 { y + 1 } else { y };
-    format!("{y:04}-{m:02}-{d:02} {:02}:{:02}", rem / 3600, rem % 3600 / 60)
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}",
+        rem / 3600,
+        rem % 3600 / 60
+    )
 }
 
 /// Seconds since the epoch of `YYYY-MM-DD` or `YYYY-MM-DD HH:MM` (UTC).
@@ -350,16 +359,24 @@ mod tests {
 
     #[test]
     fn a_step_is_one_change_point_and_noise_is_none() {
-        let v = [100.0, 101.0, 99.0, 100.5, 99.5, 80.0, 81.0, 79.5, 80.5, 80.2];
+        let v = [
+            100.0, 101.0, 99.0, 100.5, 99.5, 80.0, 81.0, 79.5, 80.5, 80.2,
+        ];
         assert_eq!(change_points(&v, 2.0, 2), vec![5]);
         let flat = [100.0, 101.0, 99.0, 100.5, 99.5, 100.2, 99.8, 100.1];
         assert!(change_points(&flat, 2.0, 2).is_empty());
         // Two steps.
-        let v2 = [10.0, 10.1, 9.9, 10.0, 20.0, 20.2, 19.9, 20.1, 5.0, 5.1, 4.9, 5.0];
+        let v2 = [
+            10.0, 10.1, 9.9, 10.0, 20.0, 20.2, 19.9, 20.1, 5.0, 5.1, 4.9, 5.0,
+        ];
         assert_eq!(change_points(&v2, 2.0, 2), vec![4, 8]);
         // One odd run is not a change of level.
         let odd = [100.0, 101.0, 99.0, 100.5, 60.0, 100.2, 99.8, 100.1, 99.9];
-        assert!(change_points(&odd, 2.0, 2).is_empty(), "{:?}", change_points(&odd, 2.0, 2));
+        assert!(
+            change_points(&odd, 2.0, 2).is_empty(),
+            "{:?}",
+            change_points(&odd, 2.0, 2)
+        );
         // A shift below the smallest that counts is not a change.
         let small = [100.0, 100.0, 100.0, 100.0, 101.0, 101.0, 101.0, 101.0];
         assert!(change_points(&small, 2.0, 2).is_empty());

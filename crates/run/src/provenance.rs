@@ -139,10 +139,7 @@ pub fn job(set: &flexio_job::JobSet) -> Fact {
         defaults.push((row.name.to_string(), Fact::Str(row.default.to_string())));
     }
     Fact::Obj(vec![
-        (
-            "global".to_string(),
-            Fact::Obj(given(&set.global_echo)),
-        ),
+        ("global".to_string(), Fact::Obj(given(&set.global_echo))),
         ("jobs".to_string(), Fact::List(jobs)),
         ("defaults".to_string(), Fact::Obj(defaults)),
     ])

@@ -103,7 +103,11 @@ fn sqlite_error(loc: &str, e: rusqlite::Error) -> StoreError {
         },
         _ => (ErrorKind::Other, "database error"),
     };
-    StoreError::new(kind, format!("results store {loc}: {what}: {e}"))
+    // For SQLite the location is the file's path.
+    diagnose(
+        std::path::Path::new(loc),
+        StoreError::new(kind, format!("results store {loc}: {what}: {e}")),
+    )
 }
 
 fn pg_error(loc: &str, e: postgres::Error) -> StoreError {
@@ -119,9 +123,10 @@ fn pg_error(loc: &str, e: postgres::Error) -> StoreError {
                 "the database cannot be written by this user or server",
             )
         }
-        Some(c) if *c == SqlState::LOCK_NOT_AVAILABLE || *c == SqlState::T_R_DEADLOCK_DETECTED => {
-            (ErrorKind::Locked, "the database is locked by another writer")
-        }
+        Some(c) if *c == SqlState::LOCK_NOT_AVAILABLE || *c == SqlState::T_R_DEADLOCK_DETECTED => (
+            ErrorKind::Locked,
+            "the database is locked by another writer",
+        ),
         Some(_) => (ErrorKind::Other, "database error"),
         None if e.is_closed() => (ErrorKind::Open, "the connection is closed"),
         None => (ErrorKind::Open, "cannot talk to the server"),
@@ -139,6 +144,58 @@ fn pg_error(loc: &str, e: postgres::Error) -> StoreError {
             s
         });
     StoreError::new(kind, format!("results store {loc}: {what}: {detail}"))
+}
+
+/// SQLite says only "unable to open database file" when the file's folder is read-only
+/// (it cannot make its journal) or full: find out which by opening the file for writing
+/// (which changes nothing).
+fn diagnose(path: &std::path::Path, e: StoreError) -> StoreError {
+    if !matches!(e.kind, ErrorKind::Open | ErrorKind::Other) {
+        return e;
+    }
+    let probe = std::fs::OpenOptions::new().append(true).open(path);
+    let os = match probe {
+        Err(x) => x.raw_os_error(),
+        Ok(_) => None,
+    };
+    match os {
+        Some(libc::EROFS) => StoreError::new(
+            ErrorKind::ReadOnly,
+            format!(
+                "{}: the database is read-only (its file system is mounted read-only)",
+                e.message
+            ),
+        ),
+        Some(libc::EACCES) | Some(libc::EPERM) => StoreError::new(
+            ErrorKind::ReadOnly,
+            format!(
+                "{}: the database is read-only (no permission to write it)",
+                e.message
+            ),
+        ),
+        Some(libc::ENOSPC) => StoreError::new(
+            ErrorKind::Full,
+            format!("{}: the file system is full", e.message),
+        ),
+        _ => {
+            // A write that failed for want of space shows as a plain I/O error.
+            let dir = path
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(std::path::Path::new("."));
+            match rustix::fs::statvfs(dir) {
+                Ok(st) if st.f_bavail.saturating_mul(st.f_frsize) < 64 << 10 => StoreError::new(
+                    ErrorKind::Full,
+                    format!(
+                        "{}: the file system is full ({} bytes free)",
+                        e.message,
+                        st.f_bavail.saturating_mul(st.f_frsize)
+                    ),
+                ),
+                _ => e,
+            }
+        }
+    }
 }
 
 fn sqlite_sql(sql: &str) -> String {
@@ -207,11 +264,20 @@ fn pg_rows<C: postgres::GenericClient>(
         for (i, col) in r.columns().iter().enumerate() {
             let t = col.type_();
             let v = if *t == Type::INT8 {
-                r.try_get::<_, Option<i64>>(i).ok().flatten().map_or(Val::T(None), Val::I)
+                r.try_get::<_, Option<i64>>(i)
+                    .ok()
+                    .flatten()
+                    .map_or(Val::T(None), Val::I)
             } else if *t == Type::INT4 {
-                r.try_get::<_, Option<i32>>(i).ok().flatten().map_or(Val::T(None), |v| Val::I(v as i64))
+                r.try_get::<_, Option<i32>>(i)
+                    .ok()
+                    .flatten()
+                    .map_or(Val::T(None), |v| Val::I(v as i64))
             } else if *t == Type::FLOAT8 {
-                r.try_get::<_, Option<f64>>(i).ok().flatten().map_or(Val::T(None), Val::F)
+                r.try_get::<_, Option<f64>>(i)
+                    .ok()
+                    .flatten()
+                    .map_or(Val::T(None), Val::F)
             } else {
                 // Other types (void, ...) are not read: no statement here needs them.
                 Val::T(r.try_get::<_, Option<String>>(i).ok().flatten())
@@ -270,8 +336,8 @@ impl Conn {
         };
         if spec.starts_with("postgres://") || spec.starts_with("postgresql://") {
             let loc = redact(&spec);
-            let client = postgres::Client::connect(&spec, postgres::NoTls)
-                .map_err(|e| pg_error(&loc, e))?;
+            let client =
+                postgres::Client::connect(&spec, postgres::NoTls).map_err(|e| pg_error(&loc, e))?;
             return Ok((Conn::Pg(Box::new(client)), loc));
         }
         let path = PathBuf::from(&spec);
@@ -294,13 +360,12 @@ impl Conn {
                 })?;
             }
         }
-        let c = rusqlite::Connection::open(&path).map_err(|e| sqlite_error(&spec, e))?;
-        c.busy_timeout(busy_timeout())
-            .map_err(|e| sqlite_error(&spec, e))?;
+        let err = |e| sqlite_error(&spec, e);
+        let c = rusqlite::Connection::open(&path).map_err(err)?;
+        c.busy_timeout(busy_timeout()).map_err(err)?;
         // Foreign keys on; WAL lets readers go on while one writer saves (a read-only or
         // full file system keeps the mode it has, and the first write says why).
-        c.execute_batch("PRAGMA foreign_keys = ON;")
-            .map_err(|e| sqlite_error(&spec, e))?;
+        c.execute_batch("PRAGMA foreign_keys = ON;").map_err(err)?;
         let _ = c.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()));
         Ok((Conn::Sqlite(c), spec))
     }

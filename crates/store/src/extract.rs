@@ -64,7 +64,8 @@ pub fn metrics_of(run: &flexio_analysis::RunResult) -> Vec<MetricValue> {
 
 pub fn extract(text: &str) -> Result<Extracted, String> {
     let doc = flexio_analysis::input::last_document(text).map_err(|e| e.0)?;
-    let run = flexio_analysis::input::from_value(&doc, Path::new("result.json")).map_err(|e| e.0)?;
+    let run =
+        flexio_analysis::input::from_value(&doc, Path::new("result.json")).map_err(|e| e.0)?;
     let prov = doc.get("flexio").and_then(|f| f.get("provenance"));
     let host_fact = |k: &str| {
         prov.and_then(|p| p.get("host"))

@@ -161,9 +161,8 @@ impl Store {
     pub fn save(&mut self, kind: &str, label: Option<&str>, runs: &[NewRun]) -> Result<Vec<i64>> {
         let mut prepared = Vec::new();
         for r in runs {
-            let x = extract::extract(&r.result).map_err(|e| {
-                StoreError::new(ErrorKind::Other, format!("{}: {e}", r.source))
-            })?;
+            let x = extract::extract(&r.result)
+                .map_err(|e| StoreError::new(ErrorKind::Other, format!("{}: {e}", r.source)))?;
             prepared.push(x);
         }
         let now = std::time::SystemTime::now()
@@ -251,7 +250,10 @@ impl Store {
         let r = rows.first().ok_or_else(|| {
             StoreError::new(
                 ErrorKind::NotFound,
-                format!("{}: no stored run {id} (flexio history lists them)", self.location),
+                format!(
+                    "{}: no stored run {id} (flexio history lists them)",
+                    self.location
+                ),
             )
         })?;
         Ok(StoredRun {

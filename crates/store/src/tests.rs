@@ -69,9 +69,18 @@ fn stores(name: &str) -> Vec<(Store, String, Option<tempfile::TempDir>)> {
 #[test]
 fn saves_lists_and_reads_back_on_every_backend() {
     for (mut s, _, _keep) in stores("save") {
-        assert_eq!(s.schema_version().unwrap(), schema::VERSION, "{}", s.location());
+        assert_eq!(
+            s.schema_version().unwrap(),
+            schema::VERSION,
+            "{}",
+            s.location()
+        );
         let ids = s
-            .save("run", Some("base"), &[run("a.fio", result("j", 1000.0, 900, "6.1.0"))])
+            .save(
+                "run",
+                Some("base"),
+                &[run("a.fio", result("j", 1000.0, 900, "6.1.0"))],
+            )
             .unwrap();
         assert_eq!(ids.len(), 1);
         let ids2 = s
@@ -85,8 +94,12 @@ fn saves_lists_and_reads_back_on_every_backend() {
             )
             .unwrap();
         assert_eq!(ids2.len(), 2);
-        s.save("import", None, &[run("x.json", result("k", 5.0, 1, "6.6.0"))])
-            .unwrap();
+        s.save(
+            "import",
+            None,
+            &[run("x.json", result("k", 5.0, 1, "6.6.0"))],
+        )
+        .unwrap();
         let all = s.list(&Filter::default()).unwrap();
         assert_eq!(all.len(), 4, "{}", s.location());
         assert_eq!(all[0].kernel.as_deref(), Some("6.1.0"));
@@ -238,6 +251,9 @@ fn an_unreachable_server_is_a_clear_error() {
         .err()
         .unwrap();
     assert_eq!(e.kind, ErrorKind::Open, "{e}");
-    assert!(e.message.contains("postgres://flexio@127.0.0.1:1/none"), "{e}");
+    assert!(
+        e.message.contains("postgres://flexio@127.0.0.1:1/none"),
+        "{e}"
+    );
     assert!(!e.message.contains("secret"), "{e}");
 }
