@@ -21,7 +21,7 @@ fn fx(store: &str, args: &[&str], dir: &Path) -> Run {
     // The subcommands take --store after their name; a run takes it anywhere.
     let at = if matches!(
         a.first().copied(),
-        Some("history" | "check" | "diff" | "rerun" | "import")
+        Some("history" | "check" | "diff" | "rerun" | "import" | "sweep" | "compare")
     ) {
         1
     } else {
@@ -624,4 +624,50 @@ fn the_html_report_shows_provenance() {
         "no kernel row"
     );
     assert!(html.contains("<td>job.jobs[0].options.ioengine</td><td>null</td>"));
+}
+
+#[test]
+fn sweeps_and_comparisons_save_their_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("r.db").display().to_string();
+    let job = dir.path().join("j.fio");
+    std::fs::write(&job, "[s]\nioengine=null\nrw=read\nsize=16m\n").unwrap();
+    let r = fx(
+        &store,
+        &[
+            "sweep",
+            "--opt",
+            "bs=4k,64k",
+            "--repeat",
+            "1",
+            "--settle",
+            "0",
+            "--save=sw",
+            job.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    // `sweep` takes --store after its name too.
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("saved 2 run(s)"), "{}", r.stderr);
+    let r = fx(
+        &store,
+        &[
+            "compare",
+            "--trials",
+            "2",
+            "--save=cmp",
+            job.to_str().unwrap(),
+            job.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let h = fx(&store, &["history", "--runs"], dir.path());
+    assert!(h.stdout.contains("6 run(s) in"), "{}", h.stdout);
+    assert_eq!(h.stdout.matches(" sweep ").count(), 2, "{}", h.stdout);
+    assert_eq!(h.stdout.matches("cmp/A").count(), 2, "{}", h.stdout);
+    assert_eq!(h.stdout.matches("cmp/B").count(), 2, "{}", h.stdout);
+    let h = fx(&store, &["history", "--label", "sw"], dir.path());
+    assert!(h.stdout.contains("job 's' read IOPS: 2 runs"), "{}", h.stdout);
 }

@@ -33,8 +33,12 @@ confidence interval, a p-value (Holm-adjusted), an effect size and a verdict.
   --resamples N                 bootstrap resamples (default 2000)
   --seed N                      bootstrap seed (default 1)
   --no-logs                     ignore log files beside the results
+  --save[=LABEL]                store both sides' results in the results store (labels
+                                LABEL/A and LABEL/B; flexio history, diff)
+  --store PATH|postgres://...   the results store (default $XDG_DATA_HOME/flexio/results.db)
 
-Exit status: 0 done, 1 a regression beyond --fail-if-worse, 2 bad arguments or input.
+Exit status: 0 done, 1 a regression beyond --fail-if-worse, 2 bad arguments or input, or
+the results were not saved.
 ";
 
 /// Parsed `flexio compare` arguments.
@@ -52,6 +56,9 @@ pub struct Args {
     pub resamples: Option<usize>,
     pub seed: Option<u64>,
     pub no_logs: bool,
+    /// `--save[=LABEL]`: both sides' results into the results store (labels LABEL/A, LABEL/B).
+    pub save: Option<Option<String>>,
+    pub store: Option<String>,
 }
 
 fn number<T: std::str::FromStr>(v: String, what: &str) -> Result<T, String> {
@@ -100,6 +107,12 @@ pub fn parse_args(args: &[String]) -> Result<Args, String> {
             a.seed = Some(number(v?, "--seed")?);
         } else if arg == "--no-logs" {
             a.no_logs = true;
+        } else if let Some(v) = take_value(args, &mut i, &["--store"]) {
+            a.store = Some(v?);
+        } else if arg == "--save" {
+            a.save = Some(None);
+        } else if let Some(l) = arg.strip_prefix("--save=") {
+            a.save = Some(Some(l.to_string()).filter(|l| !l.is_empty()));
         } else if arg == "--" {
             if split.is_some() {
                 return Err("'--' given twice".into());
@@ -261,6 +274,29 @@ pub fn run(args: &[String]) -> i32 {
             return 2;
         }
     };
+    let mut saved_ok = true;
+    if let Some(label) = &a.save {
+        for (side, paths) in [("A", &pa), ("B", &pb)] {
+            let mut runs = Vec::new();
+            for p in paths {
+                match std::fs::read_to_string(p) {
+                    Ok(t) => runs.push((format!("flexio compare {side}: {}", p.display()), t)),
+                    Err(e) => {
+                        eprintln!("flexio compare: cannot read {}: {e}", p.display());
+                        saved_ok = false;
+                    }
+                }
+            }
+            let l = label.as_ref().map(|l| format!("{l}/{side}"));
+            match super::save_batch(a.store.as_deref(), "compare", l.as_deref(), runs) {
+                Ok(m) => eprintln!("flexio compare: {side}: {m}"),
+                Err(e) => {
+                    eprintln!("flexio compare: {side} was not saved: {e}");
+                    saved_ok = false;
+                }
+            }
+        }
+    }
     let cmp = compare(&ra, &rb, &options(&a));
     if a.json {
         stdout(&format!("{}\n", compare_out::json_text(&cmp)));
@@ -296,7 +332,11 @@ pub fn run(args: &[String]) -> i32 {
             return 1;
         }
     }
-    0
+    if saved_ok {
+        0
+    } else {
+        2
+    }
 }
 
 /// A temporary folder removed when dropped.

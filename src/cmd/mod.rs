@@ -39,6 +39,37 @@ mod store_cmds {
     pub use check as rerun;
 }
 
+/// Store `runs` (source, result JSON) as one batch of `kind` in the results store: a line
+/// saying where, or why not.
+pub fn save_batch(
+    store: Option<&str>,
+    kind: &str,
+    label: Option<&str>,
+    runs: Vec<(String, String)>,
+) -> Result<String, String> {
+    #[cfg(feature = "tools")]
+    {
+        let runs: Vec<flexio_store::NewRun> = runs
+            .into_iter()
+            .map(|(source, result)| flexio_store::NewRun { source, result })
+            .collect();
+        let mut s = flexio_store::Store::open(store).map_err(|e| e.to_string())?;
+        let ids = s.save(kind, label, &runs).map_err(|e| e.to_string())?;
+        Ok(format!(
+            "saved {} run(s) as run(s) {}..{} in {}",
+            ids.len(),
+            ids.first().unwrap_or(&0),
+            ids.last().unwrap_or(&0),
+            s.location()
+        ))
+    }
+    #[cfg(not(feature = "tools"))]
+    {
+        let _ = (store, kind, label, runs);
+        Err(not_built("the results store"))
+    }
+}
+
 /// Every subcommand, in `flexio --help` order.
 pub static SUBCOMMANDS: &[Subcommand] = &[
     Subcommand {

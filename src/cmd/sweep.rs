@@ -42,6 +42,8 @@ times in a shuffled order, and compares every point with the baseline.
                             counted, after each run (default 300: readahead queued behind
                             an IOPS cap belongs to the run; 0: no wait)
   --json FILE               the sweep as JSON
+  --save[=LABEL]            store every run's result in the results store, one batch
+  --store PATH              the results store (SQLite file or postgres://...)
   --restore                 put back knob values a killed sweep left set, and exit
 
 Knob values are journaled before they are written and restored at the end, on a failing
@@ -59,6 +61,9 @@ struct Args {
     /// How long the disks must be quiet before and after a run (ms; 0: no wait).
     settle_ms: u64,
     json: Option<PathBuf>,
+    /// `--save[=LABEL]`: every run's result into the results store, as one batch.
+    save: Option<Option<String>>,
+    store: Option<String>,
     restore: bool,
     job: Option<PathBuf>,
     fio_args: Vec<String>,
@@ -81,6 +86,8 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
         drop_caches: false,
         settle_ms: 300,
         json: None,
+        save: None,
+        store: None,
         restore: false,
         job: None,
         fio_args: Vec::new(),
@@ -111,6 +118,12 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
             a.metric = metric_named(&v?)?;
         } else if let Some(v) = take_value(args, &mut i, &["--json"]) {
             a.json = Some(PathBuf::from(v?));
+        } else if let Some(v) = take_value(args, &mut i, &["--store"]) {
+            a.store = Some(v?);
+        } else if s == "--save" {
+            a.save = Some(None);
+        } else if let Some(l) = s.strip_prefix("--save=") {
+            a.save = Some(Some(l.to_string()).filter(|l| !l.is_empty()));
         } else if let Some(v) = take_value(args, &mut i, &["--settle"]) {
             let v = v?;
             a.settle_ms = v
@@ -327,6 +340,7 @@ fn sweep_run(a: &Args) -> Result<i32, String> {
     );
     let mut knobs = Knobs::new(sweep::journal_path());
     let mut runs: Vec<Vec<(RunResult, Figures)>> = vec![Vec::new(); points.len()];
+    let mut to_save = Vec::new();
     let started = Instant::now();
     let mut failure = None;
     // Whether the disks were found idle after the last run (then the next needs no wait).
@@ -346,7 +360,12 @@ fn sweep_run(a: &Args) -> Result<i32, String> {
             p.label()
         );
         match one_run(a, &job, p, &devs, &mut knobs, &mut idle) {
-            Ok(r) => runs[pi].push(r),
+            Ok((r, f, text)) => {
+                if a.save.is_some() {
+                    to_save.push((format!("flexio sweep: {}", p.label()), text));
+                }
+                runs[pi].push((r, f))
+            }
             Err(e) => {
                 failure = Some(e);
                 break;
@@ -377,7 +396,17 @@ fn sweep_run(a: &Args) -> Result<i32, String> {
         flexio_run::notes::write_atomic(p, text.as_bytes())
             .map_err(|e| format!("{}: {e}", p.display()))?;
     }
-    Ok(i32::from(restored.is_err()))
+    let mut code = i32::from(restored.is_err());
+    if let Some(label) = &a.save {
+        match super::save_batch(a.store.as_deref(), "sweep", label.as_deref(), to_save) {
+            Ok(m) => eprintln!("flexio sweep: {m}"),
+            Err(e) => {
+                eprintln!("flexio sweep: the runs were not saved: {e}");
+                code = 1;
+            }
+        }
+    }
+    Ok(code)
 }
 
 /// How long a run's device figures wait for the devices to go idle.
@@ -391,7 +420,7 @@ fn one_run(
     devs: &[Device],
     knobs: &mut Knobs,
     idle: &mut bool,
-) -> Result<(RunResult, Figures), String> {
+) -> Result<(RunResult, Figures, String), String> {
     let mut opts = Vec::new();
     // The scheduler first: its tunables exist only once it is active.
     let mut kv: Vec<&(String, String)> = p.values.iter().collect();
@@ -449,7 +478,7 @@ fn one_run(
         .map_err(|e| format!("{}: {}", p.label(), e.0))?;
     let disks = devs.iter().any(|d| !d.bdi);
     let f = figures(&r, disks.then(|| (after.0 - before.0, after.1 - before.1)));
-    Ok((r, f))
+    Ok((r, f, text))
 }
 
 fn pick_baseline(
