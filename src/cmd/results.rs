@@ -239,13 +239,13 @@ pub fn history(args: &[String]) -> i32 {
         return match s.list(&f) {
             Ok(list) => {
                 let mut o = format!(
-                    "{:>5}  {:<16}  {:<14}  {:<7}  {:<14}  {:<12}  source\n",
+                    "{:>5}  {:<16}  {:<14}  {:<7}  {:<14}  {:<16}  source\n",
                     "run", "saved (UTC)", "label", "kind", "producer", "kernel"
                 );
                 for r in &list {
                     let _ = writeln!(
                         o,
-                        "{:>5}  {:<16}  {:<14}  {:<7}  {:<14}  {:<12}  {}",
+                        "{:>5}  {:<16}  {:<14}  {:<7}  {:<14}  {:<16}  {}",
                         r.id,
                         history::utc(r.saved_at),
                         r.label.as_deref().unwrap_or("-"),
@@ -364,7 +364,7 @@ fn history_text(series: &[Series], kernels: &[(i64, String)], min_shift: f64, lo
         let f = metric_fmt(&s.metric);
         let _ = writeln!(
             o,
-            "  {:>5}  {:<16}  {:<14}  {:<12}  {:>10}  {:>8}",
+            "  {:>5}  {:<16}  {:<14}  {:<16}  {:>10}  {:>8}",
             "run", "saved (UTC)", "label", "kernel", s.metric, "change"
         );
         for (k, p) in s.points.iter().enumerate() {
@@ -384,7 +384,7 @@ fn history_text(series: &[Series], kernels: &[(i64, String)], min_shift: f64, lo
                 .unwrap_or("-");
             let _ = writeln!(
                 o,
-                "  {:>5}  {:<16}  {:<14}  {:<12}  {:>10}  {:>8}{}",
+                "  {:>5}  {:<16}  {:<14}  {:<16}  {:>10}  {:>8}{}",
                 p.run,
                 history::utc(p.saved_at),
                 p.label.as_deref().unwrap_or("-"),
@@ -779,7 +779,9 @@ fn markdown(
             r.ci_pct
                 .map(|(l, h)| format!("[{l:+.1}%, {h:+.1}%]"))
                 .unwrap_or_else(|| "-".into()),
-            r.p_adj.map(fmt::p).unwrap_or_else(|| "-".into()),
+            r.p_adj
+                .map(|p| fmt::p(p).trim_start_matches("= ").to_string())
+                .unwrap_or_else(|| "-".into()),
             verdict
         );
     }

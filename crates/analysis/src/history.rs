@@ -100,6 +100,12 @@ pub fn change_points(v: &[f64], min_shift_pct: f64, min_len: usize) -> Vec<usize
     if n < 2 * min_len || v.iter().any(|x| !x.is_finite()) {
         return Vec::new();
     }
+    // The noise from the values as measured (smoothing would hide some of it).
+    let diffs: Vec<f64> = v.windows(2).map(|w| (w[1] - w[0]).abs()).collect();
+    let scale = stats::mean(&v.iter().map(|x| x.abs()).collect::<Vec<_>>());
+    let sigma = (stats::median(&diffs) / (0.6745 * std::f64::consts::SQRT_2))
+        .max(1e-9 * scale)
+        .max(f64::MIN_POSITIVE);
     let mut smooth = v.to_vec();
     for (i, x) in smooth.iter_mut().enumerate() {
         // The ends take the median of the first or last three.
@@ -107,11 +113,6 @@ pub fn change_points(v: &[f64], min_shift_pct: f64, min_len: usize) -> Vec<usize
         *x = stats::median(&v[lo..(lo + 3).min(n)]);
     }
     let v = &smooth[..];
-    let diffs: Vec<f64> = v.windows(2).map(|w| (w[1] - w[0]).abs()).collect();
-    let scale = stats::mean(&v.iter().map(|x| x.abs()).collect::<Vec<_>>());
-    let sigma = (stats::median(&diffs) / (0.6745 * std::f64::consts::SQRT_2))
-        .max(1e-9 * scale)
-        .max(f64::MIN_POSITIVE);
     let pen = 3.0 * sigma * sigma * (n as f64).ln().max(1.0);
     let (mut s1, mut s2) = (vec![0.0; n + 1], vec![0.0; n + 1]);
     for (i, x) in v.iter().enumerate() {
@@ -377,6 +378,9 @@ mod tests {
             "{:?}",
             change_points(&odd, 2.0, 2)
         );
+        // Noisy runs with a cold first one: one change, where the setting changed.
+        let noisy = [3.21, 4.55, 4.10, 4.55, 5.10, 5.81, 5.95];
+        assert_eq!(change_points(&noisy, 5.0, 2), vec![4]);
         // A shift below the smallest that counts is not a change.
         let small = [100.0, 100.0, 100.0, 100.0, 101.0, 101.0, 101.0, 101.0];
         assert!(change_points(&small, 2.0, 2).is_empty());
