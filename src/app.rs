@@ -210,6 +210,14 @@ pub fn run(args: Vec<String>) -> i32 {
     // still ends with a report.
     let terminate = Arc::new(AtomicBool::new(false));
     let sigs = (terminate.clone(), flexio_run::signals::install(terminate));
+    // `flexio rerun ID`: a stored run's resolved job, run as any job file.
+    #[cfg(feature = "tools")]
+    if args.first().map(String::as_str) == Some("rerun") {
+        return match crate::cmd::results::rerun_argv(&args[1..]) {
+            Ok((argv, _dir)) => run(argv),
+            Err(code) => code,
+        };
+    }
     if let Some(code) = crate::cmd::dispatch(&args) {
         return code;
     }
@@ -349,20 +357,23 @@ fn save(sw: &cli::Switches, args: &[String], rep: &report::RunReport) -> bool {
     let Some(label) = &sw.save else {
         return true;
     };
-    #[cfg(feature = "tools")]
-    {
-        let jp = json::report(rep, true, VERSION);
-        crate::cmd::results::save_run(
-            sw.store.as_deref(),
-            label.as_deref(),
-            &crate::cmd::results::command_line(args),
-            &jp,
-        )
-    }
-    #[cfg(not(feature = "tools"))]
-    {
-        let _ = (label, args, rep);
-        false
+    let jp = json::report(rep, true, VERSION);
+    let runs = vec![(crate::cmd::command_line(args), jp)];
+    match crate::cmd::save_batch(sw.store.as_deref(), "run", label.as_deref(), runs) {
+        Ok(m) => {
+            eprintln!(
+                "flexio: {m}{}",
+                label
+                    .as_ref()
+                    .map(|l| format!(" (label '{l}')"))
+                    .unwrap_or_default()
+            );
+            true
+        }
+        Err(e) => {
+            eprintln!("flexio: the result was not saved: {e}");
+            false
+        }
     }
 }
 

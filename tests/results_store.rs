@@ -649,7 +649,7 @@ fn sweeps_and_comparisons_save_their_runs() {
     );
     // `sweep` takes --store after its name too.
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(r.stderr.contains("saved 2 run(s)"), "{}", r.stderr);
+    assert!(r.stderr.contains("saved 2 runs"), "{}", r.stderr);
     let r = fx(
         &store,
         &[
@@ -669,5 +669,9 @@ fn sweeps_and_comparisons_save_their_runs() {
     assert_eq!(h.stdout.matches("cmp/A").count(), 2, "{}", h.stdout);
     assert_eq!(h.stdout.matches("cmp/B").count(), 2, "{}", h.stdout);
     let h = fx(&store, &["history", "--label", "sw"], dir.path());
-    assert!(h.stdout.contains("job 's' read IOPS: 2 runs"), "{}", h.stdout);
+    assert!(
+        h.stdout.contains("job 's' read IOPS: 2 runs"),
+        "{}",
+        h.stdout
+    );
 }

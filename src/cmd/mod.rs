@@ -55,19 +55,36 @@ pub fn save_batch(
             .collect();
         let mut s = flexio_store::Store::open(store).map_err(|e| e.to_string())?;
         let ids = s.save(kind, label, &runs).map_err(|e| e.to_string())?;
-        Ok(format!(
-            "saved {} run(s) as run(s) {}..{} in {}",
-            ids.len(),
-            ids.first().unwrap_or(&0),
-            ids.last().unwrap_or(&0),
-            s.location()
-        ))
+        Ok(match ids.as_slice() {
+            [one] => format!("saved as run {one} in {}", s.location()),
+            _ => format!(
+                "saved {} runs as runs {}..{} in {}",
+                ids.len(),
+                ids.first().unwrap_or(&0),
+                ids.last().unwrap_or(&0),
+                s.location()
+            ),
+        })
     }
     #[cfg(not(feature = "tools"))]
     {
         let _ = (store, kind, label, runs);
         Err(not_built("the results store"))
     }
+}
+
+/// The command line as one string (the source of a saved run).
+pub fn command_line(args: &[String]) -> String {
+    let mut s = String::from("flexio");
+    for a in args {
+        s.push(' ');
+        if a.is_empty() || a.contains(|c: char| c.is_whitespace() || c == '\'' || c == '"') {
+            s.push_str(&format!("'{}'", a.replace('\'', "'\\''")));
+        } else {
+            s.push_str(a);
+        }
+    }
+    s
 }
 
 /// Every subcommand, in `flexio --help` order.

@@ -20,50 +20,6 @@ fn open(spec: Option<&str>, who: &str) -> Result<Store, i32> {
     })
 }
 
-/// `--save[=LABEL]` of a run: store its json+ text. The run's own outputs are written
-/// before this; a store that fails is an error (exit 1) that loses nothing else.
-pub fn save_run(store: Option<&str>, label: Option<&str>, source: &str, json: &str) -> bool {
-    let saved = Store::open(store).and_then(|mut s| {
-        let ids = s.save(
-            "run",
-            label,
-            &[NewRun {
-                source: source.to_string(),
-                result: json.to_string(),
-            }],
-        )?;
-        Ok((ids, s.location().to_string()))
-    });
-    match saved {
-        Ok((ids, loc)) => {
-            eprintln!(
-                "flexio: saved as run {} in {loc}{}",
-                ids.first().copied().unwrap_or(0),
-                label.map(|l| format!(" (label '{l}')")).unwrap_or_default()
-            );
-            true
-        }
-        Err(e) => {
-            eprintln!("flexio: the result was not saved: {e}");
-            false
-        }
-    }
-}
-
-/// The command line as one string (the source of a saved run).
-pub fn command_line(args: &[String]) -> String {
-    let mut s = String::from("flexio");
-    for a in args {
-        s.push(' ');
-        if a.is_empty() || a.contains(|c: char| c.is_whitespace() || c == '\'' || c == '"') {
-            s.push_str(&format!("'{}'", a.replace('\'', "'\\''")));
-        } else {
-            s.push_str(a);
-        }
-    }
-    s
-}
-
 // ---------------------------------------------------------------------------------------
 // flexio import
 
@@ -1187,11 +1143,37 @@ pub fn job_text(doc: &Value, sets: &[(String, String)]) -> Result<String, String
     Ok(t)
 }
 
+/// `flexio rerun`'s entry in the subcommand table: the run itself goes through flexio's
+/// command line ([`rerun_argv`], called by `app::run`), so this only answers `--help` and
+/// bad arguments.
 pub fn rerun(args: &[String]) -> i32 {
+    match rerun_argv(args) {
+        Ok(_) => {
+            eprintln!("flexio rerun: internal: the rerun is started by flexio's command line");
+            2
+        }
+        Err(code) => code,
+    }
+}
+
+/// The command line that runs a stored run again (a job file written into a temporary
+/// folder, which must live until the run ends), or the exit status when it cannot.
+pub(crate) fn rerun_argv(args: &[String]) -> Result<(Vec<String>, super::compare::TempDir), i32> {
     if args.iter().any(|a| a == "-h" || a == "--help") {
         stdout(RERUN_USAGE);
-        return 0;
+        return Err(0);
     }
+    rerun_argv_inner(args).map_err(|(code, msg)| {
+        if !msg.is_empty() {
+            eprintln!("{msg}");
+        }
+        code
+    })
+}
+
+fn rerun_argv_inner(
+    args: &[String],
+) -> Result<(Vec<String>, super::compare::TempDir), (i32, String)> {
     let mut spec = None;
     let mut sets = Vec::new();
     let mut id = None;
@@ -1201,7 +1183,7 @@ pub fn rerun(args: &[String]) -> i32 {
         if let Some(v) = take_value(args, &mut i, &["--store"]) {
             match v {
                 Ok(v) => spec = Some(v),
-                Err(e) => return usage_error("rerun", &e, RERUN_USAGE),
+                Err(e) => return Err((2, format!("flexio rerun: {e}\n{RERUN_USAGE}"))),
             }
             i += 1;
             continue;
@@ -1212,7 +1194,12 @@ pub fn rerun(args: &[String]) -> i32 {
                     .map(|(k, v)| (k.to_string(), v.to_string()))
             }) {
                 Ok(Some(kv)) => sets.push(kv),
-                _ => return usage_error("rerun", "--set takes KEY=VALUE", RERUN_USAGE),
+                _ => {
+                    return Err((
+                        2,
+                        format!("flexio rerun: --set takes KEY=VALUE\n{RERUN_USAGE}"),
+                    ))
+                }
             }
             i += 1;
             continue;
@@ -1221,11 +1208,13 @@ pub fn rerun(args: &[String]) -> i32 {
             match args[i].parse::<i64>() {
                 Ok(n) => id = Some(n),
                 Err(_) => {
-                    return usage_error(
-                        "rerun",
-                        &format!("'{}' is not a stored run's id", args[i]),
-                        RERUN_USAGE,
-                    )
+                    return Err((
+                        2,
+                        format!(
+                            "flexio rerun: '{}' is not a stored run's id\n{RERUN_USAGE}",
+                            args[i]
+                        ),
+                    ))
                 }
             }
         } else {
@@ -1234,34 +1223,15 @@ pub fn rerun(args: &[String]) -> i32 {
         i += 1;
     }
     let Some(id) = id else {
-        return usage_error("rerun", "no run id given", RERUN_USAGE);
+        return Err((2, format!("flexio rerun: no run id given\n{RERUN_USAGE}")));
     };
-    let mut s = match open(spec.as_deref(), "rerun") {
-        Ok(s) => s,
-        Err(c) => return c,
-    };
-    let stored = match s.get(id) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("flexio rerun: {e}");
-            return 2;
-        }
-    };
+    let fail = |m: String| (2, format!("flexio rerun: {m}"));
+    let mut s = Store::open(spec.as_deref()).map_err(|e| fail(e.to_string()))?;
+    let stored = s.get(id).map_err(|e| fail(e.to_string()))?;
     drop(s);
-    let doc = match flexio_analysis::input::last_document(&stored.result) {
-        Ok(d) => d,
-        Err(e) => {
-            eprintln!("flexio rerun: run {id}: {}", e.0);
-            return 2;
-        }
-    };
-    let text = match job_text(&doc, &sets) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("flexio rerun: run {id}: {e}");
-            return 2;
-        }
-    };
+    let doc = flexio_analysis::input::last_document(&stored.result)
+        .map_err(|e| fail(format!("run {id}: {}", e.0)))?;
+    let text = job_text(&doc, &sets).map_err(|e| fail(format!("run {id}: {e}")))?;
     let prov = doc
         .pointer("/flexio/provenance")
         .cloned()
@@ -1292,23 +1262,15 @@ pub fn rerun(args: &[String]) -> i32 {
             y.as_deref().unwrap_or("(not readable)")
         );
     }
-    let dir = match super::compare::temp_dir_named("flexio-rerun") {
-        Ok(d) => d,
-        Err(e) => {
-            eprintln!("flexio rerun: {e}");
-            return 2;
-        }
-    };
+    let dir = super::compare::temp_dir_named("flexio-rerun").map_err(fail)?;
     let job = dir.0.join(format!("run-{id}.fio"));
-    if let Err(e) = std::fs::write(&job, &text) {
-        eprintln!("flexio rerun: cannot write {}: {e}", job.display());
-        return 2;
-    }
+    std::fs::write(&job, &text)
+        .map_err(|e| fail(format!("cannot write {}: {e}", job.display())))?;
     eprintln!("flexio rerun: running run {id}'s resolved job again");
     let mut argv = vec![format!("--compat={compat}")];
     argv.extend(rest);
     argv.push(job.display().to_string());
-    crate::app::run(argv)
+    Ok((argv, dir))
 }
 
 #[cfg(test)]
