@@ -21,7 +21,7 @@ fn fx(store: &str, args: &[&str], dir: &Path) -> Run {
     // The subcommands take --store after their name; a run takes it anywhere.
     let at = if matches!(
         a.first().copied(),
-        Some("history" | "check" | "diff" | "rerun" | "import" | "sweep" | "compare")
+        Some("history" | "check" | "diff" | "rerun" | "import" | "sweep" | "compare" | "rt-study")
     ) {
         1
     } else {
@@ -671,6 +671,40 @@ fn sweeps_and_comparisons_save_their_runs() {
     let h = fx(&store, &["history", "--label", "sw"], dir.path());
     assert!(
         h.stdout.contains("job 's' read IOPS: 2 runs"),
+        "{}",
+        h.stdout
+    );
+    // A study: every case's result, one batch.
+    let target = dir.path().join("rt.dat");
+    let r = fx(
+        &store,
+        &[
+            "rt-study",
+            "--requests",
+            "64",
+            "--bg",
+            "0",
+            "--warmup",
+            "0",
+            "--repeat",
+            "1",
+            "--no-warmup-run",
+            "--size",
+            "4m",
+            "--save=rt",
+            target.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("saved 2 runs"), "{}", r.stderr);
+    let h = fx(
+        &store,
+        &["history", "--label", "rt", "--job", "foreground"],
+        dir.path(),
+    );
+    assert!(
+        h.stdout.contains("job 'foreground' read IOPS: 2 runs"),
         "{}",
         h.stdout
     );

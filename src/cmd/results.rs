@@ -195,13 +195,13 @@ pub fn history(args: &[String]) -> i32 {
         return match s.list(&f) {
             Ok(list) => {
                 let mut o = format!(
-                    "{:>5}  {:<16}  {:<14}  {:<7}  {:<14}  {:<16}  source\n",
+                    "{:>5}  {:<16}  {:<14}  {:<8}  {:<14}  {:<16}  source\n",
                     "run", "saved (UTC)", "label", "kind", "producer", "kernel"
                 );
                 for r in &list {
                     let _ = writeln!(
                         o,
-                        "{:>5}  {:<16}  {:<14}  {:<7}  {:<14}  {:<16}  {}",
+                        "{:>5}  {:<16}  {:<14}  {:<8}  {:<14}  {:<16}  {}",
                         r.id,
                         history::utc(r.saved_at),
                         r.label.as_deref().unwrap_or("-"),

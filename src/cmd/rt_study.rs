@@ -59,6 +59,8 @@ Output:
   --json FILE         the study as JSON
   --html FILE         an HTML page: table, tests and the response-time curves
   --keep DIR          keep every case's job file, json+ result and logs in DIR
+  --save[=LABEL]      store every case's result in the results store (one batch)
+  --store PATH        the results store (SQLite file or postgres://...)
 
 Exit status: 0 done, 1 a case failed, 2 bad arguments.
 ";
@@ -90,6 +92,9 @@ pub struct Args {
     pub json: Option<PathBuf>,
     pub html: Option<PathBuf>,
     pub keep: Option<PathBuf>,
+    /// `--save[=LABEL]`: every case's result into the results store, one batch.
+    pub save: Option<Option<String>>,
+    pub store: Option<String>,
 }
 
 impl Default for Args {
@@ -120,6 +125,8 @@ impl Default for Args {
             json: None,
             html: None,
             keep: None,
+            save: None,
+            store: None,
         }
     }
 }
@@ -262,6 +269,12 @@ pub fn parse_args(args: &[String]) -> Result<Args, String> {
             a.html = Some(PathBuf::from(v?));
         } else if let Some(v) = val!("--keep") {
             a.keep = Some(PathBuf::from(v?));
+        } else if let Some(v) = val!("--store") {
+            a.store = Some(v?);
+        } else if args[i] == "--save" {
+            a.save = Some(None);
+        } else if let Some(l) = args[i].strip_prefix("--save=") {
+            a.save = Some(Some(l.to_string()).filter(|l| !l.is_empty()));
         } else if args[i].starts_with('-') && args[i] != "-" {
             return Err(format!("unknown option '{}'", args[i]));
         } else if target.is_some() {
@@ -429,7 +442,16 @@ fn case_of(run: &RunResult, class: &str, bg: u32, write: bool) -> Result<Case, S
     ))
 }
 
-fn study(a: &Args) -> Result<(String, serde_json::Value, Vec<RunResult>), String> {
+/// What a study gives: its text, its JSON, the first round's runs (for the page) and,
+/// with `--save`, every case's (name, json+ text).
+type StudyOut = (
+    String,
+    serde_json::Value,
+    Vec<RunResult>,
+    Vec<(String, String)>,
+);
+
+fn study(a: &Args) -> Result<StudyOut, String> {
     let block = is_block(&a.target);
     if !block && a.target.exists() && !a.target.is_file() {
         return Err(format!(
@@ -489,6 +511,7 @@ fn study(a: &Args) -> Result<(String, serde_json::Value, Vec<RunResult>), String
     }
     let mut cases: Vec<Case> = Vec::new();
     let mut runs = Vec::new();
+    let mut texts = Vec::new();
     let total = a.bg.len() * a.classes.len() * a.repeat as usize;
     let mut k = 0;
     // Round by round, so that drift over the study's time spreads over every case.
@@ -512,6 +535,11 @@ fn study(a: &Args) -> Result<(String, serde_json::Value, Vec<RunResult>), String
                 let job = case_job(&a, class, bg, &bg_engine, region, &dir);
                 let out = run_case(&job, &dir).inspect_err(|_| eprintln!("failed"))?;
                 eprintln!("{:.1} s", t.elapsed().as_secs_f64());
+                if a.save.is_some() {
+                    let text = std::fs::read_to_string(&out)
+                        .map_err(|e| format!("{name}: cannot read {}: {e}", out.display()))?;
+                    texts.push((format!("flexio rt-study: {name}"), text));
+                }
                 let mut run =
                     flexio_analysis::read_with_logs(&out).map_err(|e| format!("{name}: {e}"))?;
                 let c = case_of(&run, class, bg, a.write).map_err(|e| format!("{name}: {e}"))?;
@@ -576,7 +604,7 @@ fn study(a: &Args) -> Result<(String, serde_json::Value, Vec<RunResult>), String
         "flexio": env!("CARGO_PKG_VERSION"),
     });
     let json = study::to_json(settings, &cases, &tests, a.alpha);
-    Ok((text, json, runs))
+    Ok((text, json, runs, texts))
 }
 
 pub fn run(args: &[String]) -> i32 {
@@ -591,7 +619,7 @@ pub fn run(args: &[String]) -> i32 {
             return 2;
         }
     };
-    let (text, json, runs) = match study(&a) {
+    let (text, json, runs, texts) = match study(&a) {
         Ok(x) => x,
         Err(e) => {
             eprintln!("flexio rt-study: {e}");
@@ -625,6 +653,15 @@ pub fn run(args: &[String]) -> i32 {
         if let Err(e) = write_page(p, &page) {
             eprintln!("flexio rt-study: {e}");
             return 1;
+        }
+    }
+    if let Some(label) = &a.save {
+        match super::save_batch(a.store.as_deref(), "rt-study", label.as_deref(), texts) {
+            Ok(m) => eprintln!("flexio rt-study: {m}"),
+            Err(e) => {
+                eprintln!("flexio rt-study: the results were not saved: {e}");
+                return 1;
+            }
         }
     }
     0
