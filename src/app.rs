@@ -252,6 +252,13 @@ pub fn run(args: Vec<String>) -> i32 {
         return code;
     }
     flexio_run::debug::init(&sw.extra);
+    let remote = &sw.remote;
+    if sw.save.is_some() && (!remote.clients.is_empty() || remote.server.is_some() || remote.mpi) {
+        eprintln!(
+            "flexio: --save is not supported by flexio with --client, --server or --mpi yet: save the JSON output and store it with `flexio import`"
+        );
+        return 1;
+    }
     if let Some(code) = crate::remote::dispatch(&cli, &sigs) {
         return code;
     }

@@ -709,3 +709,16 @@ fn sweeps_and_comparisons_save_their_runs() {
         h.stdout
     );
 }
+
+#[test]
+fn save_with_remote_modes_is_refused_not_ignored() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = flexio(&["--client=127.0.0.1", "--save", "x.fio"], dir.path());
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr
+            .contains("--save is not supported by flexio with --client"),
+        "{}",
+        r.stderr
+    );
+}
