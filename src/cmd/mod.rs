@@ -173,7 +173,20 @@ pub fn not_built(what: &str) -> String {
 /// file.
 pub fn dispatch(args: &[String]) -> Option<i32> {
     let first = args.first()?;
-    let sub = SUBCOMMANDS.iter().find(|s| s.name == first)?;
+    let Some(sub) = SUBCOMMANDS.iter().find(|s| s.name == first) else {
+        // A mistyped subcommand (`flexio reprot`): a bare word that is no file but close to
+        // a subcommand's name, rather than fio's "unable to open job file".
+        let bare = !first.starts_with('-') && !first.contains(['/', '.', '=']);
+        if bare && !std::path::Path::new(first).exists() {
+            if let Some(s) = flexio_job::error::suggest(first, SUBCOMMANDS.iter().map(|s| s.name)) {
+                eprintln!(
+                    "flexio: '{first}' is neither a job file nor a flexio subcommand; did you mean `flexio {s}`?"
+                );
+                return Some(1);
+            }
+        }
+        return None;
+    };
     if !BUILT {
         eprintln!("flexio: {}", not_built(&format!("`flexio {}`", sub.name)));
         return Some(1);
@@ -223,6 +236,16 @@ mod tests {
     #[test]
     fn other_words_are_not_subcommands() {
         assert_eq!(dispatch(&["job.fio".to_string()]), None);
+        assert_eq!(dispatch(&["zzzzzzzz".to_string()]), None);
         assert_eq!(dispatch(&[]), None);
+    }
+
+    #[test]
+    fn a_mistyped_subcommand_is_answered() {
+        assert_eq!(dispatch(&["reprot".to_string()]), Some(1));
+        assert_eq!(dispatch(&["histroy".to_string()]), Some(1));
+        // Paths and options are never taken for subcommands.
+        assert_eq!(dispatch(&["./reprot".to_string()]), None);
+        assert_eq!(dispatch(&["--reprot".to_string()]), None);
     }
 }
