@@ -501,12 +501,9 @@ impl Drop for Tmpfs {
     }
 }
 
-#[test]
-fn a_failing_store_keeps_the_result() {
-    let dir = tempfile::tempdir().unwrap();
-    // Locked: another writer holds the database.
-    let db = dir.path().join("locked.db");
-    let ok = flexio(
+/// One run saved to the store `db` (before it is made to fail).
+fn save_one(db: &Path, dir: &Path) {
+    let r = flexio(
         &[
             "--name=f",
             "--ioengine=null",
@@ -515,9 +512,17 @@ fn a_failing_store_keeps_the_result() {
             &format!("--store={}", db.display()),
             "--output-format=terse",
         ],
-        dir.path(),
+        dir,
     );
-    assert_eq!(ok.code, 0, "{}", ok.stderr);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+}
+
+#[test]
+fn a_failing_store_keeps_the_result() {
+    let dir = tempfile::tempdir().unwrap();
+    // Locked: another writer holds the database.
+    let db = dir.path().join("locked.db");
+    save_one(&db, dir.path());
     let holder = rusqlite::Connection::open(&db).unwrap();
     holder.execute_batch("BEGIN EXCLUSIVE").unwrap();
     failing_save(
@@ -542,18 +547,7 @@ fn a_failing_store_keeps_the_result() {
     // Read-only: the database's file system is mounted read-only.
     if let Some(ro) = Tmpfs::new("8m") {
         let db = ro.path().join("ro.db");
-        let r = flexio(
-            &[
-                "--name=f",
-                "--ioengine=null",
-                "--size=1m",
-                "--save",
-                &format!("--store={}", db.display()),
-                "--output-format=terse",
-            ],
-            dir.path(),
-        );
-        assert_eq!(r.code, 0, "{}", r.stderr);
+        save_one(&db, dir.path());
         assert!(ro.remount("ro"));
         failing_save(
             db.to_str().unwrap(),
@@ -573,18 +567,7 @@ fn a_failing_store_keeps_the_result() {
     // Full: the database's file system has no space left.
     if let Some(full) = Tmpfs::new("512k") {
         let db = full.path().join("full.db");
-        let r = flexio(
-            &[
-                "--name=f",
-                "--ioengine=null",
-                "--size=1m",
-                "--save",
-                &format!("--store={}", db.display()),
-                "--output-format=terse",
-            ],
-            dir.path(),
-        );
-        assert_eq!(r.code, 0, "{}", r.stderr);
+        save_one(&db, dir.path());
         // Fill what is left.
         let filler = full.path().join("filler");
         let mut f = std::fs::File::create(&filler).unwrap();
