@@ -252,6 +252,10 @@ pub fn run(args: Vec<String>) -> i32 {
         return code;
     }
     flexio_run::debug::init(&sw.extra);
+    if let Err(e) = crate::cmd::store_needs_save(&sw.store, &sw.save) {
+        eprintln!("flexio: {e}");
+        return 1;
+    }
     let remote = &sw.remote;
     if sw.save.is_some() && (!remote.clients.is_empty() || remote.server.is_some() || remote.mpi) {
         eprintln!(

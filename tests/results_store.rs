@@ -247,7 +247,11 @@ fn rerun_repeats_the_offsets_and_diff_names_what_changed() {
             let l = format!("--write_iolog={log}");
             a.push(&l);
             a.extend(extra);
-            fx(&store, &a, dir.path())
+            if extra.iter().any(|x| x.starts_with("--save")) {
+                fx(&store, &a, dir.path())
+            } else {
+                flexio(&a, dir.path())
+            }
         };
         let first = run("a.log", &["--save=orig"]);
         assert_eq!(first.code, 0, "{}", first.stderr);
@@ -696,6 +700,15 @@ fn sweeps_and_comparisons_save_their_runs() {
 #[test]
 fn save_with_remote_modes_is_refused_not_ignored() {
     let dir = tempfile::tempdir().unwrap();
+    // --store alone would store nothing: refused, on a run and on a subcommand.
+    for args in [
+        &["--name=x", "--ioengine=null", "--size=1m", "--store=r.db"][..],
+        &["sweep", "--store=r.db", "--opt", "bs=4k", "j.fio"][..],
+    ] {
+        let r = flexio(args, dir.path());
+        assert_eq!(r.code, 1, "{args:?}");
+        assert!(r.stderr.contains("give --save too"), "{}", r.stderr);
+    }
     let r = flexio(&["--client=127.0.0.1", "--save", "x.fio"], dir.path());
     assert_eq!(r.code, 1);
     assert!(

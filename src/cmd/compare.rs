@@ -61,7 +61,8 @@ pub struct Args {
     pub store: Option<String>,
 }
 
-fn number<T: std::str::FromStr>(v: String, what: &str) -> Result<T, String> {
+/// A number as the subcommands take it (a trailing `%` allowed).
+pub(crate) fn number<T: std::str::FromStr>(v: String, what: &str) -> Result<T, String> {
     v.trim()
         .trim_end_matches('%')
         .parse()
@@ -109,10 +110,8 @@ pub fn parse_args(args: &[String]) -> Result<Args, String> {
             a.no_logs = true;
         } else if let Some(v) = take_value(args, &mut i, &["--store"]) {
             a.store = Some(v?);
-        } else if arg == "--save" {
-            a.save = Some(None);
-        } else if let Some(l) = arg.strip_prefix("--save=") {
-            a.save = Some(Some(l.to_string()).filter(|l| !l.is_empty()));
+        } else if let Some(save) = super::save_flag(arg) {
+            a.save = Some(save);
         } else if arg == "--" {
             if split.is_some() {
                 return Err("'--' given twice".into());
@@ -147,6 +146,7 @@ pub fn parse_args(args: &[String]) -> Result<Args, String> {
     if a.a.is_empty() || a.b.is_empty() {
         return Err("a side has no result".into());
     }
+    super::store_needs_save(&a.store, &a.save)?;
     Ok(a)
 }
 

@@ -73,6 +73,29 @@ pub fn save_batch(
     }
 }
 
+/// `--save` (`Some(None)`) or `--save=LABEL` (`Some(Some(LABEL))`; an empty label is none),
+/// as the subcommands take it; `None` for any other argument.
+pub fn save_flag(arg: &str) -> Option<Option<String>> {
+    match arg.strip_prefix("--save") {
+        Some("") => Some(None),
+        Some(l) => l
+            .strip_prefix('=')
+            .map(|l| Some(l.to_string()).filter(|l| !l.is_empty())),
+        None => None,
+    }
+}
+
+/// A subcommand's `--store` means nothing without `--save`: refused rather than ignored.
+pub fn store_needs_save(
+    store: &Option<String>,
+    save: &Option<Option<String>>,
+) -> Result<(), String> {
+    if store.is_some() && save.is_none() {
+        return Err("--store names where --save stores results: give --save too".into());
+    }
+    Ok(())
+}
+
 /// The command line as one string (the source of a saved run).
 pub fn command_line(args: &[String]) -> String {
     let mut s = String::from("flexio");
@@ -238,6 +261,18 @@ mod tests {
         assert_eq!(dispatch(&["job.fio".to_string()]), None);
         assert_eq!(dispatch(&["zzzzzzzz".to_string()]), None);
         assert_eq!(dispatch(&[]), None);
+    }
+
+    #[test]
+    fn save_and_store_arguments() {
+        assert_eq!(save_flag("--save"), Some(None));
+        assert_eq!(save_flag("--save="), Some(None));
+        assert_eq!(save_flag("--save=nightly"), Some(Some("nightly".into())));
+        assert_eq!(save_flag("--saved"), None);
+        assert_eq!(save_flag("--store=x"), None);
+        assert!(store_needs_save(&Some("x.db".into()), &None).is_err());
+        assert!(store_needs_save(&Some("x.db".into()), &Some(None)).is_ok());
+        assert!(store_needs_save(&None, &None).is_ok());
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! (crates/store): `flexio import`, `flexio history`, `flexio check`, `flexio diff` and
 //! `flexio rerun`.
 
+use super::compare::number;
 use super::out::stdout;
 use super::report::{take_value, write_page};
 use flexio_analysis::compare::{compare, Metric, Options, Row};
@@ -168,11 +169,7 @@ pub fn history(args: &[String]) -> i32 {
                     format!("--since: '{v}' is not a date (YYYY-MM-DD or YYYY-MM-DD HH:MM, UTC)")
                 })?);
             } else if let Some(v) = take_value(args, &mut i, &["--min-shift"]) {
-                let v = v?;
-                min_shift = v
-                    .trim_end_matches('%')
-                    .parse()
-                    .map_err(|_| format!("--min-shift: '{v}' is not a number"))?;
+                min_shift = number(v?, "--min-shift")?;
             } else if let Some(v) = take_value(args, &mut i, &["--html"]) {
                 html = Some(PathBuf::from(v?));
             } else if args[i] == "--runs" {
@@ -274,14 +271,6 @@ pub fn history(args: &[String]) -> i32 {
     0
 }
 
-fn metric_fmt(metric: &str) -> fn(f64) -> String {
-    match metric {
-        "IOPS" => fmt::count,
-        "bw" => fmt::bw,
-        _ => fmt::ns,
-    }
-}
-
 fn history_text(series: &[Series], kernels: &[(i64, String)], min_shift: f64, loc: &str) -> String {
     let mut o = String::new();
     if series.is_empty() {
@@ -317,7 +306,7 @@ fn history_text(series: &[Series], kernels: &[(i64, String)], min_shift: f64, lo
                     .join(", ")
             }
         );
-        let f = metric_fmt(&s.metric);
+        let f = history::metric_fmt(&s.metric);
         let _ = writeln!(
             o,
             "  {:>5}  {:<16}  {:<14}  {:<16}  {:>10}  {:>8}",
@@ -413,12 +402,6 @@ fn check_args(args: &[String]) -> Result<CheckArgs, String> {
     };
     let mut job = None;
     let mut baseline = None;
-    let num = |v: String, what: &str| -> Result<f64, String> {
-        v.trim()
-            .trim_end_matches('%')
-            .parse::<f64>()
-            .map_err(|_| format!("{what}: '{v}' is not a number"))
-    };
     let mut i = 0;
     while i < args.len() {
         if let Some(v) = take_value(args, &mut i, &["--baseline"]) {
@@ -426,13 +409,12 @@ fn check_args(args: &[String]) -> Result<CheckArgs, String> {
         } else if let Some(v) = take_value(args, &mut i, &["--store"]) {
             a.store = Some(v?);
         } else if let Some(v) = take_value(args, &mut i, &["--trials"]) {
-            let n = num(v?, "--trials")?;
-            if n < 2.0 || n.fract() != 0.0 {
-                return Err("--trials needs a whole number of at least 2".into());
+            a.trials = number(v?, "--trials")?;
+            if a.trials < 2 {
+                return Err("--trials needs at least 2".into());
             }
-            a.trials = n as usize;
         } else if let Some(v) = take_value(args, &mut i, &["--max-regression"]) {
-            a.max_regression = num(v?, "--max-regression")?.abs();
+            a.max_regression = number::<f64>(v?, "--max-regression")?.abs();
         } else if let Some(v) = take_value(args, &mut i, &["--metrics"]) {
             let v = v?;
             a.metrics = v
@@ -444,22 +426,20 @@ fn check_args(args: &[String]) -> Result<CheckArgs, String> {
                 })
                 .collect::<Result<_, _>>()?;
         } else if let Some(v) = take_value(args, &mut i, &["--alpha"]) {
-            a.alpha = num(v?, "--alpha")?;
+            a.alpha = number(v?, "--alpha")?;
             if !(a.alpha > 0.0 && a.alpha < 1.0) {
                 return Err("--alpha must be between 0 and 1".into());
             }
         } else if let Some(v) = take_value(args, &mut i, &["--seed"]) {
-            a.seed = num(v?, "--seed")? as u64;
+            a.seed = number(v?, "--seed")?;
         } else if let Some(v) = take_value(args, &mut i, &["--junit"]) {
             a.junit = Some(PathBuf::from(v?));
         } else if let Some(v) = take_value(args, &mut i, &["--markdown"]) {
             a.markdown = Some(PathBuf::from(v?));
         } else if args[i] == "--update-baseline" {
             a.update = true;
-        } else if args[i] == "--save" {
-            a.save = Some(None);
-        } else if let Some(l) = args[i].strip_prefix("--save=") {
-            a.save = Some(Some(l.to_string()).filter(|l| !l.is_empty()));
+        } else if let Some(save) = super::save_flag(&args[i]) {
+            a.save = Some(save);
         } else if args[i].starts_with('-') && args[i].len() > 1 {
             return Err(format!("unknown option '{}'", args[i]));
         } else if job.is_some() {
@@ -664,14 +644,6 @@ pub fn check(args: &[String]) -> i32 {
     }
 }
 
-fn value_fmt(m: Metric) -> fn(f64) -> String {
-    match m {
-        Metric::Iops => fmt::count,
-        Metric::Bw => fmt::bw,
-        _ => fmt::ns,
-    }
-}
-
 fn markdown(
     a: &CheckArgs,
     baseline: &[StoredRun],
@@ -713,7 +685,7 @@ fn markdown(
     o.push_str("|---|---|---|---:|---:|---:|---|---:|---|\n");
     for c in checked {
         let r = c.row;
-        let f = value_fmt(r.metric);
+        let f = history::metric_fmt(r.metric.name());
         let verdict = if c.regression {
             "**regression**".to_string()
         } else if r.significant && r.b_better {
@@ -976,7 +948,7 @@ fn diff_text(na: &str, nb: &str, a: &(RunResult, Value), b: &(RunResult, Value))
         "job", "dir", "metric", "A", "B", "change"
     );
     for x in &ma {
-        let f = metric_fmt(&x.metric);
+        let f = history::metric_fmt(&x.metric);
         let y = mb
             .iter()
             .find(|y| y.job == x.job && y.ddir == x.ddir && y.metric == x.metric);
@@ -997,7 +969,7 @@ fn diff_text(na: &str, nb: &str, a: &(RunResult, Value), b: &(RunResult, Value))
             .iter()
             .any(|x| x.job == y.job && x.ddir == y.ddir && x.metric == y.metric)
         {
-            let f = metric_fmt(&y.metric);
+            let f = history::metric_fmt(&y.metric);
             let _ = writeln!(
                 o,
                 "  {:<16} {:<6} {:<6} {:>12} {:>12}",
@@ -1088,18 +1060,6 @@ or the cgroup limits differ from the stored provenance. --set KEY=VALUE changes 
 in every job (e.g. --set write_iolog=again.log); further flexio options (--output-format,
 --output, --save) apply to the new run.
 ";
-
-/// A provenance fact as JSON.
-fn fact_value(f: &flexio_stats::report::Fact) -> Value {
-    use flexio_stats::report::Fact;
-    match f {
-        Fact::Str(s) => Value::from(s.as_str()),
-        Fact::Int(i) => Value::from(*i),
-        Fact::Bool(b) => Value::from(*b),
-        Fact::Obj(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), fact_value(v))).collect()),
-        Fact::List(l) => Value::Array(l.iter().map(fact_value).collect()),
-    }
-}
 
 /// The job file text that reproduces a stored run, from its provenance's resolved job.
 pub fn job_text(doc: &Value, sets: &[(String, String)]) -> Result<String, String> {
@@ -1250,7 +1210,11 @@ fn rerun_argv_inner(
         .collect();
     let now: Vec<(String, flexio_stats::report::Fact)> =
         flexio_run::provenance::collect(&targets, &compat);
-    let now = fact_value(&flexio_stats::report::Fact::Obj(now));
+    // Through the printer that wrote the stored provenance, so both read back alike.
+    let now: Value = serde_json::from_str(&flexio_output::json::fact_text(
+        &flexio_stats::report::Fact::Obj(now),
+    ))
+    .unwrap_or(Value::Null);
     let mut then = prov.clone();
     if let Some(m) = then.as_object_mut() {
         m.remove("job");

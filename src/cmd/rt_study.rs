@@ -271,10 +271,8 @@ pub fn parse_args(args: &[String]) -> Result<Args, String> {
             a.keep = Some(PathBuf::from(v?));
         } else if let Some(v) = val!("--store") {
             a.store = Some(v?);
-        } else if args[i] == "--save" {
-            a.save = Some(None);
-        } else if let Some(l) = args[i].strip_prefix("--save=") {
-            a.save = Some(Some(l.to_string()).filter(|l| !l.is_empty()));
+        } else if let Some(save) = super::save_flag(&args[i]) {
+            a.save = Some(save);
         } else if args[i].starts_with('-') && args[i] != "-" {
             return Err(format!("unknown option '{}'", args[i]));
         } else if target.is_some() {
@@ -293,6 +291,7 @@ pub fn parse_args(args: &[String]) -> Result<Args, String> {
     if a.bg.is_empty() || a.classes.is_empty() {
         return Err("--bg and --classes need at least one value".into());
     }
+    super::store_needs_save(&a.store, &a.save)?;
     Ok(a)
 }
 

@@ -120,10 +120,8 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
             a.json = Some(PathBuf::from(v?));
         } else if let Some(v) = take_value(args, &mut i, &["--store"]) {
             a.store = Some(v?);
-        } else if s == "--save" {
-            a.save = Some(None);
-        } else if let Some(l) = s.strip_prefix("--save=") {
-            a.save = Some(Some(l.to_string()).filter(|l| !l.is_empty()));
+        } else if let Some(save) = super::save_flag(s) {
+            a.save = Some(save);
         } else if let Some(v) = take_value(args, &mut i, &["--settle"]) {
             let v = v?;
             a.settle_ms = v
@@ -150,6 +148,7 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
     if !a.restore && a.axes.is_empty() {
         return Err("give at least one axis (--opt or --knob)".into());
     }
+    super::store_needs_save(&a.store, &a.save)?;
     Ok(a)
 }
 

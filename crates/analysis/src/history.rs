@@ -179,13 +179,23 @@ pub fn change_points(v: &[f64], min_shift_pct: f64, min_len: usize) -> Vec<usize
     cuts
 }
 
+/// How a metric named as `flexio compare` names it (`IOPS`, `bw`, or a latency) is printed.
+pub fn metric_fmt(metric: &str) -> fn(f64) -> String {
+    match metric {
+        "IOPS" => crate::fmt::count,
+        "bw" => crate::fmt::bw,
+        _ => crate::fmt::ns,
+    }
+}
+
 /// The unit a metric is drawn in, and how to print it.
 fn axis_for(metric: &str) -> (&'static str, fn(f64) -> String) {
-    match metric {
-        "IOPS" => ("IOPS", crate::fmt::count),
-        "bw" => ("bytes/s", crate::fmt::bw),
-        _ => ("latency", crate::fmt::ns),
-    }
+    let unit = match metric {
+        "IOPS" => "IOPS",
+        "bw" => "bytes/s",
+        _ => "latency",
+    };
+    (unit, metric_fmt(metric))
 }
 
 fn run_number(v: f64) -> String {

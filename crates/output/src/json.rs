@@ -548,6 +548,11 @@ pub fn report(r: &RunReport, plus: bool, flexio_version: &str) -> String {
     print(&root.into_j())
 }
 
+/// A provenance fact as the JSON printer writes it (as it stands in `flexio.provenance`).
+pub fn fact_text(f: &Fact) -> String {
+    print(&fact_j(f))
+}
+
 /// A provenance fact in the printer's terms.
 fn fact_j(f: &Fact) -> J {
     match f {

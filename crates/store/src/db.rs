@@ -414,9 +414,8 @@ impl Conn {
                 let t = c.transaction().map_err(|e| pg_error(loc, e))?;
                 let mut tx = Tx::Pg(t, loc);
                 let v = f(&mut tx)?;
-                match tx {
-                    Tx::Pg(t, _) => t.commit().map_err(|e| pg_error(loc, e))?,
-                    Tx::Sqlite(..) => unreachable!("a PostgreSQL transaction"),
+                if let Tx::Pg(t, _) = tx {
+                    t.commit().map_err(|e| pg_error(loc, e))?;
                 }
                 Ok(v)
             }

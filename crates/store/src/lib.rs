@@ -19,7 +19,7 @@ mod schema;
 
 pub use db::default_path;
 use db::{Conn, Val};
-pub use extract::{metrics_of, Extracted};
+pub use extract::metrics_of;
 use std::fmt;
 
 /// Why the store failed.

@@ -892,12 +892,7 @@ pub fn draw_seeds(set: &mut flexio_job::JobSet) {
     let mut drawn = Vec::new();
     for (i, def) in set.jobs.iter_mut().enumerate() {
         let o = &mut def.opts;
-        let repeatable = if set.compat.is_fio333() || !o.allrandrepeat_last {
-            o.randrepeat
-        } else {
-            o.allrandrepeat
-        };
-        if !repeatable && o.randseed.is_none() {
+        if !repeatable(o, set.compat) && o.randseed.is_none() {
             let e = entropy()
                 .wrapping_add(i as u64)
                 .wrapping_mul(0x9e37_79b9_7f4a_7c15)
@@ -907,6 +902,16 @@ pub fn draw_seeds(set: &mut flexio_job::JobSet) {
         }
     }
     set.seeds_drawn.extend(drawn);
+}
+
+/// Whether a job asked for repeatable random numbers: `randrepeat`, or in the newest fio
+/// `allrandrepeat` where it was given last (an alias there).
+fn repeatable(o: &JobOptions, compat: Compat) -> bool {
+    if compat.is_fio333() || !o.allrandrepeat_last {
+        o.randrepeat
+    } else {
+        o.allrandrepeat
+    }
 }
 
 /// The seeds of a thread's random streams.
@@ -923,12 +928,7 @@ pub fn job_seeds(
     compat: Compat,
 ) -> [u64; flexio_workload::rng::slot::COUNT] {
     use flexio_workload::rng::{fio_seeds, slot, FIO_RANDSEED};
-    let repeatable = if compat.is_fio333() || !o.allrandrepeat_last {
-        o.randrepeat
-    } else {
-        o.allrandrepeat
-    };
-    let mut s = if !repeatable && o.randseed.is_none() {
+    let mut s = if !repeatable(o, compat) && o.randseed.is_none() {
         let mut s = [0u64; slot::COUNT];
         let mut e = entropy();
         for x in &mut s {
