@@ -54,6 +54,11 @@ struct Sink {
     file: Option<PathBuf>,
     /// Report text collected for --output.
     buf: Mutex<String>,
+    /// The live outputs (--metrics-listen, --interval-stream, --live).
+    #[cfg(feature = "live")]
+    live: Option<crate::live::Live>,
+    /// Text for stdout held while the live view owns the terminal.
+    held: Mutex<Option<String>>,
 }
 
 impl Sink {
@@ -63,11 +68,28 @@ impl Sink {
             terse_version: sw.terse_version,
             file: sw.output.as_ref().map(PathBuf::from),
             buf: Mutex::new(String::new()),
+            #[cfg(feature = "live")]
+            live: None,
+            held: Mutex::new(None),
+        }
+    }
+
+    /// The live view ends: the text it held goes out.
+    fn release(&self) {
+        let held = self.held.lock().ok().and_then(|mut h| h.take());
+        if let Some(t) = held {
+            self.emit(&t);
         }
     }
 
     /// Report text: collected for --output, else written to stdout now.
     fn emit(&self, text: &str) {
+        if let Ok(mut h) = self.held.lock() {
+            if let Some(h) = h.as_mut() {
+                h.push_str(text);
+                return;
+            }
+        }
         if self.file.is_some() {
             if let Ok(mut b) = self.buf.lock() {
                 b.push_str(text);
@@ -134,6 +156,55 @@ impl Observer for Sink {
     fn interval(&self, rep: &report::RunReport) {
         self.emit(&self.render(rep));
     }
+    #[cfg(feature = "live")]
+    fn running(
+        &self,
+        plans: &[flexio_run::plan::ThreadPlan],
+        progress: &Arc<Vec<flexio_run::progress::Progress>>,
+    ) {
+        if let Some(l) = &self.live {
+            l.running(plans, progress);
+        }
+    }
+    #[cfg(feature = "live")]
+    fn live_every(&self) -> Option<std::time::Duration> {
+        self.live.as_ref().map(|l| l.every())
+    }
+    #[cfg(feature = "live")]
+    fn live(&self, sample: &flexio_run::LiveSample) {
+        if let Some(l) = &self.live {
+            l.sample(sample);
+        }
+    }
+}
+
+/// The live switches checked before anything runs: built in, not in a remote mode; `--live`
+/// without a terminal falls back to fio's status line.
+fn check_live(cli: &mut cli::Cli) -> Result<(), String> {
+    let sw = &mut cli.switches;
+    if !sw.live.any() {
+        return Ok(());
+    }
+    if !cfg!(feature = "live") {
+        return Err(
+            "--metrics-listen, --interval-stream and --live are not built into this flexio: they need the cargo feature `live` (the small static builds leave them out)".into(),
+        );
+    }
+    let r = &sw.remote;
+    if !r.clients.is_empty() || r.server.is_some() || r.mpi {
+        return Err("--metrics-listen, --interval-stream and --live are not supported by flexio with --client, --server or --mpi yet".into());
+    }
+    #[cfg(feature = "live")]
+    if sw.live.view {
+        if crate::live::have_terminal() {
+            sw.eta = flexio_job::Eta::Never;
+        } else {
+            eprintln!("flexio: --live needs a terminal on standard input and output: showing fio's status line instead");
+            sw.live.view = false;
+            sw.eta = flexio_job::Eta::Always;
+        }
+    }
+    Ok(())
 }
 
 /// The switches that print something and exit (--version, --help, --inflate-log,
@@ -221,13 +292,17 @@ pub fn run(args: Vec<String>) -> i32 {
     if let Some(code) = crate::cmd::dispatch(&args) {
         return code;
     }
-    let cli = match cli::parse_args(&args, &CATALOG) {
+    let mut cli = match cli::parse_args(&args, &CATALOG) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("flexio: {e}");
             return 1;
         }
     };
+    if let Err(e) = check_live(&mut cli) {
+        eprintln!("flexio: {e}");
+        return 1;
+    }
     let sw = &cli.switches;
     if sw.extra.latency_log {
         // fio's words; it exits without running anything.
@@ -343,8 +418,31 @@ pub fn run(args: Vec<String>) -> i32 {
         }
     };
     flexio_run::run_extra::after_plan(&sw.extra, &mut plans);
-    let sink = Sink::new(sw);
+    #[allow(unused_mut)]
+    let mut sink = Sink::new(sw);
+    #[cfg(feature = "live")]
+    if sw.live.any() {
+        match crate::live::Live::start(&sw.live, sw.live.view, sigs.0.clone()) {
+            Ok(l) => {
+                if l.holds_terminal() {
+                    if let Ok(mut h) = sink.held.lock() {
+                        *h = Some(String::new());
+                    }
+                }
+                sink.live = Some(l);
+            }
+            Err(e) => {
+                eprintln!("flexio: {e}");
+                return 1;
+            }
+        }
+    }
     let out = run_planned(&cli, &set, plans, sigs, &sink);
+    #[cfg(feature = "live")]
+    if let Some(l) = sink.live.take() {
+        l.stop_exporter();
+    }
+    sink.release();
     let code = match &out.report {
         Some(rep) => {
             sink.emit(&sink.final_text(rep, out.extras.as_ref(), default_mode));

@@ -7,6 +7,8 @@ pub mod app;
 pub mod cmd;
 pub mod defaults;
 pub mod jobless;
+#[cfg(feature = "live")]
+pub mod live;
 pub mod parse_only;
 pub mod remote;
 pub mod selftest;

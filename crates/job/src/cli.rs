@@ -59,8 +59,29 @@ pub struct Switches {
     pub save: Option<Option<String>>,
     /// `--store=PATH|postgres://...`: the results store (default: the XDG data folder's).
     pub store: Option<String>,
+    /// Live metrics (flexio's own): `--metrics-listen=[ADDR:]PORT` serves OpenMetrics on
+    /// `/metrics`, `--interval-stream=FILE|-` writes JSON Lines intervals, `--interval=T`
+    /// is their period (ms), `--live` draws the full-screen view.
+    pub live: Live,
     /// Client/server mode (`--server`, `--daemonize`, `--client`, `--remote-config`).
     pub remote: Remote,
+}
+
+/// The live-metrics switches.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Live {
+    pub metrics_listen: Option<String>,
+    pub interval_stream: Option<String>,
+    /// `--interval` in ms (`None`: one second).
+    pub interval_ms: Option<u64>,
+    pub view: bool,
+}
+
+impl Live {
+    /// Whether any live output was asked for.
+    pub fn any(&self) -> bool {
+        self.metrics_listen.is_some() || self.interval_stream.is_some() || self.view
+    }
 }
 
 /// Client/server switches.
@@ -119,6 +140,7 @@ impl Default for Switches {
             report: None,
             save: None,
             store: None,
+            live: Live::default(),
             remote: Remote::default(),
         }
     }
@@ -243,6 +265,22 @@ pub const SWITCHES: &[(&str, Arg, &str)] = &[
         Arg::Required,
         "The results store: a SQLite file or postgres://... (default $XDG_DATA_HOME/flexio/results.db)",
     ),
+    (
+        "metrics-listen",
+        Arg::Required,
+        "Serve live OpenMetrics/Prometheus metrics on http://[ADDR:]PORT/metrics while the run lasts (loopback unless ADDR is given)",
+    ),
+    (
+        "interval-stream",
+        Arg::Required,
+        "Write one JSON line per job, direction and --interval to FILE (- for stdout): I/Os, bandwidth, the interval's latency histogram",
+    ),
+    (
+        "interval",
+        Arg::Required,
+        "Period of --interval-stream, --metrics-listen and --live samples (default 1s)",
+    ),
+    ("live", Arg::None, "Full-screen live view of the run in a terminal"),
     (
         "server",
         Arg::Optional,
@@ -571,6 +609,20 @@ pub fn parse_args(args: &[String], cat: &Catalog) -> Result<Cli, JobError> {
                     "report" => s.report = Some(v),
                     "save" => s.save = Some(value.filter(|l| !l.is_empty())),
                     "store" => s.store = Some(v),
+                    "metrics-listen" => s.live.metrics_listen = Some(v),
+                    "interval-stream" => s.live.interval_stream = Some(v),
+                    "interval" => {
+                        let t = time_ms(&v, idx, word)?;
+                        if t < 10 {
+                            return Err(JobError::new(
+                                origin,
+                                Some(word),
+                                "--interval must be at least 10ms",
+                            ));
+                        }
+                        s.live.interval_ms = Some(t)
+                    }
+                    "live" => s.live.view = true,
                     "compat" => {
                         s.compat = Some(
                             Compat::parse(&v).map_err(|m| JobError::new(origin, Some(word), m))?,

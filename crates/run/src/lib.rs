@@ -39,6 +39,6 @@ pub mod worker;
 
 pub use flexio_stats::report;
 pub use session::{
-    prepare, prepare_cli, prepare_job_text, prepare_with, run_planned, run_prepared, Observer,
-    Outcome, Prepared, Quiet, FIO_COMPAT, FIO_LATEST, VERSION,
+    prepare, prepare_cli, prepare_job_text, prepare_with, run_planned, run_prepared, LiveSample,
+    Observer, Outcome, Prepared, Quiet, FIO_COMPAT, FIO_LATEST, VERSION,
 };

@@ -99,6 +99,32 @@ pub trait Observer: Sync {
     }
     /// Every job of the segment has ended on this host.
     fn segment_ends(&self, _segment: usize) {}
+    /// How often the run should hand [`Observer::live`] a sample (`None`, the default:
+    /// never). Sampling copies each running thread's statistics once per period, off its
+    /// I/O path.
+    fn live_every(&self) -> Option<Duration> {
+        None
+    }
+    /// A live sample: every thread's statistics so far, each period and once more at the
+    /// end with the final ones (`flexio_stats::live::Tracker` turns them into intervals).
+    fn live(&self, _sample: &LiveSample) {}
+}
+
+/// The statistics of the run's threads at one moment ([`Observer::live`]).
+pub struct LiveSample<'a> {
+    /// The run's threads, in plan order.
+    pub plans: &'a [ThreadPlan],
+    /// Per thread (plan order): its statistics so far (final once it ended); `None` before
+    /// it started.
+    pub jobs: Vec<Option<JobResult>>,
+    /// Per thread: it has ended, and its entry in `jobs` is its final result.
+    pub done: Vec<bool>,
+    /// Since the run's start, in ns of the run's clock.
+    pub elapsed_ns: u64,
+    /// Wall-clock time of the sample, ms since the Unix epoch.
+    pub unix_ms: u64,
+    /// The run has ended: these are the final statistics.
+    pub last: bool,
 }
 
 /// An observer that wants nothing (a study's runs, a program that reads only the results).
@@ -339,11 +365,20 @@ pub fn run_planned(
         next_dump_check: 0,
         results: vec![None; plans.len()],
         quit_all: false,
+        live_every: observer
+            .live_every()
+            .map(|d| (d.as_nanos() as u64).max(1_000_000)),
+        next_live: 0,
+        genesis,
     };
     run.next_status = run.status_every.map(|iv| clock.now() + iv);
+    run.next_live = genesis + run.live_every.unwrap_or(0);
     run.run_all();
     if run.quit_all {
         run.report_never_started();
+    }
+    if run.live_every.is_some() {
+        run.live_sample(run.results.clone(), true);
     }
     let results = std::mem::take(&mut run.results);
     status.stop();
@@ -595,6 +630,10 @@ struct Segments<'r> {
     results: Vec<Option<JobResult>>,
     /// exit_what=all: a job with exitall ended everything; later segments do not run.
     quit_all: bool,
+    /// Observer::live_every in ns, and when the next sample is due.
+    live_every: Option<u64>,
+    next_live: u64,
+    genesis: u64,
 }
 
 /// The reporting groups of a segment, each with its stop flag (exit_what=group stops one).
@@ -825,9 +864,39 @@ impl Segments<'_> {
                 &self.results,
                 &self.ctx.snapshot_req,
             );
+            let snap: Vec<JobResult> = snap.into_iter().flatten().collect();
             let rep = self.reporter.report(&snap, Vec::new());
             self.observer.interval(&rep);
         }
+        if let Some(iv) = self.live_every {
+            let now = clock.now();
+            if now >= self.next_live {
+                // Due times stay on the period's grid; a late sample does not shift them.
+                self.next_live += iv * ((now - self.next_live) / iv + 1);
+                let jobs = gather_snapshots(
+                    self.plans,
+                    self.progress,
+                    &self.results,
+                    &self.ctx.snapshot_req,
+                );
+                self.live_sample(jobs, false);
+            }
+        }
+    }
+
+    fn live_sample(&self, jobs: Vec<Option<JobResult>>, last: bool) {
+        let unix_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0);
+        self.observer.live(&LiveSample {
+            plans: self.plans,
+            jobs,
+            done: self.results.iter().map(Option::is_some).collect(),
+            elapsed_ns: self.ctx.clock.now().saturating_sub(self.genesis),
+            unix_ms,
+            last,
+        });
     }
 
     /// exit_what=all: fio still reports the jobs it never started, with nothing done.
@@ -945,14 +1014,14 @@ fn choose_clock(plans: &[ThreadPlan], notes: &Notes) -> Clock {
 }
 
 /// Ask every running job for its statistics so far and collect them with those of the
-/// jobs that have finished (a job busy in one long I/O answers late: its previous copy, if
-/// any, is used).
+/// jobs that have finished, per thread (a job busy in one long I/O answers late: its
+/// previous copy, if any, is used; `None` for a thread without either).
 fn gather_snapshots(
     plans: &[ThreadPlan],
     progress: &[Progress],
     results: &[Option<JobResult>],
     req: &crate::progress::AtomicU64,
-) -> Vec<JobResult> {
+) -> Vec<Option<JobResult>> {
     let gen = req.fetch_add(1, Ordering::AcqRel) + 1;
     let deadline = std::time::Instant::now() + Duration::from_millis(300);
     let running = |i: usize| {
@@ -969,17 +1038,14 @@ fn gather_snapshots(
         }
         std::thread::sleep(Duration::from_millis(5));
     }
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(plans.len());
     for (i, p) in plans.iter().enumerate() {
-        if let Some(r) = &results[i] {
-            out.push(r.clone());
-        } else if let Some(stats) = progress[i].snapshot.lock().ok().and_then(|s| s.clone()) {
-            out.push(worker::result_of(
-                p,
-                progress[i].tid.load(Ordering::Relaxed),
-                stats,
-            ));
-        }
+        out.push(if let Some(r) = &results[i] {
+            Some(r.clone())
+        } else {
+            let stats = progress[i].snapshot.lock().ok().and_then(|s| s.clone());
+            stats.map(|st| worker::result_of(p, progress[i].tid.load(Ordering::Relaxed), st))
+        });
     }
     out
 }

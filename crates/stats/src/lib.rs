@@ -5,6 +5,7 @@ pub mod blocks;
 pub mod cluster;
 pub mod hist;
 pub mod interval;
+pub mod live;
 pub mod ops;
 pub mod report;
 pub mod stat;
