@@ -1,7 +1,8 @@
 //! Live outputs (docs/live.md): the JSON Lines interval stream against the final JSON, a
 //! SIGKILLed stream, a real Prometheus server scraping `--metrics-listen` every second, the
 //! `--live` view driven in tmux, and the bad conditions (port in use, bad address, stuck and
-//! frantic scrapers).
+//! frantic scrapers). Built with the cargo feature `live` (a default one).
+#![cfg(feature = "live")]
 
 mod common;
 
@@ -75,6 +76,35 @@ fn interval_stream_adds_up_to_the_final_result() {
             .unwrap();
     let jobs = result["jobs"].as_array().unwrap();
     assert_eq!(jobs.len(), 2);
+    // Every line has exactly the members docs/schema/interval-stream.schema.json requires
+    // (it allows no others).
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/schema/interval-stream.schema.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let keys = |v: &Value| -> Vec<String> {
+        let mut k: Vec<String> = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap().to_string())
+            .collect();
+        k.sort();
+        k
+    };
+    let top = keys(&schema["required"]);
+    let lat = keys(&schema["properties"]["latency"]["required"]);
+    for l in &lines {
+        let mut have: Vec<String> = l.as_object().unwrap().keys().cloned().collect();
+        have.sort();
+        assert_eq!(have, top, "{l}");
+        let mut have: Vec<String> = l["latency"].as_object().unwrap().keys().cloned().collect();
+        have.sort();
+        assert_eq!(have, lat, "{l}");
+    }
     for (k, job) in jobs.iter().enumerate() {
         let thread = k as u64 + 1;
         for dir in ["read", "write"] {
@@ -418,7 +448,9 @@ fn prometheus_scrapes_a_run_that_agrees_with_its_json() {
             .flat_map(|e| r10.iter().map(move |r| r * 1e-7 * 10f64.powi(e)))
             .collect()
     };
-    eprintln!("Prometheus: rate {rate:.1}/s against {iops:.1} IOPS; p99 {q:.6} s against {p99_s:.6} s");
+    eprintln!(
+        "Prometheus: rate {rate:.1}/s against {iops:.1} IOPS; p99 {q:.6} s against {p99_s:.6} s"
+    );
     let k = bounds.partition_point(|b| *b < p99_s);
     let width = bounds[k.min(bounds.len() - 1)] - if k > 0 { bounds[k - 1] } else { 0.0 };
     assert!(
