@@ -102,7 +102,19 @@ fn check_cases(v: &serde_json::Value, n: u64) {
         let runs_adj = t["p_runs_adjusted"]
             .as_f64()
             .expect("two runs: a run-level test");
-        assert_eq!(t["significant"], adj < 0.05 && runs_adj < 0.05, "{t}");
+        // The middle: both the per-request and the run-level test, and a shift that is not
+        // negligible; the study's verdict: the middle, the tail or the whole distribution.
+        let delta = t["cliffs_delta"].as_f64().unwrap().abs();
+        let middle = adj < 0.05 && runs_adj < 0.05 && delta >= 0.147;
+        assert_eq!(t["middle_significant"], middle, "{t}");
+        let tail = t["tail_tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x["significant"] == true);
+        let ks = t["ks_test"]["significant"] == true;
+        assert_eq!(t["significant"], middle || tail || ks, "{t}");
+        assert_eq!(t["tail_tests"].as_array().unwrap().len(), 2, "{t}");
     }
 }
 

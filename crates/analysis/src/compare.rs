@@ -123,6 +123,9 @@ pub struct Row {
     /// Whether B is better on this metric (by the sign of the difference).
     pub b_better: bool,
     pub note: Option<String>,
+    /// The smallest change (percent) the test detects with 80% power, where it is known
+    /// (the run-blocked quantile tests).
+    pub detectable_pct: Option<f64>,
 }
 
 /// The Mann-Whitney test on the latency distributions of one trial each.
@@ -159,9 +162,28 @@ pub struct DirComparison {
     pub dist_source: Option<String>,
     pub rows: Vec<Row>,
     pub dist: Option<DistTest>,
+    /// The two-sample Kolmogorov-Smirnov test of the pooled latency distributions.
+    pub ks: Option<KsTest>,
     pub verdict: Verdict,
     pub headline: String,
     pub min_effect_pct: f64,
+    /// What the verdict must be read with: too few runs for the effects seen, bimodal or
+    /// drifting runs, metrics that disagree.
+    pub warnings: Vec<String>,
+}
+
+/// The whole-distribution test, Holm-adjusted with the rows.
+#[derive(Clone, Debug)]
+pub struct KsTest {
+    pub ks: crate::tail::Ks,
+    pub p_adj: f64,
+    /// Significant and at least [`crate::tail::KS_MIN_D`] apart.
+    pub significant: bool,
+    /// The part of the distribution where the distance is largest.
+    pub part: &'static str,
+    /// With several runs a side: the run-level permutation p-value of the distance
+    /// ([`crate::tail::ks_runs`]), which must hold too.
+    pub p_runs: Option<f64>,
 }
 
 /// A whole comparison.
@@ -324,6 +346,7 @@ fn new_row(m: Metric, a: f64, b: f64) -> Row {
             diff_pct < 0.0
         },
         note: None,
+        detectable_pct: None,
     }
 }
 
@@ -348,6 +371,23 @@ fn trial_rows(a: &Side, b: &Side, kind: &str, o: &Options, job: usize) -> Vec<Ro
             .collect();
         if va.len() < 2 || vb.len() < 2 {
             continue;
+        }
+        // The tail: a run-blocked bootstrap of the pooled quantile, where every trial has
+        // its latency distribution.
+        let all_bins = a.bins.len() == a.dirs.len() && b.bins.len() == b.dirs.len();
+        if let (Some(p @ (99.0 | 99.9)), true) = (m.percentile(), all_bins) {
+            if let Some(t) =
+                crate::tail::quantile_test(&a.bins, &b.bins, p, o.reps, seed_for(o, job, m))
+            {
+                let mut r = new_row(m, t.a, t.b);
+                r.ci_pct = Some(t.ci_pct);
+                r.ci_method = "run-blocked bootstrap";
+                r.test = "quantile bootstrap";
+                r.p = Some(t.p);
+                r.detectable_pct = Some(t.detectable_pct);
+                rows.push(r);
+                continue;
+            }
         }
         let mut r = new_row(m, stats::mean(&va), stats::mean(&vb));
         let boot: Boot =
@@ -547,6 +587,9 @@ fn finish(dc: &mut DirComparison, o: &Options) {
     if let Some(d) = &dc.dist {
         ps.push(d.p);
     }
+    if let Some(k) = &dc.ks {
+        ps.push(k.ks.p);
+    }
     let adj = stats::holm(&ps);
     let mut k = 0;
     for r in dc.rows.iter_mut() {
@@ -563,6 +606,13 @@ fn finish(dc: &mut DirComparison, o: &Options) {
     if let Some(d) = &mut dc.dist {
         d.p_adj = adj[k];
         d.significant = d.p_adj < o.alpha && d.cliffs_delta.abs() >= NEGLIGIBLE_DELTA;
+        k += 1;
+    }
+    if let Some(t) = &mut dc.ks {
+        t.p_adj = adj[k];
+        t.significant = t.p_adj < o.alpha
+            && t.ks.d >= crate::tail::KS_MIN_D
+            && t.p_runs.map_or(true, |p| p < o.alpha);
     }
     let better = dc
         .rows
@@ -602,7 +652,15 @@ fn finish(dc: &mut DirComparison, o: &Options) {
             .find(|r| r.significant && r.b_better == want_better)
     };
     dc.headline = match dc.verdict {
-        Verdict::NoDifference => "no significant difference".into(),
+        Verdict::NoDifference => match &dc.ks {
+            Some(t) if t.significant => format!(
+                "no significant difference in the metrics, but the latency distributions differ (KS D={:.2}, largest at {} in {})",
+                t.ks.d,
+                crate::fmt::ns(t.ks.at as f64),
+                t.part
+            ),
+            _ => "no significant difference".into(),
+        },
         Verdict::Faster => format!("B is faster: {}", desc(first(true).expect("a better row"))),
         Verdict::Slower => format!("B is slower: {}", desc(first(false).expect("a worse row"))),
         Verdict::Mixed => format!(
@@ -611,6 +669,77 @@ fn finish(dc: &mut DirComparison, o: &Options) {
             desc(first(false).expect("a worse row"))
         ),
     };
+    explain(dc);
+}
+
+/// Which part of the performance a metric describes.
+fn part(m: Metric) -> &'static str {
+    match m {
+        Metric::Iops | Metric::Bw => "throughput",
+        Metric::LatMean => "mean",
+        Metric::P50 => "median",
+        Metric::P99 | Metric::P999 => "tail",
+    }
+}
+
+/// Name the parts that moved and those that did not in the headline, and say what else
+/// the verdict must be read with: where the distributions part, and the effects too small
+/// for these runs to see.
+fn explain(dc: &mut DirComparison) {
+    let tested: Vec<&Row> = dc.rows.iter().filter(|r| r.p.is_some()).collect();
+    let mut moved: Vec<&str> = Vec::new();
+    let mut still: Vec<&str> = Vec::new();
+    for r in &tested {
+        let p = part(r.metric);
+        if r.significant {
+            if !moved.contains(&p) {
+                moved.push(p);
+            }
+        } else if !still.contains(&p) {
+            still.push(p);
+        }
+    }
+    // A part with one metric moved and another not counts as moved.
+    still.retain(|p| !moved.contains(p));
+    if !moved.is_empty() {
+        dc.headline
+            .push_str(&format!(" (moved: {}", moved.join(", ")));
+        if !still.is_empty() {
+            dc.headline
+                .push_str(&format!("; not significantly: {}", still.join(", ")));
+        }
+        dc.headline.push(')');
+    }
+    if let Some(t) = &dc.ks {
+        if t.significant && dc.verdict != Verdict::NoDifference {
+            dc.warnings.push(format!(
+                "the latency distributions differ most in {} (KS D={:.2} at {})",
+                t.part,
+                t.ks.d,
+                crate::fmt::ns(t.ks.at as f64)
+            ));
+        }
+    }
+    let runs = if dc.trials_a == dc.trials_b {
+        format!(
+            "{} run{} per side",
+            dc.trials_a,
+            if dc.trials_a == 1 { "" } else { "s" }
+        )
+    } else {
+        format!("{} and {} runs", dc.trials_a, dc.trials_b)
+    };
+    for r in dc.rows.iter().filter(|r| !r.significant) {
+        if let Some(d) = r.detectable_pct {
+            if d > dc.min_effect_pct && d.is_finite() {
+                dc.warnings.push(format!(
+                    "with {runs}, a change in {} under {} cannot be seen (80% power at 5%)",
+                    r.metric.name(),
+                    crate::fmt::pct(d).trim_start_matches('+')
+                ));
+            }
+        }
+    }
 }
 
 /// Compare result sets A and B.
@@ -720,6 +849,44 @@ pub fn compare(a: &[RunResult], b: &[RunResult], o: &Options) -> Comparison {
                     })
                 })
                 .flatten();
+            // The whole distribution, pooled over the trials.
+            let ks = (!sa.bins.is_empty() && !sb.bins.is_empty())
+                .then(|| crate::tail::ks_binned(&merge_bins(&sa.bins), &merge_bins(&sb.bins)))
+                .flatten()
+                .map(|k| {
+                    let pooled = merge_bins(&sa.bins);
+                    let n: u64 = pooled.iter().map(|x| x.1).sum();
+                    let below: u64 = pooled.iter().filter(|x| x.0 <= k.at).map(|x| x.1).sum();
+                    let share = below as f64 / n.max(1) as f64;
+                    KsTest {
+                        ks: k,
+                        p_adj: k.p,
+                        significant: false,
+                        p_runs: trials
+                            .then(|| crate::tail::ks_runs(&sa.bins, &sb.bins, 2000, o.seed))
+                            .flatten(),
+                        part: if share >= 0.9 {
+                            "the tail"
+                        } else if share >= 0.1 {
+                            "the middle"
+                        } else {
+                            "the fastest requests"
+                        },
+                    }
+                });
+            let mut warnings = Vec::new();
+            if trials {
+                for (s, name) in [(&sa, "A"), (&sb, "B")] {
+                    for m in [Metric::Iops, Metric::Bw, Metric::P99] {
+                        let v: Vec<f64> = s
+                            .dirs
+                            .iter()
+                            .filter_map(|d| metric_value(d, m, kind))
+                            .collect();
+                        warnings.extend(crate::tail::run_warnings(m.name(), name, &v));
+                    }
+                }
+            }
             let dist_source = (!trials && !sa.bins_from.is_empty() && !sb.bins_from.is_empty())
                 .then(|| format!("A: {}; B: {}", sa.bins_from[0], sb.bins_from[0]));
             let mut dc = DirComparison {
@@ -732,9 +899,11 @@ pub fn compare(a: &[RunResult], b: &[RunResult], o: &Options) -> Comparison {
                 dist_source,
                 rows,
                 dist,
+                ks,
                 verdict: Verdict::NoDifference,
                 headline: String::new(),
                 min_effect_pct: min_effect,
+                warnings,
             };
             finish(&mut dc, o);
             cmp.dirs.push(dc);

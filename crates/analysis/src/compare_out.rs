@@ -125,11 +125,29 @@ pub fn text(c: &Comparison) -> String {
                 if t.significant { "  differs" } else { "" }
             );
         }
+        if let Some(t) = &d.ks {
+            let _ = writeln!(
+                o,
+                "  distribution: Kolmogorov-Smirnov on the pooled {}: D={:.3} (largest at {}, {}), p {}{}{}",
+                d.lat_kind,
+                t.ks.d,
+                fmt::ns(t.ks.at as f64),
+                t.part,
+                fmt::p(t.p_adj),
+                t.p_runs
+                    .map(|p| format!(", across runs p {}", fmt::p(p)))
+                    .unwrap_or_default(),
+                if t.significant { "  differs" } else { "" }
+            );
+        }
         let _ = writeln!(
             o,
             "  verdict: {} (alpha 0.05 after Holm, |diff| >= {}%)",
             d.headline, d.min_effect_pct
         );
+        for w in &d.warnings {
+            let _ = writeln!(o, "  warning: {w}");
+        }
     }
     if c.dirs.is_empty() {
         let _ = writeln!(o, "\nno job and direction in common: nothing compared");
@@ -178,6 +196,7 @@ pub fn to_json(c: &Comparison) -> Value {
                         "significant": r.significant,
                         "b_better": r.b_better,
                         "note": r.note,
+                        "detectable_pct": r.detectable_pct.map(num),
                     })
                 })
                 .collect();
@@ -201,8 +220,19 @@ pub fn to_json(c: &Comparison) -> Value {
                     "n_b": t.n_b,
                     "significant": t.significant,
                 })),
+                "ks_test": d.ks.as_ref().map(|t| json!({
+                    "test": "two-sample Kolmogorov-Smirnov (pooled, binned)",
+                    "d": num(t.ks.d),
+                    "at_ns": t.ks.at,
+                    "part": t.part,
+                    "p": num(t.ks.p),
+                    "p_holm": num(t.p_adj),
+                    "p_runs": t.p_runs.map(num),
+                    "significant": t.significant,
+                })),
                 "verdict": verdict_name(d.verdict),
                 "headline": d.headline,
+                "warnings": d.warnings,
             })
         })
         .collect();
@@ -285,6 +315,20 @@ pub fn html(c: &Comparison) -> String {
                 t.cliffs_delta,
                 if t.significant { " (differs)" } else { " (negligible or not significant)" }
             );
+        }
+        if let Some(t) = &d.ks {
+            let _ = writeln!(
+                o,
+                "<p class=\"method\">Whole distribution: Kolmogorov-Smirnov D {:.3}, largest at {} ({}), p {}{}</p>",
+                t.ks.d,
+                esc(&fmt::ns(t.ks.at as f64)),
+                t.part,
+                esc(&fmt::p(t.p_adj)),
+                if t.significant { " (differs)" } else { "" }
+            );
+        }
+        for w in &d.warnings {
+            let _ = writeln!(o, "<p class=\"note\">{}</p>", esc(w));
         }
     }
     o.push_str("</section>\n");

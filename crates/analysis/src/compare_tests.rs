@@ -347,3 +347,102 @@ fn print_example() {
         crate::compare_out::text(&compare(&a, &b, &Options::default()))
     );
 }
+
+/// The readahead case: every run falls near one of two speeds whatever the setting; A got
+/// 1 slow run of 3, B got 2 of 3. compare warns that the runs are bimodal and does not call
+/// the p99 difference significant.
+#[test]
+fn bimodal_trials_are_flagged_and_not_called_different() {
+    let mut rng = Rng::new(21);
+    let t = |rng: &mut Rng, name: &str, slow: bool| {
+        trial(
+            rng,
+            name,
+            if slow { 270_000.0 } else { 100_000.0 },
+            0.01,
+            20_000,
+        )
+    };
+    let a = vec![
+        t(&mut rng, "a1", false),
+        t(&mut rng, "a2", true),
+        t(&mut rng, "a3", false),
+    ];
+    let b = vec![
+        t(&mut rng, "b1", true),
+        t(&mut rng, "b2", false),
+        t(&mut rng, "b3", true),
+    ];
+    let c = compare(&a, &b, &Options::default());
+    let d = &c.dirs[0];
+    let p99 = row(d, Metric::P99);
+    assert_eq!(p99.test, "quantile bootstrap");
+    assert!(!p99.significant, "{p99:?}");
+    assert!(
+        d.warnings.iter().any(|w| w.contains("bimodal")),
+        "{:?}",
+        d.warnings
+    );
+    let text = crate::compare_out::text(&c);
+    eprintln!("{text}");
+    assert!(
+        text.contains("warning: A's runs are bimodal")
+            || text.contains("warning: B's runs are bimodal"),
+        "{text}"
+    );
+    assert!(text.contains("Kolmogorov-Smirnov"), "{text}");
+}
+
+/// A tail-only change across trials: 2% of B's requests 25 times slower. The verdict is
+/// "slower", names the tail, and says that the middle did not move.
+#[test]
+fn a_tail_only_change_is_named() {
+    let mut rng = Rng::new(5);
+    let mk = |rng: &mut Rng, name: &str, slow: f64| {
+        let mut r = trial(rng, name, 100_000.0, 0.0, 20_000);
+        // Rebuild the distribution with a slow share.
+        let mut h = Hist::enabled();
+        let mut st = flexio_stats::stat::LatStat::default();
+        for _ in 0..20_000 {
+            let mut v = 100_000.0 * (0.4 * rng.normal()).exp();
+            if rng.f64() < slow {
+                v *= 25.0;
+            }
+            h.add(v as u64);
+            st.add(v as u64);
+        }
+        let s = st.to_stat();
+        let d = &mut r.jobs[0].dirs[0];
+        d.clat.bins = h.bins();
+        d.clat.percentiles = h.percentiles(&[50.0, 99.0, 99.9], s.samples);
+        d.clat.mean = s.mean;
+        d.clat.n = s.samples;
+        r
+    };
+    let a: Vec<RunResult> = (0..3)
+        .map(|i| mk(&mut rng, &format!("a{i}"), 0.0))
+        .collect();
+    let b: Vec<RunResult> = (0..3)
+        .map(|i| mk(&mut rng, &format!("b{i}"), 0.02))
+        .collect();
+    let c = compare(&a, &b, &Options::default());
+    eprintln!("{}", crate::compare_out::text(&c));
+    let d = &c.dirs[0];
+    assert_eq!(d.verdict, Verdict::Slower, "{}", d.headline);
+    assert!(row(d, Metric::P99).significant, "{:?}", row(d, Metric::P99));
+    assert!(
+        !row(d, Metric::P50).significant,
+        "{:?}",
+        row(d, Metric::P50)
+    );
+    assert!(
+        d.headline.contains("moved: ") && d.headline.contains("tail"),
+        "{}",
+        d.headline
+    );
+    assert!(
+        d.headline.contains("not significantly: ") && d.headline.contains("median"),
+        "{}",
+        d.headline
+    );
+}

@@ -18,6 +18,7 @@ pub mod stats;
 pub mod study;
 pub mod svg;
 pub mod sweep;
+pub mod tail;
 
 pub use compare::{compare, Comparison};
 pub use input::{read, read_with_logs};

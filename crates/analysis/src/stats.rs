@@ -44,7 +44,7 @@ impl Rng {
         }
     }
     /// A draw from a prepared Poisson distribution (no per-draw set-up cost).
-    fn sample_poisson(&mut self, d: &Poisson<f64>) -> u64 {
+    pub(crate) fn sample_poisson(&mut self, d: &Poisson<f64>) -> u64 {
         d.sample(&mut self.0) as u64
     }
 }
@@ -121,6 +121,15 @@ pub struct TTest {
 /// of a 95% confidence interval in standard errors); `None` for `df` <= 0.
 pub fn t975(df: f64) -> Option<f64> {
     Some(StudentsT::new(0.0, 1.0, df).ok()?.inverse_cdf(0.975))
+}
+
+/// Two-sided p-value of Student's t statistic `t` with `df` degrees of freedom (1 when
+/// undefined).
+pub fn t_two_sided(t: f64, df: f64) -> f64 {
+    match StudentsT::new(0.0, 1.0, df) {
+        Ok(d) if t.is_finite() => (2.0 * d.sf(t.abs())).min(1.0),
+        _ => 1.0,
+    }
 }
 
 /// Welch's unequal-variance t-test from summaries (mean, sample standard deviation, n).

@@ -39,6 +39,8 @@ pub struct Case {
     pub sumsq: u128,
     /// Each run's median response time (ns), in run order: the unit of the run-level test.
     pub run_medians: Vec<f64>,
+    /// Each run's response times binned, in run order: the runs the tail tests resample.
+    pub run_bins: Vec<Vec<(u64, u64)>>,
 }
 
 impl Case {
@@ -69,7 +71,9 @@ impl Case {
             sum,
             sumsq,
             run_medians: Vec::new(),
+            run_bins: Vec::new(),
         };
+        c.run_bins.push(c.bins.clone());
         c.derive();
         let med = stats::bins_percentile(&c.bins, 50.0);
         c.run_medians.push(med.clamp(min as f64, max as f64));
@@ -116,6 +120,7 @@ impl Case {
             }
         }
         self.run_medians.extend(o.run_medians);
+        self.run_bins.extend(o.run_bins);
         self.derive();
     }
 
@@ -171,13 +176,41 @@ pub struct Test {
     /// run that the per-request tests cannot see.
     pub p_runs: Option<f64>,
     pub p_runs_adj: Option<f64>,
+    /// The middle moved: the per-request test and, with runs, the run-level one.
+    pub middle: bool,
+    /// The tail: p99 and p99.9 of b against a, each a run-blocked bootstrap test
+    /// ([`crate::tail::quantile_test`]), Holm-adjusted over all the study's tail tests.
+    pub tail: Vec<TailTest>,
+    /// The whole distribution: Kolmogorov-Smirnov on the pooled responses, with the
+    /// run-level permutation p-value when the cases have several runs.
+    pub ks: Option<crate::tail::Ks>,
+    pub ks_p_runs: Option<f64>,
+    pub ks_p_adj: f64,
+    pub ks_significant: bool,
+    /// Any part moved: the middle, the tail or the whole distribution.
     pub significant: bool,
 }
+
+/// One tail quantile of a test.
+#[derive(Clone, Debug)]
+pub struct TailTest {
+    pub q: crate::tail::QuantileTest,
+    pub p_adj: f64,
+    pub significant: bool,
+}
+
+/// Resamples of the tail tests (per test and quantile).
+const TAIL_REPS: usize = 2000;
 
 /// The study's tests: for each class, no background against each background count (or
 /// the smallest count against the others when 0 is not among them); for each background
 /// count, best-effort against real-time (and idle against best-effort when present).
 pub fn tests(cases: &[Case], alpha: f64) -> Vec<Test> {
+    tests_with(cases, alpha, TAIL_REPS)
+}
+
+/// [`tests`] with `reps` resamples per tail test.
+fn tests_with(cases: &[Case], alpha: f64, reps: usize) -> Vec<Test> {
     let mut pairs: Vec<(Question, usize, usize)> = Vec::new();
     let mut classes: Vec<&str> = Vec::new();
     for c in cases {
@@ -243,6 +276,26 @@ pub fn tests(cases: &[Case], alpha: f64) -> Vec<Test> {
                 p_welch: w.map(|t| t.p).unwrap_or(f64::NAN),
                 p_runs: run_level(ca, cb),
                 p_runs_adj: None,
+                middle: false,
+                tail: [99.0, 99.9]
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(k, p)| {
+                        let seed = ((a as u64) << 32) ^ ((b as u64) << 8) ^ k as u64;
+                        crate::tail::quantile_test(&ca.run_bins, &cb.run_bins, *p, reps, seed)
+                    })
+                    .map(|q| TailTest {
+                        p_adj: q.p,
+                        q,
+                        significant: false,
+                    })
+                    .collect(),
+                ks: crate::tail::ks_binned(&ca.bins, &cb.bins),
+                ks_p_runs: (ca.run_bins.len() >= 2 && cb.run_bins.len() >= 2)
+                    .then(|| crate::tail::ks_runs(&ca.run_bins, &cb.run_bins, 2000, 1))
+                    .flatten(),
+                ks_p_adj: 1.0,
+                ks_significant: false,
                 significant: false,
             })
         })
@@ -250,7 +303,9 @@ pub fn tests(cases: &[Case], alpha: f64) -> Vec<Test> {
     let adj = stats::holm(&out.iter().map(|t| t.p).collect::<Vec<_>>());
     for (t, p) in out.iter_mut().zip(adj) {
         t.p_adj = p;
-        t.significant = p < alpha;
+        // A negligible shift (|Cliff's delta| under 0.147) is not the middle moving, however
+        // many requests make it significant: a tail that moved shifts the ranks a little.
+        t.middle = p < alpha && t.cliffs_delta.abs() >= crate::compare::NEGLIGIBLE_DELTA;
     }
     if out.iter().all(|t| t.p_runs.is_some()) && !out.is_empty() {
         let runs: Vec<f64> = out.iter().map(|t| t.p_runs.unwrap_or(1.0)).collect();
@@ -258,8 +313,30 @@ pub fn tests(cases: &[Case], alpha: f64) -> Vec<Test> {
             t.p_runs_adj = Some(p);
             // Both must hold: the shift is there request by request and it outlasts the
             // variation between runs.
-            t.significant = t.significant && p < alpha;
+            t.middle = t.middle && p < alpha;
         }
+    }
+    // The tail tests, Holm over all of them; the distribution tests, Holm over theirs.
+    let tail_p: Vec<f64> = out
+        .iter()
+        .flat_map(|t| t.tail.iter().map(|x| x.q.p))
+        .collect();
+    let mut adj = stats::holm(&tail_p).into_iter();
+    for t in out.iter_mut() {
+        for x in t.tail.iter_mut() {
+            x.p_adj = adj.next().unwrap_or(1.0);
+            x.significant = x.p_adj < alpha;
+        }
+    }
+    let ks_p: Vec<f64> = out.iter().map(|t| t.ks.map_or(1.0, |k| k.p)).collect();
+    for (t, p) in out.iter_mut().zip(stats::holm(&ks_p)) {
+        t.ks_p_adj = p;
+        t.ks_significant = p < alpha
+            && t.ks.is_some_and(|k| k.d >= crate::tail::KS_MIN_D)
+            && t.ks_p_runs.map_or(true, |p| p < alpha);
+    }
+    for t in out.iter_mut() {
+        t.significant = t.middle || t.ks_significant || t.tail.iter().any(|x| x.significant);
     }
     out
 }
@@ -272,7 +349,8 @@ fn run_level(a: &Case, b: &Case) -> Option<f64> {
     stats::welch(&a.run_medians, &b.run_medians).map(|t| t.p)
 }
 
-/// What a test found, in words.
+/// What a test found, in words: whether b is slower or faster, and which part of the
+/// distribution moved (the middle, the tail, the whole distribution).
 pub fn verdict(t: &Test, cases: &[Case]) -> String {
     let (a, b) = (&cases[t.a], &cases[t.b]);
     if !t.significant {
@@ -281,20 +359,48 @@ pub fn verdict(t: &Test, cases: &[Case]) -> String {
             Question::Class => format!("{} and {} do not differ significantly", b.class, a.class),
         };
     }
-    let dir = if t.cliffs_delta > 0.0 {
-        "slower"
+    let tail: Vec<&TailTest> = t.tail.iter().filter(|x| x.significant).collect();
+    // The direction: the middle's when it moved, else the tail's, else the distribution's.
+    let slower = if t.middle {
+        t.cliffs_delta > 0.0
+    } else if let Some(x) = tail.first() {
+        x.q.diff_pct > 0.0
     } else {
-        "faster"
+        t.cliffs_delta > 0.0
     };
+    let dir = if slower { "slower" } else { "faster" };
+    let mut parts: Vec<String> = Vec::new();
+    if t.middle {
+        parts.push("the middle".into());
+    }
+    if !tail.is_empty() {
+        let names: Vec<String> = tail
+            .iter()
+            .map(|x| {
+                let name = if x.q.pct == 99.0 { "p99" } else { "p99.9" };
+                format!("{name} x{}", ratio(x.q.b / x.q.a))
+            })
+            .collect();
+        parts.push(format!("the tail ({})", names.join(", ")));
+    }
+    if parts.is_empty() && t.ks_significant {
+        parts.push("the distribution".into());
+    }
+    let mut what = parts.join(" and ");
+    if !t.middle && !tail.is_empty() {
+        what.push_str("; the middle did not change significantly");
+    } else if t.middle && tail.is_empty() && !t.tail.is_empty() {
+        what.push_str("; the tail did not change significantly");
+    }
     match t.question {
         Question::Load => format!(
-            "{} {} the {} foreground {dir}",
+            "{} {} the {} foreground {dir} in {what}",
             jobs(b.background),
             if b.background == 1 { "makes" } else { "make" },
             b.class
         ),
         Question::Class => format!(
-            "{} is {dir} than {} under {}",
+            "{} is {dir} than {} under {} in {what}",
             b.class,
             a.class,
             jobs(b.background)
@@ -386,14 +492,40 @@ pub fn text(header: &str, cases: &[Case], tests: &[Test], alpha: f64) -> String 
     }
     let _ = writeln!(
         o,
-        "  {:<5} {:<10}    {:<10} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9}  verdict",
-        "test", "A", "B", "mean", "Cliff d", "p req", "adj", "p runs", "adj"
+        "the tail: p99 and p99.9 by a run-blocked bootstrap (runs, then requests, resampled), Holm over the tail tests;"
+    );
+    let _ = writeln!(
+        o,
+        "the distribution: Kolmogorov-Smirnov (D >= {}, and across runs when there are several). A test counts when any part moved.",
+        crate::tail::KS_MIN_D
+    );
+    let _ = writeln!(
+        o,
+        "  {:<5} {:<10}    {:<10} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7} {:>9} {:>6}  verdict",
+        "test",
+        "A",
+        "B",
+        "mean",
+        "Cliff d",
+        "p req",
+        "adj",
+        "p runs",
+        "adj",
+        "p99",
+        "p tail",
+        "KS D"
     );
     for t in tests {
         let (a, b) = (&cases[t.a], &cases[t.b]);
+        let p99 = t.tail.iter().find(|x| x.q.pct == 99.0);
+        let p_tail =
+            t.tail
+                .iter()
+                .map(|x| x.p_adj)
+                .fold(f64::NAN, |m, v| if m.is_nan() || v < m { v } else { m });
         let _ = writeln!(
             o,
-            "  {:<5} {:<10} -> {:<10} {:>7} {:>+9.2} {:>9} {:>9} {:>9} {:>9}  {}",
+            "  {:<5} {:<10} -> {:<10} {:>7} {:>+9.2} {:>9} {:>9} {:>9} {:>9} {:>7} {:>9} {:>6}  {}",
             t.question.name(),
             a.label(),
             b.label(),
@@ -403,10 +535,60 @@ pub fn text(header: &str, cases: &[Case], tests: &[Test], alpha: f64) -> String 
             pval(t.p_adj),
             t.p_runs.map(pval).unwrap_or_else(|| "-".into()),
             t.p_runs_adj.map(pval).unwrap_or_else(|| "-".into()),
+            p99.map(|x| format!("x{}", ratio(x.q.b / x.q.a)))
+                .unwrap_or_else(|| "-".into()),
+            pval(p_tail),
+            t.ks.map(|k| format!("{:.2}", k.d))
+                .unwrap_or_else(|| "-".into()),
             verdict(t, cases)
         );
     }
+    for w in power_warnings(cases, tests) {
+        let _ = writeln!(o, "warning: {w}");
+    }
     o
+}
+
+/// What the study could not have seen: few runs, and the smallest p99 / p99.9 changes its
+/// tail tests detect (the median over the tests that found none), with bimodal or drifting
+/// runs in a case.
+pub fn power_warnings(cases: &[Case], tests: &[Test]) -> Vec<String> {
+    let mut out = Vec::new();
+    let runs = cases.iter().map(|c| c.run_bins.len()).min().unwrap_or(0);
+    if (1..3).contains(&runs) {
+        out.push(format!(
+            "{runs} run{} per case: the run-level tests have almost no power (a change must outlast the variation between runs, which {runs} run{} barely show); use --repeat 5 or more",
+            if runs == 1 { "" } else { "s" },
+            if runs == 1 { "" } else { "s" }
+        ));
+    }
+    for (pct, name) in [(99.0, "p99"), (99.9, "p99.9")] {
+        let mut d: Vec<f64> = tests
+            .iter()
+            .flat_map(|t| t.tail.iter())
+            .filter(|x| x.q.pct == pct && !x.significant && x.q.detectable_pct.is_finite())
+            .map(|x| x.q.detectable_pct)
+            .collect();
+        if d.is_empty() {
+            continue;
+        }
+        d.sort_by(f64::total_cmp);
+        let med = d[d.len() / 2];
+        out.push(format!(
+            "with {runs} run{} per case, a change in {name} under {} cannot be seen by the tests that found none (their median; 80% power at 5%)",
+            if runs == 1 { "" } else { "s" },
+            fmt::pct(med).trim_start_matches('+')
+        ));
+    }
+    for c in cases {
+        let p99: Vec<f64> = c
+            .run_bins
+            .iter()
+            .map(|b| stats::bins_percentile(b, 99.0))
+            .collect();
+        out.extend(crate::tail::run_warnings("p99", &c.label(), &p99));
+    }
+    out
 }
 
 fn num(v: f64) -> Value {
@@ -457,6 +639,26 @@ pub fn to_json(settings: Value, cases: &[Case], tests: &[Test], alpha: f64) -> V
                 "p_runs": t.p_runs.map(num),
                 "p_runs_adjusted": t.p_runs_adj.map(num),
                 "cliffs_delta": num(t.cliffs_delta),
+                "middle_significant": t.middle,
+                "tail_tests": t.tail.iter().map(|x| json!({
+                    "percentile": x.q.pct,
+                    "a_ns": num(x.q.a),
+                    "b_ns": num(x.q.b),
+                    "diff_pct": num(x.q.diff_pct),
+                    "ci_pct": [num(x.q.ci_pct.0), num(x.q.ci_pct.1)],
+                    "p": num(x.q.p),
+                    "p_adjusted": num(x.p_adj),
+                    "detectable_pct": num(x.q.detectable_pct),
+                    "significant": x.significant,
+                })).collect::<Vec<_>>(),
+                "ks_test": t.ks.map(|k| json!({
+                    "d": num(k.d),
+                    "at_ns": k.at,
+                    "p": num(k.p),
+                    "p_adjusted": num(t.ks_p_adj),
+                    "p_runs": t.ks_p_runs.map(num),
+                    "significant": t.ks_significant,
+                })),
                 "significant": t.significant,
                 "verdict": verdict(t, cases),
             })
@@ -468,6 +670,7 @@ pub fn to_json(settings: Value, cases: &[Case], tests: &[Test], alpha: f64) -> V
         "alpha": alpha,
         "cases": cases_v,
         "tests": tests_v,
+        "warnings": power_warnings(cases, tests),
     })
 }
 
@@ -561,6 +764,80 @@ mod tests {
         assert!(t[0].p_adj < 0.05, "per request: {:?}", t[0]);
         assert!(t[0].p_runs_adj.unwrap() >= 0.05, "per run: {:?}", t[0]);
         assert!(!t[0].significant);
+    }
+
+    /// A run of `n` log-normal response times (median 50 µs, sigma 0.3), a share `slow` of
+    /// them 250 times slower (about 12.5 ms): the tail under background load.
+    fn lognormal_run(
+        rng: &mut crate::stats::Rng,
+        class: &str,
+        bg: u32,
+        n: usize,
+        slow: f64,
+    ) -> Case {
+        let mut h = flexio_stats::Hist::enabled();
+        for _ in 0..n {
+            let mut v = 50_000.0 * (0.3 * rng.normal()).exp();
+            if rng.f64() < slow {
+                v *= 250.0;
+            }
+            h.add(v as u64);
+        }
+        case(class, bg, h.bins())
+    }
+
+    fn two_runs(rng: &mut crate::stats::Rng, class: &str, bg: u32, slow: f64) -> Case {
+        let mut c = lognormal_run(rng, class, bg, 5_000, slow);
+        c.absorb(lognormal_run(rng, class, bg, 5_000, slow));
+        c
+    }
+
+    #[test]
+    fn a_tail_only_change_under_load_is_found_and_named() {
+        // --repeat 2; the median stays, p99 goes from about 100 µs to about 12 ms.
+        let mut rng = crate::stats::Rng::new(3);
+        let cases = vec![
+            two_runs(&mut rng, "rt", 0, 0.0),
+            two_runs(&mut rng, "rt", 4, 0.02),
+        ];
+        let t = tests(&cases, 0.05);
+        assert_eq!(t.len(), 1);
+        let v = verdict(&t[0], &cases);
+        assert!(t[0].significant, "{t:?}");
+        assert!(
+            v.contains("4 background jobs make the rt foreground slower in the tail (p99 x"),
+            "{v}"
+        );
+        assert!(v.contains("the middle did not change significantly"), "{v}");
+        let txt = text("h", &cases, &t, 0.05);
+        assert!(
+            txt.contains("warning: 2 runs per case: the run-level tests have almost no power"),
+            "{txt}"
+        );
+    }
+
+    #[test]
+    fn no_change_is_called_a_change_in_at_most_5_of_100_studies() {
+        let mut alarms = 0;
+        for seed in 0..100u64 {
+            let mut rng = crate::stats::Rng::new(500 + seed);
+            let cases = vec![
+                two_runs(&mut rng, "rt", 0, 0.01),
+                two_runs(&mut rng, "rt", 4, 0.01),
+            ];
+            let t = &tests_with(&cases, 0.05, 500)[0];
+            if t.significant {
+                eprintln!(
+                    "seed {seed}: middle {} tail {:?} ks {}",
+                    t.middle,
+                    t.tail.iter().map(|x| x.p_adj).collect::<Vec<_>>(),
+                    t.ks_significant
+                );
+                alarms += 1;
+            }
+        }
+        eprintln!("false alarms: {alarms} of 100");
+        assert!(alarms <= 5, "{alarms} of 100");
     }
 
     #[test]
