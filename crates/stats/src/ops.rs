@@ -18,9 +18,17 @@ pub struct OpStats {
     pub lat: LatStat,
     pub hist: Hist,
     /// Clock time (ns) at the start of the first and the end of the last operation of the
-    /// kind (0 = none yet): its span, over which mdtest states its phase rates.
+    /// kind (0 = none yet).
     pub first_ns: u64,
     pub last_ns: u64,
+    /// The kind's phases, one per loop of the job (each loop of mdtree runs every phase
+    /// once; the worker closes them at each loop's end): the closed phases' summed spans,
+    /// their number, and where the open one started (0: none open). The phase rate is over
+    /// these spans, not over first..last, which with `loops>1` would include every other
+    /// phase of every loop.
+    pub closed_ns: u64,
+    pub phases: u32,
+    pub open_ns: u64,
 }
 
 impl OpStats {
@@ -31,6 +39,9 @@ impl OpStats {
             hist: Hist::enabled(),
             first_ns: 0,
             last_ns: 0,
+            closed_ns: 0,
+            phases: 0,
+            open_ns: 0,
         }
     }
 
@@ -39,10 +50,34 @@ impl OpStats {
     pub fn add(&mut self, ns: u64, end: u64) {
         self.lat.add(ns);
         self.hist.add(ns);
+        let start = end.saturating_sub(ns).max(1);
         if self.first_ns == 0 {
-            self.first_ns = end.saturating_sub(ns).max(1);
+            self.first_ns = start;
+        }
+        if self.open_ns == 0 {
+            self.open_ns = start;
+            self.phases += 1;
         }
         self.last_ns = end;
+    }
+
+    /// The loop ended: this kind's phase (if one is open) ends.
+    #[inline]
+    pub fn close_phase(&mut self) {
+        if self.open_ns != 0 {
+            self.closed_ns += self.last_ns.saturating_sub(self.open_ns);
+            self.open_ns = 0;
+        }
+    }
+
+    /// The phases' summed spans (the open one up to the last operation).
+    pub fn span_ns(&self) -> u64 {
+        let open = if self.open_ns != 0 {
+            self.last_ns.saturating_sub(self.open_ns)
+        } else {
+            0
+        };
+        self.closed_ns + open
     }
 }
 
@@ -55,10 +90,11 @@ pub struct OpReport {
     pub count: u64,
     pub total_ns: u64,
     pub ops_per_s: f64,
-    /// From the start of the first to the end of the last operation of the kind, and the
-    /// count over it: mdtest's rate for a phase (e.g. `create` over the file-creation
-    /// phase); wall time between the operations (the tool's own, other kinds interleaved)
-    /// included. With several jobs: the union of their spans (an aggregate rate).
+    /// The kind's phases, each from the start of its first to the end of its last operation,
+    /// summed (one phase per loop), and the count over them: mdtest's rate for a phase
+    /// (e.g. `create` over the file-creation phase); wall time between the operations of a
+    /// phase (the tool's own) included, other phases not. With several jobs: the union of
+    /// their spans where each had one phase (an aggregate rate), else the longest.
     pub span_ns: u64,
     pub span_ops_per_s: f64,
     /// min, max, mean, sample stddev, percentiles (the job's list), json+ bins, RMS.
@@ -71,7 +107,7 @@ pub fn reports(ops: &[OpStats], p: &ReportParams) -> Vec<OpReport> {
     ops.iter()
         .map(|o| {
             let total = o.lat.sum.min(u64::MAX as u128) as u64;
-            let span = o.last_ns.saturating_sub(o.first_ns);
+            let span = o.span_ns();
             OpReport {
                 span_ns: span,
                 span_ops_per_s: if span > 0 {
@@ -100,10 +136,21 @@ pub fn merge(into: &mut Vec<OpStats>, other: &[OpStats]) {
             Some(x) => {
                 x.lat.merge(&o.lat);
                 x.hist.merge(&o.hist);
+                let single = x.phases <= 1 && o.phases <= 1;
+                let longest = x.span_ns().max(o.span_ns());
                 if o.first_ns != 0 && (x.first_ns == 0 || o.first_ns < x.first_ns) {
                     x.first_ns = o.first_ns;
                 }
                 x.last_ns = x.last_ns.max(o.last_ns);
+                // One phase each (jobs side by side): the union of their spans. Several
+                // phases: the longest member's (their phases overlap only loop by loop).
+                x.closed_ns = if single {
+                    x.last_ns.saturating_sub(x.first_ns)
+                } else {
+                    longest
+                };
+                x.open_ns = 0;
+                x.phases = x.phases.max(o.phases).max(1);
             }
             None => into.push(o.clone()),
         }
@@ -154,5 +201,29 @@ mod tests {
             ("rmdir", 0, 0.0)
         );
         assert!(r[1].lat.percentiles.is_none());
+    }
+
+    #[test]
+    fn phase_rates_count_each_loops_phase_only() {
+        // Two loops of mkdir then rmdir: 10 ops of 1 us each per phase, back to back; the
+        // rmdir phase of a loop lasts about 1 ms. mkdir's phase rate is over its two 10 us
+        // phases, not over 0 .. the end of loop 2.
+        let mut t = crate::thread::ThreadStats::default();
+        t.init_ops(&["mkdir", "rmdir"]);
+        let mut now = 1_000u64;
+        for _ in 0..2 {
+            for _ in 0..10 {
+                now += 1_000;
+                t.add_op(0, 1_000, now);
+            }
+            for _ in 0..10 {
+                now += 100_000;
+                t.add_op(1, 1_000, now);
+            }
+            t.close_op_phases();
+        }
+        assert_eq!(t.ops[0].phases, 2);
+        assert_eq!(t.ops[0].span_ns(), 20_000);
+        assert_eq!(t.ops[1].span_ns(), 2 * (1_000 + 9 * 100_000));
     }
 }

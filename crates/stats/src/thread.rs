@@ -357,6 +357,14 @@ impl ThreadStats {
         }
     }
 
+    /// A loop of the job ended: every operation kind's phase of that loop is closed, so a
+    /// kind's phase rate is over its own phases, not over the loops between them.
+    pub fn close_op_phases(&mut self) {
+        for o in &mut self.ops {
+            o.close_phase();
+        }
+    }
+
     /// Record the first fatal error (later ones are ignored, as in fio).
     pub fn set_error(&mut self, errno: i32, what: String) {
         if self.error == 0 || self.error_soft {

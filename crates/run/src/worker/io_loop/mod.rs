@@ -1091,6 +1091,8 @@ impl<'a, E: Engine> Worker<'a, E> {
             }
             if self.loop_done {
                 self.loop_done = false;
+                // The engine's life cycle ended: its operation kinds' phases end with it.
+                self.stats.close_op_phases();
                 break;
             }
             if !LEAN && self.lat_quiesce {

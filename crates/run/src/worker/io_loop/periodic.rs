@@ -28,6 +28,8 @@ impl<E: Engine> Worker<'_, E> {
     }
 
     pub(super) fn end_of_loop(&mut self, loop_start: u64) {
+        // Each loop is one phase of every operation kind (mdtree's phase rates).
+        self.stats.close_op_phases();
         let start = self
             .loop_reset_start
             .take()
