@@ -319,11 +319,14 @@ pub fn html(c: &Comparison) -> String {
         if let Some(t) = &d.ks {
             let _ = writeln!(
                 o,
-                "<p class=\"method\">Whole distribution: Kolmogorov-Smirnov D {:.3}, largest at {} ({}), p {}{}</p>",
+                "<p class=\"method\">Whole distribution: Kolmogorov-Smirnov D {:.3}, largest at {} ({}), p {}{}{}</p>",
                 t.ks.d,
                 esc(&fmt::ns(t.ks.at as f64)),
                 t.part,
                 esc(&fmt::p(t.p_adj)),
+                t.p_runs
+                    .map(|p| format!(", across runs p {}", esc(&fmt::p(p))))
+                    .unwrap_or_default(),
                 if t.significant { " (differs)" } else { "" }
             );
         }
