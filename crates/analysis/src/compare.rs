@@ -883,7 +883,12 @@ pub fn compare(a: &[RunResult], b: &[RunResult], o: &Options) -> Comparison {
                             .iter()
                             .filter_map(|d| metric_value(d, m, kind))
                             .collect();
-                        warnings.extend(crate::tail::run_warnings(m.name(), name, &v));
+                        warnings.extend(crate::tail::run_warnings(
+                            m.name(),
+                            name,
+                            &v,
+                            m.is_latency(),
+                        ));
                     }
                 }
             }

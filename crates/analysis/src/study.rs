@@ -586,7 +586,7 @@ pub fn power_warnings(cases: &[Case], tests: &[Test]) -> Vec<String> {
             .iter()
             .map(|b| stats::bins_percentile(b, 99.0))
             .collect();
-        out.extend(crate::tail::run_warnings("p99", &c.label(), &p99));
+        out.extend(crate::tail::run_warnings("p99", &c.label(), &p99, true));
     }
     out
 }

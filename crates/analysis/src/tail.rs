@@ -313,9 +313,17 @@ fn kolmogorov_q(lambda: f64) -> f64 {
     sum.clamp(0.0, 1.0)
 }
 
-/// What one side's per-run values (a rate or a quantile, in run order) say about the runs:
-/// two modes far apart, or a drift with the run order. Empty when neither.
-pub fn run_warnings(what: &str, side: &str, values: &[f64]) -> Vec<String> {
+/// What one side's per-run values (a rate, or a latency in ns with `latency`, in run order)
+/// say about the runs: two modes far apart, or a drift with the run order. Empty when
+/// neither.
+pub fn run_warnings(what: &str, side: &str, values: &[f64], latency: bool) -> Vec<String> {
+    let show = |v: f64| {
+        if latency {
+            crate::fmt::ns(v)
+        } else {
+            crate::fmt::count(v)
+        }
+    };
     let mut out = Vec::new();
     let v: Vec<f64> = values.iter().copied().filter(|x| *x > 0.0).collect();
     if v.len() >= 3 {
@@ -333,9 +341,9 @@ pub fn run_warnings(what: &str, side: &str, values: &[f64]) -> Vec<String> {
             let lo = v.iter().filter(|x| x.ln() <= l[k]).count();
             out.push(format!(
                 "{side}'s runs are bimodal in {what}: {lo} near {} and {} near {}; a difference between the sides may be which mode each run fell in",
-                crate::fmt::count(l[k].exp()),
+                show(l[k].exp()),
                 v.len() - lo,
-                crate::fmt::count(l[k + 1].exp())
+                show(l[k + 1].exp())
             ));
         }
     }

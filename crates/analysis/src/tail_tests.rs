@@ -104,7 +104,7 @@ fn bimodal_runs_do_not_make_a_tail_difference() {
     eprintln!("bimodal: {t:?}");
     assert!(t.p > 0.05, "{t:?}");
     let per_run: Vec<f64> = b.iter().map(|r| stats::bins_percentile(r, 99.0)).collect();
-    let w = run_warnings("p99", "B", &per_run);
+    let w = run_warnings("p99", "B", &per_run, true);
     assert!(w.iter().any(|s| s.contains("bimodal")), "{w:?}");
     // Alike runs raise no warning.
     let alike: Vec<f64> = a
@@ -113,12 +113,17 @@ fn bimodal_runs_do_not_make_a_tail_difference() {
         .chain(a.iter().skip(2))
         .map(|r| stats::bins_percentile(r, 99.0))
         .collect();
-    assert!(run_warnings("p99", "A", &[alike[0], alike[1], alike[0] * 1.01]).is_empty());
+    assert!(run_warnings("p99", "A", &[alike[0], alike[1], alike[0] * 1.01], true).is_empty());
 }
 
 #[test]
 fn drift_and_detectable_effects() {
-    let w = run_warnings("IOPS", "A", &[100.0, 110.0, 121.0, 133.0, 146.0, 161.0]);
+    let w = run_warnings(
+        "IOPS",
+        "A",
+        &[100.0, 110.0, 121.0, 133.0, 146.0, 161.0],
+        false,
+    );
     assert!(w.iter().any(|s| s.contains("drifts")), "{w:?}");
     let mut rng = Rng::new(5);
     let a = side(&mut rng, 2, 0.01, 5.0);
