@@ -635,3 +635,59 @@ fn report_switch_on_a_run_writes_the_page_with_its_logs() {
     assert_eq!(r.code, 1);
     assert!(r.stderr.contains("/nonexistent-dir/x.html"), "{}", r.stderr);
 }
+
+/// `compare --trials` runs this flexio through /proc/self/exe: replacing the binary's file
+/// mid-comparison changes nothing; `--resume` reuses the trials a killed comparison kept.
+#[test]
+fn trials_survive_a_replaced_binary_and_resume() {
+    let d = tempfile::tempdir().unwrap();
+    let job = "[global]\nioengine=null\nrw=randread\nbs=4k\nsize=64m\ntime_based\nruntime=400ms\n";
+    let a = write(d.path(), "a.fio", &format!("{job}[x]\n"));
+    let b = write(d.path(), "b.fio", &format!("{job}[x]\nbs=8k\n"));
+    let bin = d.path().join("flexio-copy");
+    std::fs::copy(flexio_bin(), &bin).unwrap();
+    let keep = d.path().join("kept");
+    let args = [
+        "compare",
+        "--trials",
+        "3",
+        "--keep",
+        keep.to_str().unwrap(),
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ];
+    let mut child = spawn_in(&bin, &args, d.path(), &[]);
+    let t = std::time::Instant::now();
+    while !keep.join("a-1.json").is_file() {
+        assert!(t.elapsed().as_secs() < 60, "no first trial");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let new = d.path().join("flexio-new");
+    std::fs::write(&new, b"#!/bin/sh\nexit 3\n").unwrap();
+    std::fs::rename(&new, &bin).unwrap();
+    let r = collect(child);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("3 vs 3 trials"), "{}", r.stdout);
+    // As if killed after five trials: the last is gone; --resume runs only that one.
+    std::fs::remove_file(keep.join("b-3.json")).unwrap();
+    let mut resumed = args.to_vec();
+    resumed.insert(1, "--resume");
+    let r = flexio(&resumed, d.path());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        r.stderr.matches("finished before (--resume)").count(),
+        5,
+        "{}",
+        r.stderr
+    );
+    assert!(keep.join("b-3.json").is_file());
+    assert!(r.stdout.contains("3 vs 3 trials"), "{}", r.stdout);
+    let r = flexio(&["compare", "--resume", "x.json", "y.json"], d.path());
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .contains("--resume needs --trials N and --keep DIR"),
+        "{}",
+        r.stderr
+    );
+}

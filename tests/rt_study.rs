@@ -284,3 +284,156 @@ fn the_study_does_not_need_its_binary_file_after_it_starts() {
         .expect("the study's JSON parses");
     assert_eq!(v["cases"].as_array().unwrap().len(), 4, "{v}");
 }
+
+/// The study's arguments for the robustness tests: two background loads, three runs per
+/// case, on a file in `dir` (page cache, no O_DIRECT), keeping the runs in `dir/kept`.
+fn robust_args(dir: &Path) -> Vec<String> {
+    [
+        "rt-study",
+        "--requests",
+        "2048",
+        "--bg",
+        "0,1",
+        "--classes",
+        "be",
+        "--bg-bs",
+        "64k",
+        "--warmup",
+        "100",
+        "--repeat",
+        "3",
+        "--direct",
+        "0",
+        "--size",
+        "16m",
+        "--no-warmup-run",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([
+        format!("--keep={}", dir.join("kept").display()),
+        format!("--json={}", dir.join("study.json").display()),
+        dir.join("target.dat").display().to_string(),
+    ])
+    .collect()
+}
+
+fn wait_for(p: &Path, child: &mut std::process::Child) {
+    let t = std::time::Instant::now();
+    while !p.is_file() {
+        if let Ok(Some(s)) = child.try_wait() {
+            panic!("the study ended ({s}) before {} appeared", p.display());
+        }
+        assert!(
+            t.elapsed().as_secs() < 120,
+            "{} never appeared",
+            p.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_study_survives_its_binary_being_replaced() {
+    let d = tempfile::tempdir().unwrap();
+    // A copy of flexio runs the study; the copy's file is replaced while it runs, as a
+    // rebuild replaces target/release/flexio.
+    let bin = d.path().join("flexio-copy");
+    std::fs::copy(flexio_bin(), &bin).unwrap();
+    let args = robust_args(d.path());
+    let a: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut child = spawn_in(&bin, &a, d.path(), &[]);
+    wait_for(&d.path().join("kept/be-bg0-run1/result.json"), &mut child);
+    let new = d.path().join("flexio-new");
+    std::fs::write(&new, b"#!/bin/sh\necho replaced >&2\nexit 3\n").unwrap();
+    std::fs::rename(&new, &bin).unwrap();
+    let r = collect(child);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("study.json")).unwrap())
+            .unwrap();
+    assert_eq!(v["complete"], true);
+    assert_eq!(v["cases"].as_array().unwrap().len(), 2);
+    assert!(v["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c["runs"] == 3));
+}
+
+#[test]
+fn a_killed_study_resumes() {
+    let d = tempfile::tempdir().unwrap();
+    let args = robust_args(d.path());
+    let a: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut child = spawn_flexio(&a, d.path(), &[]);
+    let first = d.path().join("kept/be-bg1-run1/result.json");
+    wait_for(&first, &mut child);
+    // The study's JSON is rewritten after each run: wait until it has the second.
+    let t = std::time::Instant::now();
+    loop {
+        let v: serde_json::Value = std::fs::read_to_string(d.path().join("study.json"))
+            .ok()
+            .and_then(|s| serde_json::from_str(&s).ok())
+            .unwrap_or_default();
+        if v["finished_runs"].as_array().is_some_and(|r| r.len() >= 2) {
+            break;
+        }
+        assert!(
+            t.elapsed().as_secs() < 60,
+            "the JSON never had two runs: {v}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    send_signal(child.id(), "KILL");
+    let _ = child.wait();
+    // What it measured until then is in the JSON already.
+    let partial: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("study.json")).unwrap())
+            .unwrap();
+    assert_eq!(partial["complete"], false, "{partial}");
+    let finished = partial["finished_runs"].as_array().unwrap().len();
+    assert!(finished >= 2, "{partial}");
+    let mtime = |p: &Path| std::fs::metadata(p).unwrap().modified().unwrap();
+    let before = mtime(&first);
+    // Another option than the study's: refused, nothing mixed.
+    let mut other = args.clone();
+    other[2] = "1024".into();
+    let o: Vec<&str> = other.iter().map(String::as_str).collect();
+    let mut with_resume = o.clone();
+    with_resume.insert(1, "--resume");
+    let r = run_bounded(&flexio_bin(), &with_resume, d.path(), &[], 300);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("made with other settings"),
+        "{}",
+        r.stderr
+    );
+    // The same study resumed: the finished runs are read, the rest run.
+    let mut resumed = a.clone();
+    resumed.insert(1, "--resume");
+    let r = run_bounded(&flexio_bin(), &resumed, d.path(), &[], 300);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr.matches("finished before (--resume)").count() >= finished,
+        "{}",
+        r.stderr
+    );
+    assert_eq!(mtime(&first), before, "a finished run is not run again");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("study.json")).unwrap())
+            .unwrap();
+    assert_eq!(v["complete"], true);
+    for c in v["cases"].as_array().unwrap() {
+        assert_eq!(c["runs"], 3, "{c}");
+        assert_eq!(c["n"], 3 * 2048, "{c}");
+    }
+    // --resume without --keep is a clear error.
+    let r = flexio(&["rt-study", "--resume", "x.dat"], d.path());
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("--resume needs --keep DIR"),
+        "{}",
+        r.stderr
+    );
+}

@@ -27,6 +27,8 @@ confidence interval, a p-value (Holm-adjusted), an effect size and a verdict.
   --fail-if-worse PCT           exit 1 when B is significantly worse than A by PCT% or more
   --trials N                    run jobA.fio and jobB.fio N times each, interleaved A B A B
   --keep DIR                    with --trials: keep the results in DIR
+  --resume                      with --trials and --keep DIR: reuse the trials an
+                                interrupted comparison finished there, run the rest
   --alpha A                     significance level (default 0.05)
   --min-effect PCT              smallest difference that counts (default 1% across trials,
                                 5% for one result per side)
@@ -51,6 +53,8 @@ pub struct Args {
     pub fail_if_worse: Option<f64>,
     pub trials: Option<usize>,
     pub keep: Option<PathBuf>,
+    /// `--resume`: trials already in the `--keep` folder are read, not run again.
+    pub resume: bool,
     pub alpha: Option<f64>,
     pub min_effect: Option<f64>,
     pub resamples: Option<usize>,
@@ -106,6 +110,8 @@ pub fn parse_args(args: &[String]) -> Result<Args, String> {
             a.resamples = Some(number::<usize>(v?, "--resamples")?.clamp(100, 1_000_000));
         } else if let Some(v) = take_value(args, &mut i, &["--seed"]) {
             a.seed = Some(number(v?, "--seed")?);
+        } else if arg == "--resume" {
+            a.resume = true;
         } else if arg == "--no-logs" {
             a.no_logs = true;
         } else if let Some(v) = take_value(args, &mut i, &["--store"]) {
@@ -147,14 +153,30 @@ pub fn parse_args(args: &[String]) -> Result<Args, String> {
         return Err("a side has no result".into());
     }
     super::store_needs_save(&a.store, &a.save)?;
+    if a.resume && (a.trials.is_none() || a.keep.is_none()) {
+        return Err("--resume needs --trials N and --keep DIR (the folder the interrupted trials were kept in)".into());
+    }
     Ok(a)
+}
+
+/// This flexio, to run again: `/proc/self/exe` where there is one (the binary this process
+/// runs, even if its file was replaced or removed since: a rebuild during a comparison does
+/// not change or break its trials), else the path it was started from.
+pub(crate) fn self_exe() -> Result<PathBuf, String> {
+    let p = Path::new("/proc/self/exe");
+    if p.exists() {
+        return Ok(p.to_path_buf());
+    }
+    std::env::current_exe().map_err(|e| format!("cannot find flexio itself: {e}"))
 }
 
 /// Run one configuration once: this flexio, JSON+ into `out`. Returns the seconds taken.
 fn run_trial(job: &Path, out: &Path) -> Result<f64, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find flexio itself: {e}"))?;
+    use std::os::unix::process::CommandExt;
+    let exe = self_exe()?;
     let t = Instant::now();
     let o = std::process::Command::new(exe)
+        .arg0("flexio")
         .arg("--output-format=json+")
         .arg(format!("--output={}", out.display()))
         .arg(job)
@@ -178,6 +200,7 @@ fn run_trials(
     job_a: &Path,
     job_b: &Path,
     dir: &Path,
+    resume: bool,
 ) -> Result<(Vec<PathBuf>, Vec<PathBuf>), String> {
     for j in [job_a, job_b] {
         if !j.is_file() {
@@ -192,8 +215,13 @@ fn run_trials(
                 "flexio compare: trial {i}/{n} {side} ({}) ... ",
                 job.display()
             );
-            let secs = run_trial(job, &out).inspect_err(|_| eprintln!("failed"))?;
-            eprintln!("{secs:.1} s");
+            // flexio writes --output atomically: a result that is there is whole.
+            if resume && out.is_file() {
+                eprintln!("finished before (--resume)");
+            } else {
+                let secs = run_trial(job, &out).inspect_err(|_| eprintln!("failed"))?;
+                eprintln!("{secs:.1} s");
+            }
             list.push(out);
         }
     }
@@ -257,7 +285,7 @@ pub fn run(args: &[String]) -> i32 {
                 }
             },
         };
-        match run_trials(n, &a.a[0], &a.b[0], &dir) {
+        match run_trials(n, &a.a[0], &a.b[0], &dir, a.resume) {
             Ok(x) => x,
             Err(e) => {
                 eprintln!("flexio compare: {e}");

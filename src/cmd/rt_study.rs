@@ -59,6 +59,8 @@ Output:
   --json FILE         the study as JSON
   --html FILE         an HTML page: table, tests and the response-time curves
   --keep DIR          keep every case's job file, json+ result and logs in DIR
+  --resume            with --keep DIR: reuse the runs an interrupted study finished there
+                      (same settings), run the rest
   --save[=LABEL]      store every case's result in the results store (one batch)
   --store PATH        the results store (SQLite file or postgres://...)
 
@@ -92,6 +94,8 @@ pub struct Args {
     pub json: Option<PathBuf>,
     pub html: Option<PathBuf>,
     pub keep: Option<PathBuf>,
+    /// `--resume`: runs already finished in the `--keep` folder are read, not run again.
+    pub resume: bool,
     /// `--save[=LABEL]`: every case's result into the results store, one batch.
     pub save: Option<Option<String>>,
     pub store: Option<String>,
@@ -125,6 +129,7 @@ impl Default for Args {
             json: None,
             html: None,
             keep: None,
+            resume: false,
             save: None,
             store: None,
         }
@@ -256,6 +261,8 @@ pub fn parse_args(args: &[String]) -> Result<Args, String> {
             if a.repeat == 0 || a.repeat > 100 {
                 return Err("--repeat: 1 to 100 runs per case".into());
             }
+        } else if args[i] == "--resume" {
+            a.resume = true;
         } else if args[i] == "--no-warmup-run" {
             a.warmup_run = false;
         } else if let Some(v) = val!("--alpha") {
@@ -292,6 +299,11 @@ pub fn parse_args(args: &[String]) -> Result<Args, String> {
         return Err("--bg and --classes need at least one value".into());
     }
     super::store_needs_save(&a.store, &a.save)?;
+    if a.resume && a.keep.is_none() {
+        return Err(
+            "--resume needs --keep DIR: the folder the interrupted study kept its runs in".into(),
+        );
+    }
     Ok(a)
 }
 
@@ -383,6 +395,24 @@ fn run_case(job: &str, dir: &Path) -> Result<PathBuf, String> {
     flexio_run::notes::write_atomic(&path, text.as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok(path)
+}
+
+/// With `--resume`: the result a run of this case left in `dir` (its result is written
+/// atomically after the run, so one that exists is whole), if its job is this one; `None`
+/// to run it. A run made with other settings is an error, not silently mixed in.
+fn finished(a: &Args, job: &str, dir: &Path) -> Result<Option<PathBuf>, String> {
+    let out = dir.join("result.json");
+    if !a.resume || !out.is_file() {
+        return Ok(None);
+    }
+    let kept = std::fs::read_to_string(dir.join("case.fio")).unwrap_or_default();
+    if kept != job {
+        return Err(format!(
+            "{}: that run was made with other settings than this study's; resume with the same options, or use another --keep folder",
+            dir.display()
+        ));
+    }
+    Ok(Some(out))
 }
 
 /// Make a file target hold `size` bytes of data (reads of a hole measure nothing).
@@ -497,7 +527,7 @@ fn study(a: &Args) -> Result<StudyOut, String> {
         if built { "libaio" } else { "psync" }.to_string()
     });
     let sched = flexio_run::diskstats::scheduler_of(&a.target).map(|(_, s)| s);
-    if a.warmup_run {
+    if a.warmup_run && !a.resume {
         // The first run after the target was written (or idle) meets colder caches and
         // queues than the rest: one unrecorded run of the first case levels the field.
         let dir = root.join("warm-up");
@@ -508,76 +538,7 @@ fn study(a: &Args) -> Result<StudyOut, String> {
         run_case(&job, &dir).inspect_err(|_| eprintln!("failed"))?;
         eprintln!("done");
     }
-    let mut cases: Vec<Case> = Vec::new();
-    let mut runs = Vec::new();
-    let mut texts = Vec::new();
-    let total = a.bg.len() * a.classes.len() * a.repeat as usize;
-    let mut k = 0;
-    // Round by round, so that drift over the study's time spreads over every case.
-    for round in 1..=a.repeat {
-        let mut i = 0;
-        for &bg in &a.bg {
-            for class in &a.classes {
-                k += 1;
-                let name = if a.repeat > 1 {
-                    format!("{class}-bg{bg}-run{round}")
-                } else {
-                    format!("{class}-bg{bg}")
-                };
-                let dir = root.join(&name);
-                std::fs::create_dir_all(&dir)
-                    .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-                eprint!(
-                    "flexio rt-study: {k}/{total}: {class}, {bg} background jobs, run {round} ... "
-                );
-                let t = std::time::Instant::now();
-                let job = case_job(&a, class, bg, &bg_engine, region, &dir);
-                let out = run_case(&job, &dir).inspect_err(|_| eprintln!("failed"))?;
-                eprintln!("{:.1} s", t.elapsed().as_secs_f64());
-                if a.save.is_some() {
-                    let text = std::fs::read_to_string(&out)
-                        .map_err(|e| format!("{name}: cannot read {}: {e}", out.display()))?;
-                    texts.push((format!("flexio rt-study: {name}"), text));
-                }
-                let mut run =
-                    flexio_analysis::read_with_logs(&out).map_err(|e| format!("{name}: {e}"))?;
-                let c = case_of(&run, class, bg, a.write).map_err(|e| format!("{name}: {e}"))?;
-                if round == 1 {
-                    run.label = c.label();
-                    // The page shows the foreground of the first round: its curves.
-                    run.jobs.retain(|j| j.name == FG);
-                    runs.push(run);
-                    cases.push(c);
-                } else {
-                    cases[i].absorb(c);
-                }
-                i += 1;
-            }
-        }
-    }
-    let tests = study::tests(&cases, a.alpha);
     let pattern = if a.random { "random" } else { "sequential" };
-    let dir = if a.write { "writes" } else { "reads" };
-    let spacing = if a.think_us > 0 {
-        format!("sparse (think {} us)", a.think_us)
-    } else {
-        "dense".to_string()
-    };
-    let header = format!(
-        "flexio rt-study: {}{}: {} runs of {} {pattern} {} B {dir} per case, {spacing}, direct={}, background {} x {} B {} ({bg_engine}, iodepth {}){}",
-        a.target.display(),
-        sched.as_deref().map(|s| format!(" (scheduler {s})")).unwrap_or_default(),
-        a.repeat,
-        a.requests,
-        a.bs,
-        a.direct as u8,
-        a.bg.iter().map(|b| b.to_string()).collect::<Vec<_>>().join("/"),
-        a.bg_bs,
-        a.bg_rw,
-        a.bg_depth,
-        if a.cpuio > 0 { format!(", {} cpuio jobs", a.cpuio) } else { String::new() }
-    );
-    let text = study::text(&header, &cases, &tests, a.alpha);
     let settings = serde_json::json!({
         "target": a.target.display().to_string(),
         "block_device": block,
@@ -602,7 +563,98 @@ fn study(a: &Args) -> Result<StudyOut, String> {
         "region": region,
         "flexio": env!("CARGO_PKG_VERSION"),
     });
-    let json = study::to_json(settings, &cases, &tests, a.alpha);
+    let mut cases: Vec<Case> = Vec::new();
+    let mut done: Vec<String> = Vec::new();
+    let mut runs = Vec::new();
+    let mut texts = Vec::new();
+    let total = a.bg.len() * a.classes.len() * a.repeat as usize;
+    let mut k = 0;
+    // Round by round, so that drift over the study's time spreads over every case.
+    for round in 1..=a.repeat {
+        let mut i = 0;
+        for &bg in &a.bg {
+            for class in &a.classes {
+                k += 1;
+                let name = if a.repeat > 1 {
+                    format!("{class}-bg{bg}-run{round}")
+                } else {
+                    format!("{class}-bg{bg}")
+                };
+                let dir = root.join(&name);
+                std::fs::create_dir_all(&dir)
+                    .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+                eprint!(
+                    "flexio rt-study: {k}/{total}: {class}, {bg} background jobs, run {round} ... "
+                );
+                let t = std::time::Instant::now();
+                let job = case_job(&a, class, bg, &bg_engine, region, &dir);
+                let out = match finished(&a, &job, &dir).inspect_err(|_| eprintln!("failed"))? {
+                    Some(p) => {
+                        eprintln!("finished before (--resume)");
+                        p
+                    }
+                    None => {
+                        let p = run_case(&job, &dir).inspect_err(|_| eprintln!("failed"))?;
+                        eprintln!("{:.1} s", t.elapsed().as_secs_f64());
+                        p
+                    }
+                };
+                if a.save.is_some() {
+                    let text = std::fs::read_to_string(&out)
+                        .map_err(|e| format!("{name}: cannot read {}: {e}", out.display()))?;
+                    texts.push((format!("flexio rt-study: {name}"), text));
+                }
+                let mut run =
+                    flexio_analysis::read_with_logs(&out).map_err(|e| format!("{name}: {e}"))?;
+                let c = case_of(&run, class, bg, a.write).map_err(|e| format!("{name}: {e}"))?;
+                if round == 1 {
+                    run.label = c.label();
+                    // The page shows the foreground of the first round: its curves.
+                    run.jobs.retain(|j| j.name == FG);
+                    runs.push(run);
+                    cases.push(c);
+                } else {
+                    cases[i].absorb(c);
+                }
+                i += 1;
+                done.push(name);
+                // The study so far, after every run: an interrupted study leaves what it
+                // measured (without the tests, which need every case).
+                if let Some(p) = &a.json {
+                    let mut partial = study::to_json(settings.clone(), &cases, &[], a.alpha);
+                    partial["complete"] = serde_json::json!(false);
+                    partial["finished_runs"] = serde_json::json!(done);
+                    let s = serde_json::to_string_pretty(&partial).unwrap_or_default() + "\n";
+                    flexio_run::notes::write_atomic(p, s.as_bytes())
+                        .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+                }
+            }
+        }
+    }
+    let tests = study::tests(&cases, a.alpha);
+    let dir = if a.write { "writes" } else { "reads" };
+    let spacing = if a.think_us > 0 {
+        format!("sparse (think {} us)", a.think_us)
+    } else {
+        "dense".to_string()
+    };
+    let header = format!(
+        "flexio rt-study: {}{}: {} runs of {} {pattern} {} B {dir} per case, {spacing}, direct={}, background {} x {} B {} ({bg_engine}, iodepth {}){}",
+        a.target.display(),
+        sched.as_deref().map(|s| format!(" (scheduler {s})")).unwrap_or_default(),
+        a.repeat,
+        a.requests,
+        a.bs,
+        a.direct as u8,
+        a.bg.iter().map(|b| b.to_string()).collect::<Vec<_>>().join("/"),
+        a.bg_bs,
+        a.bg_rw,
+        a.bg_depth,
+        if a.cpuio > 0 { format!(", {} cpuio jobs", a.cpuio) } else { String::new() }
+    );
+    let text = study::text(&header, &cases, &tests, a.alpha);
+    let mut json = study::to_json(settings, &cases, &tests, a.alpha);
+    json["complete"] = serde_json::json!(true);
     Ok((text, json, runs, texts))
 }
 

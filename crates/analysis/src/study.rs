@@ -556,11 +556,13 @@ pub fn power_warnings(cases: &[Case], tests: &[Test]) -> Vec<String> {
     let mut out = Vec::new();
     let runs = cases.iter().map(|c| c.run_bins.len()).min().unwrap_or(0);
     if (1..3).contains(&runs) {
-        out.push(format!(
-            "{runs} run{} per case: the run-level tests have almost no power (a change must outlast the variation between runs, which {runs} run{} barely show); use --repeat 5 or more",
-            if runs == 1 { "" } else { "s" },
-            if runs == 1 { "" } else { "s" }
-        ));
+        out.push(if runs == 1 {
+            "1 run per case: the variation between runs is not measured, so no test can tell a change from drift; use --repeat 5 or more".to_string()
+        } else {
+            format!(
+                "{runs} runs per case: the run-level tests have almost no power (the variation between runs rests on {runs} values per case); use --repeat 5 or more"
+            )
+        });
     }
     for (pct, name) in [(99.0, "p99"), (99.9, "p99.9")] {
         let mut d: Vec<f64> = tests
