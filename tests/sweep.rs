@@ -400,3 +400,109 @@ fn sweep_report_renders_in_headless_chromium() {
     assert!(std::fs::metadata(&shot).map(|m| m.len()).unwrap_or(0) > 20_000);
     println!("screenshot: {}", shot.display());
 }
+
+/// A killed sweep resumes from `--keep DIR`: the finished runs are read, not run again, the
+/// kept seed gives the same schedule, and its JSON was written after every run.
+#[test]
+fn a_killed_sweep_resumes_from_its_kept_runs() {
+    let d = tempfile::tempdir().unwrap();
+    let keep = d.path().join("kept");
+    let json = d.path().join("sweep.json");
+    let state = d.path().join("state");
+    let args = |extra: &[&str]| -> Vec<String> {
+        let mut v: Vec<String> = [
+            "sweep", "--opt", "bs=4k,8k", "--repeat", "3", "--metric", "iops",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        v.push(format!("--keep={}", keep.display()));
+        v.push(format!("--json={}", json.display()));
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v.extend(
+            [
+                "--",
+                "--name=x",
+                "--ioengine=null",
+                "--rw=read",
+                "--size=1g",
+                "--time_based",
+                "--runtime=300ms",
+            ]
+            .iter()
+            .map(|s| s.to_string()),
+        );
+        v
+    };
+    let first = args(&["--seed", "7"]);
+    let a: Vec<&str> = first.iter().map(String::as_str).collect();
+    let mut child = common::spawn_flexio(
+        &a,
+        d.path(),
+        &[("FLEXIO_STATE_DIR", state.to_str().unwrap())],
+    );
+    let t = Instant::now();
+    loop {
+        let v: serde_json::Value = std::fs::read_to_string(&json)
+            .ok()
+            .and_then(|s| serde_json::from_str(&s).ok())
+            .unwrap_or_default();
+        if v["flexio_sweep"]["finished_runs"].as_u64().unwrap_or(0) >= 2 {
+            assert_eq!(v["flexio_sweep"]["complete"], false);
+            break;
+        }
+        assert!(t.elapsed() < Duration::from_secs(60), "no progress");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    common::send_signal(child.id(), "KILL");
+    let _ = child.wait();
+    let mtime = |p: &Path| std::fs::metadata(p).unwrap().modified().unwrap();
+    let run1 = keep.join("run-1.json");
+    let before = mtime(&run1);
+    // Other points: refused.
+    let other: Vec<String> = args(&["--resume"])
+        .into_iter()
+        .map(|s| {
+            if s == "bs=4k,8k" {
+                "bs=4k,16k".into()
+            } else {
+                s
+            }
+        })
+        .collect();
+    let o: Vec<&str> = other.iter().map(String::as_str).collect();
+    let r = common::run_in_env(
+        &common::flexio_bin(),
+        &o,
+        d.path(),
+        &[("FLEXIO_STATE_DIR", state.to_str().unwrap())],
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("has other points"), "{}", r.stderr);
+    // The same sweep, without --seed: the kept one is used.
+    let resumed = args(&["--resume"]);
+    let a: Vec<&str> = resumed.iter().map(String::as_str).collect();
+    let r = common::run_in_env(
+        &common::flexio_bin(),
+        &a,
+        d.path(),
+        &[("FLEXIO_STATE_DIR", state.to_str().unwrap())],
+    );
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("shuffled with --seed 7"), "{}", r.stderr);
+    assert!(
+        r.stderr.matches("finished before (--resume)").count() >= 2,
+        "{}",
+        r.stderr
+    );
+    assert_eq!(mtime(&run1), before, "a finished run is not run again");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["flexio_sweep"]["complete"], true);
+    for p in v["flexio_sweep"]["points"].as_array().unwrap() {
+        assert_eq!(p["runs"], 3, "{p}");
+    }
+    for k in 1..=6 {
+        assert!(keep.join(format!("run-{k}.json")).is_file());
+    }
+}

@@ -41,7 +41,10 @@ times in a shuffled order, and compares every point with the baseline.
   --settle MS               how long the job's disks must be quiet before their reads are
                             counted, after each run (default 300: readahead queued behind
                             an IOPS cap belongs to the run; 0: no wait)
-  --json FILE               the sweep as JSON
+  --json FILE               the sweep as JSON (rewritten after every run while it lasts)
+  --keep DIR                keep every run's json+ result (and device reads) in DIR
+  --resume                  with --keep DIR: reuse the runs an interrupted sweep finished
+                            there (same points and seed), run the rest
   --save[=LABEL]            store every run's result in the results store, one batch
   --store PATH              the results store (SQLite file or postgres://...)
   --restore                 put back knob values a killed sweep left set, and exit
@@ -65,6 +68,9 @@ struct Args {
     save: Option<Option<String>>,
     store: Option<String>,
     restore: bool,
+    /// `--keep DIR`: each run's json+ result and device reads, for the record and `--resume`.
+    keep: Option<PathBuf>,
+    resume: bool,
     job: Option<PathBuf>,
     fio_args: Vec<String>,
 }
@@ -89,6 +95,8 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
         save: None,
         store: None,
         restore: false,
+        keep: None,
+        resume: false,
         job: None,
         fio_args: Vec::new(),
     };
@@ -133,6 +141,10 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
             a.drop_caches = true;
         } else if s == "--restore" {
             a.restore = true;
+        } else if let Some(v) = take_value(args, &mut i, &["--keep"]) {
+            a.keep = Some(PathBuf::from(v?));
+        } else if s == "--resume" {
+            a.resume = true;
         } else if s.starts_with('-') {
             return Err(format!("unknown option '{s}'"));
         } else if a.job.is_none() {
@@ -149,7 +161,103 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
         return Err("give at least one axis (--opt or --knob)".into());
     }
     super::store_needs_save(&a.store, &a.save)?;
+    if a.resume && a.keep.is_none() {
+        return Err(
+            "--resume needs --keep DIR: the folder the interrupted sweep kept its runs in".into(),
+        );
+    }
     Ok(a)
+}
+
+/// The `--keep` folder's record of a sweep: its points and seed, so that `--resume` goes on
+/// with the same schedule, and each finished run's json+ result (`run-K.json`, written
+/// atomically after the run) with its device reads (`run-K.dev`: requests and bytes).
+struct Kept {
+    dir: PathBuf,
+}
+
+impl Kept {
+    fn plan_text(points: &[Point], repeat: usize, seed: u32) -> String {
+        let mut t = format!("flexio sweep\nseed {seed}\nrepeat {repeat}\n");
+        for p in points {
+            t.push_str(&format!("point {}\n", p.label()));
+        }
+        t
+    }
+
+    /// The folder for a new sweep, or (`resume`) the one of an interrupted sweep with these
+    /// points; the seed is the kept one when the command gave none.
+    fn open(
+        dir: &Path,
+        resume: bool,
+        points: &[Point],
+        repeat: usize,
+        seed: Option<u32>,
+    ) -> Result<(Kept, Option<u32>), String> {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let plan = dir.join("sweep.plan");
+        let kept = Kept {
+            dir: dir.to_path_buf(),
+        };
+        if !resume {
+            return Ok((kept, seed));
+        }
+        let text = std::fs::read_to_string(&plan)
+            .map_err(|e| format!("--resume: {}: {e}", plan.display()))?;
+        let kept_seed: u32 = text
+            .lines()
+            .find_map(|l| l.strip_prefix("seed "))
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(|| format!("--resume: {}: no seed", plan.display()))?;
+        let seed = seed.unwrap_or(kept_seed);
+        if text != Self::plan_text(points, repeat, seed) {
+            return Err(format!(
+                "--resume: the sweep kept in {} has other points, repeats or seed than this one",
+                dir.display()
+            ));
+        }
+        Ok((kept, Some(seed)))
+    }
+
+    fn write_plan(&self, points: &[Point], repeat: usize, seed: u32) -> Result<(), String> {
+        let p = self.dir.join("sweep.plan");
+        flexio_run::notes::write_atomic(&p, Self::plan_text(points, repeat, seed).as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", p.display()))
+    }
+
+    fn paths(&self, k: usize) -> (PathBuf, PathBuf) {
+        (
+            self.dir.join(format!("run-{}.json", k + 1)),
+            self.dir.join(format!("run-{}.dev", k + 1)),
+        )
+    }
+
+    /// Run `k` as an earlier sweep left it, if it finished.
+    fn load(&self, k: usize, p: &Point) -> Result<Option<(RunResult, Figures, String)>, String> {
+        let (json, dev) = self.paths(k);
+        let Ok(text) = std::fs::read_to_string(&json) else {
+            return Ok(None);
+        };
+        let r = flexio_analysis::input::parse(&text, Path::new(&p.label()))
+            .map_err(|e| format!("{}: {}", json.display(), e.0))?;
+        let reads = std::fs::read_to_string(&dev).ok().and_then(|t| {
+            let mut it = t.split_whitespace().map(|v| v.parse::<u64>().ok());
+            Some((it.next()??, it.next()??))
+        });
+        let f = figures(&r, reads);
+        Ok(Some((r, f, text)))
+    }
+
+    fn save(&self, k: usize, text: &str, reads: Option<(u64, u64)>) -> Result<(), String> {
+        let (json, dev) = self.paths(k);
+        if let Some((n, b)) = reads {
+            flexio_run::notes::write_atomic(&dev, format!("{n} {b}\n").as_bytes())
+                .map_err(|e| format!("cannot write {}: {e}", dev.display()))?;
+        }
+        flexio_run::notes::write_atomic(&json, text.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", json.display()))
+    }
 }
 
 /// One run's figures (the job's first direction that moved data).
@@ -316,13 +424,23 @@ fn sweep_run(a: &Args) -> Result<i32, String> {
         knob_devices.push((x.name.clone(), on));
     }
     let baseline = pick_baseline(&points, &a.axes, a.baseline.as_deref(), &current)?;
-    let seed = a.seed.unwrap_or_else(|| {
+    let (kept, kept_seed) = match &a.keep {
+        Some(d) => {
+            let (k, s) = Kept::open(d, a.resume, &points, a.repeat, a.seed)?;
+            (Some(k), s)
+        }
+        None => (None, a.seed),
+    };
+    let seed = kept_seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.subsec_nanos() ^ d.as_secs() as u32)
             .unwrap_or(1)
     });
     let order = sweep::schedule(points.len(), a.repeat, seed);
+    if let Some(k) = &kept {
+        k.write_plan(&points, a.repeat, seed)?;
+    }
     eprintln!(
         "flexio sweep: {} points x {} repeats = {} runs, shuffled with --seed {seed}; devices: {}",
         points.len(),
@@ -358,7 +476,25 @@ fn sweep_run(a: &Args) -> Result<i32, String> {
             order.len(),
             p.label()
         );
-        match one_run(a, &job, p, &devs, &mut knobs, &mut idle) {
+        let earlier = match (&kept, a.resume) {
+            (Some(kd), true) => kd.load(k, p)?,
+            _ => None,
+        };
+        let done = match earlier {
+            Some(x) => {
+                eprintln!("flexio sweep: run {}: finished before (--resume)", k + 1);
+                Ok(x)
+            }
+            None => {
+                one_run(a, &job, p, &devs, &mut knobs, &mut idle).and_then(|(r, f, text, reads)| {
+                    if let Some(kd) = &kept {
+                        kd.save(k, &text, reads)?;
+                    }
+                    Ok((r, f, text))
+                })
+            }
+        };
+        match done {
             Ok((r, f, text)) => {
                 if a.save.is_some() {
                     to_save.push((format!("flexio sweep: {}", p.label()), text));
@@ -369,6 +505,15 @@ fn sweep_run(a: &Args) -> Result<i32, String> {
                 failure = Some(e);
                 break;
             }
+        }
+        // The sweep so far, after every run: an interrupted sweep leaves what it measured.
+        if let Some(path) = &a.json {
+            let mut doc = summarise(a, &points, baseline, seed, &runs, &knob_devices);
+            doc["flexio_sweep"]["complete"] = json!(false);
+            doc["flexio_sweep"]["finished_runs"] = json!(k + 1);
+            let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
+            flexio_run::notes::write_atomic(path, text.as_bytes())
+                .map_err(|e| format!("{}: {e}", path.display()))?;
         }
         if interrupt().0.load(Ordering::Relaxed) {
             failure = Some("interrupted".into());
@@ -388,7 +533,8 @@ fn sweep_run(a: &Args) -> Result<i32, String> {
         eprintln!("flexio sweep: stopped: {e}");
         return Ok(code);
     }
-    let doc = summarise(a, &points, baseline, seed, &runs, &knob_devices);
+    let mut doc = summarise(a, &points, baseline, seed, &runs, &knob_devices);
+    doc["flexio_sweep"]["complete"] = json!(true);
     print!("{}", text_table(&doc));
     if let Some(p) = &a.json {
         let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
@@ -419,7 +565,7 @@ fn one_run(
     devs: &[Device],
     knobs: &mut Knobs,
     idle: &mut bool,
-) -> Result<(RunResult, Figures, String), String> {
+) -> Result<(RunResult, Figures, String, Option<(u64, u64)>), String> {
     let mut opts = Vec::new();
     // The scheduler first: its tunables exist only once it is active.
     let mut kv: Vec<&(String, String)> = p.values.iter().collect();
@@ -476,8 +622,9 @@ fn one_run(
     let r = flexio_analysis::input::parse(&text, Path::new(&p.label()))
         .map_err(|e| format!("{}: {}", p.label(), e.0))?;
     let disks = devs.iter().any(|d| !d.bdi);
-    let f = figures(&r, disks.then(|| (after.0 - before.0, after.1 - before.1)));
-    Ok((r, f, text))
+    let reads = disks.then(|| (after.0 - before.0, after.1 - before.1));
+    let f = figures(&r, reads);
+    Ok((r, f, text, reads))
 }
 
 fn pick_baseline(
@@ -566,6 +713,11 @@ fn summarise(
                         "better": r.significant && r.b_better,
                         "worse": r.significant && !r.b_better,
                         "direction": d.ddir.name(),
+                        // A is the baseline, B this point: bimodal or drifting runs, the
+                        // tail changes the runs are too few to see.
+                        "warnings": d.warnings.iter()
+                            .map(|w| w.replacen("A's", "the baseline's", 1).replacen("B's", "this point's", 1))
+                            .collect::<Vec<_>>(),
                     })
                 })
         };
@@ -706,6 +858,26 @@ fn text_table(doc: &Value) -> String {
                 None => "-".into(),
             },
         ));
+    }
+    // What the comparisons must be read with, each once.
+    let mut said: Vec<String> = Vec::new();
+    for p in &pts {
+        for w in p["vs_baseline"]["warnings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            let w = w.as_str().unwrap_or("");
+            let line = if w.starts_with("the baseline's") {
+                format!("warning: {w}\n")
+            } else {
+                format!("warning: {}: {w}\n", p["label"].as_str().unwrap_or(""))
+            };
+            if !said.contains(&line) {
+                t.push_str(&line);
+                said.push(line);
+            }
+        }
     }
     let b = &s["best"];
     if !b.is_null() {
