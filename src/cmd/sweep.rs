@@ -554,6 +554,10 @@ fn sweep_run(a: &Args) -> Result<i32, String> {
     Ok(code)
 }
 
+/// A finished run: its result, figures and json+ text, and the devices' reads during it
+/// (requests, bytes) where they were measured.
+type Done = (RunResult, Figures, String, Option<(u64, u64)>);
+
 /// How long a run's device figures wait for the devices to go idle.
 const SETTLE: std::time::Duration = std::time::Duration::from_secs(30);
 
@@ -565,7 +569,7 @@ fn one_run(
     devs: &[Device],
     knobs: &mut Knobs,
     idle: &mut bool,
-) -> Result<(RunResult, Figures, String, Option<(u64, u64)>), String> {
+) -> Result<Done, String> {
     let mut opts = Vec::new();
     // The scheduler first: its tunables exist only once it is active.
     let mut kv: Vec<&(String, String)> = p.values.iter().collect();
