@@ -95,9 +95,13 @@ fn check(doc: &Value, stdout: &str, what: &str) {
             .find(|l| l.split_whitespace().next() == Some(&f.to_string()))
             .unwrap();
         assert!(
-            row.split_whitespace()
-                .skip(1)
-                .any(|v| (v.parse::<f64>().unwrap() - kib_s).abs() <= 1.0),
+            row.split_whitespace().skip(1).any(|v| (v
+                .trim_end_matches(['!', '~'])
+                .parse::<f64>()
+                .unwrap()
+                - kib_s)
+                .abs()
+                <= 1.0),
             "{what}: {kib_s:.0} not in row '{row}'"
         );
     }
@@ -138,6 +142,41 @@ fn matrix_sweeps_each_study_file_system() {
             assert!(leftovers(t.path()).is_empty());
         }
     }
+}
+
+/// `--repeat 3`: every cell three times (whole rounds), the median shown and kept with every
+/// run's figure, and the flags' legend.
+#[test]
+fn matrix_repeats_every_cell() {
+    let d = tempfile::tempdir().unwrap();
+    let json = d.path().join("m.json");
+    let (doc, out) = sweep(d.path(), &json, &["--repeat", "3"]);
+    check(&doc, &out, "--repeat 3");
+    assert_eq!(doc["repeat"], 3);
+    let runs = doc["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 3 * 25 * OPS.len());
+    for k in 1..=3 {
+        assert_eq!(
+            runs.iter().filter(|r| r["round"] == k).count(),
+            25 * OPS.len()
+        );
+    }
+    for c in doc["cells"].as_array().unwrap() {
+        let mut v: Vec<f64> = c["runs_kib_s"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        assert_eq!(v.len(), 3, "{c}");
+        v.sort_by(f64::total_cmp);
+        assert!(
+            (c["kib_s"].as_f64().unwrap() - v[1]).abs() <= 0.01,
+            "the median: {c}"
+        );
+    }
+    assert!(out.contains("each cell: the median of 3 runs"), "{out}");
+    assert!(leftovers(d.path()).is_empty());
 }
 
 #[test]

@@ -37,6 +37,9 @@ as the fast tiers: nothing is dropped from the cache unless --cold.
   --cold                 drop the file's cached pages before each reading test
   --stride N             stride read: N records between reads (default 17, iozone -j)
   --ioengine NAME        engine of the fio jobs (default psync)
+  --repeat N             run the whole matrix N times (default 1): each cell shows the
+                         median of its runs, with its spread; cells whose runs disagree
+                         (~) and cells far from their neighbours (!) are flagged
   --json FILE            write the results as JSON (atomically) for flexio report
   --output-format=normal|json   tables (default) or the JSON on stdout
 
@@ -58,6 +61,8 @@ pub struct Args {
     pub cold: bool,
     pub stride: u64,
     pub ioengine: String,
+    /// Rounds of the whole matrix (`--repeat`).
+    pub repeat: u32,
     pub json: Option<PathBuf>,
     pub json_stdout: bool,
 }
@@ -109,6 +114,7 @@ pub fn parse_args(args: &[String]) -> Result<Args, String> {
         cold: false,
         stride: 17,
         ioengine: "psync".into(),
+        repeat: 1,
         json: None,
         json_stdout: false,
     };
@@ -139,6 +145,14 @@ pub fn parse_args(args: &[String]) -> Result<Args, String> {
                 })?;
         } else if let Some(v) = take_value(args, &mut i, &["--ioengine"]) {
             a.ioengine = v?;
+        } else if let Some(v) = take_value(args, &mut i, &["--repeat"]) {
+            let v = v?;
+            a.repeat = v
+                .trim()
+                .parse()
+                .ok()
+                .filter(|n| (1..=100).contains(n))
+                .ok_or_else(|| format!("--repeat: '{v}' is not 1 to 100 rounds"))?;
         } else if let Some(v) = take_value(args, &mut i, &["--json"]) {
             a.json = Some(PathBuf::from(v?));
         } else if let Some(v) = take_value(args, &mut i, &["--output-format"]) {
@@ -216,8 +230,10 @@ pub fn cells(a: &Args) -> Vec<(u64, u64)> {
     v
 }
 
-/// The sweep: every cell, every selected operation (write first in each cell, measured or
-/// not, because the others need the file). Stops at the first failure or an interrupt.
+/// The sweep: `--repeat` rounds of every cell and every selected operation (write first in
+/// each cell, measured or not, because the others need the file; a round runs the whole
+/// matrix, so drift over time spreads over every cell). Stops at the first failure or an
+/// interrupt.
 pub fn sweep(a: &Args, mut each: impl FnMut(&Cell)) -> (Vec<Cell>, Result<(), String>) {
     let s = Settings {
         file: a.file.clone(),
@@ -229,14 +245,17 @@ pub fn sweep(a: &Args, mut each: impl FnMut(&Cell)) -> (Vec<Cell>, Result<(), St
     };
     let mut out = Vec::new();
     let mut result = Ok(());
-    'cells: for (f, r) in cells(a) {
+    'cells: for (round, (f, r)) in
+        (0..a.repeat).flat_map(|k| cells(a).into_iter().map(move |c| (k, c)))
+    {
         for op in Op::ALL {
             let wanted = a.ops.contains(&op);
             if !wanted && op != Op::Write {
                 continue;
             }
             match s.run(op, f, r) {
-                Ok(c) => {
+                Ok(mut c) => {
+                    c.round = round + 1;
                     if wanted {
                         each(&c);
                         out.push(c);
@@ -286,11 +305,20 @@ pub fn run(args: &[String]) -> i32 {
         a.ops.len(),
         a.file.display()
     );
-    let mut last_file = 0;
+    let mut last = (0, 0);
     let (cells, res) = sweep(&a, |c| {
-        if c.file_size != last_file {
-            last_file = c.file_size;
-            eprintln!("flexio matrix: file size {} KiB", c.file_size >> 10);
+        if (c.round, c.file_size) != last {
+            last = (c.round, c.file_size);
+            if a.repeat > 1 {
+                eprintln!(
+                    "flexio matrix: round {}/{}: file size {} KiB",
+                    c.round,
+                    a.repeat,
+                    c.file_size >> 10
+                );
+            } else {
+                eprintln!("flexio matrix: file size {} KiB", c.file_size >> 10);
+            }
         }
     });
     let doc = tables::json(&a, &cells, res.as_ref().err().map(String::as_str));
@@ -364,6 +392,7 @@ mod tests {
             (vec!["--min-record=1m", "--max-file=64k"], "no cell"),
             (vec!["--output-format=xml"], "not normal or json"),
             (vec!["--json"], "needs a value"),
+            (vec!["--repeat=0"], "1 to 100 rounds"),
         ] {
             let mut v = s(&["--dir", &dir]);
             v.extend(s(&args));

@@ -149,6 +149,8 @@ pub struct Cell {
     pub via: String,
     /// Whether the I/O bypassed the page cache.
     pub direct: bool,
+    /// The `--repeat` round it was measured in (1-based).
+    pub round: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -295,6 +297,7 @@ impl Settings {
             }),
             via: format!("fio job ({})", self.ioengine),
             direct: self.direct,
+            round: 1,
         })
     }
 
@@ -368,6 +371,7 @@ impl Settings {
             }),
             via: "stdio buffer".into(),
             direct: false,
+            round: 1,
         })
     }
 
