@@ -145,3 +145,70 @@ fn writemodes_rejects_bad_arguments_clearly() {
     let r = flexio(&["--help"], d.path());
     assert!(r.stdout.contains("flexio writemodes"), "{}", r.stdout);
 }
+
+/// Every mode (`--modes all`) three times on ext4 on a loop device: the medians and runs are
+/// kept, O_DSYNC and O_DIRECT writes each reach the device, end_fsync's one fsync writes the
+/// file out, and a back-to-back syncer (`--bg-interval=0`) syncs throughout the mode.
+#[test]
+fn every_mode_repeated_on_ext4() {
+    let Some(t) = FsTarget::new(FsKind::Ext4Loop, 64 << 20) else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("w.json");
+    let r = flexio(
+        &[
+            "writemodes",
+            "--dir",
+            t.path().to_str().unwrap(),
+            "--size=2m",
+            "--runtime=600s",
+            "--bs=4k",
+            "--modes=all",
+            "--repeat=3",
+            "--bg-interval=0",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        out.path(),
+    );
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let modes = doc["modes"].as_array().unwrap();
+    let names: Vec<&str> = modes.iter().map(|m| m["mode"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "buffered",
+            "bgsync",
+            "osync",
+            "dsync",
+            "fsync",
+            "end_fsync",
+            "direct"
+        ]
+    );
+    assert_eq!(doc["runs"].as_array().unwrap().len(), 3 * 7);
+    for m in modes {
+        assert_eq!(m["runs_mib_s"].as_array().unwrap().len(), 3, "{m}");
+        assert_eq!(m["bytes"].as_u64(), Some(SIZE), "{m}");
+    }
+    assert!(r.stdout.contains("MiB/s range"), "{}", r.stdout);
+    let by = |n: &str| modes.iter().find(|m| m["mode"] == n).unwrap();
+    let dev = |n: &str| by(n)["dev_write_ios"].as_u64().unwrap();
+    assert!(dev("dsync") >= SIZE / BS, "dsync: {}", dev("dsync"));
+    assert!(dev("direct") >= SIZE / BS, "direct: {}", dev("direct"));
+    assert!(dev("end_fsync") >= 1, "end_fsync wrote nothing out");
+    assert!(
+        dev("buffered") < SIZE / BS / 8,
+        "buffered: {}",
+        dev("buffered")
+    );
+    // Back to back, the syncer is in fdatasync for most of the mode, however short it is.
+    let b = by("bgsync");
+    let busy = b["syncs"].as_f64().unwrap() * b["sync_mean_ns"].as_f64().unwrap();
+    assert!(
+        b["syncs"].as_u64().unwrap() >= 1 && busy >= 0.5 * b["runtime_ns"].as_f64().unwrap(),
+        "the syncer syncs throughout: {b}"
+    );
+}

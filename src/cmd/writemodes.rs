@@ -17,7 +17,7 @@
 use super::report::take_value;
 use flexio_job::value::{parse_size, KbBase};
 use flexio_run::inproc;
-use serde_json::json;
+use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -26,19 +26,26 @@ use std::time::{Duration, Instant};
 
 const USAGE: &str = "usage: flexio writemodes [options]
 
-Sequential writes four ways in one run, each on a fresh file: buffered (page cache
-only), bgsync (buffered while a syncer thread fdatasyncs the file every interval),
-osync (O_SYNC), fsync (fsync every N writes). Prints MiB/s, IOPS, completion latency
-and the usr/sys CPU of each (fio's cpu line, per job thread; bgsync adds its syncer).
+Sequential writes several ways in one run, each on a fresh file: buffered (page cache
+only), bgsync (buffered while a syncer thread fdatasyncs the file throughout, one sync
+every interval from the first write), osync (O_SYNC), dsync (O_DSYNC), fsync (fsync
+every N writes), end_fsync (buffered, one fsync at the end, timed), direct (O_DIRECT).
+Prints MiB/s, IOPS, completion latency and the usr/sys CPU of each (fio's cpu line, per
+job thread; bgsync adds its syncer).
 
   --dir DIR            where the scratch file goes (default: the current directory)
   --file PATH          the scratch file itself (removed at the end)
   --size SIZE          bytes written per mode (default 64m)
   --bs SIZE            write size (default 4k)
   --every N            fsync mode: fsync after every N writes (default 32)
-  --bg-interval TIME   bgsync mode: time between the syncer's fdatasyncs (default 100ms)
+  --bg-interval TIME   bgsync mode: from one of the syncer's fdatasyncs to the next
+                       (default 100ms; 0: back to back)
   --runtime TIME       stop a mode after this long even if --size is not written (default 30s)
-  --modes LIST         which modes, e.g. buffered,osync (default: all four)
+  --modes LIST         which modes, e.g. buffered,osync, or all (default: buffered, bgsync,
+                       osync, fsync; with all, direct is left out, with a note, where
+                       the file system refuses O_DIRECT)
+  --repeat N           run every mode N times, round after round (default 1): each row
+                       shows the median run, its MiB/s range, and ~ when runs disagree
   --ioengine NAME      engine of the jobs (default psync)
   --json FILE          write the results as JSON (atomically)
   --output-format=normal|json   the table (default) or the JSON on stdout
@@ -46,8 +53,20 @@ and the usr/sys CPU of each (fio's cpu line, per job thread; bgsync adds its syn
 Exit status: 0 done, 1 a mode failed, 2 bad arguments, 128 interrupted.
 ";
 
-/// The four modes, in the order they run.
-pub const MODES: [&str; 4] = ["buffered", "bgsync", "osync", "fsync"];
+/// The modes, in the order they run.
+pub const MODES: [&str; 7] = [
+    "buffered",
+    "bgsync",
+    "osync",
+    "dsync",
+    "fsync",
+    "end_fsync",
+    "direct",
+];
+/// The modes run when `--modes` is not given.
+pub const DEFAULT_MODES: [&str; 4] = ["buffered", "bgsync", "osync", "fsync"];
+/// A mode's runs disagree when their MiB/s range is more than this share of the median.
+pub const NOISY: f64 = 0.3;
 
 /// Parsed arguments.
 #[derive(Debug, Clone)]
@@ -59,6 +78,9 @@ pub struct Args {
     pub bg_interval: Duration,
     pub runtime_ms: u64,
     pub modes: Vec<&'static str>,
+    /// `--modes all`: modes the file system cannot do (O_DIRECT) are left out, not failed.
+    pub all_modes: bool,
+    pub repeat: u32,
     pub ioengine: String,
     pub json: Option<PathBuf>,
     pub json_stdout: bool,
@@ -90,7 +112,9 @@ pub fn parse_args(args: &[String]) -> Result<Args, String> {
         every: 32,
         bg_interval: Duration::from_millis(100),
         runtime_ms: 30_000,
-        modes: MODES.to_vec(),
+        modes: DEFAULT_MODES.to_vec(),
+        all_modes: false,
+        repeat: 1,
         ioengine: "psync".into(),
         json: None,
         json_stdout: false,
@@ -125,16 +149,37 @@ pub fn parse_args(args: &[String]) -> Result<Args, String> {
                 .filter(|n| *n > 0)
                 .ok_or_else(|| format!("--every: '{v}' is not a positive number of writes"))?;
         } else if let Some(v) = take_value(args, &mut i, &["--bg-interval"]) {
-            a.bg_interval = Duration::from_millis(time_ms(&v?, "--bg-interval")?);
+            let v = v?;
+            a.bg_interval = if v.trim() == "0" {
+                Duration::ZERO
+            } else {
+                Duration::from_millis(time_ms(&v, "--bg-interval")?)
+            };
+        } else if let Some(v) = take_value(args, &mut i, &["--repeat"]) {
+            let v = v?;
+            a.repeat = v
+                .trim()
+                .parse()
+                .ok()
+                .filter(|n| (1..=100).contains(n))
+                .ok_or_else(|| format!("--repeat: '{v}' is not 1 to 100 runs"))?;
         } else if let Some(v) = take_value(args, &mut i, &["--runtime"]) {
             a.runtime_ms = time_ms(&v?, "--runtime")?;
         } else if let Some(v) = take_value(args, &mut i, &["--modes"]) {
             let v = v?;
             let mut m = Vec::new();
-            for t in v.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+            if v.trim() == "all" {
+                a.all_modes = true;
+                m.extend(MODES);
+            }
+            for t in v
+                .split(',')
+                .map(str::trim)
+                .filter(|t| !t.is_empty() && *t != "all")
+            {
                 let Some(x) = MODES.iter().find(|x| **x == t) else {
                     return Err(format!(
-                        "--modes: unknown mode '{t}' (one of {})",
+                        "--modes: unknown mode '{t}' (one of {}, or all)",
                         MODES.join(", ")
                     ));
                 };
@@ -169,10 +214,12 @@ pub fn parse_args(args: &[String]) -> Result<Args, String> {
     Ok(a)
 }
 
-/// One mode's figures.
+/// One mode's figures (one run).
 #[derive(Clone, Debug, Default)]
 pub struct ModeResult {
     pub mode: &'static str,
+    /// The `--repeat` round (1-based).
+    pub round: u32,
     pub bytes: u64,
     pub ios: u64,
     pub runtime_ns: u64,
@@ -211,17 +258,37 @@ fn job(a: &Args, mode: &str) -> String {
     );
     match mode {
         "osync" => j.push_str("sync=1\n"),
+        "dsync" => j.push_str("sync=dsync\n"),
         "fsync" => j.push_str(&format!("fsync={}\n", a.every)),
+        "end_fsync" => j.push_str("end_fsync=1\n"),
+        "direct" => j.push_str("direct=1\n"),
         _ => {}
     }
     j
 }
 
-/// The bgsync mode's syncer: every `interval` until told to stop, open the file by name and
-/// fdatasync it (by name, because the job lays the file out itself and may replace it: a
-/// descriptor opened earlier could sync an unlinked inode). Before the job has created the
-/// file there is nothing to sync. Returns (syncs, their summed ns, usr µs, sys µs) of its
-/// thread; only the fdatasync calls are timed.
+/// Whether the scratch file's file system takes O_DIRECT (tmpfs before Linux 6.6 and many
+/// FUSE file systems refuse it with EINVAL).
+fn direct_ok(file: &Path) -> bool {
+    use std::os::unix::fs::OpenOptionsExt;
+    let probe = file.with_extension("direct-probe");
+    let ok = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .custom_flags(libc::O_DIRECT)
+        .open(&probe)
+        .is_ok();
+    let _ = std::fs::remove_file(&probe);
+    ok
+}
+
+/// The bgsync mode's syncer: from the moment the job has created the file until told to
+/// stop, open the file by name and fdatasync it, one sync every `interval` measured from
+/// the start of the last (back to back with 0), so that it syncs throughout the mode
+/// however short. By name, because the job lays the file out itself and may replace it: a
+/// descriptor opened earlier could sync an unlinked inode. Returns (syncs, their summed
+/// ns, usr µs, sys µs) of its thread; only the fdatasync calls are timed.
 fn syncer(
     file: PathBuf,
     interval: Duration,
@@ -231,20 +298,28 @@ fn syncer(
         let u0 = flexio_engine::sys::thread_usage().map_err(|e| e.to_string())?;
         let (mut n, mut ns) = (0u64, 0u64);
         while !stop.load(Ordering::Relaxed) {
-            std::thread::sleep(interval);
-            if stop.load(Ordering::Relaxed) {
-                break;
-            }
             let f = match std::fs::OpenOptions::new().write(true).open(&file) {
                 Ok(f) => f,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    // Not created yet: look again soon.
+                    std::thread::sleep(Duration::from_micros(200));
+                    continue;
+                }
                 Err(e) => return Err(format!("syncer: {}: {e}", file.display())),
             };
             let t = Instant::now();
             f.sync_data()
                 .map_err(|e| format!("syncer: fdatasync: {e}"))?;
-            ns += t.elapsed().as_nanos() as u64;
+            let took = t.elapsed();
+            ns += took.as_nanos() as u64;
             n += 1;
+            let mut left = interval.saturating_sub(took);
+            // Sleep in short steps so that the end of the mode is not waited for.
+            while !left.is_zero() && !stop.load(Ordering::Relaxed) {
+                let step = left.min(Duration::from_millis(5));
+                std::thread::sleep(step);
+                left -= step;
+            }
         }
         let d = flexio_engine::sys::thread_usage()
             .map_err(|e| e.to_string())?
@@ -299,6 +374,7 @@ pub fn run_mode(a: &Args, mode: &'static str) -> Result<ModeResult, String> {
     };
     Ok(ModeResult {
         mode,
+        round: 1,
         bytes: d.io_bytes,
         ios: d.total_ios,
         runtime_ns: d.runtime_ns,
@@ -311,6 +387,41 @@ pub fn run_mode(a: &Args, mode: &'static str) -> Result<ModeResult, String> {
         sync_mean_ns,
         dev_write_ios: r.disks.first().map(|d| d.write_ios),
     })
+}
+
+/// One mode over its runs: the median run (the lower middle one by MiB/s: a run that
+/// happened, so its figures agree with each other), every run's MiB/s in round order, and
+/// whether they disagree ([`NOISY`]).
+pub struct ModeSummary<'a> {
+    pub median: &'a ModeResult,
+    pub runs_mib_s: Vec<f64>,
+    pub noisy: bool,
+}
+
+pub fn summarise(res: &[ModeResult]) -> Vec<ModeSummary<'_>> {
+    let mut names: Vec<&str> = Vec::new();
+    for r in res {
+        if !names.contains(&r.mode) {
+            names.push(r.mode);
+        }
+    }
+    names
+        .iter()
+        .map(|m| {
+            let mut runs: Vec<&ModeResult> = res.iter().filter(|r| r.mode == *m).collect();
+            let runs_mib_s = runs.iter().map(|r| r.mib_s()).collect::<Vec<_>>();
+            runs.sort_by(|x, y| x.mib_s().total_cmp(&y.mib_s()));
+            let median = runs[(runs.len() - 1) / 2];
+            let (lo, hi) = (runs[0].mib_s(), runs[runs.len() - 1].mib_s());
+            ModeSummary {
+                median,
+                noisy: runs.len() >= 2
+                    && median.mib_s() > 0.0
+                    && (hi - lo) / median.mib_s() > NOISY,
+                runs_mib_s,
+            }
+        })
+        .collect()
 }
 
 fn ns_text(v: f64) -> String {
@@ -334,7 +445,15 @@ pub fn table(a: &Args, res: &[ModeResult]) -> String {
         a.every,
         a.bg_interval.as_millis()
     );
-    let _ = writeln!(
+    if a.repeat > 1 {
+        let _ = writeln!(
+            o,
+            "each row: the median of {} runs by MiB/s, the runs' range beside it (~: they disagree by more than {:.0}%)",
+            a.repeat,
+            NOISY * 100.0
+        );
+    }
+    let _ = write!(
         o,
         "{:<10}{:>8}{:>10}{:>10}{:>11}{:>11}{:>8}{:>8}{:>8}{:>11}{:>11}",
         "mode",
@@ -349,8 +468,13 @@ pub fn table(a: &Args, res: &[ModeResult]) -> String {
         "sync mean",
         "dev writes"
     );
-    for r in res {
-        let _ = writeln!(
+    if a.repeat > 1 {
+        let _ = write!(o, "  MiB/s range");
+    }
+    o.push('\n');
+    for x in summarise(res) {
+        let r = x.median;
+        let _ = write!(
             o,
             "{:<10}{:>8.1}{:>10.1}{:>10.0}{:>11}{:>11}{:>8.1}{:>8.1}{:>8}{:>11}{:>11}",
             r.mode,
@@ -370,31 +494,50 @@ pub fn table(a: &Args, res: &[ModeResult]) -> String {
             r.dev_write_ios
                 .map_or_else(|| "-".to_string(), |n| n.to_string())
         );
+        if a.repeat > 1 {
+            let (lo, hi) = x
+                .runs_mib_s
+                .iter()
+                .fold((f64::MAX, 0.0f64), |(l, h), v| (l.min(*v), h.max(*v)));
+            let _ = write!(o, "  {lo:.1}-{hi:.1}{}", if x.noisy { " ~" } else { "" });
+        }
+        o.push('\n');
     }
     o
 }
 
 /// The JSON document.
 pub fn json_doc(a: &Args, res: &[ModeResult], error: Option<&str>) -> String {
-    let modes: Vec<_> = res
+    let one = |r: &ModeResult| {
+        json!({
+            "mode": r.mode,
+            "mib_s": (r.mib_s() * 1000.0).round() / 1000.0,
+            "iops": (r.iops() * 10.0).round() / 10.0,
+            "bytes": r.bytes,
+            "ios": r.ios,
+            "runtime_ns": r.runtime_ns,
+            "clat_mean_ns": (r.clat_mean_ns * 10.0).round() / 10.0,
+            "clat_p99_ns": r.clat_p99_ns,
+            "usr_pct": (r.usr_pct * 100.0).round() / 100.0,
+            "sys_pct": (r.sys_pct * 100.0).round() / 100.0,
+            "cpu_window_ns": r.cpu_window_ns,
+            "syncs": r.syncs,
+            "sync_mean_ns": (r.sync_mean_ns * 10.0).round() / 10.0,
+            "dev_write_ios": r.dev_write_ios,
+            "round": r.round,
+        })
+    };
+    let modes: Vec<_> = summarise(res)
         .iter()
-        .map(|r| {
-            json!({
-                "mode": r.mode,
-                "mib_s": (r.mib_s() * 1000.0).round() / 1000.0,
-                "iops": (r.iops() * 10.0).round() / 10.0,
-                "bytes": r.bytes,
-                "ios": r.ios,
-                "runtime_ns": r.runtime_ns,
-                "clat_mean_ns": (r.clat_mean_ns * 10.0).round() / 10.0,
-                "clat_p99_ns": r.clat_p99_ns,
-                "usr_pct": (r.usr_pct * 100.0).round() / 100.0,
-                "sys_pct": (r.sys_pct * 100.0).round() / 100.0,
-                "cpu_window_ns": r.cpu_window_ns,
-                "syncs": r.syncs,
-                "sync_mean_ns": (r.sync_mean_ns * 10.0).round() / 10.0,
-                "dev_write_ios": r.dev_write_ios,
-            })
+        .map(|x| {
+            let mut v = one(x.median);
+            v["runs_mib_s"] = json!(x
+                .runs_mib_s
+                .iter()
+                .map(|m| (m * 1000.0).round() / 1000.0)
+                .collect::<Vec<_>>());
+            v["noisy"] = json!(x.noisy);
+            v
         })
         .collect();
     let doc = json!({
@@ -406,9 +549,15 @@ pub fn json_doc(a: &Args, res: &[ModeResult], error: Option<&str>) -> String {
         "size": a.size,
         "fsync_every": a.every,
         "bg_interval_ms": a.bg_interval.as_millis() as u64,
+        "repeat": a.repeat,
         "complete": error.is_none(),
         "error": error,
         "modes": modes,
+        "runs": if a.repeat > 1 {
+            json!(res.iter().map(one).collect::<Vec<_>>())
+        } else {
+            Value::Null
+        },
     });
     let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
     s.push('\n');
@@ -427,15 +576,40 @@ pub fn run(args: &[String]) -> i32 {
             return 2;
         }
     };
+    let mut a = a;
+    if a.modes.contains(&"direct") && !direct_ok(&a.file) {
+        if a.all_modes {
+            eprintln!(
+                "flexio writemodes: note: {} refuses O_DIRECT: the direct mode is left out",
+                a.file.parent().unwrap_or(Path::new(".")).display()
+            );
+            a.modes.retain(|m| *m != "direct");
+        } else {
+            eprintln!(
+                "flexio writemodes: direct: {} refuses O_DIRECT (EINVAL); leave the mode out or write elsewhere",
+                a.file.parent().unwrap_or(Path::new(".")).display()
+            );
+            return 1;
+        }
+    }
     let mut res = Vec::new();
     let mut err = None;
-    for m in &a.modes {
-        eprintln!("flexio writemodes: {m}");
-        match run_mode(&a, m) {
-            Ok(r) => res.push(r),
-            Err(e) => {
-                err = Some(format!("{m}: {e}"));
-                break;
+    'rounds: for round in 1..=a.repeat {
+        for m in &a.modes {
+            if a.repeat > 1 {
+                eprintln!("flexio writemodes: {m} (run {round}/{})", a.repeat);
+            } else {
+                eprintln!("flexio writemodes: {m}");
+            }
+            match run_mode(&a, m) {
+                Ok(mut r) => {
+                    r.round = round;
+                    res.push(r)
+                }
+                Err(e) => {
+                    err = Some(format!("{m}: {e}"));
+                    break 'rounds;
+                }
             }
         }
     }
@@ -483,7 +657,16 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let dir = d.path().display().to_string();
         let a = parse_args(&s(&["--dir", &dir, "--every=8", "--bg-interval=20ms"])).unwrap();
-        assert_eq!(a.modes, MODES.to_vec());
+        assert_eq!(a.modes, DEFAULT_MODES.to_vec());
+        assert!(job(&a, "dsync").contains("sync=dsync\n"));
+        assert!(job(&a, "end_fsync").contains("end_fsync=1\n"));
+        assert!(job(&a, "direct").contains("direct=1\n"));
+        let all = parse_args(&s(&["--dir", &dir, "--modes=all", "--repeat=3"])).unwrap();
+        assert_eq!(all.modes, MODES.to_vec());
+        assert!(all.all_modes);
+        assert_eq!(all.repeat, 3);
+        let b = parse_args(&s(&["--dir", &dir, "--bg-interval=0"])).unwrap();
+        assert_eq!(b.bg_interval, Duration::ZERO);
         assert_eq!(a.bg_interval, Duration::from_millis(20));
         assert!(job(&a, "osync").contains("sync=1\n"));
         assert!(job(&a, "fsync").contains("fsync=8\n"));
@@ -498,6 +681,7 @@ mod tests {
             (vec!["--bs=8k", "--size=4k"], "larger than"),
             (vec!["--size=1.5m"], "fractional"),
             (vec!["--nope"], "unknown argument"),
+            (vec!["--repeat=0"], "1 to 100 runs"),
         ] {
             let mut v = s(&["--dir", &dir]);
             v.extend(s(&args));
