@@ -34,6 +34,37 @@ fn job_file_error_names_file_line_text_and_suggestion() {
     assert!(!r.stderr.contains("panicked"));
 }
 
+/// Every bad line of the section that fails is reported, each with its file:line, as fio
+/// reports every bad option of the job it drops; the load stops there (a later bad section
+/// is not reached, as in fio).
+#[test]
+fn every_error_of_the_failing_section_is_reported() {
+    let d = tmp();
+    let f = write(
+        d.path(),
+        "many.fio",
+        "[global]\nioengine=null\nsize=1m\n\n[a]\nrw=read\nbogus=1\nfoo=2\niodepth=abc\n\n[b]\nrw=wirte\n",
+    );
+    let r = flexio(&["--parse-only", &f], d.path());
+    assert_eq!(r.code, 1);
+    let err = r.stderr.replace(&format!("{}/", d.path().display()), "");
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "flexio: many.fio:7: 'bogus=1': unknown option 'bogus'; did you mean 'bs'?",
+            "flexio: many.fio:8: 'foo=2': unknown option 'foo'; did you mean 'fdp'?",
+            "flexio: many.fio:9: 'iodepth=abc': bad value for 'iodepth': 'abc' is not a number",
+        ],
+        "{}",
+        r.stderr
+    );
+    // A run stops the same way, before anything is done.
+    let r = flexio(&[&f], d.path());
+    assert_eq!(r.code, 1);
+    assert_eq!(r.stderr.lines().count(), 3, "{}", r.stderr);
+}
+
 #[test]
 fn bad_values_list_what_is_valid() {
     let d = tmp();

@@ -31,6 +31,9 @@ pub struct JobError {
     pub text: Option<String>,
     pub msg: String,
     pub suggestion: Option<String>,
+    /// Further errors found in the same section (fio reports every bad option of the
+    /// section it drops): each is printed on a line of its own after this one.
+    pub more: Vec<JobError>,
 }
 
 impl JobError {
@@ -40,6 +43,7 @@ impl JobError {
             text: text.map(str::to_string),
             msg: msg.into(),
             suggestion: None,
+            more: Vec::new(),
         }
     }
     pub fn plain(msg: impl Into<String>) -> Self {
@@ -48,6 +52,7 @@ impl JobError {
             text: None,
             msg: msg.into(),
             suggestion: None,
+            more: Vec::new(),
         }
     }
     pub fn with_suggestion(mut self, s: Option<String>) -> Self {
@@ -70,6 +75,10 @@ impl fmt::Display for JobError {
         }
         if let Some(s) = &self.suggestion {
             write!(f, "; did you mean '{s}'?")?;
+        }
+        // The section's further errors, each a line as flexio prints the first.
+        for e in &self.more {
+            write!(f, "\nflexio: {e}")?;
         }
         Ok(())
     }

@@ -213,10 +213,20 @@ fn apply_section(
     if !matches!(sec.origin, Origin::Argv { .. } | Origin::Builtin) {
         lines.sort_by_key(|r| -(env.catalog.lookup(&r.key).map(|d| d.prio).unwrap_or(0) as i32));
     }
+    // Every bad line of the section is reported, as fio reports each bad option of the
+    // job it drops; the load stops after the section.
+    let mut errs: Vec<JobError> = Vec::new();
     for raw in lines {
-        apply_line(scope, raw, env, compat)?;
+        if let Err(e) = apply_line(scope, raw, env, compat) {
+            errs.push(e);
+        }
     }
-    Ok(())
+    if errs.is_empty() {
+        return Ok(());
+    }
+    let mut first = errs.remove(0);
+    first.more = errs;
+    Err(first)
 }
 
 fn finish_job(mut scope: Scope, sec: &RawSection, cat: &Catalog) -> Result<JobDef, JobError> {
