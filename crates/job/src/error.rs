@@ -33,7 +33,7 @@ pub struct JobError {
     pub suggestion: Option<String>,
     /// Further errors found in the same section (fio reports every bad option of the
     /// section it drops): each is printed on a line of its own after this one.
-    pub more: Vec<JobError>,
+    pub more: Box<[JobError]>,
 }
 
 impl JobError {
@@ -43,7 +43,7 @@ impl JobError {
             text: text.map(str::to_string),
             msg: msg.into(),
             suggestion: None,
-            more: Vec::new(),
+            more: Box::default(),
         }
     }
     pub fn plain(msg: impl Into<String>) -> Self {
@@ -52,7 +52,7 @@ impl JobError {
             text: None,
             msg: msg.into(),
             suggestion: None,
-            more: Vec::new(),
+            more: Box::default(),
         }
     }
     pub fn with_suggestion(mut self, s: Option<String>) -> Self {

@@ -225,7 +225,7 @@ fn apply_section(
         return Ok(());
     }
     let mut first = errs.remove(0);
-    first.more = errs;
+    first.more = errs.into_boxed_slice();
     Err(first)
 }
 
