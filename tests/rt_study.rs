@@ -246,45 +246,6 @@ fn bad_input_is_a_clear_error() {
 
 /// The study runs its cases in its own process: the flexio binary file can be replaced
 /// (a rebuild) or removed while the study runs, and every case still runs.
-#[test]
-fn the_study_does_not_need_its_binary_file_after_it_starts() {
-    let d = tempfile::tempdir().unwrap();
-    let exe = d.path().join("flexio-copy");
-    std::fs::copy(flexio_bin(), &exe).unwrap();
-    let target = d.path().join("t.dat");
-    let json = d.path().join("s.json");
-    let child = std::process::Command::new(&exe)
-        .args([
-            "rt-study",
-            "--requests",
-            "128",
-            "--bg",
-            "0,1",
-            "--bg-bs",
-            "64k",
-            "--warmup",
-            "100",
-            "--repeat",
-            "2",
-            "--size",
-            "16m",
-            &format!("--json={}", json.display()),
-            target.to_str().unwrap(),
-        ])
-        .current_dir(d.path())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::fs::remove_file(&exe).unwrap();
-    let out = child.wait_with_output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap())
-        .expect("the study's JSON parses");
-    assert_eq!(v["cases"].as_array().unwrap().len(), 4, "{v}");
-}
-
 /// The study's arguments for the robustness tests: two background loads, three runs per
 /// case, on a file in `dir` (page cache, no O_DIRECT), keeping the runs in `dir/kept`.
 fn robust_args(dir: &Path) -> Vec<String> {
@@ -333,6 +294,8 @@ fn wait_for(p: &Path, child: &mut std::process::Child) {
     }
 }
 
+/// The study runs in the flexio process: its binary's file replaced after the first run
+/// (as a rebuild replaces target/release/flexio) changes nothing.
 #[test]
 fn a_study_survives_its_binary_being_replaced() {
     let d = tempfile::tempdir().unwrap();
@@ -436,4 +399,57 @@ fn a_killed_study_resumes() {
         "{}",
         r.stderr
     );
+}
+
+/// The study's page and `flexio report` of its JSON render in headless Chromium: the cases
+/// as a table with one row per case, the tests, the percentile chart, no console message.
+#[test]
+fn the_study_page_renders_in_chromium() {
+    let Some(chrome) = common::chromium::find("rt-study page rendering") else {
+        return;
+    };
+    let d = tempfile::tempdir().unwrap();
+    let target = d.path().join("t.dat");
+    let (_, v) = study(d.path(), &target, &["--size", "16m", "--direct", "0"]);
+    let json = d.path().join("study.json");
+    let from_report = d.path().join("report.html");
+    let r = flexio(
+        &[
+            "report",
+            json.to_str().unwrap(),
+            "-o",
+            from_report.to_str().unwrap(),
+        ],
+        d.path(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    for page in [d.path().join("study.html"), from_report] {
+        let profile = tempfile::tempdir().unwrap();
+        let (dom, console) = common::chromium::render(&chrome, &page, profile.path(), None);
+        assert!(
+            console.is_empty(),
+            "{}: console messages: {console:?}",
+            page.display()
+        );
+        let table = dom
+            .split("<table class=\"study\">")
+            .nth(1)
+            .expect("the cases table");
+        let table = &table[..table.find("</table>").unwrap()];
+        assert_eq!(
+            table.matches("<tr><td>").count(),
+            v["cases"].as_array().unwrap().len(),
+            "one row per case: {table}"
+        );
+        assert!(dom.contains("Foreground response time by percentile, per case"));
+        assert!(
+            !dom.contains("<pre class=\"study\">"),
+            "no clipped text block"
+        );
+    }
+    let page = std::fs::read_to_string(d.path().join("study.html")).unwrap();
+    // Every run of every case is on the page (2 runs x 4 cases).
+    for c in ["rt bg=0 run 1", "rt bg=0 run 2", "be bg=1 run 2"] {
+        assert!(page.contains(c), "the page has {c}");
+    }
 }

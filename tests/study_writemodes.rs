@@ -212,3 +212,52 @@ fn every_mode_repeated_on_ext4() {
         "the syncer syncs throughout: {b}"
     );
 }
+
+/// `writemodes --html` and `flexio report` of its JSON render in headless Chromium: the
+/// modes' table and bars, no console message.
+#[test]
+fn writemodes_page_renders_in_chromium() {
+    let Some(chrome) = common::chromium::find("writemodes page rendering") else {
+        return;
+    };
+    let d = tempfile::tempdir().unwrap();
+    let (json, html) = (d.path().join("w.json"), d.path().join("w.html"));
+    let r = flexio(
+        &[
+            "writemodes",
+            "--dir",
+            d.path().to_str().unwrap(),
+            "--size=1m",
+            "--modes=buffered,fsync",
+            "--repeat=2",
+            "--json",
+            json.to_str().unwrap(),
+            "--html",
+            html.to_str().unwrap(),
+        ],
+        d.path(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let from_report = d.path().join("r.html");
+    let r = flexio(
+        &[
+            "report",
+            json.to_str().unwrap(),
+            "-o",
+            from_report.to_str().unwrap(),
+        ],
+        d.path(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    for page in [html, from_report] {
+        let profile = tempfile::tempdir().unwrap();
+        let (dom, console) = common::chromium::render(&chrome, &page, profile.path(), None);
+        assert!(console.is_empty(), "console messages: {console:?}");
+        assert!(dom.contains("MiB/s by mode (log scale)"), "{dom}");
+        assert_eq!(dom.matches("<rect").count(), 2, "one bar per mode");
+        assert!(
+            dom.contains(">buffered</td>") && dom.contains(">fsync</td>"),
+            "{dom}"
+        );
+    }
+}

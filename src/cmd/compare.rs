@@ -340,6 +340,7 @@ pub fn run(args: &[String]) -> i32 {
             Some(&cmp),
             &ReportOptions {
                 title: "flexio compare".into(),
+                ..ReportOptions::default()
             },
         );
         if let Err(e) = write_page(html, &page) {

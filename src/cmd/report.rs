@@ -143,6 +143,7 @@ pub fn run(args: &[String]) -> i32 {
     // over their axes; everything else is a run result.
     let mut matrices = Vec::new();
     let mut sweeps = Vec::new();
+    let mut studies = Vec::new();
     let mut results = Vec::new();
     for p in &a.results {
         let found = flexio_analysis::matrix::read(p).and_then(|m| match m {
@@ -150,7 +151,15 @@ pub fn run(args: &[String]) -> i32 {
                 matrices.push(m);
                 Ok(true)
             }
-            None => flexio_analysis::sweep::read(p).map(|s| s.map(|s| sweeps.push(s)).is_some()),
+            None => match flexio_analysis::sweep::read(p)? {
+                Some(s) => {
+                    sweeps.push(s);
+                    Ok(true)
+                }
+                None => {
+                    flexio_analysis::studies::read(p).map(|s| s.map(|s| studies.push(s)).is_some())
+                }
+            },
         });
         match found {
             Ok(true) => {}
@@ -175,6 +184,7 @@ pub fn run(args: &[String]) -> i32 {
     }
     let opts = ReportOptions {
         title: a.title.unwrap_or_else(|| "flexio report".into()),
+        sections: studies.iter().map(flexio_analysis::studies::html).collect(),
     };
     let page = report::render_with(&runs, &matrices, &sweeps, None, &opts);
     if let Err(e) = write_page(&a.output, &page) {
@@ -186,7 +196,7 @@ pub fn run(args: &[String]) -> i32 {
             "flexio report: wrote {} ({} KiB, {} result(s))",
             a.output.display(),
             page.len().div_ceil(1024),
-            runs.len() + matrices.len() + sweeps.len()
+            runs.len() + matrices.len() + sweeps.len() + studies.len()
         );
     }
     0

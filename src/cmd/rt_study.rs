@@ -607,11 +607,15 @@ fn study(a: &Args) -> Result<StudyOut, String> {
                 let mut run =
                     flexio_analysis::read_with_logs(&out).map_err(|e| format!("{name}: {e}"))?;
                 let c = case_of(&run, class, bg, a.write).map_err(|e| format!("{name}: {e}"))?;
+                // The page shows every run's foreground: its curves.
+                run.label = if a.repeat > 1 {
+                    format!("{} run {round}", c.label())
+                } else {
+                    c.label()
+                };
+                run.jobs.retain(|j| j.name == FG);
+                runs.push(run);
                 if round == 1 {
-                    run.label = c.label();
-                    // The page shows the foreground of the first round: its curves.
-                    run.jobs.retain(|j| j.name == FG);
-                    runs.push(run);
                     cases.push(c);
                 } else {
                     cases[i].absorb(c);
@@ -686,20 +690,17 @@ pub fn run(args: &[String]) -> i32 {
         }
     }
     if let Some(p) = &a.html {
+        let section = flexio_analysis::studies::html(&flexio_analysis::studies::Study {
+            label: a.target.display().to_string(),
+            doc: json.clone(),
+        });
         let page = report::render(
             &runs,
             None,
             &ReportOptions {
                 title: format!("flexio rt-study: {}", a.target.display()),
+                sections: vec![section],
             },
-        );
-        let page = page.replacen(
-            "<body>",
-            &format!(
-                "<body>\n<pre class=\"study\">{}\nThe charts below show the first run of each case.</pre>",
-                flexio_analysis::fmt::esc(&text)
-            ),
-            1,
         );
         if let Err(e) = write_page(p, &page) {
             eprintln!("flexio rt-study: {e}");

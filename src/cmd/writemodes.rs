@@ -48,6 +48,7 @@ job thread; bgsync adds its syncer).
                        shows the median run, its MiB/s range, and ~ when runs disagree
   --ioengine NAME      engine of the jobs (default psync)
   --json FILE          write the results as JSON (atomically)
+  --html FILE          write an HTML page: the table and the modes' MiB/s as bars
   --output-format=normal|json   the table (default) or the JSON on stdout
 
 Exit status: 0 done, 1 a mode failed, 2 bad arguments, 128 interrupted.
@@ -83,6 +84,7 @@ pub struct Args {
     pub repeat: u32,
     pub ioengine: String,
     pub json: Option<PathBuf>,
+    pub html: Option<PathBuf>,
     pub json_stdout: bool,
 }
 
@@ -117,6 +119,7 @@ pub fn parse_args(args: &[String]) -> Result<Args, String> {
         repeat: 1,
         ioengine: "psync".into(),
         json: None,
+        html: None,
         json_stdout: false,
     };
     let (mut dir, mut file) = (None, None);
@@ -193,6 +196,8 @@ pub fn parse_args(args: &[String]) -> Result<Args, String> {
             a.ioengine = v?;
         } else if let Some(v) = take_value(args, &mut i, &["--json"]) {
             a.json = Some(PathBuf::from(v?));
+        } else if let Some(v) = take_value(args, &mut i, &["--html"]) {
+            a.html = Some(PathBuf::from(v?));
         } else if let Some(v) = take_value(args, &mut i, &["--output-format"]) {
             a.json_stdout = match v?.as_str() {
                 "json" => true,
@@ -618,6 +623,24 @@ pub fn run(args: &[String]) -> i32 {
     if let Some(p) = &a.json {
         if let Err(e) = flexio_run::notes::write_atomic(p, doc.as_bytes()) {
             eprintln!("flexio writemodes: cannot write {}: {e}", p.display());
+            return 1;
+        }
+    }
+    if let Some(p) = &a.html {
+        let study = flexio_analysis::studies::Study {
+            label: a.file.display().to_string(),
+            doc: serde_json::from_str(&doc).unwrap_or_default(),
+        };
+        let page = flexio_analysis::report::render(
+            &[],
+            None,
+            &flexio_analysis::report::ReportOptions {
+                title: "flexio writemodes".into(),
+                sections: vec![flexio_analysis::studies::html(&study)],
+            },
+        );
+        if let Err(e) = super::report::write_page(p, &page) {
+            eprintln!("flexio writemodes: {e}");
             return 1;
         }
     }

@@ -15,6 +15,7 @@ pub mod matrix;
 pub mod model;
 pub mod report;
 pub mod stats;
+pub mod studies;
 pub mod study;
 pub mod svg;
 pub mod sweep;

@@ -17,6 +17,8 @@ pub const TABLE_PERCENTILES: [f64; 6] = [50.0, 90.0, 95.0, 99.0, 99.9, 99.99];
 
 const STYLE: &str = r#"
 body{font:14px/1.4 system-ui,sans-serif;margin:0 auto;max-width:1340px;padding:12px 20px;color:#222}
+.wrap{overflow-x:auto;max-width:100%}table.study td{white-space:nowrap}table.study td.v{white-space:normal;text-align:left;min-width:24em}
+table.study tr.worse td{background:#fdf0ee}
 h1{font-size:22px}h2{font-size:18px;border-bottom:1px solid #ccc;margin-top:28px}h3{font-size:15px}
 .charts{display:flex;flex-wrap:wrap;gap:8px}.chart{background:#fff;border:1px solid #e3e3e3}
 .chart .ct{font-weight:600;font-size:13px}.chart text{font-size:10.5px;fill:#333}
@@ -43,12 +45,16 @@ document.querySelectorAll('.legend input').forEach(function(cb){
 #[derive(Clone, Debug)]
 pub struct ReportOptions {
     pub title: String,
+    /// Sections drawn above the results' own (a study's tables and charts:
+    /// [`crate::studies::html`]).
+    pub sections: Vec<String>,
 }
 
 impl Default for ReportOptions {
     fn default() -> Self {
         ReportOptions {
             title: "flexio report".into(),
+            sections: Vec::new(),
         }
     }
 }
@@ -276,6 +282,10 @@ pub fn render_with(
         let _ = write!(o, ".hide{k} .s{k}{{display:none}}");
     }
     let _ = writeln!(o, "</style></head><body><h1>{}</h1>", esc(&opts.title));
+    // A study's own tables and charts come first: they are what the page is about.
+    for sec in &opts.sections {
+        o.push_str(sec);
+    }
     if !runs.is_empty() {
         // Results and their colours (click to hide a result's curves).
         o.push_str("<div class=\"legend\">");

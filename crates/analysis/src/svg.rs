@@ -4,10 +4,11 @@
 use crate::fmt::esc;
 use std::fmt::Write;
 
-/// One colour per result (Tableau 10).
-pub const PALETTE: [&str; 10] = [
+/// One colour per result: Tableau 10, then six more distinct ones (dark and saturated, to
+/// stand apart from the first ten), so up to 16 series never share a colour.
+pub const PALETTE: [&str; 16] = [
     "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
-    "#9c755f", "#bab0ac",
+    "#9c755f", "#bab0ac", "#1b3a5c", "#8c1c13", "#2f6b2f", "#6a3d9a", "#b15928", "#00868b",
 ];
 
 pub fn color(i: usize) -> &'static str {
@@ -231,9 +232,23 @@ impl Chart {
         let sy = |v: f64| T + ph - (tf(self.y.scale, v) - y0) / (y1 - y0) * ph;
         let clampy = |y: f64| y.clamp(T - 2.0, T + ph + 2.0);
         let mut o = String::new();
+        // The legend stands right of the plot, never over the data.
+        let longest = self
+            .series
+            .iter()
+            .map(|s| s.name.chars().count())
+            .max()
+            .unwrap_or(0);
+        let lw = if self.series.is_empty() {
+            0.0
+        } else {
+            (longest as f64 * 6.2 + 34.0).min(260.0)
+        };
         let _ = write!(
             o,
-            "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" role=\"img\" aria-label=\"{}\">",
+            "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {H}\" width=\"{}\" height=\"{H}\" role=\"img\" aria-label=\"{}\">",
+            W + lw,
+            W + lw,
             esc(&self.title)
         );
         let _ = write!(
@@ -341,20 +356,20 @@ impl Chart {
             }
             o.push_str("</g>");
         }
-        // Legend (top right, one line per series).
+        // Legend (right of the plot, one line per series).
         let mut ly = T + 12.0;
         for s in &self.series {
             let c = color(s.result);
             let _ = write!(
                 o,
-                "<g class=\"s{} lg\"><line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"{c}\" stroke-width=\"3\"{}/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text></g>",
+                "<g class=\"s{} lg\"><line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"{c}\" stroke-width=\"3\"{}/><text x=\"{:.1}\" y=\"{:.1}\">{}</text></g>",
                 s.result,
-                L + pw - 22.0,
+                W + 4.0,
                 ly - 4.0,
-                L + pw - 6.0,
+                W + 20.0,
                 ly - 4.0,
                 if s.dashed { " stroke-dasharray=\"5 3\"" } else { "" },
-                L + pw - 26.0,
+                W + 24.0,
                 ly,
                 esc(&s.name)
             );
