@@ -118,7 +118,13 @@ fn saved_runs_make_a_history_with_a_change_point() {
             .collect();
         assert_eq!(marked.len(), 1, "{}", h.stdout);
         assert!(marked[0].contains(" new "), "{}", h.stdout);
-        assert!(marked[0].contains("-25.0%"), "{}", h.stdout);
+        // 2000 -> 1500 IOPS: -25%, give or take what a loaded machine does to the rates.
+        let pct: f64 = marked[0]
+            .split_whitespace()
+            .find(|w| w.ends_with('%'))
+            .and_then(|w| w.trim_end_matches('%').parse().ok())
+            .unwrap_or(0.0);
+        assert!((-28.0..=-22.0).contains(&pct), "{}", h.stdout);
         let only = fx(
             &store,
             &["history", "--label", "old", "--metric", "bw"],
