@@ -656,7 +656,7 @@ fn trials_survive_a_replaced_binary_and_resume() {
         a.to_str().unwrap(),
         b.to_str().unwrap(),
     ];
-    let child = spawn_in(&bin, &args, d.path(), &[]);
+    let child = spawn_copied(&bin, &args, d.path());
     let t = std::time::Instant::now();
     while !keep.join("a-1.json").is_file() {
         assert!(t.elapsed().as_secs() < 60, "no first trial");

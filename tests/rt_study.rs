@@ -305,7 +305,7 @@ fn a_study_survives_its_binary_being_replaced() {
     std::fs::copy(flexio_bin(), &bin).unwrap();
     let args = robust_args(d.path());
     let a: Vec<&str> = args.iter().map(String::as_str).collect();
-    let mut child = spawn_in(&bin, &a, d.path(), &[]);
+    let mut child = spawn_copied(&bin, &a, d.path());
     wait_for(&d.path().join("kept/be-bg0-run1/result.json"), &mut child);
     let new = d.path().join("flexio-new");
     std::fs::write(&new, b"#!/bin/sh\necho replaced >&2\nexit 3\n").unwrap();

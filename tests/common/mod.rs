@@ -362,6 +362,29 @@ pub fn spawn_in(
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", bin.display()))
 }
 
+/// [`spawn_in`] for a binary the test has just copied: another test thread's child may
+/// still hold the copy's write descriptor between its fork and its exec, and the kernel
+/// then refuses to run the file (ETXTBSY, "Text file busy") for that moment; retried.
+pub fn spawn_copied(bin: &Path, args: &[&str], dir: &Path) -> std::process::Child {
+    for _ in 0..100 {
+        match Command::new(bin)
+            .args(args)
+            .current_dir(dir)
+            .env("TZ", "UTC")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+        {
+            Ok(c) => return c,
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                std::thread::sleep(std::time::Duration::from_millis(20))
+            }
+            Err(e) => panic!("cannot run {}: {e}", bin.display()),
+        }
+    }
+    panic!("{} stayed busy (ETXTBSY)", bin.display())
+}
+
 /// Start a program in the background (a server) in `dir`, no input, its stdout and stderr
 /// both to the file `log`.
 pub fn spawn_logged(bin: &Path, args: &[&str], dir: &Path, log: &Path) -> std::process::Child {
