@@ -362,6 +362,11 @@ pub fn spawn_in(
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", bin.display()))
 }
 
+/// ETXTBSY on Linux (the tests do not link libc).
+fn libc_etxtbsy() -> i32 {
+    26
+}
+
 /// [`spawn_in`] for a binary the test has just copied: another test thread's child may
 /// still hold the copy's write descriptor between its fork and its exec, and the kernel
 /// then refuses to run the file (ETXTBSY, "Text file busy") for that moment; retried.
@@ -376,7 +381,7 @@ pub fn spawn_copied(bin: &Path, args: &[&str], dir: &Path) -> std::process::Chil
             .spawn()
         {
             Ok(c) => return c,
-            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+            Err(e) if e.raw_os_error() == Some(libc_etxtbsy()) => {
                 std::thread::sleep(std::time::Duration::from_millis(20))
             }
             Err(e) => panic!("cannot run {}: {e}", bin.display()),
