@@ -691,3 +691,50 @@ fn trials_survive_a_replaced_binary_and_resume() {
         r.stderr
     );
 }
+
+/// `flexio report` draws a comparison's JSON (`compare --output-format=json`) as a section:
+/// the verdict, the rows, the warnings.
+#[test]
+fn report_reads_a_comparison() {
+    let d = tempfile::tempdir().unwrap();
+    let job = "[global]\nioengine=null\nrw=randread\nbs=4k\nsize=64m\ntime_based\nruntime=300ms\n";
+    let a = write(d.path(), "a.fio", &format!("{job}[x]\n"));
+    let b = write(d.path(), "b.fio", &format!("{job}[x]\nbs=8k\n"));
+    let r = flexio(
+        &[
+            "compare",
+            "--trials",
+            "2",
+            "--output-format=json",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+        ],
+        d.path(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let cmp = d.path().join("cmp.json");
+    std::fs::write(&cmp, &r.stdout).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let headline = v["comparisons"][0]["headline"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let page = d.path().join("cmp.html");
+    let r = flexio(
+        &[
+            "report",
+            cmp.to_str().unwrap(),
+            "-o",
+            page.to_str().unwrap(),
+        ],
+        d.path(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("<h2>Comparison: "), "{html}");
+    assert!(
+        html.contains(&flexio_analysis_esc(&headline)),
+        "{headline}: {html}"
+    );
+    assert!(html.contains("<td>IOPS</td>"), "{html}");
+}

@@ -18,9 +18,12 @@ pub struct Study {
     pub doc: Value,
 }
 
-/// Whether a JSON document is one of the studies drawn here.
+/// Whether a JSON document is one of the studies drawn here (`flexio compare
+/// --output-format=json` included).
 pub fn is_study(doc: &Value) -> bool {
-    doc["study"] == "rt-study" || doc.get("flexio writemodes").is_some()
+    doc["study"] == "rt-study"
+        || doc.get("flexio writemodes").is_some()
+        || (doc["comparisons"].is_array() && doc.get("alpha").is_some())
 }
 
 /// Read a study document; `Ok(None)` when the file is JSON of another kind.
@@ -40,6 +43,8 @@ pub fn read(path: &Path) -> Result<Option<Study>, InputError> {
 pub fn html(s: &Study) -> String {
     if s.doc["study"] == "rt-study" {
         rt_study(&s.label, &s.doc)
+    } else if s.doc["comparisons"].is_array() {
+        comparison(&s.label, &s.doc)
     } else {
         writemodes(&s.label, &s.doc)
     }
@@ -208,6 +213,104 @@ fn rt_study(label: &str, doc: &Value) -> String {
     };
     if let Some(svg) = chart.render() {
         let _ = writeln!(o, "<div class=\"charts\">{svg}</div>");
+    }
+    o.push_str("</section>\n");
+    o
+}
+
+/// A metric's value as the compare table prints it.
+fn metric_cell(metric: &str, v: &Value) -> String {
+    let x = f(v);
+    if !x.is_finite() {
+        return "-".into();
+    }
+    match metric {
+        "IOPS" => crate::fmt::count(x),
+        "bw" => crate::fmt::bw(x),
+        _ => ns(x),
+    }
+}
+
+/// `flexio compare --output-format=json`: per job and direction, the verdict, the rows,
+/// the whole-distribution test and the warnings.
+fn comparison(label: &str, doc: &Value) -> String {
+    let mut o = String::new();
+    let side = |k: &str| {
+        doc[k]
+            .as_array()
+            .map(|v| {
+                v.iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .unwrap_or_default()
+    };
+    let _ = writeln!(
+        o,
+        "<section class=\"study\"><h2>Comparison: {}</h2><p class=\"sides\"><b>A</b>: {}<br><b>B</b>: {}</p>",
+        esc(label),
+        esc(&side("a")),
+        esc(&side("b"))
+    );
+    for n in doc["notes"].as_array().into_iter().flatten() {
+        let _ = writeln!(o, "<p class=\"note\">{}</p>", esc(n.as_str().unwrap_or("")));
+    }
+    for c in doc["comparisons"].as_array().into_iter().flatten() {
+        let cls = match c["verdict"].as_str() {
+            Some("faster") => "better",
+            Some("slower") => "worse",
+            Some("mixed") => "mixed",
+            _ => "same",
+        };
+        let _ = writeln!(
+            o,
+            "<h3>A '{}' vs B '{}' ({}), {} vs {} result(s)</h3><p class=\"verdict {cls}\">{}</p>",
+            esc(c["job_a"].as_str().unwrap_or("")),
+            esc(c["job_b"].as_str().unwrap_or("")),
+            esc(c["ddir"].as_str().unwrap_or("")),
+            c["trials_a"],
+            c["trials_b"],
+            esc(c["headline"].as_str().unwrap_or(""))
+        );
+        o.push_str("<div class=\"wrap\"><table class=\"study\"><tr><th>metric</th><th>A</th><th>B</th><th>diff</th><th>95% CI</th><th>test</th><th>p (Holm)</th><th></th></tr>\n");
+        for r in c["rows"].as_array().into_iter().flatten() {
+            let m = r["metric"].as_str().unwrap_or("");
+            let ci = r["ci_pct"]
+                .as_array()
+                .map(|v| format!("[{:+.1}%, {:+.1}%]", f(&v[0]), f(&v[1])))
+                .unwrap_or_else(|| "-".into());
+            let mark = match (r["significant"] == true, r["b_better"] == true) {
+                (true, true) => "better",
+                (true, false) => "worse",
+                _ => "",
+            };
+            let _ = writeln!(
+                o,
+                "<tr class=\"{mark}\"><td>{}</td><td>{}</td><td>{}</td><td>{:+.1}%</td><td>{ci}</td><td>{}</td><td>{}</td><td>{mark}</td></tr>",
+                esc(m),
+                metric_cell(m, &r["a"]),
+                metric_cell(m, &r["b"]),
+                f(&r["diff_pct"]),
+                esc(r["test"].as_str().unwrap_or("")),
+                p_cell(&r["p_holm"])
+            );
+        }
+        o.push_str("</table></div>\n");
+        let k = &c["ks_test"];
+        if k.is_object() {
+            let _ = writeln!(
+                o,
+                "<p class=\"method\">Whole distribution: Kolmogorov-Smirnov D {:.3}, largest in {}, p {}{}</p>",
+                f(&k["d"]),
+                esc(k["part"].as_str().unwrap_or("")),
+                p_cell(&k["p_holm"]),
+                if k["significant"] == true { " (differs)" } else { "" }
+            );
+        }
+        for w in c["warnings"].as_array().into_iter().flatten() {
+            let _ = writeln!(o, "<p class=\"note\">{}</p>", esc(w.as_str().unwrap_or("")));
+        }
     }
     o.push_str("</section>\n");
     o
@@ -392,5 +495,35 @@ mod tests {
         assert!(h.contains("1.5 to 3.5 (they disagree)"), "{h}");
         assert_eq!(h.matches("<rect").count(), 2, "{h}");
         assert!(!is_study(&json!({"jobs": []})));
+    }
+
+    #[test]
+    fn a_comparison_document_is_drawn() {
+        let doc = json!({
+            "a": ["a.json"], "b": ["b.json"], "alpha": 0.05, "notes": [],
+            "comparisons": [{
+                "job_a": "j", "job_b": "j", "ddir": "read", "trials_a": 3, "trials_b": 3,
+                "headline": "B is slower: +49.0% mean latency (moved: mean, tail)",
+                "verdict": "slower",
+                "rows": [
+                    {"metric": "IOPS", "a": 9220.0, "b": 9230.0, "diff_pct": 0.1, "ci_pct": [-0.1, 0.2], "test": "Welch t (log)", "p_holm": 1.0, "significant": false, "b_better": true},
+                    {"metric": "p99", "a": 255000.0, "b": 2540000.0, "diff_pct": 896.0, "ci_pct": [849.7, 934.5], "test": "quantile bootstrap", "p_holm": 0.002, "significant": true, "b_better": false}
+                ],
+                "ks_test": {"d": 0.021, "part": "the tail", "p_holm": 0.0001, "significant": false},
+                "warnings": ["with 3 runs per side, a change in p99.9 under 40% cannot be seen"]
+            }]
+        });
+        assert!(is_study(&doc));
+        let h = html(&Study {
+            label: "cmp.json".into(),
+            doc,
+        });
+        assert!(h.contains("B is slower: +49.0% mean latency"), "{h}");
+        assert!(
+            h.contains("<tr class=\"worse\"><td>p99</td><td>255us</td><td>2.54ms</td>"),
+            "{h}"
+        );
+        assert!(h.contains("largest in the tail"), "{h}");
+        assert!(h.contains("cannot be seen"), "{h}");
     }
 }
