@@ -733,7 +733,7 @@ fn report_reads_a_comparison() {
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("<h2>Comparison: "), "{html}");
     assert!(
-        html.contains(&flexio_analysis_esc(&headline)),
+        html.contains(&flexio_analysis::fmt::esc(&headline)),
         "{headline}: {html}"
     );
     assert!(html.contains("<td>IOPS</td>"), "{html}");
