@@ -261,3 +261,41 @@ fn bad_options_are_refused_before_running() {
     }
     assert!(entries(d.path()).is_empty());
 }
+
+/// The run's report shows the operations: a table with one row per kind and the rate and
+/// p99 charts, drawn by headless Chromium without console messages; with `loops=3` the
+/// phase rates stay of the order of the operation rates (each loop's phase, not the span
+/// of all loops).
+#[test]
+fn the_report_shows_each_operation() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = format!("--directory={}", d.path().display());
+    let page = d.path().join("md.html");
+    let report = format!("--report={}", page.display());
+    let mut args = md_args(&dir, &["--loops=3", "--output-format=json"]);
+    args.push(&report);
+    let r = flexio(&args, d.path());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("Operations of job md"), "{html}");
+    assert!(html.contains("operations per second (time in the operation)"));
+    assert!(html.contains("p99 latency per operation"));
+    assert!(html.contains("<tr><td>mkdir</td>"), "{html}");
+    let v = json_of(&r.stdout);
+    let ops = v["jobs"][0]["flexio"]["ops"].as_object().unwrap();
+    let mkdir = &ops["mkdir"];
+    let (rate, phase) = (
+        mkdir["ops_per_s"].as_f64().unwrap(),
+        mkdir["span_ops_per_s"].as_f64().unwrap(),
+    );
+    assert!(
+        phase <= rate * 1.0001 && phase > rate / 20.0,
+        "mkdir {rate} ops/s, phase {phase}"
+    );
+    if let Some(chrome) = common::chromium::find("the operations' charts") {
+        let profile = tempfile::tempdir().unwrap();
+        let (dom, console) = common::chromium::render(&chrome, &page, profile.path(), None);
+        assert!(console.is_empty(), "console messages: {console:?}");
+        assert!(dom.contains("p99 latency per operation"));
+    }
+}

@@ -198,7 +198,30 @@ fn job(v: &Value, global: &[(String, String)]) -> JobResult {
         majf: u(&v["majf"]),
         minf: u(&v["minf"]),
         logs: Default::default(),
+        ops: ops(fx),
     }
+}
+
+/// `flexio.ops`: each kind of operation's figures, in the JSON's order.
+fn ops(fx: Option<&Value>) -> Vec<crate::model::OpFigures> {
+    let Some(m) = fx.and_then(|x| x.get("ops")).and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    m.iter()
+        .map(|(name, o)| {
+            let pct = |k: &str| o["lat_ns"]["percentile"][k].as_f64();
+            crate::model::OpFigures {
+                name: name.clone(),
+                count: u(&o["count"]),
+                ops_per_s: f(&o["ops_per_s"]),
+                phase_ops_per_s: f(&o["span_ops_per_s"]),
+                mean_ns: f(&o["lat_ns"]["mean"]),
+                p50_ns: pct("50.000000"),
+                p99_ns: pct("99.000000"),
+                p999_ns: pct("99.900000"),
+            }
+        })
+        .collect()
 }
 
 /// Build a run from a parsed JSON document.

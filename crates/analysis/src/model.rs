@@ -144,6 +144,23 @@ pub struct JobResult {
     pub minf: u64,
     /// Log files read for this job.
     pub logs: JobLogs,
+    /// Engines with several kinds of operation (mdtree, cmdtime): each kind's figures, from
+    /// the job's `flexio.ops` (empty for other engines).
+    pub ops: Vec<OpFigures>,
+}
+
+/// One kind of operation of a job (`flexio.ops` in flexio's JSON).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct OpFigures {
+    pub name: String,
+    pub count: u64,
+    /// Operations per second of time spent in the operation, and over its phases' spans.
+    pub ops_per_s: f64,
+    pub phase_ops_per_s: f64,
+    pub mean_ns: f64,
+    pub p50_ns: Option<f64>,
+    pub p99_ns: Option<f64>,
+    pub p999_ns: Option<f64>,
 }
 
 impl JobResult {

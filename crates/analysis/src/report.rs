@@ -324,6 +324,14 @@ pub fn render_with(
     if let Some(c) = comparison {
         o.push_str(&crate::compare_out::html(c));
     }
+    // Engines with several kinds of operation (mdtree, cmdtime): their operations.
+    for r in runs {
+        for j in &r.jobs {
+            if let Some(sec) = crate::studies::operations(&r.label, j) {
+                o.push_str(&sec);
+            }
+        }
+    }
     // Sections: every job key and direction, in order of first appearance.
     let mut sections: Vec<(String, Ddir)> = Vec::new();
     for r in runs {

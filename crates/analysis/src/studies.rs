@@ -231,6 +231,133 @@ fn metric_cell(metric: &str, v: &Value) -> String {
     }
 }
 
+/// Horizontal bars on a log scale, one per item (label, value, optional range drawn as a
+/// whisker); `None` when no value is positive.
+pub fn bars(
+    title: &str,
+    unit: &str,
+    items: &[(String, f64, Option<(f64, f64)>)],
+    fmt: fn(f64) -> String,
+) -> Option<String> {
+    let max = items.iter().map(|x| x.1).fold(0.0f64, f64::max);
+    if max <= 0.0 || !max.is_finite() {
+        return None;
+    }
+    let mut o = String::new();
+    let longest = items.iter().map(|x| x.0.chars().count()).max().unwrap_or(4);
+    let (w, row) = (640.0, 26.0);
+    let left = (longest as f64 * 7.0 + 16.0).clamp(60.0, 220.0);
+    let h = row * items.len() as f64 + 30.0;
+    let lo = items
+        .iter()
+        .map(|x| x.1)
+        .filter(|v| *v > 0.0)
+        .fold(max, f64::min)
+        .min(max / 10.0);
+    let (l0, l1) = (
+        (lo / 2.0).log10().floor(),
+        max.log10().ceil().max((lo / 2.0).log10().floor() + 1.0),
+    );
+    let x = |v: f64| left + (v.max(1e-300).log10().max(l0) - l0) / (l1 - l0) * (w - left - 20.0);
+    let _ = write!(
+        o,
+        "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" role=\"img\" aria-label=\"{}\"><text x=\"{left}\" y=\"16\" class=\"ct\">{}</text>",
+        esc(title),
+        esc(title)
+    );
+    for e in (l0 as i32)..=(l1 as i32) {
+        let v = 10f64.powi(e);
+        let _ = write!(
+            o,
+            "<g class=\"grid\"><line x1=\"{0:.1}\" x2=\"{0:.1}\" y1=\"22\" y2=\"{1:.1}\"/></g><text x=\"{0:.1}\" y=\"{2:.1}\" text-anchor=\"middle\">{3}</text>",
+            x(v),
+            h - 14.0,
+            h - 2.0,
+            fmt(v)
+        );
+    }
+    for (k, (label, v, range)) in items.iter().enumerate() {
+        let y = 26.0 + row * k as f64;
+        let _ = write!(
+            o,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text><rect x=\"{left}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{}\"><title>{} {} {unit}</title></rect>",
+            left - 6.0,
+            y + row * 0.6,
+            esc(label),
+            (x(*v) - left).max(1.0),
+            row * 0.7,
+            svg::color(k),
+            esc(label),
+            fmt(*v)
+        );
+        if let Some((a, b)) = range {
+            let ym = y + row * 0.35;
+            let _ = write!(
+                o,
+                "<line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{ym:.1}\" y2=\"{ym:.1}\" stroke=\"#222\" stroke-width=\"1.5\"/>",
+                x(*a),
+                x(*b)
+            );
+        }
+    }
+    o.push_str("</svg>");
+    Some(o)
+}
+
+/// A job's operations (engines with several kinds, mdtree and cmdtime: `flexio.ops`): a
+/// table of each kind's count, rates and latency, and two bar charts, the operations per
+/// second and the p99 latency of each kind.
+pub fn operations(label: &str, job: &crate::model::JobResult) -> Option<String> {
+    if job.ops.is_empty() {
+        return None;
+    }
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "<section class=\"study\"><h2>Operations of job {} ({})</h2><div class=\"wrap\"><table class=\"study\"><tr><th>operation</th><th>count</th><th>ops/s</th><th>phase ops/s</th><th>mean</th><th>p50</th><th>p99</th><th>p99.9</th></tr>",
+        esc(&job.name),
+        esc(label)
+    );
+    let opt = |v: Option<f64>| v.map(ns).unwrap_or_else(|| "-".into());
+    for x in &job.ops {
+        let _ = writeln!(
+            o,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&x.name),
+            x.count,
+            crate::fmt::count(x.ops_per_s),
+            crate::fmt::count(x.phase_ops_per_s),
+            if x.count > 0 { ns(x.mean_ns) } else { "-".into() },
+            opt(x.p50_ns),
+            opt(x.p99_ns),
+            opt(x.p999_ns)
+        );
+    }
+    o.push_str("</table></div>\n<div class=\"charts\">");
+    let done: Vec<&crate::model::OpFigures> = job.ops.iter().filter(|x| x.count > 0).collect();
+    let rate: Vec<(String, f64, Option<(f64, f64)>)> = done
+        .iter()
+        .map(|x| (x.name.clone(), x.ops_per_s, None))
+        .collect();
+    if let Some(svg) = bars(
+        "operations per second (time in the operation)",
+        "ops/s",
+        &rate,
+        crate::fmt::count,
+    ) {
+        o.push_str(&svg);
+    }
+    let p99: Vec<(String, f64, Option<(f64, f64)>)> = done
+        .iter()
+        .filter_map(|x| Some((x.name.clone(), x.p99_ns?, None)))
+        .collect();
+    if let Some(svg) = bars("p99 latency per operation", "ns", &p99, ns) {
+        o.push_str(&svg);
+    }
+    o.push_str("</div></section>\n");
+    Some(o)
+}
+
 /// `flexio compare --output-format=json`: per job and direction, the verdict, the rows,
 /// the whole-distribution test and the warnings.
 fn comparison(label: &str, doc: &Value) -> String {
@@ -378,65 +505,31 @@ fn writemodes(label: &str, doc: &Value) -> String {
     o.push_str("</table></div>\n");
     // MiB/s as horizontal bars on a log scale (the modes span three decades), each with
     // its runs' range as a whisker.
-    let max = modes.iter().map(|m| f(&m["mib_s"])).fold(0.0f64, f64::max);
-    if max > 0.0 {
-        let (w, row, left) = (640.0, 26.0, 90.0);
-        let h = row * modes.len() as f64 + 30.0;
-        let lo = modes
-            .iter()
-            .map(|m| f(&m["mib_s"]))
-            .filter(|v| *v > 0.0)
-            .fold(max, f64::min)
-            .min(max / 10.0);
-        let (l0, l1) = ((lo / 2.0).log10().floor(), max.log10().ceil());
-        let x = |v: f64| left + (v.max(1e-9).log10() - l0) / (l1 - l0) * (w - left - 20.0);
-        let _ = write!(
-            o,
-            "<div class=\"charts\"><svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" role=\"img\" aria-label=\"MiB/s by mode\"><text x=\"{left}\" y=\"16\" class=\"ct\">MiB/s by mode (log scale)</text>"
-        );
-        for e in (l0 as i32)..=(l1 as i32) {
-            let v = 10f64.powi(e);
-            let _ = write!(
-                o,
-                "<g class=\"grid\"><line x1=\"{0:.1}\" x2=\"{0:.1}\" y1=\"22\" y2=\"{1:.1}\"/></g><text x=\"{0:.1}\" y=\"{2:.1}\" text-anchor=\"middle\">{3}</text>",
-                x(v),
-                h - 14.0,
-                h - 2.0,
-                crate::fmt::sig3(v)
-            );
-        }
-        for (k, m) in modes.iter().enumerate() {
-            let y = 26.0 + row * k as f64;
-            let v = f(&m["mib_s"]);
-            let _ = write!(
-                o,
-                "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text><rect x=\"{left}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{}\"><title>{} {v:.1} MiB/s</title></rect>",
-                left - 6.0,
-                y + row * 0.6,
-                esc(m["mode"].as_str().unwrap_or("")),
-                (x(v) - left).max(1.0),
-                row * 0.7,
-                svg::color(k),
-                esc(m["mode"].as_str().unwrap_or(""))
-            );
+    let items: Vec<(String, f64, Option<(f64, f64)>)> = modes
+        .iter()
+        .map(|m| {
             let runs: Vec<f64> = m["runs_mib_s"]
                 .as_array()
                 .map(|r| r.iter().filter_map(Value::as_f64).collect())
                 .unwrap_or_default();
-            if runs.len() > 1 {
-                let (a, b) = runs
-                    .iter()
-                    .fold((f64::MAX, 0.0f64), |(l, h), v| (l.min(*v), h.max(*v)));
-                let ym = y + row * 0.35;
-                let _ = write!(
-                    o,
-                    "<line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{ym:.1}\" y2=\"{ym:.1}\" stroke=\"#222\" stroke-width=\"1.5\"/>",
-                    x(a),
-                    x(b)
-                );
-            }
-        }
-        o.push_str("</svg></div>\n");
+            let range = (runs.len() > 1).then(|| {
+                runs.iter()
+                    .fold((f64::MAX, 0.0f64), |(l, h), v| (l.min(*v), h.max(*v)))
+            });
+            (
+                m["mode"].as_str().unwrap_or("").to_string(),
+                f(&m["mib_s"]),
+                range,
+            )
+        })
+        .collect();
+    if let Some(svg) = bars(
+        "MiB/s by mode (log scale)",
+        "MiB/s",
+        &items,
+        crate::fmt::sig3,
+    ) {
+        let _ = writeln!(o, "<div class=\"charts\">{svg}</div>");
     }
     o.push_str("</section>\n");
     o
