@@ -231,12 +231,15 @@ fn metric_cell(metric: &str, v: &Value) -> String {
     }
 }
 
+/// One bar: its label, its value, and a range to draw as a whisker (repeated runs).
+pub type Bar = (String, f64, Option<(f64, f64)>);
+
 /// Horizontal bars on a log scale, one per item (label, value, optional range drawn as a
 /// whisker); `None` when no value is positive.
 pub fn bars(
     title: &str,
     unit: &str,
-    items: &[(String, f64, Option<(f64, f64)>)],
+    items: &[Bar],
     fmt: fn(f64) -> String,
 ) -> Option<String> {
     let max = items.iter().map(|x| x.1).fold(0.0f64, f64::max);
@@ -335,7 +338,7 @@ pub fn operations(label: &str, job: &crate::model::JobResult) -> Option<String> 
     }
     o.push_str("</table></div>\n<div class=\"charts\">");
     let done: Vec<&crate::model::OpFigures> = job.ops.iter().filter(|x| x.count > 0).collect();
-    let rate: Vec<(String, f64, Option<(f64, f64)>)> = done
+    let rate: Vec<Bar> = done
         .iter()
         .map(|x| (x.name.clone(), x.ops_per_s, None))
         .collect();
@@ -347,7 +350,7 @@ pub fn operations(label: &str, job: &crate::model::JobResult) -> Option<String> 
     ) {
         o.push_str(&svg);
     }
-    let p99: Vec<(String, f64, Option<(f64, f64)>)> = done
+    let p99: Vec<Bar> = done
         .iter()
         .filter_map(|x| Some((x.name.clone(), x.p99_ns?, None)))
         .collect();
@@ -505,7 +508,7 @@ fn writemodes(label: &str, doc: &Value) -> String {
     o.push_str("</table></div>\n");
     // MiB/s as horizontal bars on a log scale (the modes span three decades), each with
     // its runs' range as a whisker.
-    let items: Vec<(String, f64, Option<(f64, f64)>)> = modes
+    let items: Vec<Bar> = modes
         .iter()
         .map(|m| {
             let runs: Vec<f64> = m["runs_mib_s"]
