@@ -150,7 +150,21 @@ fn matrix_sweeps_each_study_file_system() {
 fn matrix_repeats_every_cell() {
     let d = tempfile::tempdir().unwrap();
     let json = d.path().join("m.json");
-    let (doc, out) = sweep(d.path(), &json, &["--repeat", "3"]);
+    let page = d.path().join("m.html");
+    let (doc, out) = sweep(
+        d.path(),
+        &json,
+        &["--repeat", "3", "--html", page.to_str().unwrap()],
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("<svg class=\"chart heatmap\""),
+        "the page has the heat maps"
+    );
+    assert!(
+        html.contains("write: KiB/s by file size"),
+        "one unit on the page"
+    );
     check(&doc, &out, "--repeat 3");
     assert_eq!(doc["repeat"], 3);
     let runs = doc["runs"].as_array().unwrap();

@@ -480,7 +480,9 @@ fn a_killed_sweep_resumes_from_its_kept_runs() {
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert!(r.stderr.contains("has other points"), "{}", r.stderr);
     // The same sweep, without --seed: the kept one is used.
-    let resumed = args(&["--resume"]);
+    let page = d.path().join("sweep.html");
+    let html_arg = format!("--html={}", page.display());
+    let resumed = args(&["--resume", &html_arg]);
     let a: Vec<&str> = resumed.iter().map(String::as_str).collect();
     let r = common::run_in_env(
         &common::flexio_bin(),
@@ -505,4 +507,7 @@ fn a_killed_sweep_resumes_from_its_kept_runs() {
     for k in 1..=6 {
         assert!(keep.join(format!("run-{k}.json")).is_file());
     }
+    // --html: the sweep's page, as flexio report draws it.
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("<svg"), "{html}");
 }

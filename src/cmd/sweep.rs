@@ -42,6 +42,8 @@ times in a shuffled order, and compares every point with the baseline.
                             counted, after each run (default 300: readahead queued behind
                             an IOPS cap belongs to the run; 0: no wait)
   --json FILE               the sweep as JSON (rewritten after every run while it lasts)
+  --html FILE               the sweep's page: the metric, p99 and read amplification over
+                            each axis, a heat map for two axes (as flexio report draws it)
   --keep DIR                keep every run's json+ result (and device reads) in DIR
   --resume                  with --keep DIR: reuse the runs an interrupted sweep finished
                             there (same points and seed), run the rest
@@ -64,6 +66,7 @@ struct Args {
     /// How long the disks must be quiet before and after a run (ms; 0: no wait).
     settle_ms: u64,
     json: Option<PathBuf>,
+    html: Option<PathBuf>,
     /// `--save[=LABEL]`: every run's result into the results store, as one batch.
     save: Option<Option<String>>,
     store: Option<String>,
@@ -92,6 +95,7 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
         drop_caches: false,
         settle_ms: 300,
         json: None,
+        html: None,
         save: None,
         store: None,
         restore: false,
@@ -126,6 +130,8 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
             a.metric = metric_named(&v?)?;
         } else if let Some(v) = take_value(args, &mut i, &["--json"]) {
             a.json = Some(PathBuf::from(v?));
+        } else if let Some(v) = take_value(args, &mut i, &["--html"]) {
+            a.html = Some(PathBuf::from(v?));
         } else if let Some(v) = take_value(args, &mut i, &["--store"]) {
             a.store = Some(v?);
         } else if let Some(save) = super::save_flag(s) {
@@ -539,6 +545,24 @@ fn sweep_run(a: &Args) -> Result<i32, String> {
     if let Some(p) = &a.json {
         let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
         flexio_run::notes::write_atomic(p, text.as_bytes())
+            .map_err(|e| format!("{}: {e}", p.display()))?;
+    }
+    if let Some(p) = &a.html {
+        let page = flexio_analysis::sweep::from_value(&doc, p)
+            .map_err(|e| e.0)
+            .map(|sw| {
+                flexio_analysis::report::render_with(
+                    &[],
+                    &[],
+                    &[sw],
+                    None,
+                    &flexio_analysis::report::ReportOptions {
+                        title: "flexio sweep".into(),
+                        ..Default::default()
+                    },
+                )
+            });
+        page.and_then(|page| super::report::write_page(p, &page))
             .map_err(|e| format!("{}: {e}", p.display()))?;
     }
     let mut code = i32::from(restored.is_err());

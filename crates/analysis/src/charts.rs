@@ -446,8 +446,9 @@ fn kib_s_cell(v: f64) -> String {
     fmt::count(v)
 }
 
+/// KiB/s as the matrix's tables and heat maps print them (one unit on the page).
 fn kib_s_axis(v: f64) -> String {
-    fmt::bw(v * 1024.0)
+    fmt::count(v)
 }
 
 fn kib_axis(v: f64) -> String {
@@ -496,7 +497,7 @@ pub fn matrix_lines(m: &crate::matrix::Matrix, op: &str) -> Chart {
         .filter(|s| !s.points.is_empty())
         .collect();
     Chart {
-        title: format!("{op}: throughput by file size"),
+        title: format!("{op}: KiB/s by file size"),
         x: Axis {
             scale: Scale::Log,
             label: "file size (KiB)",
@@ -505,7 +506,7 @@ pub fn matrix_lines(m: &crate::matrix::Matrix, op: &str) -> Chart {
         },
         y: Axis {
             scale: Scale::Log,
-            label: "throughput",
+            label: "KiB/s",
             fmt: kib_s_axis,
             binary: false,
         },

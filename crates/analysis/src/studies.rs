@@ -236,12 +236,7 @@ pub type Bar = (String, f64, Option<(f64, f64)>);
 
 /// Horizontal bars on a log scale, one per item (label, value, optional range drawn as a
 /// whisker); `None` when no value is positive.
-pub fn bars(
-    title: &str,
-    unit: &str,
-    items: &[Bar],
-    fmt: fn(f64) -> String,
-) -> Option<String> {
+pub fn bars(title: &str, unit: &str, items: &[Bar], fmt: fn(f64) -> String) -> Option<String> {
     let max = items.iter().map(|x| x.1).fold(0.0f64, f64::max);
     if max <= 0.0 || !max.is_finite() {
         return None;

@@ -41,6 +41,7 @@ as the fast tiers: nothing is dropped from the cache unless --cold.
                          median of its runs, with its spread; cells whose runs disagree
                          (~) and cells far from their neighbours (!) are flagged
   --json FILE            write the results as JSON (atomically) for flexio report
+  --html FILE            write the HTML page (heat maps and lines per operation)
   --output-format=normal|json   tables (default) or the JSON on stdout
 
 Exit status: 0 done, 1 a cell failed, 2 bad arguments, 128 interrupted.
@@ -64,6 +65,7 @@ pub struct Args {
     /// Rounds of the whole matrix (`--repeat`).
     pub repeat: u32,
     pub json: Option<PathBuf>,
+    pub html: Option<PathBuf>,
     pub json_stdout: bool,
 }
 
@@ -116,6 +118,7 @@ pub fn parse_args(args: &[String]) -> Result<Args, String> {
         ioengine: "psync".into(),
         repeat: 1,
         json: None,
+        html: None,
         json_stdout: false,
     };
     let mut dir: Option<PathBuf> = None;
@@ -155,6 +158,8 @@ pub fn parse_args(args: &[String]) -> Result<Args, String> {
                 .ok_or_else(|| format!("--repeat: '{v}' is not 1 to 100 rounds"))?;
         } else if let Some(v) = take_value(args, &mut i, &["--json"]) {
             a.json = Some(PathBuf::from(v?));
+        } else if let Some(v) = take_value(args, &mut i, &["--html"]) {
+            a.html = Some(PathBuf::from(v?));
         } else if let Some(v) = take_value(args, &mut i, &["--output-format"]) {
             a.json_stdout = match v?.as_str() {
                 "json" => true,
@@ -324,6 +329,27 @@ pub fn run(args: &[String]) -> i32 {
     let doc = tables::json(&a, &cells, res.as_ref().err().map(String::as_str));
     if let Some(p) = &a.json {
         if let Err(e) = flexio_run::notes::write_atomic(p, doc.as_bytes()) {
+            eprintln!("flexio matrix: cannot write {}: {e}", p.display());
+            return 1;
+        }
+    }
+    if let Some(p) = &a.html {
+        let page = serde_json::from_str(&doc)
+            .map_err(|e| e.to_string())
+            .and_then(|v| flexio_analysis::matrix::from_value(&v, &a.file).map_err(|e| e.0))
+            .map(|m| {
+                flexio_analysis::report::render_with(
+                    &[],
+                    &[m],
+                    &[],
+                    None,
+                    &flexio_analysis::report::ReportOptions {
+                        title: "flexio matrix".into(),
+                        ..Default::default()
+                    },
+                )
+            });
+        if let Err(e) = page.and_then(|page| super::report::write_page(p, &page)) {
             eprintln!("flexio matrix: cannot write {}: {e}", p.display());
             return 1;
         }

@@ -329,6 +329,7 @@ mod tests {
             ioengine: "psync".into(),
             repeat: 1,
             json: None,
+            html: None,
             json_stdout: false,
         };
         let t = text(&a, &cells);
@@ -397,6 +398,7 @@ mod tests {
             ioengine: "psync".into(),
             repeat: 3,
             json: None,
+            html: None,
             json_stdout: false,
         };
         let t = text(&a, &cells);
