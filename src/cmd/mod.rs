@@ -73,6 +73,15 @@ pub fn save_batch(
     }
 }
 
+/// A study's `--repeat` value: 1 to 100 (`what`: what one repeat is, "rounds", "runs").
+pub(crate) fn repeat_count(v: &str, what: &str) -> Result<u32, String> {
+    v.trim()
+        .parse()
+        .ok()
+        .filter(|n| (1..=100).contains(n))
+        .ok_or_else(|| format!("--repeat: '{v}' is not 1 to 100 {what}"))
+}
+
 /// `--save` (`Some(None)`) or `--save=LABEL` (`Some(Some(LABEL))`; an empty label is none),
 /// as the subcommands take it; `None` for any other argument.
 pub fn save_flag(arg: &str) -> Option<Option<String>> {

@@ -159,13 +159,7 @@ pub fn parse_args(args: &[String]) -> Result<Args, String> {
                 Duration::from_millis(time_ms(&v, "--bg-interval")?)
             };
         } else if let Some(v) = take_value(args, &mut i, &["--repeat"]) {
-            let v = v?;
-            a.repeat = v
-                .trim()
-                .parse()
-                .ok()
-                .filter(|n| (1..=100).contains(n))
-                .ok_or_else(|| format!("--repeat: '{v}' is not 1 to 100 runs"))?;
+            a.repeat = super::repeat_count(&v?, "runs")?;
         } else if let Some(v) = take_value(args, &mut i, &["--runtime"]) {
             a.runtime_ms = time_ms(&v?, "--runtime")?;
         } else if let Some(v) = take_value(args, &mut i, &["--modes"]) {

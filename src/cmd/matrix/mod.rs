@@ -149,13 +149,7 @@ pub fn parse_args(args: &[String]) -> Result<Args, String> {
         } else if let Some(v) = take_value(args, &mut i, &["--ioengine"]) {
             a.ioengine = v?;
         } else if let Some(v) = take_value(args, &mut i, &["--repeat"]) {
-            let v = v?;
-            a.repeat = v
-                .trim()
-                .parse()
-                .ok()
-                .filter(|n| (1..=100).contains(n))
-                .ok_or_else(|| format!("--repeat: '{v}' is not 1 to 100 rounds"))?;
+            a.repeat = super::repeat_count(&v?, "rounds")?;
         } else if let Some(v) = take_value(args, &mut i, &["--json"]) {
             a.json = Some(PathBuf::from(v?));
         } else if let Some(v) = take_value(args, &mut i, &["--html"]) {
