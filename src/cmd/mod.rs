@@ -73,6 +73,15 @@ pub fn save_batch(
     }
 }
 
+/// A repeated measurement's runs disagree when their range is more than this share of
+/// their median (matrix cells, writemodes rows).
+pub(crate) const NOISY: f64 = 0.3;
+
+/// Whether runs with range `lo..=hi` around `median` disagree ([`NOISY`]); one run never does.
+pub(crate) fn runs_disagree(n: usize, lo: f64, hi: f64, median: f64) -> bool {
+    n >= 2 && median > 0.0 && (hi - lo) / median > NOISY
+}
+
 /// A study's `--repeat` value: 1 to 100 (`what`: what one repeat is, "rounds", "runs").
 pub(crate) fn repeat_count(v: &str, what: &str) -> Result<u32, String> {
     v.trim()

@@ -15,6 +15,7 @@
 //! job thread's usr/sys time (fio's `cpu` line), plus the syncer thread's for `bgsync`.
 
 use super::report::take_value;
+use super::NOISY;
 use flexio_job::value::{parse_size, KbBase};
 use flexio_run::inproc;
 use serde_json::{json, Value};
@@ -66,8 +67,6 @@ pub const MODES: [&str; 7] = [
 ];
 /// The modes run when `--modes` is not given.
 pub const DEFAULT_MODES: [&str; 4] = ["buffered", "bgsync", "osync", "fsync"];
-/// A mode's runs disagree when their MiB/s range is more than this share of the median.
-pub const NOISY: f64 = 0.3;
 
 /// Parsed arguments.
 #[derive(Debug, Clone)]
@@ -414,9 +413,7 @@ pub fn summarise(res: &[ModeResult]) -> Vec<ModeSummary<'_>> {
             let (lo, hi) = (runs[0].mib_s(), runs[runs.len() - 1].mib_s());
             ModeSummary {
                 median,
-                noisy: runs.len() >= 2
-                    && median.mib_s() > 0.0
-                    && (hi - lo) / median.mib_s() > NOISY,
+                noisy: super::runs_disagree(runs.len(), lo, hi, median.mib_s()),
                 runs_mib_s,
             }
         })

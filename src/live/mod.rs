@@ -196,9 +196,7 @@ impl Live {
                     buckets: flexio_stats::live::rebucket(h.counts(), &bounds),
                 });
             }
-            let wall = st.total_run_time_ns.max(st.total_run_time_ms * 1_000_000) as f64;
-            let tool_share = (wall > 0.0 && st.issued_rwt() > 0 && !plan.caps.measures_tool)
-                .then(|| (1.0 - (st.engine_ns + st.wait_ns) as f64 / wall).clamp(0.0, 1.0));
+            let tool_share = st.tool_share().filter(|_| !plan.caps.measures_tool);
             jobs.push(metrics::JobSeries {
                 job: r.name.clone(),
                 thread: plan.thread_number,

@@ -5,6 +5,7 @@
 //! run as its runtime ending would; the final report follows on the normal screen.
 
 use super::JobInterval;
+use flexio_analysis::fmt::{bw, count, ns};
 use flexio_run::plan::ThreadPlan;
 use flexio_run::progress::Progress;
 use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
@@ -172,42 +173,6 @@ fn draw_loop(
     ratatui::restore();
 }
 
-fn human(v: f64, unit: &str) -> String {
-    let (d, suffix) = if v >= 1e9 {
-        (1e9, "G")
-    } else if v >= 1e6 {
-        (1e6, "M")
-    } else if v >= 1e3 {
-        (1e3, "k")
-    } else {
-        (1.0, "")
-    };
-    format!("{:.1}{suffix}{unit}", v / d)
-}
-
-fn bytes_per_s(v: f64) -> String {
-    let mut x = v;
-    for u in ["B/s", "KiB/s", "MiB/s", "GiB/s"] {
-        if x < 1024.0 {
-            return format!("{x:.1}{u}");
-        }
-        x /= 1024.0;
-    }
-    format!("{x:.1}TiB/s")
-}
-
-fn ns(v: u64) -> String {
-    if v >= 1_000_000_000 {
-        format!("{:.2}s", v as f64 / 1e9)
-    } else if v >= 1_000_000 {
-        format!("{:.2}ms", v as f64 / 1e6)
-    } else if v >= 1_000 {
-        format!("{:.1}us", v as f64 / 1e3)
-    } else {
-        format!("{v}ns")
-    }
-}
-
 fn hms(s: u64) -> String {
     format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
 }
@@ -267,16 +232,21 @@ fn draw_row(f: &mut ratatui::Frame, area: Rect, row: &Row, pr: Option<&Progress>
         .constraints([Constraint::Length(1), Constraint::Min(1)])
         .split(inner);
     let pct = match row.pct {
-        Some([a, b, c]) => format!("p50 {}  p99 {}  p99.9 {}", ns(a), ns(b), ns(c)),
+        Some([a, b, c]) => format!(
+            "p50 {}  p99 {}  p99.9 {}",
+            ns(a as f64),
+            ns(b as f64),
+            ns(c as f64)
+        ),
         None => "p50 --  p99 --  p99.9 --".into(),
     };
     let mut spans = vec![
         Span::styled(
-            format!("IOPS {:>8}  ", human(row.last_iops, "")),
+            format!("IOPS {:>8}  ", count(row.last_iops)),
             Style::default().fg(Color::Cyan),
         ),
         Span::styled(
-            format!("BW {:>11}  ", bytes_per_s(row.last_bw)),
+            format!("BW {:>11}  ", bw(row.last_bw)),
             Style::default().fg(Color::Green),
         ),
         Span::raw(pct),

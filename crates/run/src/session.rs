@@ -935,12 +935,15 @@ fn self_check(plans: &[ThreadPlan], results: &[Option<JobResult>], notes: &Notes
         let Some(r) = r else { continue };
         let s = &r.stats;
         let wall = s.run_time_ns() as f64;
-        if plans[i].caps.measures_tool || s.issued_rwt() == 0 || wall < 1e8 {
+        if plans[i].caps.measures_tool || wall < 1e8 {
             continue;
         }
+        let Some(share) = s.tool_share() else {
+            continue;
+        };
         let engine = s.engine_ns as f64 * 100.0 / wall;
         let wait = s.wait_ns as f64 * 100.0 / wall;
-        let tool = 100.0 - engine - wait;
+        let tool = share * 100.0;
         if tool > 50.0 {
             notes.warn(&format!(
                 "flexio: {}: {tool:.0}% of the job's time was spent in flexio itself ({engine:.0}% in the engine, {wait:.0}% in rate or think-time waits): its results are bound by the tool, not the target",

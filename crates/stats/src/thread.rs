@@ -399,6 +399,15 @@ impl ThreadStats {
 
     /// The job's run time in nanoseconds: the exact figure where there is one (results
     /// from a remote server carry only the milliseconds).
+    /// The share (0 to 1) of the job's run time spent in flexio itself: neither in the
+    /// engine nor in deliberate waits (rate limits, think time). `None` without run time
+    /// or issued I/O.
+    pub fn tool_share(&self) -> Option<f64> {
+        let wall = self.run_time_ns() as f64;
+        (wall > 0.0 && self.issued_rwt() > 0)
+            .then(|| (1.0 - (self.engine_ns + self.wait_ns) as f64 / wall).clamp(0.0, 1.0))
+    }
+
     pub fn run_time_ns(&self) -> u64 {
         if self.total_run_time_ns > 0 {
             self.total_run_time_ns

@@ -6,11 +6,10 @@ use super::ops::Cell;
 #[cfg(test)]
 use super::ops::Op;
 use super::Args;
+use crate::cmd::NOISY;
 use serde_json::{json, Value};
 use std::fmt::Write;
 
-/// A cell's runs disagree when their range is more than this share of their median.
-pub const NOISY: f64 = 0.3;
 /// A cell is odd when it is this many times above, or below, both of its row neighbours
 /// (the same file size, the next smaller and larger records).
 pub const ODD: f64 = 3.0;
@@ -63,7 +62,7 @@ pub fn summarise(cells: &[Cell]) -> Vec<Summary<'_>> {
             Summary {
                 cell,
                 kib_s: med,
-                noisy: n >= 2 && med > 0.0 && (sorted[n - 1] - sorted[0]) / med > NOISY,
+                noisy: crate::cmd::runs_disagree(n, sorted[0], sorted[n - 1], med),
                 runs,
                 odd: false,
                 neighbours: None,
@@ -295,6 +294,27 @@ mod tests {
     use super::*;
     use std::path::PathBuf;
 
+    fn args(ops: Vec<Op>, repeat: u32) -> super::super::Args {
+        super::super::Args {
+            file: PathBuf::from("/t/f"),
+            min_file: 0,
+            max_file: 0,
+            min_record: 0,
+            max_record: 0,
+            all_records: false,
+            ops,
+            direct: false,
+            fsync: false,
+            cold: false,
+            stride: 17,
+            ioengine: "psync".into(),
+            repeat,
+            json: None,
+            html: None,
+            json_stdout: false,
+        }
+    }
+
     #[test]
     fn table_layout() {
         let cell = |op, f: u64, r: u64, ns| Cell {
@@ -314,24 +334,7 @@ mod tests {
             cell(Op::Write, 64, 8, 500_000),
             cell(Op::Write, 128, 4, 1_000_000),
         ];
-        let a = super::super::Args {
-            file: PathBuf::from("/t/f"),
-            min_file: 0,
-            max_file: 0,
-            min_record: 0,
-            max_record: 0,
-            all_records: false,
-            ops: vec![Op::Write, Op::Read],
-            direct: false,
-            fsync: false,
-            cold: false,
-            stride: 17,
-            ioengine: "psync".into(),
-            repeat: 1,
-            json: None,
-            html: None,
-            json_stdout: false,
-        };
+        let a = args(vec![Op::Write, Op::Read], 1);
         let t = text(&a, &cells);
         assert!(t.contains("\"Writer report\" (write, fio job)"), "{t}");
         assert!(!t.contains("Reader report"));
@@ -383,24 +386,7 @@ mod tests {
             !s[0].odd && !s[3].odd,
             "edge cells have one neighbour: never odd"
         );
-        let mut a = super::super::Args {
-            file: PathBuf::from("/t/f"),
-            min_file: 0,
-            max_file: 0,
-            min_record: 0,
-            max_record: 0,
-            all_records: false,
-            ops: vec![Op::Write],
-            direct: false,
-            fsync: false,
-            cold: false,
-            stride: 17,
-            ioengine: "psync".into(),
-            repeat: 3,
-            json: None,
-            html: None,
-            json_stdout: false,
-        };
+        let mut a = args(vec![Op::Write], 3);
         let t = text(&a, &cells);
         assert!(t.contains("      356!"), "{t}");
         assert!(t.contains("     5200~"), "{t}");
