@@ -286,7 +286,7 @@ fn stuck_and_frantic_scrapers_do_not_hold_the_run() {
     }
     // Stuck: connections that send half a request, or nothing, and never read.
     let mut stuck = Vec::new();
-    for k in 0..8 {
+    for k in 0..16 {
         let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
         if k % 2 == 0 {
             let _ = s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n");

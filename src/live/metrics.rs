@@ -1,8 +1,11 @@
 //! `--metrics-listen`: OpenMetrics text on `/metrics` while the run lasts, through
 //! `prometheus-client`'s encoder (a [`Collector`] over the latest live sample) and
-//! `tiny_http`. A scrape never reaches the job threads: it encodes the sample the run
-//! published last (once per `--interval`), so its cost is bounded by the number of series,
-//! and a slow or stuck scraper holds up only this server's own thread.
+//! hyper's HTTP/1 server on a one-thread tokio runtime of its own. A scrape never reaches
+//! the job threads: it encodes the sample the run published last (once per `--interval`),
+//! so its cost is bounded by the number of series. A slow or stuck scraper costs one task,
+//! not a thread: a connection that has not sent its request headers within
+//! [`HEADER_TIMEOUT`] is closed, and at most [`MAX_CONNECTIONS`] are open at once (more
+//! are closed as they arrive), so the exporter always answers the next scrape.
 
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, NoLabelSet};
@@ -334,7 +337,8 @@ impl Exporter {
         let listener = TcpListener::bind(addr)
             .map_err(|e| format!("--metrics-listen: cannot listen on {addr}: {e}"))?;
         let addr = listener.local_addr().unwrap_or(addr);
-        let server = tiny_http::Server::from_listener(listener, None)
+        listener
+            .set_nonblocking(true)
             .map_err(|e| format!("--metrics-listen: cannot serve on {addr}: {e}"))?;
         let latest: Shared = Arc::new(Mutex::new(Arc::new(Scrape {
             host: host.to_string(),
@@ -349,7 +353,7 @@ impl Exporter {
         let stop2 = stop.clone();
         let thread = std::thread::Builder::new()
             .name("flexio-metrics".into())
-            .spawn(move || serve(server, registry, stop2))
+            .spawn(move || serve(listener, registry, stop2))
             .map_err(|e| format!("--metrics-listen: cannot start its thread: {e}"))?;
         Ok(Exporter {
             latest,
@@ -377,36 +381,99 @@ impl Exporter {
     }
 }
 
-fn serve(server: tiny_http::Server, registry: Registry, stop: Arc<AtomicBool>) {
-    let header = |k: &str, v: &str| tiny_http::Header::from_bytes(k.as_bytes(), v.as_bytes());
-    while !stop.load(Ordering::Relaxed) {
-        let req = match server.recv_timeout(Duration::from_millis(100)) {
-            Ok(Some(r)) => r,
-            Ok(None) => continue,
-            Err(_) => continue,
+/// A connection must have sent its request headers this soon after it opened (or after
+/// its previous response), or it is closed.
+pub const HEADER_TIMEOUT: Duration = Duration::from_secs(5);
+/// Connections open at once; more are closed as they arrive.
+pub const MAX_CONNECTIONS: usize = 64;
+
+fn serve(listener: TcpListener, registry: Registry, stop: Arc<AtomicBool>) {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .enable_time()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("flexio: --metrics-listen: cannot start its runtime: {e}");
+            return;
+        }
+    };
+    let registry = Arc::new(registry);
+    let open = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    rt.block_on(async move {
+        let listener = match tokio::net::TcpListener::from_std(listener) {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("flexio: --metrics-listen: cannot serve: {e}");
+                return;
+            }
         };
-        let path = req.url().split('?').next().unwrap_or("");
-        let resp = if path == "/metrics" {
-            let mut body = String::new();
-            match prometheus_client::encoding::text::encode(&mut body, &registry) {
-                Ok(()) => {
-                    let mut r = tiny_http::Response::from_string(body);
-                    if let Ok(h) = header("Content-Type", CONTENT_TYPE) {
-                        r = r.with_header(h);
+        while !stop.load(Ordering::Relaxed) {
+            let stream =
+                match tokio::time::timeout(Duration::from_millis(100), listener.accept()).await {
+                    Ok(Ok((stream, _))) => stream,
+                    // Timed out (look at `stop` again), or a failed accept (out of
+                    // descriptors): try again after the pause.
+                    Ok(Err(_)) => {
+                        tokio::time::sleep(Duration::from_millis(10)).await;
+                        continue;
                     }
+                    Err(_) => continue,
+                };
+            if open.load(Ordering::Relaxed) >= MAX_CONNECTIONS {
+                drop(stream);
+                continue;
+            }
+            open.fetch_add(1, Ordering::Relaxed);
+            let open = open.clone();
+            let registry = registry.clone();
+            tokio::task::spawn(async move {
+                let service = hyper::service::service_fn(move |req| {
+                    let r = respond(&req, &registry);
+                    async move { Ok::<_, std::convert::Infallible>(r) }
+                });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .timer(hyper_util::rt::TokioTimer::new())
+                    .header_read_timeout(HEADER_TIMEOUT)
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                    .await;
+                open.fetch_sub(1, Ordering::Relaxed);
+            });
+        }
+    });
+    // Dropping the runtime drops the open connections and the listener: the port is free.
+    drop(rt);
+}
+
+type Body = http_body_util::Full<hyper::body::Bytes>;
+
+fn respond<B>(req: &hyper::Request<B>, registry: &Registry) -> hyper::Response<Body> {
+    let text = |code: u16, body: &str| {
+        let mut r = hyper::Response::new(Body::from(body.to_string()));
+        *r.status_mut() = hyper::StatusCode::from_u16(code).unwrap_or_default();
+        r
+    };
+    if req.method() != hyper::Method::GET && req.method() != hyper::Method::HEAD {
+        return text(405, "only GET: metrics at /metrics\n");
+    }
+    match req.uri().path() {
+        "/metrics" => {
+            let mut body = String::new();
+            match prometheus_client::encoding::text::encode(&mut body, registry) {
+                Ok(()) => {
+                    let mut r = hyper::Response::new(Body::from(body));
+                    r.headers_mut().insert(
+                        hyper::header::CONTENT_TYPE,
+                        hyper::header::HeaderValue::from_static(CONTENT_TYPE),
+                    );
                     r
                 }
-                Err(_) => {
-                    tiny_http::Response::from_string("encoding failed\n").with_status_code(500)
-                }
+                Err(_) => text(500, "encoding failed\n"),
             }
-        } else if path == "/" {
-            tiny_http::Response::from_string("flexio: metrics at /metrics\n")
-        } else {
-            tiny_http::Response::from_string("not found: metrics at /metrics\n")
-                .with_status_code(404)
-        };
-        let _ = req.respond(resp);
+        }
+        "/" => text(200, "flexio: metrics at /metrics\n"),
+        _ => text(404, "not found: metrics at /metrics\n"),
     }
 }
 
