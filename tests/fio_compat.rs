@@ -209,6 +209,10 @@ fn fsync_statistics_block() {
             "--size=4M",
             "--rw=write",
             "--fsync=16",
+            // Long enough for bandwidth samples in both tools whatever the disk's speed
+            // (a 4 MiB write alone can end either side of the 500 ms sample window).
+            "--time_based",
+            "--runtime=2",
         ],
     );
 }
