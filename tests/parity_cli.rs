@@ -679,12 +679,13 @@ impl Drop for Server {
 
 fn unix_server(bin: &std::path::Path, sock: &std::path::Path, dir: &std::path::Path) -> Server {
     let log = dir.join("server.log");
-    let child = spawn_logged(
-        bin,
-        &[&format!("--server=sock:{}", sock.display())],
-        dir,
-        &log,
-    );
+    let mut args = vec![format!("--server=sock:{}", sock.display())];
+    if *bin == flexio_bin() {
+        // The test's --trigger-remote runs a command on the server.
+        args.push("--allow-exec".into());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let child = spawn_logged(bin, &args, dir, &log);
     let t = std::time::Instant::now();
     while std::os::unix::net::UnixStream::connect(sock).is_err() {
         assert!(

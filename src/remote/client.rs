@@ -48,6 +48,8 @@ pub struct Plan {
     pub remote: Vec<String>,
     /// Forwarded switches (JOBLINE after "fio").
     pub args: Vec<String>,
+    /// `--auth-token-file`: authenticate before the fio protocol starts.
+    pub token: Option<super::auth::Token>,
 }
 
 /// Entry point of `--client`; returns the exit status.
@@ -59,13 +61,31 @@ pub fn main(cli: &Cli, sigs: &(Arc<AtomicBool>, Signals)) -> i32 {
         );
         return 1;
     }
-    let plans = match plans_of(cli) {
+    let sec = &sw.remote.security;
+    if sec.tls_cert.is_some() || sec.tls_key.is_some() || sec.tls_ca.is_some() {
+        eprintln!("flexio: --client: --tls-cert, --tls-key and --tls-ca are not supported by flexio yet; use --auth-token-file");
+        return 1;
+    }
+    let token = match &sec.token_file {
+        Some(f) => match super::auth::Token::load(f) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                eprintln!("flexio: --client: {e}");
+                return 1;
+            }
+        },
+        None => None,
+    };
+    let mut plans = match plans_of(cli) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("flexio: {e}");
             return 1;
         }
     };
+    for p in &mut plans {
+        p.token = token.clone();
+    }
     let shared = Arc::new(Shared {
         stop: AtomicBool::new(false),
         out: super::hosts::Out::new(sw.output.is_some()),
@@ -180,6 +200,7 @@ fn plans_of(cli: &Cli) -> Result<Vec<Plan>, String> {
             jobs,
             remote: c.remote_configs.clone(),
             args: args.clone(),
+            token: None,
         });
     }
     Ok(out)
@@ -337,6 +358,14 @@ fn session(p: Plan, index: usize, sh: &Shared, eta_every: Duration) -> HostResul
             return r;
         }
     };
+    if let Some(t) = &p.token {
+        let _ = s.set_read_timeout(Some(CONNECT_TIMEOUT));
+        let _ = s.set_write_timeout(Some(CONNECT_TIMEOUT));
+        if let Err(e) = super::auth::client(&mut s, t) {
+            fail(&mut r, e);
+            return r;
+        }
+    }
     let mut reader = match s.try_clone() {
         Ok(c) => c,
         Err(e) => {
@@ -416,6 +445,8 @@ fn session(p: Plan, index: usize, sh: &Shared, eta_every: Duration) -> HostResul
     let mut quit_sent: Option<Instant> = None;
     let mut continuation = false;
     let mut done = false;
+    // The server sent an error message (a refusal, a job it could not parse).
+    let mut said_error = false;
     // Progress from the ETA replies: each reply's rates cover the time since the previous
     // reply (the first: since RUN), so rate x that time, added up, is the bytes moved.
     let mut last_eta_at: Option<i128> = None;
@@ -518,6 +549,7 @@ fn session(p: Plan, index: usize, sh: &Shared, eta_every: Duration) -> HostResul
                     r.probe = Some(pr);
                 }
                 Message::Text(t) => {
+                    said_error |= t.level >= flexio_remote::msg::LOG_ERR;
                     let srv = t.log_sec as i128 * 1_000_000_000 + t.log_usec as i128 * 1000;
                     lower = Some(lower.map_or(srv - now, |l| l.max(srv - now)));
                     // (+1 µs: the stamp is truncated to microseconds.)
@@ -605,10 +637,12 @@ fn session(p: Plan, index: usize, sh: &Shared, eta_every: Duration) -> HostResul
     r.offset = offset_of(lower, upper);
     r.rtt = min_rtt;
     if r.stop.is_none() && r.error.is_none() {
-        fail(
-            &mut r,
-            "ended without reporting how the run ended (no STOP)".into(),
-        );
+        let why = if said_error {
+            "refused or failed before the run (its message is above)"
+        } else {
+            "ended without reporting how the run ended (no STOP)"
+        };
+        fail(&mut r, why.into());
     }
     s.shutdown();
     r

@@ -2,7 +2,11 @@
 //! `--server[=ADDR]` runs jobs sent by a client ([`server`]), `--client=ADDR` drives servers
 //! and merges their results ([`client`], [`present`]). Both ends speak to fio 3.33 as well.
 
+pub mod auth;
 pub mod client;
+pub mod confine;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod hosts;
 #[cfg(feature = "mpi")]
 pub mod mpi;
@@ -22,8 +26,16 @@ pub fn dispatch(cli: &Cli, sigs: &(Arc<AtomicBool>, Signals)) -> Option<i32> {
         eprintln!("flexio: can't be both client and server (--server and --client)");
         return Some(1);
     }
-    if let Some(addr) = &r.server {
-        return Some(server::main(addr.as_deref(), r.daemonize.as_deref(), sigs));
+    if r.server.is_some() {
+        return Some(server::main(r, sigs));
+    }
+    if let Some(first) = r.security.server_only().first() {
+        eprintln!("flexio: {first} only applies to --server");
+        return Some(1);
+    }
+    if r.security.authenticates() && r.clients.is_empty() {
+        eprintln!("flexio: --auth-token-file and --tls-* apply to --server and --client");
+        return Some(1);
     }
     if r.mpi {
         if r.server.is_some() || !r.clients.is_empty() {

@@ -14,6 +14,30 @@ pub enum Stream {
 }
 
 impl Stream {
+    /// Whether the peer is on this host (a loopback address or a Unix socket).
+    pub fn peer_is_local(&self) -> bool {
+        match self {
+            Stream::Tcp(s) => s.peer_addr().is_ok_and(|a| match a.ip() {
+                std::net::IpAddr::V4(ip) => ip.is_loopback(),
+                std::net::IpAddr::V6(ip) => {
+                    ip.is_loopback() || ip.to_ipv4_mapped().is_some_and(|v| v.is_loopback())
+                }
+            }),
+            Stream::Unix(_) => true,
+        }
+    }
+
+    /// The peer's address in messages.
+    pub fn peer_name(&self) -> String {
+        match self {
+            Stream::Tcp(s) => s
+                .peer_addr()
+                .map(|a| a.ip().to_string())
+                .unwrap_or_else(|_| "?".into()),
+            Stream::Unix(_) => "a Unix socket".into(),
+        }
+    }
+
     pub fn try_clone(&self) -> io::Result<Stream> {
         Ok(match self {
             Stream::Tcp(s) => Stream::Tcp(s.try_clone()?),
@@ -112,7 +136,12 @@ impl Listener {
                 Ok(Listener::Unix(l, p.clone()))
             }
             Addr::Ip { family, host, port } => {
-                let addrs = resolve(*family, host.as_deref(), *port)?;
+                // No host: loopback only (other addresses must be named).
+                let host = host.as_deref().unwrap_or(match family {
+                    Family::V4 => "127.0.0.1",
+                    Family::V6 => "::1",
+                });
+                let addrs = resolve(*family, Some(host), *port)?;
                 let l = TcpListener::bind(&addrs[..])?;
                 l.set_nonblocking(true)?;
                 Ok(Listener::Tcp(l))
@@ -136,6 +165,14 @@ impl Listener {
             Ok(s) => Ok(Some(s)),
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(None),
             Err(e) => Err(e),
+        }
+    }
+
+    /// Whether only this host can connect (a loopback address or a Unix socket).
+    pub fn local_only(&self) -> bool {
+        match self {
+            Listener::Tcp(l) => l.local_addr().is_ok_and(|a| a.ip().is_loopback()),
+            Listener::Unix(..) => true,
         }
     }
 

@@ -8,7 +8,10 @@
 //! DU), STOP and QUIT. A client's QUIT stops the jobs (the results of what ran are still
 //! sent); a client that disconnects stops them too.
 
+use super::auth::{self, Token};
+use super::confine::Policy;
 use super::net::{Listener, Stream};
+use flexio_job::cli::Remote;
 use flexio_job::Format;
 use flexio_remote::addr::Addr;
 use flexio_remote::convert::wire_run_of;
@@ -20,7 +23,7 @@ use flexio_run::session::{self as app, Observer, Outcome, Prepared};
 use flexio_run::signals::Signals;
 use std::io::{Read, Write};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -28,10 +31,31 @@ use std::time::{Duration, Instant};
 /// background process, which removes the file when it exits).
 const DAEMON_PIDFILE_ENV: &str = "FLEXIO_DAEMON_PIDFILE";
 /// Largest message a server accepts (job texts are small; fio allows 2 GiB).
-const MAX_CLIENT_MESSAGE: u64 = 64 << 20;
+const MAX_CLIENT_MESSAGE: u64 = 4 << 20;
+
+/// Connections served at once; more are refused with a message.
+const MAX_SESSIONS: usize = 128;
+/// A client must have sent its jobs and RUN this soon after connecting.
+const SETUP_DEADLINE: Duration = Duration::from_secs(60);
+/// A client must have sent its first bytes (the fio PROBE or the flexio hello) this soon.
+const FIRST_BYTES: Duration = Duration::from_secs(10);
+
+/// What the server lets in and what remote jobs may do.
+struct Rules {
+    policy: Policy,
+    token: Option<Token>,
+    allow_fio_clients: bool,
+    /// Sessions open now.
+    sessions: AtomicUsize,
+    /// Set while a run is in progress (one at a time, as fio's server).
+    running: AtomicBool,
+    /// Fuzzing: RUN is checked but answered without running anything.
+    dry_run: bool,
+}
 
 /// Entry point of `--server`; returns the exit status.
-pub fn main(addr: Option<&str>, daemonize: Option<&str>, sigs: &(Arc<AtomicBool>, Signals)) -> i32 {
+pub fn main(remote: &Remote, sigs: &(Arc<AtomicBool>, Signals)) -> i32 {
+    let addr = remote.server.as_ref().and_then(|a| a.as_deref());
     let a = match Addr::parse(addr) {
         Ok(a) => a,
         Err(e) => {
@@ -39,10 +63,40 @@ pub fn main(addr: Option<&str>, daemonize: Option<&str>, sigs: &(Arc<AtomicBool>
             return 1;
         }
     };
-    if let Some(pidfile) = daemonize {
-        if std::env::var_os(DAEMON_PIDFILE_ENV).is_none() {
-            return spawn_daemon(addr, pidfile);
+    let sec = &remote.security;
+    if sec.tls_cert.is_some() || sec.tls_key.is_some() || sec.tls_ca.is_some() {
+        eprintln!("flexio: --server: --tls-cert, --tls-key and --tls-ca are not supported by flexio yet; use --auth-token-file");
+        return 1;
+    }
+    let token = match &sec.token_file {
+        Some(f) => match Token::load(f) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                eprintln!("flexio: --server: {e}");
+                return 1;
+            }
+        },
+        None => None,
+    };
+    let policy = match Policy::from_switches(sec) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("flexio: --server: {e}");
+            return 1;
         }
+    };
+    if let Some(pidfile) = remote.daemonize.as_deref() {
+        if std::env::var_os(DAEMON_PIDFILE_ENV).is_none() {
+            return spawn_daemon(pidfile);
+        }
+    }
+    // Relative names in remote jobs are under the root.
+    if let Err(e) = std::env::set_current_dir(&policy.root) {
+        eprintln!(
+            "flexio: --server: cannot work in {}: {e}",
+            policy.root.display()
+        );
+        return 1;
     }
     let listener = match Listener::bind(&a) {
         Ok(l) => l,
@@ -51,17 +105,51 @@ pub fn main(addr: Option<&str>, daemonize: Option<&str>, sigs: &(Arc<AtomicBool>
             return 1;
         }
     };
-    println!("fio: server listening on {}", listener.describe());
+    if listener.local_only() {
+        println!(
+            "fio: server listening on {} (this host only; name an address to listen on others, e.g. --server=0.0.0.0)",
+            listener.describe()
+        );
+    } else {
+        println!("fio: server listening on {}", listener.describe());
+    }
     let _ = std::io::stdout().flush();
+    let rules = Arc::new(Rules {
+        policy,
+        token,
+        allow_fio_clients: sec.allow_fio_clients,
+        sessions: AtomicUsize::new(0),
+        running: AtomicBool::new(false),
+        dry_run: false,
+    });
+    eprintln!("flexio: server: {}", rules.describe());
     let terminate = sigs.0.clone();
     while !terminate.load(Ordering::Relaxed) {
         match listener.accept() {
             Ok(Some(s)) => {
+                if rules.sessions.fetch_add(1, Ordering::SeqCst) >= MAX_SESSIONS {
+                    rules.sessions.fetch_sub(1, Ordering::SeqCst);
+                    refuse_plain(
+                        s,
+                        &format!(
+                            "the server is serving {MAX_SESSIONS} connections; try again later"
+                        ),
+                        false,
+                    );
+                    continue;
+                }
                 let sig = sigs.1.clone();
                 let term = terminate.clone();
-                let _ = std::thread::Builder::new()
+                let rules2 = rules.clone();
+                let started = std::thread::Builder::new()
                     .name("flexio-session".into())
-                    .spawn(move || session(s, sig, term));
+                    .spawn(move || {
+                        session(s, sig, term, &rules2);
+                        rules2.sessions.fetch_sub(1, Ordering::SeqCst);
+                    });
+                if started.is_err() {
+                    rules.sessions.fetch_sub(1, Ordering::SeqCst);
+                }
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(50)),
             Err(e) => {
@@ -76,9 +164,119 @@ pub fn main(addr: Option<&str>, daemonize: Option<&str>, sigs: &(Arc<AtomicBool>
     0
 }
 
+impl Rules {
+    /// The startup summary of what is refused and allowed.
+    fn describe(&self) -> String {
+        let p = &self.policy;
+        let mut parts = vec![format!("remote jobs use files under {}", p.root.display())];
+        parts.push(if p.allow_exec {
+            "may run programs (--allow-exec)".into()
+        } else {
+            "may not run programs (--allow-exec allows it)".into()
+        });
+        parts.push(if p.devices.is_empty() {
+            "may use no device (--allow-device=PATH allows one)".into()
+        } else {
+            format!(
+                "may use the devices {}",
+                p.devices
+                    .iter()
+                    .map(|d| d.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        });
+        let auth = match (&self.token, self.allow_fio_clients) {
+            (Some(_), false) => "clients on other hosts must authenticate with the token",
+            (Some(_), true) => "clients on other hosts authenticate with the token, or are fio clients (unauthenticated: --allow-fio-clients)",
+            (None, false) => "clients on other hosts are refused (--auth-token-file or --allow-fio-clients lets them in)",
+            (None, true) => "clients on other hosts are accepted unauthenticated (--allow-fio-clients)",
+        };
+        parts.push(auth.into());
+        parts.join("; ")
+    }
+}
+
+/// Tell a plain fio-protocol client why it is refused (TEXT and QUIT, which fio's client
+/// prints), then close.
+fn refuse_plain(stream: Stream, why: &str, drain: bool) {
+    eprintln!("flexio: server: refused {}: {why}", stream.peer_name());
+    let _ = stream.set_write_timeout(Some(Duration::from_secs(2)));
+    let w: Writer = Arc::new(Mutex::new(stream));
+    send_lines(&w, LOG_ERR, &format!("flexio server: {why}\n"));
+    send(&w, &Message::Quit, 0);
+    // Let the client read that before the connection goes: closing at once would make a
+    // client still sending its jobs fail on its write (fio dies of SIGPIPE, unprinted).
+    // What it sends meanwhile is discarded, for 2 s at most.
+    if let Ok(mut s) = w.lock() {
+        let until = Instant::now() + Duration::from_secs(if drain { 2 } else { 0 });
+        let _ = s.set_read_timeout(Some(Duration::from_millis(100)));
+        let mut sink = [0u8; 4096];
+        while Instant::now() < until {
+            match s.read(&mut sink) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) => {}
+                Err(_) => break,
+            }
+        }
+        s.shutdown();
+    };
+}
+
+/// Fuzzing and tests: serve `input` as the bytes one client connection sends, on a socket
+/// pair, under the default rules rooted at `root` (with `token` as the server's token),
+/// RUN checked but answered without running anything. Returns what the server sent.
+#[doc(hidden)]
+pub fn serve_bytes(input: &[u8], root: &Path, token: Option<Token>) -> Vec<u8> {
+    let (ours, theirs) = match std::os::unix::net::UnixStream::pair() {
+        Ok(p) => p,
+        Err(_) => return Vec::new(),
+    };
+    let rules = Rules {
+        policy: Policy {
+            root: root.to_path_buf(),
+            allow_exec: false,
+            devices: Vec::new(),
+        },
+        token,
+        allow_fio_clients: false,
+        sessions: AtomicUsize::new(0),
+        running: AtomicBool::new(false),
+        dry_run: true,
+    };
+    let mut client = theirs;
+    let mut reader = match client.try_clone() {
+        Ok(r) => r,
+        Err(_) => return Vec::new(),
+    };
+    let drain = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        let _ = reader.read_to_end(&mut out);
+        out
+    });
+    let input = input.to_vec();
+    let feed = std::thread::spawn(move || {
+        let _ = client.write_all(&input);
+        let _ = client.shutdown(std::net::Shutdown::Write);
+    });
+    session(
+        Stream::Unix(ours),
+        Signals::default(),
+        Arc::new(AtomicBool::new(false)),
+        &rules,
+    );
+    let _ = feed.join();
+    drain.join().unwrap_or_default()
+}
+
 /// `--daemonize=PIDFILE`: start the server again in the background (own process group,
 /// standard streams on /dev/null), write its pid to PIDFILE and return.
-fn spawn_daemon(addr: Option<&str>, pidfile: &str) -> i32 {
+fn spawn_daemon(pidfile: &str) -> i32 {
     let path = Path::new(pidfile);
     if path.exists() {
         match std::fs::read_to_string(path) {
@@ -110,14 +308,12 @@ fn spawn_daemon(addr: Option<&str>, pidfile: &str) -> i32 {
         }
     };
     let mut cmd = std::process::Command::new(exe);
-    cmd.arg(match addr {
-        Some(a) => format!("--server={a}"),
-        None => "--server".into(),
-    })
-    .env(DAEMON_PIDFILE_ENV, &abs)
-    .stdin(std::process::Stdio::null())
-    .stdout(std::process::Stdio::null())
-    .stderr(std::process::Stdio::null());
+    // The same switches (the environment tells the copy not to daemonize again).
+    cmd.args(std::env::args_os().skip(1))
+        .env(DAEMON_PIDFILE_ENV, &abs)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
     std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
     match cmd.spawn() {
         Ok(child) => {
@@ -199,6 +395,8 @@ struct Jobs {
     /// `unique_filename`: what goes before the file names the jobs generate (the client's
     /// address, as fio writes it).
     client_prefix: Option<String>,
+    /// The server's rules: files read for the client (LOAD_FILE, `include`) are confined.
+    policy: Option<Policy>,
 }
 
 /// fio's `unique_filename` prefix for a connection: the client's IP address; on a Unix
@@ -242,7 +440,10 @@ impl Jobs {
                     }
                 }
             }
-            std::fs::read(p)
+            match &self.policy {
+                Some(rules) => rules.read(p),
+                None => std::fs::read(p),
+            }
         };
         match &self.client_prefix {
             Some(prefix) => app::prepare_with(&args, &read, &|set| unique_filenames(set, prefix)),
@@ -381,7 +582,34 @@ enum Phase {
 }
 
 /// Serve one connection until the client closes it (or, after the run, for at most 30 s).
-fn session(stream: Stream, sigs: Signals, server_stop: Arc<AtomicBool>) {
+fn session(mut stream: Stream, sigs: Signals, server_stop: Arc<AtomicBool>, rules: &Rules) {
+    // The first bytes: the flexio hello, or a fio-protocol client's PROBE.
+    let _ = stream.set_read_timeout(Some(FIRST_BYTES));
+    let _ = stream.set_write_timeout(Some(FIRST_BYTES));
+    let mut first = [0u8; 8];
+    let mut got = 0;
+    while got < first.len() {
+        match stream.read(&mut first[got..]) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => got += n,
+        }
+    }
+    let local = stream.peer_is_local();
+    if &first == auth::HELLO {
+        if let Err(why) = auth::serve(&mut stream, rules.token.as_ref()) {
+            eprintln!("flexio: server: refused {}: {why}", stream.peer_name());
+            return;
+        }
+    } else if !local && !rules.allow_fio_clients {
+        let why = if rules.token.is_some() {
+            format!("refusing an unauthenticated client from {}: connect with flexio --auth-token-file (or start the server with --allow-fio-clients to accept fio clients, unauthenticated)", stream.peer_name())
+        } else {
+            format!("refusing a client from {}: this server takes clients from other hosts only with --auth-token-file, or unauthenticated with --allow-fio-clients", stream.peer_name())
+        };
+        refuse_plain(stream, &why, true);
+        return;
+    }
+    let connected = Instant::now();
     let peer = match stream.try_clone() {
         Ok(r) => r,
         Err(e) => {
@@ -396,7 +624,11 @@ fn session(stream: Stream, sigs: Signals, server_stop: Arc<AtomicBool>) {
     // (the client places each host's run by their arrival).
     let _ = reader.set_read_timeout(Some(Duration::from_millis(10)));
     let mut dec = Decoder::with_limit(MAX_CLIENT_MESSAGE);
+    if &first != auth::HELLO {
+        dec.push(&first);
+    }
     let mut jobs = Jobs {
+        policy: Some(rules.policy.clone()),
         client_prefix: client_prefix(&w.lock().unwrap_or_else(|e| e.into_inner())),
         ..Jobs::default()
     };
@@ -416,7 +648,15 @@ fn session(stream: Stream, sigs: Signals, server_stop: Arc<AtomicBool>) {
     };
     let mut buf = vec![0u8; 64 << 10];
     let mut fatal: Option<String> = None;
+    let mut holds_slot = false;
     'conn: loop {
+        if matches!(phase, Phase::Parsing) && connected.elapsed() > SETUP_DEADLINE {
+            fatal = Some(format!(
+                "no RUN within {} s of connecting; closing the connection",
+                SETUP_DEADLINE.as_secs()
+            ));
+            break;
+        }
         match reader.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => dec.push(&buf[..n]),
@@ -512,6 +752,29 @@ fn session(stream: Stream, sigs: Signals, server_stop: Arc<AtomicBool>) {
                             break 'conn;
                         }
                     };
+                    let refused = rules.policy.check(&prep);
+                    if !refused.is_empty() {
+                        fatal = Some(format!("refused:\n  {}", refused.join("\n  ")));
+                        break 'conn;
+                    }
+                    if rules.dry_run {
+                        let stop = Stop {
+                            error: 0,
+                            signal: 0,
+                        };
+                        send(&w, &Message::Stop(stop), 0);
+                        send(&w, &Message::Quit, 0);
+                        break 'conn;
+                    }
+                    if rules
+                        .running
+                        .compare_exchange(false, true, Ordering::SeqCst, Ordering::SeqCst)
+                        .is_err()
+                    {
+                        fatal = Some("busy: another client's run is in progress (one run at a time); try again when it has ended".into());
+                        break 'conn;
+                    }
+                    holds_slot = true;
                     started = vec![false; prep.plans.len()];
                     eta.start = Instant::now();
                     let ev2 = ev.clone();
@@ -537,12 +800,18 @@ fn session(stream: Stream, sigs: Signals, server_stop: Arc<AtomicBool>) {
                 Message::VTrigger(t) => {
                     // The client's trigger fired (--trigger-remote): as fio's server, reply
                     // with the jobs' verify state (flexio's server keeps it in its own
-                    // state files: none on the wire), stop the jobs and run the command.
+                    // state files: none on the wire), stop the jobs and run the command
+                    // (with --allow-exec).
                     let reply = flexio_remote::vstate::VTriggerReply::default();
                     send(&w, &Message::VTriggerReply(reply), 0);
                     stop_run.store(true, Ordering::Relaxed);
                     if !t.command.is_empty() {
-                        flexio_run::trigger::exec(&t.command);
+                        if rules.policy.allow_exec {
+                            flexio_run::trigger::exec(&t.command);
+                        } else {
+                            let m = "flexio server: --trigger-remote: the jobs were stopped, but the command was not run: this server does not run programs for clients (start it with --allow-exec)\n";
+                            send(&w, &text(LOG_ERR, m), 0);
+                        }
                     }
                 }
                 other => {
@@ -572,7 +841,12 @@ fn session(stream: Stream, sigs: Signals, server_stop: Arc<AtomicBool>) {
         }
         if matches!(&phase, Phase::Running(h) if h.is_finished()) {
             if let Phase::Running(h) = std::mem::replace(&mut phase, Phase::Done(Instant::now())) {
-                match h.join() {
+                let joined = h.join();
+                if holds_slot {
+                    rules.running.store(false, Ordering::SeqCst);
+                    holds_slot = false;
+                }
+                match joined {
                     Ok(out) => {
                         send_results(&w, &out, normal);
                     }
@@ -597,6 +871,9 @@ fn session(stream: Stream, sigs: Signals, server_stop: Arc<AtomicBool>) {
     if let Phase::Running(h) = phase {
         let _ = h.join();
     }
+    if holds_slot {
+        rules.running.store(false, Ordering::SeqCst);
+    }
     if let Ok(s) = w.lock() {
         s.shutdown();
     };
@@ -605,7 +882,22 @@ fn session(stream: Stream, sigs: Signals, server_stop: Arc<AtomicBool>) {
 /// A new job source: parse and plan everything so far; START with the cumulative counts
 /// and the job header lines, or the error as TEXT and QUIT (false).
 fn accept_job(w: &Writer, jobs: &Jobs, normal: bool) -> bool {
-    match jobs.prepare() {
+    let prepared = jobs.prepare().and_then(|p| {
+        let refused = jobs
+            .policy
+            .as_ref()
+            .map(|r| r.check(&p))
+            .unwrap_or_default();
+        if refused.is_empty() {
+            Ok(p)
+        } else {
+            Err(format!(
+                "refused by the server:\n  {}",
+                refused.join("\n  ")
+            ))
+        }
+    });
+    match prepared {
         Ok(p) => {
             for warn in &p.set.warnings {
                 send(w, &text(LOG_ERR, &format!("flexio: warning: {warn}\n")), 0);
@@ -632,6 +924,7 @@ mod tests {
             args: Vec::new(),
             sources: vec![Source::Text("t.fio".into(), text.into())],
             client_prefix: None,
+            policy: None,
         };
         jobs.prepare().unwrap().plans
     }
@@ -654,6 +947,7 @@ mod tests {
                 "[a]\nrw=sideways\n".into(),
             )],
             client_prefix: None,
+            policy: None,
         };
         let e = jobs.prepare().err().expect("an error");
         assert!(e.contains("client-job-1.fio:2"), "{e}");

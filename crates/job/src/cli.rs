@@ -98,6 +98,58 @@ pub struct Remote {
     /// `--mpi-stonewall` (implies `--mpi`): the first rank to finish a reporting group
     /// stops that group on every rank.
     pub mpi_stonewall: bool,
+    /// Who may connect and what their jobs may do (docs/multi-host.md, "Security").
+    pub security: Security,
+}
+
+/// The server's confinement and the authentication of both ends.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Security {
+    /// `--server-root=DIR` (server): remote jobs touch files under DIR only (default: the
+    /// server's working directory).
+    pub server_root: Option<String>,
+    /// `--allow-exec` (server): remote jobs may run programs.
+    pub allow_exec: bool,
+    /// `--allow-device=PATH` (server, repeatable): block devices remote jobs may use.
+    pub allow_devices: Vec<String>,
+    /// `--allow-fio-clients` (server): plain fio-protocol clients from other hosts are
+    /// accepted, unauthenticated.
+    pub allow_fio_clients: bool,
+    /// `--auth-token-file=FILE` (both ends): the pre-shared token.
+    pub token_file: Option<String>,
+    /// `--tls-cert=FILE`, `--tls-key=FILE`, `--tls-ca=FILE` (both ends): TLS with
+    /// certificates on both sides, each checked against the CA.
+    pub tls_cert: Option<String>,
+    pub tls_key: Option<String>,
+    pub tls_ca: Option<String>,
+}
+
+impl Security {
+    /// The server-only switches given, by name.
+    pub fn server_only(&self) -> Vec<&'static str> {
+        let mut v = Vec::new();
+        if self.server_root.is_some() {
+            v.push("--server-root");
+        }
+        if self.allow_exec {
+            v.push("--allow-exec");
+        }
+        if !self.allow_devices.is_empty() {
+            v.push("--allow-device");
+        }
+        if self.allow_fio_clients {
+            v.push("--allow-fio-clients");
+        }
+        v
+    }
+
+    /// Whether any of the authentication switches was given.
+    pub fn authenticates(&self) -> bool {
+        self.token_file.is_some()
+            || self.tls_cert.is_some()
+            || self.tls_key.is_some()
+            || self.tls_ca.is_some()
+    }
 }
 
 /// One server to drive, with the job files bound to it.
@@ -300,6 +352,46 @@ pub const SWITCHES: &[(&str, Arg, &str)] = &[
         "remote-config",
         Arg::Required,
         "A job file the server opens on its own file system",
+    ),
+    (
+        "server-root",
+        Arg::Required,
+        "Server: remote jobs may only use files under DIR (default: the working directory)",
+    ),
+    (
+        "allow-exec",
+        Arg::None,
+        "Server: let remote jobs run programs (exec/cmdtime engines, exec_prerun/postrun, triggers)",
+    ),
+    (
+        "allow-device",
+        Arg::Required,
+        "Server: a block device remote jobs may use (repeatable)",
+    ),
+    (
+        "allow-fio-clients",
+        Arg::None,
+        "Server: accept plain fio-protocol clients from other hosts (unauthenticated)",
+    ),
+    (
+        "auth-token-file",
+        Arg::Required,
+        "Client and server: authenticate with the pre-shared token in FILE (mode 0600)",
+    ),
+    (
+        "tls-cert",
+        Arg::Required,
+        "Client and server: TLS, this end's certificate chain (PEM)",
+    ),
+    (
+        "tls-key",
+        Arg::Required,
+        "Client and server: TLS, this end's private key (PEM, mode 0600)",
+    ),
+    (
+        "tls-ca",
+        Arg::Required,
+        "Client and server: TLS, the CA certificate the other end's certificate must chain to (PEM)",
     ),
     (
         "mpi",
@@ -632,6 +724,14 @@ pub fn parse_args(args: &[String], cat: &Catalog) -> Result<Cli, JobError> {
                     "daemonize" => s.remote.daemonize = Some(v),
                     "client" => s.remote.clients.extend(client_entries(&v)),
                     "mpi" => s.remote.mpi = true,
+                    "server-root" => s.remote.security.server_root = Some(v),
+                    "allow-exec" => s.remote.security.allow_exec = true,
+                    "allow-device" => s.remote.security.allow_devices.push(v),
+                    "allow-fio-clients" => s.remote.security.allow_fio_clients = true,
+                    "auth-token-file" => s.remote.security.token_file = Some(v),
+                    "tls-cert" => s.remote.security.tls_cert = Some(v),
+                    "tls-key" => s.remote.security.tls_key = Some(v),
+                    "tls-ca" => s.remote.security.tls_ca = Some(v),
                     "mpi-stonewall" => {
                         s.remote.mpi = true;
                         s.remote.mpi_stonewall = true;

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-#[derive(Clone)]
+#[derive(Clone, Default)]
 pub struct Signals {
     int: Arc<AtomicBool>,
     term: Arc<AtomicBool>,
