@@ -13,14 +13,25 @@
 //! towards new parser paths. A panic is a finding: the input is written to
 //! `fuzz/crashes/` and the run fails.
 //!
-//! Usage: flexio-fuzz [--seconds N] [--seed S] [--corpus DIR] [--crashes DIR]
-//!        flexio-fuzz --replay FILE...     (run given inputs once, e.g. a crash)
+//! Two more targets speak the client/server wire protocol (`--target packets|server`,
+//! bodies in `flexio::remote::fuzzing`, shared with the libFuzzer targets of
+//! `fuzz/libfuzzer/`): the packet decoder for every message kind, and the server's
+//! connection state machine fed one client's bytes. Their seeds are well-formed messages of
+//! every kind. An input that runs longer than 10 s is a hang: saved, and the run fails.
+//!
+//! Usage: flexio-fuzz [--target jobs|packets|server] [--seconds N] [--seed S] [--corpus DIR]
+//!                    [--crashes DIR]
+//!        flexio-fuzz [--target T] --replay FILE...     (run given inputs once, e.g. a crash)
+//!        flexio-fuzz --target T --write-seeds DIR      (the seeds, for cargo fuzz)
 
 use flexio_job::{load, parse_args, Host, LoadEnv};
 use std::collections::HashSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+
+/// The watchdog's clock origin.
+static WATCH_ORIGIN: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
 
 struct Rng(u64);
 
@@ -341,19 +352,45 @@ fn load_corpus(dir: &Path) -> Vec<Vec<u8>> {
     out
 }
 
+#[derive(Clone, Copy, PartialEq)]
+enum Target {
+    Jobs,
+    Packets,
+    Server,
+}
+
+fn scratch_root() -> &'static Path {
+    static ROOT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    ROOT.get_or_init(|| {
+        let d = std::env::temp_dir().join(format!("flexio-fuzz-root-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&d);
+        std::fs::canonicalize(&d).unwrap_or(d)
+    })
+}
+
+fn exec_target(t: Target, input: &[u8]) -> String {
+    match t {
+        Target::Jobs => exec(input),
+        Target::Packets => flexio::remote::fuzzing::packets(input),
+        Target::Server => flexio::remote::fuzzing::server(input, scratch_root()),
+    }
+}
+
+fn save(input: &[u8], crashes: &Path, kind: &str) -> PathBuf {
+    let _ = std::fs::create_dir_all(crashes);
+    let h = input.iter().fold(0xcbf29ce484222325u64, |h, b| {
+        (h ^ *b as u64).wrapping_mul(0x100000001b3)
+    });
+    let p = crashes.join(format!("{kind}-{h:016x}"));
+    let _ = std::fs::write(&p, input);
+    p
+}
+
 /// Run `input`; on a panic, save it and report where.
-fn run_guarded(input: &[u8], crashes: &Path) -> Result<String, PathBuf> {
-    match catch_unwind(AssertUnwindSafe(|| exec(input))) {
+fn run_guarded(t: Target, input: &[u8], crashes: &Path) -> Result<String, PathBuf> {
+    match catch_unwind(AssertUnwindSafe(|| exec_target(t, input))) {
         Ok(s) => Ok(s),
-        Err(_) => {
-            let _ = std::fs::create_dir_all(crashes);
-            let h = input.iter().fold(0xcbf29ce484222325u64, |h, b| {
-                (h ^ *b as u64).wrapping_mul(0x100000001b3)
-            });
-            let p = crashes.join(format!("crash-{h:016x}"));
-            let _ = std::fs::write(&p, input);
-            Err(p)
-        }
+        Err(_) => Err(save(input, crashes, "crash")),
     }
 }
 
@@ -365,6 +402,8 @@ fn main() {
     let mut corpus_dir = root.join("tests/corpus");
     let mut crashes = root.join("fuzz/crashes");
     let mut replay: Vec<String> = Vec::new();
+    let mut write_seeds: Option<PathBuf> = None;
+    let mut target = Target::Jobs;
     let mut i = 0;
     while i < args.len() {
         let next = || args.get(i + 1).cloned().unwrap_or_default();
@@ -373,6 +412,18 @@ fn main() {
             "--seed" => seed = next().parse().expect("--seed S"),
             "--corpus" => corpus_dir = PathBuf::from(next()),
             "--crashes" => crashes = PathBuf::from(next()),
+            "--write-seeds" => write_seeds = Some(PathBuf::from(next())),
+            "--target" => {
+                target = match next().as_str() {
+                    "jobs" => Target::Jobs,
+                    "packets" => Target::Packets,
+                    "server" => Target::Server,
+                    t => {
+                        eprintln!("unknown target {t} (jobs, packets, server)");
+                        std::process::exit(2);
+                    }
+                }
+            }
             "--replay" => {
                 replay = args[i + 1..].to_vec();
                 break;
@@ -389,23 +440,79 @@ fn main() {
     if !replay.is_empty() {
         for f in &replay {
             let input = std::fs::read(f).expect("replay file");
-            match run_guarded(&input, &crashes) {
+            match run_guarded(target, &input, &crashes) {
                 Ok(s) => println!("{f}: {s}"),
                 Err(_) => {
                     let _ = std::panic::take_hook();
-                    exec(&input); // panic again, with the message
+                    exec_target(target, &input); // panic again, with the message
                 }
             }
         }
         return;
     }
-    let dict = dictionary();
-    let mut pool = load_corpus(&corpus_dir);
+    let mut dict = dictionary();
+    let mut pool = match target {
+        Target::Jobs => load_corpus(&corpus_dir),
+        Target::Packets => flexio::remote::fuzzing::seeds(),
+        // The first byte picks the kind of client (0: plain fio protocol).
+        Target::Server => flexio::remote::fuzzing::seeds()
+            .into_iter()
+            .map(|s| [&[0u8][..], &s].concat())
+            .collect(),
+    };
+    if target != Target::Jobs {
+        for b in [0u8, 1, 2, 0x40, 0x80, 0xc0, 0xff] {
+            dict.push(vec![b]);
+        }
+        dict.extend(pool.iter().map(|s| s[..s.len().min(16)].to_vec()));
+    }
     if pool.is_empty() {
         pool.push(b"[global]\nbs=4k\n[job]\nrw=randread\nsize=1m\n".to_vec());
     }
+    if let Some(dir) = write_seeds {
+        // A seed corpus for the libFuzzer targets (fuzz/libfuzzer/).
+        std::fs::create_dir_all(&dir).expect("seed folder");
+        for (i, s) in pool.iter().enumerate() {
+            std::fs::write(dir.join(format!("seed-{i:03}")), s).expect("seed file");
+        }
+        println!(
+            "flexio-fuzz: {} seeds written to {}",
+            pool.len(),
+            dir.display()
+        );
+        return;
+    }
+    // Hangs: a watchdog saves the input that has run for more than 10 s and fails the run.
+    let current: std::sync::Arc<(std::sync::Mutex<Vec<u8>>, std::sync::atomic::AtomicU64)> =
+        Default::default();
+    {
+        let current = current.clone();
+        let crashes = crashes.clone();
+        let t0 = Instant::now();
+        std::thread::spawn(move || loop {
+            std::thread::sleep(Duration::from_secs(1));
+            let started = current.1.load(std::sync::atomic::Ordering::Relaxed);
+            let now = t0.elapsed().as_millis() as u64;
+            if started != 0 && now.saturating_sub(started) > 10_000 {
+                let input = current.0.lock().map(|g| g.clone()).unwrap_or_default();
+                let p = save(&input, &crashes, "hang");
+                eprintln!(
+                    "flexio-fuzz: HANG (over 10 s); input saved to {}",
+                    p.display()
+                );
+                std::process::exit(1);
+            }
+        });
+        // Executions stamp their start relative to the same origin.
+        WATCH_ORIGIN.get_or_init(|| t0);
+    }
     eprintln!(
-        "flexio-fuzz: seed {seed}, {} seed inputs, {} dictionary tokens, {seconds} s",
+        "flexio-fuzz: target {}, seed {seed}, {} seed inputs, {} dictionary tokens, {seconds} s",
+        match target {
+            Target::Jobs => "jobs",
+            Target::Packets => "packets",
+            Target::Server => "server",
+        },
         pool.len(),
         dict.len()
     );
@@ -420,7 +527,17 @@ fn main() {
         let mut input = pool[rng.below(pool.len())].clone();
         mutate(&mut rng, &mut input, &dict, &pool);
         execs += 1;
-        match run_guarded(&input, &crashes) {
+        if let Ok(mut g) = current.0.lock() {
+            g.clone_from(&input);
+        }
+        let origin = WATCH_ORIGIN.get().copied().unwrap_or(start);
+        current.1.store(
+            (origin.elapsed().as_millis() as u64).max(1),
+            std::sync::atomic::Ordering::Relaxed,
+        );
+        let outcome = run_guarded(target, &input, &crashes);
+        current.1.store(0, std::sync::atomic::Ordering::Relaxed);
+        match outcome {
             Ok(shape) => {
                 if seen.insert(shape) && pool.len() < 20_000 {
                     pool.push(input);
@@ -447,6 +564,9 @@ fn main() {
             );
             last_report = Instant::now();
         }
+    }
+    if target == Target::Server {
+        let _ = std::fs::remove_dir_all(scratch_root());
     }
     if crashes_found > 0 {
         eprintln!("flexio-fuzz: {crashes_found} panicking inputs in {execs} executions");
