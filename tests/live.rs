@@ -26,14 +26,6 @@ fn lines_of(path: &Path) -> Vec<Value> {
         .collect()
 }
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// One HTTP/1.0 GET: the status line's code and the body.
 fn http_get(port: u16, path: &str) -> Option<(u32, String)> {
     let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;

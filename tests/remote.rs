@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{fio_bin, flexio_bin, json_of, run_bounded, shapes};
+use common::{fio_bin, flexio_bin, free_port, json_of, run_bounded, shapes};
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::os::unix::net::UnixListener;
@@ -33,14 +33,6 @@ fn wait_for(p: &Path) {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// Start a server (`bin --server=addr`) in `dir`; wait until it accepts connections.

@@ -11,6 +11,15 @@ use regex::Regex;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// A TCP port on 127.0.0.1 that was free a moment ago.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
 pub fn flexio_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_flexio"))
 }
