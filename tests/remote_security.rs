@@ -45,6 +45,13 @@ impl Srv {
     fn client(&self) -> String {
         format!("--client=ip:127.0.0.1,{}", self.port)
     }
+    /// A flexio client of this server, run in `dir` with `args` after `--client`.
+    fn run(&self, dir: &Path, args: &[&str]) -> Run {
+        let mut all = vec![self.client()];
+        all.extend(args.iter().map(|a| a.to_string()));
+        let a: Vec<&str> = all.iter().map(String::as_str).collect();
+        run_bounded(&flexio_bin(), &a, dir, &[], 60)
+    }
     fn log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
@@ -149,7 +156,7 @@ fn remote_jobs_that_run_programs_or_leave_the_root_are_refused_with_reasons() {
         ("dev.fio", "/dev/null is a device that the server does not allow (start it with --allow-device=/dev/null)"),
     ];
     for (job, why) in cases {
-        let r = run_bounded(&flexio_bin(), &[&s.client(), job], &cli, &[], 60);
+        let r = s.run(&cli, &[job]);
         assert_ne!(r.code, 0, "{job}: {}", r.stdout);
         assert!(
             r.stdout.contains(why) || r.stderr.contains(why),
@@ -161,18 +168,12 @@ fn remote_jobs_that_run_programs_or_leave_the_root_are_refused_with_reasons() {
     assert!(!victim.exists(), "the refused exec job ran");
     assert!(!srv_dir.join("../escaped_bw.1.log").exists());
     // A job file the server would read for the client, outside the root.
-    let r = run_bounded(
-        &flexio_bin(),
-        &[&s.client(), "--remote-config=/etc/hostname"],
-        &cli,
-        &[],
-        60,
-    );
+    let r = s.run(&cli, &["--remote-config=/etc/hostname"]);
     assert_ne!(r.code, 0);
     let all = format!("{}{}", r.stdout, r.stderr);
     assert!(all.contains("outside the server root"), "{all}");
     // Inside the root it runs.
-    let r = run_bounded(&flexio_bin(), &[&s.client(), "inside.fio"], &cli, &[], 60);
+    let r = s.run(&cli, &["inside.fio"]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     assert_eq!(
         std::fs::metadata(srv_dir.join("data")).unwrap().len(),
@@ -182,7 +183,7 @@ fn remote_jobs_that_run_programs_or_leave_the_root_are_refused_with_reasons() {
     // With --allow-exec and --allow-device they run.
     let s = Srv::start(&srv_dir, &["--allow-exec", "--allow-device=/dev/null"]);
     for job in ["exec.fio", "dev.fio"] {
-        let r = run_bounded(&flexio_bin(), &[&s.client(), job], &cli, &[], 60);
+        let r = s.run(&cli, &[job]);
         assert_eq!(r.code, 0, "{job}: {}{}\n{}", r.stdout, r.stderr, s.log());
     }
     assert!(victim.exists(), "the allowed exec job did not run");
@@ -196,27 +197,13 @@ fn tokens_authenticate_both_ends() {
     private(&cli.join("wrong"), "incorrect horse battery staple\n");
     std::fs::write(cli.join("j.fio"), "[j]\nioengine=null\nsize=4m\n").unwrap();
     let s = Srv::start(&srv_dir, &["--auth-token-file=token"]);
-    let r = run_bounded(
-        &flexio_bin(),
-        &[
-            &s.client(),
-            "--auth-token-file=right",
-            "j.fio",
-            "--output-format=json",
-        ],
+    let r = s.run(
         &cli,
-        &[],
-        60,
+        &["--auth-token-file=right", "j.fio", "--output-format=json"],
     );
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     assert!(r.stdout.contains("\"jobname\" : \"j\""), "{}", r.stdout);
-    let r = run_bounded(
-        &flexio_bin(),
-        &[&s.client(), "--auth-token-file=wrong", "j.fio"],
-        &cli,
-        &[],
-        60,
-    );
+    let r = s.run(&cli, &["--auth-token-file=wrong", "j.fio"]);
     assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
     assert!(r.stderr.contains("wrong token"), "{}", r.stderr);
     let t = Instant::now();
@@ -230,13 +217,7 @@ fn tokens_authenticate_both_ends() {
         std::fs::set_permissions(cli.join("right"), std::fs::Permissions::from_mode(0o644))
             .unwrap();
     }
-    let r = run_bounded(
-        &flexio_bin(),
-        &[&s.client(), "--auth-token-file=right", "j.fio"],
-        &cli,
-        &[],
-        60,
-    );
+    let r = s.run(&cli, &["--auth-token-file=right", "j.fio"]);
     assert_eq!(r.code, 1);
     assert!(r.stderr.contains("chmod 600"), "{}", r.stderr);
     let r = run_bounded(
@@ -354,7 +335,7 @@ fn junk_connections_do_not_keep_a_real_client_out() {
     std::fs::write(cli.join("j.fio"), "[j]\nioengine=null\nsize=64m\n").unwrap();
     let s = Srv::start(&srv_dir, &[]);
     // Settle, then measure.
-    let r = run_bounded(&flexio_bin(), &[&s.client(), "j.fio"], &cli, &[], 60);
+    let r = s.run(&cli, &["j.fio"]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     let rss0 = s.rss_kib();
     let mut junk = Vec::new();
@@ -384,7 +365,7 @@ fn junk_connections_do_not_keep_a_real_client_out() {
         junk.push(c);
     }
     let t = Instant::now();
-    let r = run_bounded(&flexio_bin(), &[&s.client(), "j.fio"], &cli, &[], 60);
+    let r = s.run(&cli, &["j.fio"]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
     let rss1 = s.rss_kib();
@@ -444,7 +425,7 @@ fn a_killed_client_leaves_no_job_running() {
         std::thread::sleep(Duration::from_millis(50));
     }
     // And the run slot is free again.
-    let r = run_bounded(&flexio_bin(), &[&s.client(), "j.fio"], &cli, &[], 60);
+    let r = s.run(&cli, &["j.fio"]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
 }
 
@@ -460,7 +441,7 @@ fn one_run_at_a_time() {
     let s = Srv::start(&srv_dir, &[]);
     let first = spawn_flexio(&[&s.client(), "long.fio"], &cli, &[]);
     std::thread::sleep(Duration::from_millis(1500));
-    let r = run_bounded(&flexio_bin(), &[&s.client(), "j.fio"], &cli, &[], 60);
+    let r = s.run(&cli, &["j.fio"]);
     assert_eq!(r.code, 1);
     let all = format!("{}{}", r.stdout, r.stderr);
     assert!(all.contains("another client's run is in progress"), "{all}");

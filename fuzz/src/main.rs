@@ -30,9 +30,6 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// The watchdog's clock origin.
-static WATCH_ORIGIN: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
-
 struct Rng(u64);
 
 impl Rng {
@@ -483,16 +480,17 @@ fn main() {
         return;
     }
     // Hangs: a watchdog saves the input that has run for more than 10 s and fails the run.
+    // Executions stamp their start in ms since `origin` (0: none running).
+    let origin = Instant::now();
     let current: std::sync::Arc<(std::sync::Mutex<Vec<u8>>, std::sync::atomic::AtomicU64)> =
         Default::default();
     {
         let current = current.clone();
         let crashes = crashes.clone();
-        let t0 = Instant::now();
         std::thread::spawn(move || loop {
             std::thread::sleep(Duration::from_secs(1));
             let started = current.1.load(std::sync::atomic::Ordering::Relaxed);
-            let now = t0.elapsed().as_millis() as u64;
+            let now = origin.elapsed().as_millis() as u64;
             if started != 0 && now.saturating_sub(started) > 10_000 {
                 let input = current.0.lock().map(|g| g.clone()).unwrap_or_default();
                 let p = save(&input, &crashes, "hang");
@@ -503,8 +501,6 @@ fn main() {
                 std::process::exit(1);
             }
         });
-        // Executions stamp their start relative to the same origin.
-        WATCH_ORIGIN.get_or_init(|| t0);
     }
     eprintln!(
         "flexio-fuzz: target {}, seed {seed}, {} seed inputs, {} dictionary tokens, {seconds} s",
@@ -530,7 +526,6 @@ fn main() {
         if let Ok(mut g) = current.0.lock() {
             g.clone_from(&input);
         }
-        let origin = WATCH_ORIGIN.get().copied().unwrap_or(start);
         current.1.store(
             (origin.elapsed().as_millis() as u64).max(1),
             std::sync::atomic::Ordering::Relaxed,

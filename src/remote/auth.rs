@@ -68,6 +68,21 @@ pub fn check_private(path: &Path, what: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The token the switches name, for `side` (`--server` or `--client`) in messages; TLS
+/// switches are refused (not built yet).
+pub fn token_of(sec: &flexio_job::cli::Security, side: &str) -> Result<Option<Token>, String> {
+    if sec.tls_cert.is_some() || sec.tls_key.is_some() || sec.tls_ca.is_some() {
+        return Err(format!(
+            "{side}: --tls-cert, --tls-key and --tls-ca are not supported by flexio yet; use --auth-token-file"
+        ));
+    }
+    sec.token_file
+        .as_deref()
+        .map(Token::load)
+        .transpose()
+        .map_err(|e| format!("{side}: {e}"))
+}
+
 impl Token {
     /// A token from its bytes (tests and fuzzing; users give a file).
     #[doc(hidden)]

@@ -62,19 +62,12 @@ pub fn main(cli: &Cli, sigs: &(Arc<AtomicBool>, Signals)) -> i32 {
         return 1;
     }
     let sec = &sw.remote.security;
-    if sec.tls_cert.is_some() || sec.tls_key.is_some() || sec.tls_ca.is_some() {
-        eprintln!("flexio: --client: --tls-cert, --tls-key and --tls-ca are not supported by flexio yet; use --auth-token-file");
-        return 1;
-    }
-    let token = match &sec.token_file {
-        Some(f) => match super::auth::Token::load(f) {
-            Ok(t) => Some(t),
-            Err(e) => {
-                eprintln!("flexio: --client: {e}");
-                return 1;
-            }
-        },
-        None => None,
+    let token = match super::auth::token_of(sec, "--client") {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("flexio: {e}");
+            return 1;
+        }
     };
     let mut plans = match plans_of(cli) {
         Ok(p) => p,

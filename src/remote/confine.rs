@@ -103,16 +103,11 @@ impl Policy {
     pub fn check(&self, p: &Prepared) -> Vec<String> {
         let mut out = Vec::new();
         self.check_switches(p, &mut out);
-        let mut seen = std::collections::HashSet::new();
         for job in &p.set.jobs {
             let o = &job.opts;
             let name = &job.opts.name;
-            let mut refuse = |what: &str, why: String| {
-                let line = format!("job '{name}': {what}: {why}");
-                if seen.insert(line.clone()) {
-                    out.push(line);
-                }
-            };
+            let mut refuse =
+                |what: &str, why: String| out.push(format!("job '{name}': {what}: {why}"));
             if !self.allow_exec {
                 let exec =
                     "runs a program, which this server does not allow (start it with --allow-exec)";
@@ -174,13 +169,13 @@ impl Policy {
             }
             for f in &plan.files {
                 if let Err(e) = self.path(&f.path) {
-                    let line = format!("job '{}': file {e}", plan.name);
-                    if seen.insert(line.clone()) {
-                        out.push(line);
-                    }
+                    out.push(format!("job '{}': file {e}", plan.name));
                 }
             }
         }
+        // Clones of a job (numjobs) repeat its refusals: each is said once.
+        let mut seen = std::collections::HashSet::new();
+        out.retain(|l| seen.insert(l.clone()));
         out
     }
 

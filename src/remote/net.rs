@@ -95,13 +95,17 @@ pub enum Listener {
     Unix(UnixListener, PathBuf),
 }
 
-fn resolve(family: Family, host: Option<&str>, port: u16) -> io::Result<Vec<SocketAddr>> {
-    let host = match (host, family) {
-        (Some(h), _) => h.to_string(),
-        (None, Family::V4) => "0.0.0.0".into(),
-        (None, Family::V6) => "::".into(),
-    };
-    let all: Vec<SocketAddr> = (host.as_str(), port).to_socket_addrs()?.collect();
+/// The host an address names, loopback when it names none (servers listen, and clients
+/// connect, on this host only unless told otherwise).
+fn host_or_loopback(family: Family, host: &Option<String>) -> &str {
+    host.as_deref().unwrap_or(match family {
+        Family::V4 => "127.0.0.1",
+        Family::V6 => "::1",
+    })
+}
+
+fn resolve(family: Family, host: &str, port: u16) -> io::Result<Vec<SocketAddr>> {
+    let all: Vec<SocketAddr> = (host, port).to_socket_addrs()?.collect();
     let want: Vec<SocketAddr> = all
         .into_iter()
         .filter(|a| {
@@ -136,12 +140,7 @@ impl Listener {
                 Ok(Listener::Unix(l, p.clone()))
             }
             Addr::Ip { family, host, port } => {
-                // No host: loopback only (other addresses must be named).
-                let host = host.as_deref().unwrap_or(match family {
-                    Family::V4 => "127.0.0.1",
-                    Family::V6 => "::1",
-                });
-                let addrs = resolve(*family, Some(host), *port)?;
+                let addrs = resolve(*family, host_or_loopback(*family, host), *port)?;
                 let l = TcpListener::bind(&addrs[..])?;
                 l.set_nonblocking(true)?;
                 Ok(Listener::Tcp(l))
@@ -202,12 +201,8 @@ pub fn connect(addr: &Addr, timeout: Duration) -> io::Result<(Stream, String)> {
     match addr {
         Addr::Unix(p) => Ok((Stream::Unix(UnixStream::connect(p)?), "sock".into())),
         Addr::Ip { family, host, port } => {
-            let host = host.as_deref().unwrap_or(match family {
-                Family::V4 => "127.0.0.1",
-                Family::V6 => "::1",
-            });
             let mut last = None;
-            for a in resolve(*family, Some(host), *port)? {
+            for a in resolve(*family, host_or_loopback(*family, host), *port)? {
                 match TcpStream::connect_timeout(&a, timeout) {
                     Ok(s) => return Ok((Stream::Tcp(s), a.ip().to_string())),
                     Err(e) => last = Some(e),

@@ -64,19 +64,12 @@ pub fn main(remote: &Remote, sigs: &(Arc<AtomicBool>, Signals)) -> i32 {
         }
     };
     let sec = &remote.security;
-    if sec.tls_cert.is_some() || sec.tls_key.is_some() || sec.tls_ca.is_some() {
-        eprintln!("flexio: --server: --tls-cert, --tls-key and --tls-ca are not supported by flexio yet; use --auth-token-file");
-        return 1;
-    }
-    let token = match &sec.token_file {
-        Some(f) => match Token::load(f) {
-            Ok(t) => Some(t),
-            Err(e) => {
-                eprintln!("flexio: --server: {e}");
-                return 1;
-            }
-        },
-        None => None,
+    let token = match auth::token_of(sec, "--server") {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("flexio: {e}");
+            return 1;
+        }
     };
     let policy = match Policy::from_switches(sec) {
         Ok(p) => p,
