@@ -254,10 +254,19 @@ fn ramp_time_ends_on_a_whole_second_in_the_newest_fio() {
         run_json(&args, env);
         t0.elapsed().as_millis()
     };
-    let latest = wall(&[]);
-    assert!(latest >= 2900, "newest: {latest} ms");
-    let old = wall(ORACLE_COMPAT);
-    assert!((2400..latest).contains(&old), "3.33: {old} ms");
+    // Wall clocks include process start-up, which a busy machine stretches
+    // by hundreds of milliseconds: the ordering must hold in one of three
+    // paired tries (a flexio that ignored the difference fails all three).
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        let latest = wall(&[]);
+        let old = wall(ORACLE_COMPAT);
+        seen.push((latest, old));
+        if latest >= 2900 && (2400..latest.saturating_sub(200)).contains(&old) {
+            return;
+        }
+    }
+    panic!("(newest, 3.33) wall times in ms: {seen:?}");
 }
 
 #[test]
