@@ -16,7 +16,20 @@
 //! both sides with a clear message; fresh nonces make a recorded exchange useless. After it
 //! the fio protocol follows unchanged. The token authenticates the connection; it does not
 //! encrypt it (docs/multi-host.md says what that means).
+//!
+//! With TLS (`--tls-*`, [`super::tls`]) the hello asks for it, and everything after the
+//! handshake is encrypted:
+//!
+//! ```text
+//! C→S  "FLXHELO1" method(2 = TLS)
+//! S→C  "FLXHELO1" 0                           (or 1 len:u16 reason: no TLS here)
+//!      the TLS handshake (client certificates checked against the server's --tls-ca)
+//! S→C  status(0 ok: the certificate authenticated the client,
+//!             2: prove the token (the exchange above, inside TLS), 1 refused) len:u16 text
+//! ```
 
+use super::net::Stream;
+use super::tls::{self, ClientTls, ServerTls};
 use hmac::{KeyInit, Mac};
 use std::io::{Read, Write};
 use std::path::Path;
@@ -24,6 +37,7 @@ use std::path::Path;
 /// What a flexio client sends first.
 pub const HELLO: &[u8; 8] = b"FLXHELO1";
 const METHOD_TOKEN: u8 = 1;
+const METHOD_TLS: u8 = 2;
 const NONCE: usize = 32;
 const MAC: usize = 32;
 /// Longest reason text either side reads.
@@ -68,19 +82,53 @@ pub fn check_private(path: &Path, what: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The token the switches name, for `side` (`--server` or `--client`) in messages; TLS
-/// switches are refused (not built yet).
-pub fn token_of(sec: &flexio_job::cli::Security, side: &str) -> Result<Option<Token>, String> {
-    if sec.tls_cert.is_some() || sec.tls_key.is_some() || sec.tls_ca.is_some() {
-        return Err(format!(
-            "{side}: --tls-cert, --tls-key and --tls-ca are not supported by flexio yet; use --auth-token-file"
-        ));
+/// How a server authenticates flexio clients.
+#[derive(Clone, Default)]
+pub struct ServerAuth {
+    pub token: Option<Token>,
+    pub tls: Option<ServerTls>,
+}
+
+/// How a client authenticates itself and the server.
+#[derive(Clone, Default)]
+pub struct ClientAuth {
+    pub token: Option<Token>,
+    pub tls: Option<ClientTls>,
+}
+
+impl std::fmt::Debug for ClientAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientAuth")
+            .field("token", &self.token)
+            .field("tls", &self.tls.is_some())
+            .finish()
     }
-    sec.token_file
-        .as_deref()
-        .map(Token::load)
-        .transpose()
-        .map_err(|e| format!("{side}: {e}"))
+}
+
+fn token_of(sec: &flexio_job::cli::Security) -> Result<Option<Token>, String> {
+    sec.token_file.as_deref().map(Token::load).transpose()
+}
+
+impl ServerAuth {
+    /// From `--auth-token-file` and `--tls-cert/--tls-key/--tls-ca`.
+    pub fn load(sec: &flexio_job::cli::Security) -> Result<ServerAuth, String> {
+        let token = token_of(sec).map_err(|e| format!("--server: {e}"))?;
+        let tls = ServerTls::load(sec, token.is_some()).map_err(|e| format!("--server: {e}"))?;
+        Ok(ServerAuth { token, tls })
+    }
+}
+
+impl ClientAuth {
+    /// From `--auth-token-file` and `--tls-cert/--tls-key/--tls-ca`.
+    pub fn load(sec: &flexio_job::cli::Security) -> Result<ClientAuth, String> {
+        let token = token_of(sec).map_err(|e| format!("--client: {e}"))?;
+        let tls = ClientTls::load(sec).map_err(|e| format!("--client: {e}"))?;
+        Ok(ClientAuth { token, tls })
+    }
+
+    pub fn any(&self) -> bool {
+        self.token.is_some() || self.tls.is_some()
+    }
 }
 
 impl Token {
@@ -137,38 +185,90 @@ fn put_text(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(b);
 }
 
-/// The server's side, after it read [`HELLO`]: `token` is the server's (`None`: it has
-/// none, and says so). `Err` is the reason, already sent to the client.
-pub fn serve<S: Read + Write>(s: &mut S, token: Option<&Token>) -> Result<(), String> {
-    let io = |e: std::io::Error| {
-        match e.kind() {
+fn server_io(e: std::io::Error) -> String {
+    match e.kind() {
         std::io::ErrorKind::UnexpectedEof => "authentication: the client left without proving it knows the token (it did not accept this server's proof: a wrong token?)".to_string(),
         std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => {
             "authentication: the client stopped answering (timed out)".to_string()
         }
         _ => format!("authentication: {e}"),
     }
-    };
+}
+
+/// Refuse a hello with `why` (sent to the client); returns `why`.
+fn refuse_hello<S: Read + Write>(s: &mut S, why: String) -> String {
+    let mut out = HELLO.to_vec();
+    out.push(1);
+    put_text(&mut out, &why);
+    let _ = s.write_all(&out).and_then(|_| s.flush());
+    why
+}
+
+fn status<S: Write>(s: &mut S, code: u8, text: &str) -> std::io::Result<()> {
+    let mut out = vec![code];
+    put_text(&mut out, text);
+    s.write_all(&out).and_then(|_| s.flush())
+}
+
+/// The server's side after it read [`HELLO`]: the method, then the token exchange or the
+/// TLS handshake. Returns the stream the fio protocol continues on; `Err` is the reason,
+/// already sent to the client where it can still read it.
+pub fn serve(mut s: Stream, a: &ServerAuth) -> Result<Stream, String> {
     let mut m = [0u8; 1];
-    s.read_exact(&mut m).map_err(io)?;
+    s.read_exact(&mut m).map_err(server_io)?;
+    match m[0] {
+        METHOD_TLS => {
+            let Some(cfg) = &a.tls else {
+                return Err(refuse_hello(&mut s, "this server has no TLS (it was started without --tls-cert and --tls-key)".into()));
+            };
+            let mut ok = HELLO.to_vec();
+            ok.push(0);
+            s.write_all(&ok).and_then(|_| s.flush()).map_err(server_io)?;
+            let (mut t, verified) = tls::accept(s, cfg)?;
+            let io = |e: std::io::Error| tls::describe(&e, "client");
+            if verified {
+                status(&mut t, 0, "ok").map_err(io)?;
+                return Ok(t);
+            }
+            let Some(token) = &a.token else {
+                let why = "this server needs a client certificate signed by its --tls-ca (--tls-cert and --tls-key)";
+                let _ = status(&mut t, 1, why);
+                return Err(why.into());
+            };
+            status(&mut t, 2, "prove the token").map_err(io)?;
+            let mut h = [0u8; 9];
+            t.read_exact(&mut h).map_err(io)?;
+            if &h[..8] != HELLO || h[8] != METHOD_TOKEN {
+                return Err("authentication: the client sent no token after TLS".into());
+            }
+            serve_token(&mut t, Some(token))?;
+            Ok(t)
+        }
+        METHOD_TOKEN if a.tls.is_some() => {
+            Err(refuse_hello(&mut s, "this server takes TLS connections only: connect with --tls-ca (the CA of the server's certificate)".into()))
+        }
+        METHOD_TOKEN => {
+            serve_token(&mut s, a.token.as_ref())?;
+            Ok(s)
+        }
+        m => {
+            Err(refuse_hello(&mut s, format!("unknown authentication method {m}")))
+        }
+    }
+}
+
+/// The token exchange, server side, after the method byte: `token` is the server's
+/// (`None`: it has none, and says so).
+pub fn serve_token<S: Read + Write>(s: &mut S, token: Option<&Token>) -> Result<(), String> {
+    let io = server_io;
     let mut nc = [0u8; NONCE];
     s.read_exact(&mut nc).map_err(io)?;
-    let refuse = |s: &mut S, why: String| -> Result<(), String> {
-        let mut out = HELLO.to_vec();
-        out.push(1);
-        put_text(&mut out, &why);
-        let _ = s.write_all(&out).and_then(|_| s.flush());
-        Err(why)
-    };
     let Some(token) = token else {
-        return refuse(
+        return Err(refuse_hello(
             s,
             "this server has no --auth-token-file; connect without one (from loopback, or if it allows fio clients) or start it with one".into(),
-        );
+        ));
     };
-    if m[0] != METHOD_TOKEN {
-        return refuse(s, format!("unknown authentication method {}", m[0]));
-    }
     let ns = nonce().map_err(io)?;
     let mut out = HELLO.to_vec();
     out.push(0);
@@ -201,8 +301,54 @@ pub fn serve<S: Read + Write>(s: &mut S, token: Option<&Token>) -> Result<(), St
     }
 }
 
-/// The client's side, first thing on a new connection.
-pub fn client<S: Read + Write>(s: &mut S, token: &Token) -> Result<(), String> {
+/// The client's side, first thing on a new connection to the server `host` (the name its
+/// certificate must carry): TLS and then the token where the server asks for it, or the
+/// token alone. Returns the stream the fio protocol continues on.
+pub fn client(mut s: Stream, a: &ClientAuth, host: &str) -> Result<Stream, String> {
+    let Some(cfg) = &a.tls else {
+        if let Some(t) = &a.token {
+            client_token(&mut s, t)?;
+        }
+        return Ok(s);
+    };
+    let io = |e: std::io::Error| {
+        match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => {
+            "TLS: the server closed the connection (a flexio server older than TLS, or not a flexio server?)".to_string()
+        }
+        _ => format!("TLS: {e}"),
+    }
+    };
+    let mut out = HELLO.to_vec();
+    out.push(METHOD_TLS);
+    s.write_all(&out).and_then(|_| s.flush()).map_err(io)?;
+    let mut head = [0u8; 9];
+    s.read_exact(&mut head).map_err(io)?;
+    if &head[..8] != HELLO {
+        return Err("TLS: the server did not answer the flexio hello (a fio server, or a flexio server older than TLS?)".into());
+    }
+    if head[8] != 0 {
+        let why = read_text(&mut s).map_err(io)?;
+        return Err(format!("the server refused: {why}"));
+    }
+    let mut t = tls::connect(s, cfg, host)?;
+    let tio = |e: std::io::Error| tls::describe(&e, "server");
+    let mut st = [0u8; 1];
+    t.read_exact(&mut st).map_err(tio)?;
+    let why = read_text(&mut t).map_err(tio)?;
+    match (st[0], &a.token) {
+        (0, _) => Ok(t),
+        (2, Some(tok)) => {
+            client_token(&mut t, tok)?;
+            Ok(t)
+        }
+        (2, None) => Err("the server wants a client certificate signed by its CA (--tls-cert and --tls-key) or its token (--auth-token-file)".into()),
+        _ => Err(format!("the server refused: {why}")),
+    }
+}
+
+/// The token exchange, client side.
+fn client_token<S: Read + Write>(s: &mut S, token: &Token) -> Result<(), String> {
     let io = |e: std::io::Error| {
         match e.kind() {
         std::io::ErrorKind::UnexpectedEof => {
@@ -261,16 +407,19 @@ mod tests {
 
     fn pair(
         server_token: Option<&'static [u8]>,
-        client_token: &'static [u8],
+        ctok: &'static [u8],
     ) -> (Result<(), String>, Result<(), String>) {
         let (mut a, mut b) = UnixStream::pair().unwrap();
         let srv = std::thread::spawn(move || {
             let mut h = [0u8; 8];
             a.read_exact(&mut h).unwrap();
             assert_eq!(&h, HELLO);
-            serve(&mut a, server_token.map(|t| Token(t.to_vec())).as_ref())
+            let mut m = [0u8; 1];
+            a.read_exact(&mut m).unwrap();
+            assert_eq!(m[0], METHOD_TOKEN);
+            serve_token(&mut a, server_token.map(|t| Token(t.to_vec())).as_ref())
         });
-        let c = client(&mut b, &Token(client_token.to_vec()));
+        let c = client_token(&mut b, &Token(ctok.to_vec()));
         // A client that gives up closes the connection.
         drop(b);
         (srv.join().unwrap(), c)

@@ -48,8 +48,8 @@ pub struct Plan {
     pub remote: Vec<String>,
     /// Forwarded switches (JOBLINE after "fio").
     pub args: Vec<String>,
-    /// `--auth-token-file`: authenticate before the fio protocol starts.
-    pub token: Option<super::auth::Token>,
+    /// `--auth-token-file`, `--tls-*`: authenticate before the fio protocol starts.
+    pub auth: super::auth::ClientAuth,
 }
 
 /// Entry point of `--client`; returns the exit status.
@@ -62,8 +62,8 @@ pub fn main(cli: &Cli, sigs: &(Arc<AtomicBool>, Signals)) -> i32 {
         return 1;
     }
     let sec = &sw.remote.security;
-    let token = match super::auth::token_of(sec, "--client") {
-        Ok(t) => t,
+    let auth = match super::auth::ClientAuth::load(sec) {
+        Ok(a) => a,
         Err(e) => {
             eprintln!("flexio: {e}");
             return 1;
@@ -77,7 +77,7 @@ pub fn main(cli: &Cli, sigs: &(Arc<AtomicBool>, Signals)) -> i32 {
         }
     };
     for p in &mut plans {
-        p.token = token.clone();
+        p.auth = auth.clone();
     }
     let shared = Arc::new(Shared {
         stop: AtomicBool::new(false),
@@ -193,7 +193,7 @@ fn plans_of(cli: &Cli) -> Result<Vec<Plan>, String> {
             jobs,
             remote: c.remote_configs.clone(),
             args: args.clone(),
-            token: None,
+            auth: Default::default(),
         });
     }
     Ok(out)
@@ -351,13 +351,21 @@ fn session(p: Plan, index: usize, sh: &Shared, eta_every: Duration) -> HostResul
             return r;
         }
     };
-    if let Some(t) = &p.token {
+    if p.auth.any() {
         let _ = s.set_read_timeout(Some(CONNECT_TIMEOUT));
         let _ = s.set_write_timeout(Some(CONNECT_TIMEOUT));
-        if let Err(e) = super::auth::client(&mut s, t) {
-            fail(&mut r, e);
-            return r;
-        }
+        // The name the server's certificate must carry.
+        let host = match &addr {
+            Addr::Ip { family, host, .. } => net::host_or_loopback(*family, host).to_string(),
+            Addr::Unix(_) => "localhost".to_string(),
+        };
+        s = match super::auth::client(s, &p.auth, &host) {
+            Ok(s) => s,
+            Err(e) => {
+                fail(&mut r, e);
+                return r;
+            }
+        };
     }
     let mut reader = match s.try_clone() {
         Ok(c) => c,

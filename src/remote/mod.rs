@@ -13,6 +13,11 @@ pub mod mpi;
 pub mod net;
 pub mod present;
 pub mod server;
+#[cfg(feature = "tls")]
+pub mod tls;
+#[cfg(not(feature = "tls"))]
+#[path = "tls_none.rs"]
+pub mod tls;
 
 use flexio_job::Cli;
 use flexio_run::signals::Signals;

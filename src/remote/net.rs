@@ -11,6 +11,9 @@ use std::time::Duration;
 pub enum Stream {
     Tcp(TcpStream),
     Unix(UnixStream),
+    /// TLS over one of the others (`--tls-*`).
+    #[cfg(feature = "tls")]
+    Tls(super::tls::TlsStream),
 }
 
 impl Stream {
@@ -24,6 +27,8 @@ impl Stream {
                 }
             }),
             Stream::Unix(_) => true,
+            #[cfg(feature = "tls")]
+            Stream::Tls(t) => t.raw().peer_is_local(),
         }
     }
 
@@ -35,6 +40,8 @@ impl Stream {
                 .map(|a| a.ip().to_string())
                 .unwrap_or_else(|_| "?".into()),
             Stream::Unix(_) => "a Unix socket".into(),
+            #[cfg(feature = "tls")]
+            Stream::Tls(t) => t.raw().peer_name(),
         }
     }
 
@@ -42,18 +49,24 @@ impl Stream {
         Ok(match self {
             Stream::Tcp(s) => Stream::Tcp(s.try_clone()?),
             Stream::Unix(s) => Stream::Unix(s.try_clone()?),
+            #[cfg(feature = "tls")]
+            Stream::Tls(t) => Stream::Tls(t.try_clone()?),
         })
     }
     pub fn set_read_timeout(&self, t: Option<Duration>) -> io::Result<()> {
         match self {
             Stream::Tcp(s) => s.set_read_timeout(t),
             Stream::Unix(s) => s.set_read_timeout(t),
+            #[cfg(feature = "tls")]
+            Stream::Tls(s) => s.raw().set_read_timeout(t),
         }
     }
     pub fn set_write_timeout(&self, t: Option<Duration>) -> io::Result<()> {
         match self {
             Stream::Tcp(s) => s.set_write_timeout(t),
             Stream::Unix(s) => s.set_write_timeout(t),
+            #[cfg(feature = "tls")]
+            Stream::Tls(s) => s.raw().set_write_timeout(t),
         }
     }
     /// Close both directions (wakes a reader blocked on a clone).
@@ -61,31 +74,58 @@ impl Stream {
         let _ = match self {
             Stream::Tcp(s) => s.shutdown(std::net::Shutdown::Both),
             Stream::Unix(s) => s.shutdown(std::net::Shutdown::Both),
+            #[cfg(feature = "tls")]
+            Stream::Tls(s) => {
+                s.shutdown();
+                Ok(())
+            }
         };
+    }
+}
+
+// `&Stream` reads and writes, as `&TcpStream` does: a TLS session's clones share it.
+impl Read for &Stream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => (&*s).read(buf),
+            Stream::Unix(s) => (&*s).read(buf),
+            #[cfg(feature = "tls")]
+            Stream::Tls(s) => s.read(buf),
+        }
+    }
+}
+
+impl Write for &Stream {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => (&*s).write(buf),
+            Stream::Unix(s) => (&*s).write(buf),
+            #[cfg(feature = "tls")]
+            Stream::Tls(s) => s.write(buf),
+        }
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => (&*s).flush(),
+            Stream::Unix(s) => (&*s).flush(),
+            #[cfg(feature = "tls")]
+            Stream::Tls(s) => s.flush(),
+        }
     }
 }
 
 impl Read for Stream {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        match self {
-            Stream::Tcp(s) => s.read(buf),
-            Stream::Unix(s) => s.read(buf),
-        }
+        (&*self).read(buf)
     }
 }
 
 impl Write for Stream {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            Stream::Tcp(s) => s.write(buf),
-            Stream::Unix(s) => s.write(buf),
-        }
+        (&*self).write(buf)
     }
     fn flush(&mut self) -> io::Result<()> {
-        match self {
-            Stream::Tcp(s) => s.flush(),
-            Stream::Unix(s) => s.flush(),
-        }
+        (&*self).flush()
     }
 }
 
@@ -97,7 +137,7 @@ pub enum Listener {
 
 /// The host an address names, loopback when it names none (servers listen, and clients
 /// connect, on this host only unless told otherwise).
-fn host_or_loopback(family: Family, host: &Option<String>) -> &str {
+pub fn host_or_loopback(family: Family, host: &Option<String>) -> &str {
     host.as_deref().unwrap_or(match family {
         Family::V4 => "127.0.0.1",
         Family::V6 => "::1",

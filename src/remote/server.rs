@@ -8,7 +8,7 @@
 //! DU), STOP and QUIT. A client's QUIT stops the jobs (the results of what ran are still
 //! sent); a client that disconnects stops them too.
 
-use super::auth::{self, Token};
+use super::auth::{self, ServerAuth, Token};
 use super::confine::Policy;
 use super::net::{Listener, Stream};
 use flexio_job::cli::Remote;
@@ -43,7 +43,7 @@ const FIRST_BYTES: Duration = Duration::from_secs(10);
 /// What the server lets in and what remote jobs may do.
 struct Rules {
     policy: Policy,
-    token: Option<Token>,
+    auth: ServerAuth,
     allow_fio_clients: bool,
     /// Sessions open now.
     sessions: AtomicUsize,
@@ -64,8 +64,8 @@ pub fn main(remote: &Remote, sigs: &(Arc<AtomicBool>, Signals)) -> i32 {
         }
     };
     let sec = &remote.security;
-    let token = match auth::token_of(sec, "--server") {
-        Ok(t) => t,
+    let auth = match ServerAuth::load(sec) {
+        Ok(a) => a,
         Err(e) => {
             eprintln!("flexio: {e}");
             return 1;
@@ -109,7 +109,7 @@ pub fn main(remote: &Remote, sigs: &(Arc<AtomicBool>, Signals)) -> i32 {
     let _ = std::io::stdout().flush();
     let rules = Arc::new(Rules {
         policy,
-        token,
+        auth,
         allow_fio_clients: sec.allow_fio_clients,
         sessions: AtomicUsize::new(0),
         running: AtomicBool::new(false),
@@ -179,13 +179,22 @@ impl Rules {
                     .join(", ")
             )
         });
-        let auth = match (&self.token, self.allow_fio_clients) {
-            (Some(_), false) => "clients on other hosts must authenticate with the token",
-            (Some(_), true) => "clients on other hosts authenticate with the token, or are fio clients (unauthenticated: --allow-fio-clients)",
-            (None, false) => "clients on other hosts are refused (--auth-token-file or --allow-fio-clients lets them in)",
-            (None, true) => "clients on other hosts are accepted unauthenticated (--allow-fio-clients)",
+        let how = match (&self.auth.tls, &self.auth.token) {
+            (Some(t), None) if t.verifies_clients() => "TLS with a client certificate",
+            (Some(t), Some(_)) if t.verifies_clients() => {
+                "TLS with a client certificate or the token"
+            }
+            (Some(_), _) => "TLS and the token",
+            (None, Some(_)) => "the token",
+            (None, None) => "",
         };
-        parts.push(auth.into());
+        let auth = match (how.is_empty(), self.allow_fio_clients) {
+            (false, false) => format!("flexio clients on other hosts must authenticate with {how}"),
+            (false, true) => format!("flexio clients on other hosts authenticate with {how}; fio clients are accepted unauthenticated (--allow-fio-clients)"),
+            (true, false) => "clients on other hosts are refused (--auth-token-file, --tls-* or --allow-fio-clients lets them in)".into(),
+            (true, true) => "clients on other hosts are accepted unauthenticated (--allow-fio-clients)".into(),
+        };
+        parts.push(auth);
         parts.join("; ")
     }
 }
@@ -236,7 +245,7 @@ pub fn serve_bytes(input: &[u8], root: &Path, token: Option<Token>) -> Vec<u8> {
             allow_exec: false,
             devices: Vec::new(),
         },
-        token,
+        auth: ServerAuth { token, tls: None },
         allow_fio_clients: false,
         sessions: AtomicUsize::new(0),
         running: AtomicBool::new(false),
@@ -404,6 +413,8 @@ fn client_prefix(stream: &Stream) -> Option<String> {
             let at = |i: usize| b.get(i).copied().unwrap_or(0);
             Some(format!("{}.{}.{}.{}", at(2), at(3), at(4), at(5)))
         }
+        #[cfg(feature = "tls")]
+        Stream::Tls(t) => client_prefix(t.raw()),
     }
 }
 
@@ -589,15 +600,25 @@ fn session(mut stream: Stream, sigs: Signals, server_stop: Arc<AtomicBool>, rule
     }
     let local = stream.peer_is_local();
     if &first == auth::HELLO {
-        if let Err(why) = auth::serve(&mut stream, rules.token.as_ref()) {
-            eprintln!("flexio: server: refused {}: {why}", stream.peer_name());
-            return;
-        }
+        let peer = stream.peer_name();
+        stream = match auth::serve(stream, &rules.auth) {
+            Ok(s) => s,
+            Err(why) => {
+                eprintln!("flexio: server: refused {peer}: {why}");
+                return;
+            }
+        };
     } else if !local && !rules.allow_fio_clients {
-        let why = if rules.token.is_some() {
-            format!("refusing an unauthenticated client from {}: connect with flexio --auth-token-file (or start the server with --allow-fio-clients to accept fio clients, unauthenticated)", stream.peer_name())
+        let a = &rules.auth;
+        let why = if a.token.is_some() || a.tls.is_some() {
+            let how = if a.tls.is_some() {
+                "--tls-ca/--tls-cert"
+            } else {
+                "--auth-token-file"
+            };
+            format!("refusing an unauthenticated client from {}: connect with flexio {how} (or start the server with --allow-fio-clients to accept fio clients, unauthenticated)", stream.peer_name())
         } else {
-            format!("refusing a client from {}: this server takes clients from other hosts only with --auth-token-file, or unauthenticated with --allow-fio-clients", stream.peer_name())
+            format!("refusing a client from {}: this server takes clients from other hosts only with --auth-token-file or --tls-*, or unauthenticated with --allow-fio-clients", stream.peer_name())
         };
         refuse_plain(stream, &why, true);
         return;
