@@ -3,6 +3,10 @@
 //! Every client, authenticated or not, is confined:
 //! - nothing that runs a program (the `exec` and `cmdtime` engines, `exec_prerun` and
 //!   `exec_postrun`, trigger commands) unless the server was started with `--allow-exec`;
+//! - no network engine (connections from the server to other hosts, or ports it listens
+//!   on) unless the server was started with `--allow-net`;
+//! - nothing that changes the host's settings: `cgroup` (a cgroup made and weighted on the
+//!   server) and `ioscheduler` (a device's scheduler switched) are refused;
 //! - no file outside the server root (`--server-root`, else the working directory), where
 //!   every path a job names is resolved as the run would open it (symbolic links followed
 //!   as far as the path exists);
@@ -26,6 +30,7 @@ pub struct Policy {
     /// Canonical.
     pub root: PathBuf,
     pub allow_exec: bool,
+    pub allow_net: bool,
     /// Canonical paths of the devices allowed.
     pub devices: Vec<PathBuf>,
 }
@@ -61,6 +66,7 @@ impl Policy {
         Ok(Policy {
             root,
             allow_exec: sec.allow_exec,
+            allow_net: sec.allow_net,
             devices,
         })
     }
@@ -121,7 +127,33 @@ impl Policy {
                     refuse("exec_postrun", exec.into());
                 }
             }
+            // The engines that reach other hosts (a name list, as fio's engine names are
+            // the interface here: the policy speaks of what the user wrote).
+            if !self.allow_net
+                && matches!(o.ioengine.as_str(), "net" | "netsplice" | "http" | "nbd")
+            {
+                refuse(
+                    &format!("ioengine={}", o.ioengine),
+                    "uses the network from the server, which this server does not allow (start it with --allow-net)".into(),
+                );
+            }
+            if o.cgroup.is_some() {
+                refuse(
+                    "cgroup",
+                    "makes a cgroup on the server; remote jobs may not change the host's settings"
+                        .into(),
+                );
+            }
+            if o.sysio.ioscheduler.is_some() {
+                refuse(
+                    "ioscheduler",
+                    "switches a device's I/O scheduler on the server; remote jobs may not change the host's settings".into(),
+                );
+            }
             let mut paths: Vec<(&str, String)> = Vec::new();
+            if let flexio_job::sysio::MemType::Mmap { file: Some(f), .. } = &o.sysio.mem {
+                paths.push(("mem", f.clone()));
+            }
             for (what, v) in [
                 ("directory", &o.directory),
                 ("opendir", &o.opendir),
@@ -289,6 +321,7 @@ mod tests {
         Policy {
             root: std::fs::canonicalize(root).unwrap(),
             allow_exec: false,
+            allow_net: false,
             devices: Vec::new(),
         }
     }
@@ -328,7 +361,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let p = policy(d.path());
         let prep = flexio_run::session::prepare_job_text(
-            "[a]\nioengine=exec\nprogram=/usr/bin/touch\narguments=/tmp/x\n[b]\nioengine=null\nsize=1m\nexec_prerun=true\nwrite_bw_log=/tmp/bw\n[c]\nioengine=psync\nsize=1m\nfilename=/etc/passwd\n[d]\nioengine=psync\nsize=1m\nfilename=data\n",
+            "[a]\nioengine=exec\nprogram=/usr/bin/touch\narguments=/tmp/x\n[b]\nioengine=null\nsize=1m\nexec_prerun=true\nwrite_bw_log=/tmp/bw\n[c]\nioengine=psync\nsize=1m\nfilename=/etc/passwd\n[d]\nioengine=psync\nsize=1m\nfilename=data\n[e]\nioengine=net\nhostname=192.0.2.1\nport=9\nrw=write\nsize=1m\n[f]\nioengine=null\nsize=1m\ncgroup=x\nioscheduler=none\nmem=mmap:/tmp/m\n",
             &[],
         )
         .unwrap();
@@ -344,9 +377,18 @@ mod tests {
             "{r}"
         );
         assert!(!r.contains("job 'd'"), "{r}");
+        assert!(r.contains("job 'e': ioengine=net: uses the network"), "{r}");
+        assert!(r.contains("job 'f': cgroup: makes a cgroup"), "{r}");
+        assert!(r.contains("job 'f': ioscheduler: switches"), "{r}");
+        assert!(
+            r.contains("job 'f': mem: /tmp/m is outside the server root"),
+            "{r}"
+        );
         let mut q = p.clone();
         q.allow_exec = true;
+        q.allow_net = true;
         let r = q.check(&prep).join("\n");
         assert!(!r.contains("runs a program"), "{r}");
+        assert!(!r.contains("uses the network"), "{r}");
     }
 }

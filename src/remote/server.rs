@@ -167,6 +167,11 @@ impl Rules {
         } else {
             "may not run programs (--allow-exec allows it)".into()
         });
+        parts.push(if p.allow_net {
+            "may use the network (--allow-net)".into()
+        } else {
+            "may not use the network (--allow-net allows it)".into()
+        });
         parts.push(if p.devices.is_empty() {
             "may use no device (--allow-device=PATH allows one)".into()
         } else {
@@ -243,6 +248,7 @@ pub fn serve_bytes(input: &[u8], root: &Path, token: Option<Token>) -> Vec<u8> {
         policy: Policy {
             root: root.to_path_buf(),
             allow_exec: false,
+            allow_net: false,
             devices: Vec::new(),
         },
         auth: ServerAuth { token, tls: None },

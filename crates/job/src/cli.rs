@@ -110,6 +110,9 @@ pub struct Security {
     pub server_root: Option<String>,
     /// `--allow-exec` (server): remote jobs may run programs.
     pub allow_exec: bool,
+    /// `--allow-net` (server): remote jobs may use the network engines (connect to or
+    /// listen on other hosts' ports from the server).
+    pub allow_net: bool,
     /// `--allow-device=PATH` (server, repeatable): block devices remote jobs may use.
     pub allow_devices: Vec<String>,
     /// `--allow-fio-clients` (server): plain fio-protocol clients from other hosts are
@@ -133,6 +136,9 @@ impl Security {
         }
         if self.allow_exec {
             v.push("--allow-exec");
+        }
+        if self.allow_net {
+            v.push("--allow-net");
         }
         if !self.allow_devices.is_empty() {
             v.push("--allow-device");
@@ -362,6 +368,11 @@ pub const SWITCHES: &[(&str, Arg, &str)] = &[
         "allow-exec",
         Arg::None,
         "Server: let remote jobs run programs (exec/cmdtime engines, exec_prerun/postrun, triggers)",
+    ),
+    (
+        "allow-net",
+        Arg::None,
+        "Server: let remote jobs use the network engines (net, netsplice, http, nbd)",
     ),
     (
         "allow-device",
@@ -726,6 +737,7 @@ pub fn parse_args(args: &[String], cat: &Catalog) -> Result<Cli, JobError> {
                     "mpi" => s.remote.mpi = true,
                     "server-root" => s.remote.security.server_root = Some(v),
                     "allow-exec" => s.remote.security.allow_exec = true,
+                    "allow-net" => s.remote.security.allow_net = true,
                     "allow-device" => s.remote.security.allow_devices.push(v),
                     "allow-fio-clients" => s.remote.security.allow_fio_clients = true,
                     "auth-token-file" => s.remote.security.token_file = Some(v),
