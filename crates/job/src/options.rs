@@ -477,6 +477,15 @@ pub struct JobOptions {
     pub ss_dur_us: u64,
     pub ss_ramp_us: u64,
     pub ss_interval_us: u64,
+    /// flexio: `ss_ramp=auto`, the warm-up's end found from the data (MSER-5).
+    pub ss_ramp_auto: bool,
+    /// flexio: `ss_departure=flag|stop`, departures watched once attained.
+    pub ss_departure: Option<SsDeparture>,
+    /// flexio: `ss_band`, the steady band's half-width (% of the level).
+    pub ss_band_pct: f64,
+    /// flexio: `ss_departure_window`, how long outside the band makes a departure (µs; 0:
+    /// `ss_dur`).
+    pub ss_departure_window_us: u64,
 
     // --- logs
     /// Log prefixes (empty = the job name).
@@ -619,6 +628,15 @@ pub enum ClockSourceOpt {
     Gettimeofday,
     ClockGettime,
     Cpu,
+}
+
+/// What leaving steady state does (flexio's `ss_departure`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SsDeparture {
+    /// Record it, keep running.
+    Flag,
+    /// Record it and stop the job.
+    Stop,
 }
 
 /// A steady-state criterion, `metric[_slope]:limit[%]` (fio's `ss`).
@@ -880,6 +898,10 @@ impl Default for JobOptions {
             ss_dur_us: 0,
             ss_ramp_us: 0,
             ss_interval_us: 1_000_000,
+            ss_ramp_auto: false,
+            ss_departure: None,
+            ss_band_pct: 20.0,
+            ss_departure_window_us: 0,
             write_bw_log: None,
             write_lat_log: None,
             write_iops_log: None,

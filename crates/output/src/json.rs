@@ -466,6 +466,53 @@ pub fn job_obj(j: &JobReport, r: &RunReport, plus: bool) -> Obj {
         }
         fx = fx.obj("ops", ops);
     }
+    if let Some(ss) = j.steadystate.as_ref().filter(|s| s.watch.active()) {
+        // flexio's steady-state additions: the warm-up MSER-5 found, the series judged,
+        // and the departures from the steady band.
+        let w = &ss.watch;
+        let mut x = Obj::new()
+            .str("metric", ss.crit.metric())
+            .float("interval_s", w.interval_s);
+        if w.auto_ramp {
+            x = match w.ramp {
+                Some(d) => x
+                    .int("ramp_samples", d as i128)
+                    .float("ramp_s", d as f64 * w.interval_s),
+                None => x.int("ramp_samples", -1),
+            };
+        }
+        if let (Some(a), Some(l)) = (w.attained_at, w.attained_level) {
+            x = x.int("attained_sample", a as i128).float("level", l);
+        }
+        if w.on_departure.is_some() {
+            x = x
+                .str(
+                    "departure",
+                    match w.on_departure {
+                        Some(flexio_stats::watch::OnDeparture::Stop) => "stop",
+                        _ => "flag",
+                    },
+                )
+                .float("band_pct", w.band_pct)
+                .int("departure_window_samples", w.window as i128)
+                .arr(
+                    "departures",
+                    w.departures
+                        .iter()
+                        .map(|d| {
+                            Obj::new()
+                                .int("sample", d.sample as i128)
+                                .float("at_s", d.at_s)
+                                .float("from", d.from)
+                                .float("to", d.to)
+                                .into_j()
+                        })
+                        .collect(),
+                );
+        }
+        x = x.arr("series", w.series.iter().map(|v| J::Float(*v)).collect());
+        fx = fx.obj("steadystate", x);
+    }
     if !fx.0.is_empty() {
         o = o.obj("flexio", fx);
     }

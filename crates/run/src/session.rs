@@ -785,7 +785,8 @@ impl Segments<'_> {
         // Steady state: samples that arrived with the last results, then the verdicts.
         for u in &mut ss_units {
             let newly = u.poll(progress, |_| true);
-            if newly || !u.state.attained {
+            // A stop already said why; flexio's additions are told at the end.
+            if (newly || !u.state.attained || u.state.watch.active()) && !u.told {
                 self.ctx.notes.info(&u.verdict(&plans[u.members[0]].name));
             }
             for &m in &u.members {
@@ -841,6 +842,7 @@ impl Segments<'_> {
                 self.ctx
                     .notes
                     .info(&u.verdict(&self.plans[u.members[0]].name));
+                u.told = true;
             }
         }
         let mut dump = false;

@@ -6,6 +6,7 @@
 use crate::plan::ThreadPlan;
 use crate::progress::Progress;
 use flexio_stats::steady::{Criterion, SteadyState};
+use flexio_stats::watch::{OnDeparture, Watch};
 use std::sync::atomic::Ordering;
 
 /// One steady-state unit: a job, or a reporting group's members.
@@ -14,6 +15,11 @@ pub struct SsUnit {
     pub state: SteadyState,
     /// Index of the next sample to take from every member.
     next: usize,
+    /// `ss_ramp=auto`: the samples (IOPS, bytes/s, mean clat ns) until the warm-up's end
+    /// is found, to judge the ones after it.
+    kept: Vec<(u64, u64, u64)>,
+    /// The verdict was told (when the unit stopped its members).
+    pub told: bool,
 }
 
 /// The steady-state units among `members` (plan indices) of a stonewall segment.
@@ -39,11 +45,27 @@ pub fn units(plans: &[ThreadPlan], members: &[usize]) -> Vec<SsUnit> {
             limit: ss.criterion.limit,
             pct: ss.criterion.pct,
         };
-        let window = (ss.dur_us / ss.interval_us.max(1)).max(1) as usize;
+        let iv = ss.interval_us.max(1);
+        let window = (ss.dur_us / iv).max(1) as usize;
+        let mut state = SteadyState::new(crit, ss.dur_us / 1_000_000, window);
+        let dep_us = if ss.departure_window_us > 0 {
+            ss.departure_window_us
+        } else {
+            ss.dur_us
+        };
+        state.watch = Watch::new(
+            ss.auto_ramp,
+            ss.departure,
+            ss.band_pct,
+            (dep_us / iv).max(1) as usize,
+            iv as f64 / 1e6,
+        );
         out.push(SsUnit {
             members: vec![i],
-            state: SteadyState::new(crit, ss.dur_us / 1_000_000, window),
+            state,
             next: 0,
+            kept: Vec::new(),
+            told: false,
         });
     }
     out
@@ -53,7 +75,8 @@ impl SsUnit {
     /// Take every sample that all still-running members have produced; true when the
     /// criterion was met by one of them (the members have then been asked to stop).
     pub fn poll(&mut self, progress: &[Progress], finished: impl Fn(usize) -> bool) -> bool {
-        if self.state.attained {
+        let watching = self.state.watch.on_departure.is_some();
+        if self.state.attained && !watching {
             return false;
         }
         loop {
@@ -87,8 +110,7 @@ impl SsUnit {
             );
             // The mean completion latency of the interval's I/Os, all members pooled.
             let lat = lat_sum.checked_div(lat_n).unwrap_or(0);
-            if self.state.add_sample(iops, bw, lat) {
-                crate::debug_log!(crate::debug::Cat::Steadystate, "steadystate: attained");
+            if self.sample(iops, bw, lat) {
                 for &m in &self.members {
                     progress[m].ss_stop.store(true, Ordering::Relaxed);
                 }
@@ -97,30 +119,153 @@ impl SsUnit {
         }
     }
 
-    /// A one-line account of the verdict for the notes.
+    /// Judge one sample; true when the job should stop now (steady state attained without
+    /// a departure watch, or a departure with `ss_departure=stop`).
+    fn sample(&mut self, iops: u64, bw: u64, lat: u64) -> bool {
+        let st = &mut self.state;
+        if !st.watch.active() {
+            let met = st.add_sample(iops, bw, lat);
+            if met {
+                crate::debug_log!(crate::debug::Cat::Steadystate, "steadystate: attained");
+            }
+            return met;
+        }
+        let c = st.crit;
+        let metric = if c.lat {
+            lat
+        } else if c.iops {
+            iops
+        } else {
+            bw
+        } as f64;
+        let found = st.watch.push(metric);
+        if st.watch.auto_ramp {
+            match (st.watch.ramp, found) {
+                (None, _) => {
+                    self.kept.push((iops, bw, lat));
+                    return false;
+                }
+                (Some(d), Some(_)) => {
+                    // The warm-up is over: judge the samples after it, this one included.
+                    crate::debug_log!(
+                        crate::debug::Cat::Steadystate,
+                        "steadystate: MSER-5: the first {d} samples were the warm-up"
+                    );
+                    self.kept.push((iops, bw, lat));
+                    st.restart();
+                    let after = std::mem::take(&mut self.kept);
+                    let mut stop = false;
+                    for (i, b, l) in after.into_iter().skip(d) {
+                        stop |= Self::judge(st, i, b, l, false);
+                    }
+                    return stop;
+                }
+                (Some(_), None) => {}
+            }
+        }
+        Self::judge(st, iops, bw, lat, true)
+    }
+
+    /// One sample into the window and the watch (whose series already has it when
+    /// `pushed`).
+    fn judge(st: &mut SteadyState, iops: u64, bw: u64, lat: u64, pushed: bool) -> bool {
+        let was = st.attained;
+        let met = st.add_sample(iops, bw, lat);
+        let watching = st.watch.on_departure;
+        if met && !was {
+            crate::debug_log!(crate::debug::Cat::Steadystate, "steadystate: attained");
+            if watching.is_none() {
+                return true;
+            }
+            let level = st.level();
+            st.watch.attained(level);
+            return false;
+        }
+        if was && pushed {
+            if let Some(d) = st.watch.check() {
+                crate::debug_log!(
+                    crate::debug::Cat::Steadystate,
+                    "steadystate: left the steady band at {:.1} s: {:.0} -> {:.0}",
+                    d.at_s,
+                    d.from,
+                    d.to
+                );
+                return watching == Some(OnDeparture::Stop);
+            }
+        }
+        false
+    }
+
+    /// An account of the verdict for the notes (a line, or several with flexio's
+    /// additions).
     pub fn verdict(&self, name: &str) -> String {
         let s = &self.state;
+        let w = &s.watch;
         let what = format!(
             "{}{}",
             s.crit.metric(),
             if s.crit.slope { " slope" } else { " mean dev" }
         );
         let pct = if s.crit.pct { "%" } else { "" };
+        let mut lines = Vec::new();
+        if w.auto_ramp {
+            lines.push(match w.ramp {
+                Some(d) => format!(
+                    "flexio: {name}: steady-state ramp found by MSER-5: the first {d} samples ({:.1} s) were the warm-up",
+                    d as f64 * w.interval_s
+                ),
+                None => format!(
+                    "flexio: {name}: steady-state ramp not found by MSER-5 in {} samples (the warm-up may still be going on; MSER-5 decides once the steady part outweighs it)",
+                    w.series.len()
+                ),
+            });
+        }
         if s.attained {
-            format!(
-                "flexio: {name}: steady state attained after {} samples ({what}={:.3}{pct}, limit {}{pct}); stopping early",
-                s.samples, s.criterion, s.crit.limit
-            )
+            let how = if w.on_departure.is_some() {
+                "; watching for departures"
+            } else {
+                "; stopping early"
+            };
+            lines.push(format!(
+                "flexio: {name}: steady state attained after {} samples ({what}={:.3}{pct}, limit {}{pct}){how}",
+                w.attained_at.unwrap_or(s.samples as usize),
+                s.criterion,
+                s.crit.limit
+            ));
         } else if (s.samples as usize) < s.window {
-            format!(
+            lines.push(format!(
                 "flexio: {name}: steady state not attained: the job ended after {} of the {} samples a window needs",
                 s.samples, s.window
-            )
+            ));
         } else {
-            format!(
+            lines.push(format!(
                 "flexio: {name}: steady state not attained ({what}={:.3}{pct} at the end, limit {}{pct})",
                 s.criterion, s.crit.limit
-            )
+            ));
         }
+        for d in &w.departures {
+            lines.push(format!(
+                "flexio: {name}: left steady state at {:.1} s: {} {:.0} -> {:.0} ({:+.1}%, outside the ±{}% band for {} samples){}",
+                d.at_s,
+                s.crit.metric(),
+                d.from,
+                d.to,
+                100.0 * (d.to - d.from) / d.from.max(f64::MIN_POSITIVE),
+                w.band_pct,
+                w.window,
+                if w.on_departure == Some(OnDeparture::Stop) {
+                    "; stopping"
+                } else {
+                    ""
+                }
+            ));
+        }
+        if s.attained && w.on_departure.is_some() && w.departures.is_empty() {
+            lines.push(format!(
+                "flexio: {name}: no departure from steady state (±{}% band, {} samples)",
+                w.band_pct, w.window
+            ));
+        }
+        lines.join("\n")
     }
 }

@@ -11,6 +11,7 @@ pub mod report;
 pub mod stat;
 pub mod steady;
 pub mod thread;
+pub mod watch;
 
 pub use hist::Hist;
 pub use report::{JobResult, ReportParams, RunReport};

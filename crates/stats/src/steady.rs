@@ -69,6 +69,8 @@ pub struct SteadyState {
     lat: VecDeque<u64>,
     /// Samples taken in total, and when attained (its index, 1-based).
     pub samples: u64,
+    /// flexio's additions (auto ramp, departures); inactive for fio's options alone.
+    pub watch: crate::watch::Watch,
 }
 
 impl SteadyState {
@@ -86,7 +88,27 @@ impl SteadyState {
             bw: VecDeque::with_capacity(window),
             lat: VecDeque::with_capacity(window),
             samples: 0,
+            watch: Default::default(),
         }
+    }
+
+    /// The window emptied (the samples so far were a warm-up), settings kept.
+    pub fn restart(&mut self) {
+        let watch = std::mem::take(&mut self.watch);
+        *self = SteadyState::new(self.crit, self.duration_s, self.window);
+        self.watch = watch;
+    }
+
+    /// The window's mean of the criterion's metric (over the samples in it).
+    pub fn level(&self) -> f64 {
+        let y = if self.crit.lat {
+            &self.lat
+        } else if self.crit.iops {
+            &self.iops
+        } else {
+            &self.bw
+        };
+        y.iter().sum::<u64>() as f64 / y.len().max(1) as f64
     }
 
     /// A verdict rebuilt from its parts (e.g. read back from fio's JSON).
@@ -114,6 +136,7 @@ impl SteadyState {
             lat: vec![0; iops.len()].into(),
             iops: iops.into(),
             bw: bw.into(),
+            watch: Default::default(),
         }
     }
 

@@ -9,7 +9,13 @@
 //! flexio-faultfs MOUNTPOINT [--name data] [--size 16m] [--eio-read OFF:LEN]...
 //!     [--eio-write OFF:LEN]... [--enospc-after BYTES] [--short-read N] [--short-write N]
 //!     [--delay OFF:LEN:MS]... [--delay-all MS] [--discard-keeps-data]
+//!     [--slow-at SECS:US] [--slow-until SECS:US]
 //! ```
+//!
+//! `--slow-at SECS:US` makes every read and write wait US microseconds from SECS seconds
+//! after the first read or write on: a device whose speed steps down mid-run (an SLC
+//! cache running out, throttling). `--slow-until SECS:US` is the reverse, slow for the
+//! first SECS seconds: a warm-up. Neither is logged per request.
 //!
 //! `--discard-keeps-data` answers hole punches (a loop device's discards) with success but
 //! keeps the data, like a device that acknowledges discards without zeroing; without it
@@ -67,6 +73,9 @@ struct Faults {
     delay: Vec<(u64, u64, u64)>,
     delay_all_ms: u64,
     discard_keeps_data: bool,
+    /// (seconds after the first I/O, µs per request): slow from then on, or until then.
+    slow_at: Option<(f64, u64)>,
+    slow_until: Option<(f64, u64)>,
 }
 
 struct Fs {
@@ -74,6 +83,8 @@ struct Fs {
     data: Vec<u8>,
     written: u64,
     faults: Faults,
+    /// When the first read or write arrived.
+    first_io: Option<std::time::Instant>,
 }
 
 fn overlaps(ranges: &[(u64, u64)], off: u64, len: u64) -> bool {
@@ -113,7 +124,7 @@ fn parse_list(s: &str, n: usize) -> Result<Vec<u64>, String> {
 
 fn usage(msg: &str) -> ! {
     eprintln!("flexio-faultfs: {msg}");
-    eprintln!("usage: flexio-faultfs MOUNTPOINT [--name data] [--size 16m] [--eio-read OFF:LEN] [--eio-write OFF:LEN] [--enospc-after BYTES] [--short-read N] [--short-write N] [--delay OFF:LEN:MS] [--delay-all MS]");
+    eprintln!("usage: flexio-faultfs MOUNTPOINT [--name data] [--size 16m] [--eio-read OFF:LEN] [--eio-write OFF:LEN] [--enospc-after BYTES] [--short-read N] [--short-write N] [--delay OFF:LEN:MS] [--delay-all MS] [--slow-at SECS:US] [--slow-until SECS:US]");
     std::process::exit(2);
 }
 
@@ -187,6 +198,24 @@ impl Fs {
     fn attr_out(&self, o: &mut Out, node: u64) {
         o.u64(0).u32(0).u32(0);
         self.attr(o, node);
+    }
+
+    /// The speed step's wait for a read or write now (µs).
+    fn step_wait(&mut self) -> u64 {
+        let t0 = *self.first_io.get_or_insert_with(std::time::Instant::now);
+        let t = t0.elapsed().as_secs_f64();
+        let mut us = 0;
+        if let Some((at, w)) = self.faults.slow_at {
+            if t >= at {
+                us = us.max(w);
+            }
+        }
+        if let Some((until, w)) = self.faults.slow_until {
+            if t < until {
+                us = us.max(w);
+            }
+        }
+        us
     }
 
     fn delay_for(&self, off: u64, len: u64) -> u64 {
@@ -263,6 +292,10 @@ impl Fs {
             READ => {
                 let off = u64_at(body, 8);
                 let mut size = u32_at(body, 16) as u64;
+                let us = self.step_wait();
+                if us > 0 {
+                    std::thread::sleep(Duration::from_micros(us));
+                }
                 let ms = self.delay_for(off, size);
                 if ms > 0 {
                     eprintln!("faultfs: delay {ms} ms read offset={off} len={size}");
@@ -288,6 +321,10 @@ impl Fs {
                 let size = u32_at(body, 16) as u64;
                 let payload = body.get(40..).unwrap_or(&[]);
                 let mut n = size.min(payload.len() as u64);
+                let us = self.step_wait();
+                if us > 0 {
+                    std::thread::sleep(Duration::from_micros(us));
+                }
                 let ms = self.delay_for(off, n);
                 if ms > 0 {
                     eprintln!("faultfs: delay {ms} ms write offset={off} len={n}");
@@ -390,6 +427,19 @@ fn main() {
                     faults.delay.push((v[0], v[1], v[2]));
                 }
                 "--delay-all" => faults.delay_all_ms = parse_size(&val())?,
+                "--slow-at" | "--slow-until" => {
+                    let v = val();
+                    let (t, us) = v
+                        .split_once(':')
+                        .ok_or_else(|| format!("{a} wants SECS:US, got '{v}'"))?;
+                    let t: f64 = t.parse().map_err(|_| format!("bad seconds '{t}'"))?;
+                    let step = Some((t, parse_size(us)?));
+                    if a == "--slow-at" {
+                        faults.slow_at = step;
+                    } else {
+                        faults.slow_until = step;
+                    }
+                }
                 "--discard-keeps-data" => faults.discard_keeps_data = true,
                 _ if !a.starts_with("--") && mnt.is_none() => {
                     mnt = Some(a.to_string());
@@ -463,6 +513,7 @@ fn main() {
         data: vec![0; size as usize],
         written: 0,
         faults,
+        first_io: None,
     };
     println!("ready");
     let _ = std::io::stdout().flush();

@@ -111,7 +111,37 @@ pub(super) static ROWS: &[OptDef] = &[
     row!("steadystate", ["ss"], Kind::Str, "iops_slope:0.01%", "Define the criterion and limit to judge when a job has reached steady state",
          |o, v| { o.ss = crate::options::SsCriterion::parse(req(v)?, o.kb_base, o.compat)?; Ok(()) }),
     time_row!("steadystate_duration", ["ss_dur"], ss_dur_us, true, "Stop workload upon attaining steady state for specified duration"),
-    time_row!("steadystate_ramp_time", ["ss_ramp"], ss_ramp_us, true, "Delay before initiation of data collection for steady state job termination testing"),
+    row!("steadystate_ramp_time", ["ss_ramp"], Kind::Time { secs: true }, "0", "Delay before initiation of data collection for steady state job termination testing (flexio: auto finds it from the data)",
+         |o, v| {
+             let v = req(v)?;
+             // flexio: the warm-up's end found by MSER-5 (fio takes a time only).
+             if v == "auto" && !o.compat.is_fio333() {
+                 o.ss_ramp_auto = true;
+                 o.ss_ramp_us = 0;
+             } else {
+                 o.ss_ramp_us = parse_time_us(v, true)?;
+                 o.ss_ramp_auto = false;
+             }
+             Ok(())
+         }),
+    row!("steadystate_departure", ["ss_departure"], Kind::Choice(&[("flag", "Record leaving steady state and keep running"), ("stop", "Record leaving steady state and stop the job")]), "", "flexio: once steady state is attained, keep watching and record when the metric leaves the steady band",
+         |o, v| {
+             o.ss_departure = Some(match req(v)? {
+                 "flag" => crate::options::SsDeparture::Flag,
+                 "stop" => crate::options::SsDeparture::Stop,
+                 x => return Err(format!("'{x}': expected flag or stop")),
+             });
+             Ok(())
+         }).since("flexio"),
+    row!("steadystate_band", ["ss_band"], Kind::Str, "20%", "flexio: half-width of the steady band around the attained level, percent (ss_departure)",
+         |o, v| {
+             let t = req(v)?;
+             let n: f64 = t.strip_suffix('%').unwrap_or(t).parse().map_err(|_| format!("'{t}': expected a percentage, e.g. 20%"))?;
+             if !(n > 0.0 && n < 100.0) { return Err(format!("'{t}': the band must be between 0% and 100%")); }
+             o.ss_band_pct = n;
+             Ok(())
+         }).since("flexio"),
+    time_row!("steadystate_departure_window", ["ss_departure_window"], ss_departure_window_us, true, "flexio: how long the metric must stay outside the band to count as a departure (default: ss_dur)").since("flexio"),
     row!("steadystate_check_interval", ["ss_interval"], Kind::Time { secs: true }, "1", "Polling interval for the steady state check (fio 3.35+)",
          |o, v| {
              let t = parse_time_us(req(v)?, true)?;

@@ -106,6 +106,21 @@ pub(super) fn validate(set: &JobSet, ji: usize, caps: &Caps) -> Result<(), PlanE
             ));
         }
     }
+    // ---- flexio's steady-state additions need steady state.
+    if o.ss_dur_us == 0 {
+        for (given, name) in [
+            (o.ss_ramp_auto, "ss_ramp=auto"),
+            (o.ss_departure.is_some(), "ss_departure"),
+            (o.ss_departure_window_us > 0, "ss_departure_window"),
+        ] {
+            if given {
+                return Err(err(
+                    def,
+                    format!("{name} works on steady state: give ss_dur (the window) as well"),
+                ));
+            }
+        }
+    }
     // ---- num_range: only engines with multi-range trims (io_uring_cmd) take more than one.
     if n.num_range > 1 {
         if o.rw == flexio_job::options::RwKind::TrimWrite {

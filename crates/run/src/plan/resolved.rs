@@ -270,6 +270,12 @@ pub struct SsPlan {
     /// The newest fio's sample: `rate_time * delta / (I * I / 1000)` (I = interval in ms,
     /// rate_time = ms since the last sample); fio 3.33: `1000 * delta / rate_time`.
     pub scaled_samples: bool,
+    /// flexio: `ss_ramp=auto` (MSER-5).
+    pub auto_ramp: bool,
+    /// flexio: `ss_departure`, `ss_band` (%), `ss_departure_window` (µs; 0: `dur_us`).
+    pub departure: Option<flexio_stats::watch::OnDeparture>,
+    pub band_pct: f64,
+    pub departure_window_us: u64,
 }
 
 /// Data verification.
@@ -862,6 +868,13 @@ pub fn meter_plan(o: &JobOptions, caps: &Caps, thread_number: u32) -> MeterPlan 
             ramp_us: o.ss_ramp_us,
             interval_us: o.ss_interval_us,
             scaled_samples: false,
+            auto_ramp: o.ss_ramp_auto,
+            departure: o.ss_departure.map(|d| match d {
+                flexio_job::options::SsDeparture::Flag => flexio_stats::watch::OnDeparture::Flag,
+                flexio_job::options::SsDeparture::Stop => flexio_stats::watch::OnDeparture::Stop,
+            }),
+            band_pct: o.ss_band_pct,
+            departure_window_us: o.ss_departure_window_us,
         }),
     }
 }

@@ -382,6 +382,10 @@ mod tests {
                 ramp_us: 0,
                 interval_us: 1_000_000,
                 scaled_samples: false,
+                auto_ramp: false,
+                departure: None,
+                band_pct: 20.0,
+                departure_window_us: 0,
             }),
             ..plan(500)
         };
