@@ -225,6 +225,88 @@ pub fn bandwidth(entries: &[Entry]) -> Chart {
     }
 }
 
+/// The steady-state series of the entries that have one (flexio's `ss_ramp=auto` or
+/// `ss_departure`), over time, with marks where the warm-up ended, steady state was
+/// attained and the device left it.
+pub fn steady(entries: &[Entry]) -> Option<(Chart, Vec<(f64, String)>)> {
+    let mut series = Vec::new();
+    let mut marks = Vec::new();
+    let mut metric = "";
+    for e in entries {
+        let Some(w) = &e.job.steady else { continue };
+        metric = match w.metric.as_str() {
+            "iops" => "IOPS",
+            "bw" => "bandwidth (bytes/s)",
+            _ => "mean latency (ns)",
+        };
+        let at = |i: usize| w.offset_s + i as f64 * w.interval_s;
+        let pts: Vec<(f64, f64)> = w
+            .series
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (at(i) + w.interval_s, *v))
+            .collect();
+        series.push(Series {
+            name: format!("{} {}", e.label, w.metric),
+            result: e.result,
+            points: pts,
+            ..Default::default()
+        });
+        if let Some(d) = w.ramp_samples {
+            marks.push((at(d), "warm-up ends (MSER-5)".to_string()));
+        }
+        if let Some(a) = w.attained_sample {
+            marks.push((at(a), "steady".to_string()));
+        }
+        for (t, from, to) in &w.departures {
+            marks.push((
+                *t,
+                format!(
+                    "departure {:+.0}%",
+                    100.0 * (to - from) / from.max(f64::MIN_POSITIVE)
+                ),
+            ));
+        }
+    }
+    if series.is_empty() {
+        return None;
+    }
+    let y = Axis {
+        scale: Scale::Linear,
+        label: "steady-state metric",
+        fmt: count_axis,
+        binary: false,
+    };
+    Some((
+        Chart {
+            title: format!("Steady state: {metric} per sample"),
+            x: time_axis(),
+            y,
+            series,
+        },
+        marks,
+    ))
+}
+
+/// Departures from steady state of the entries, as marks for the over-time charts.
+pub fn departure_marks(entries: &[Entry]) -> Vec<(f64, String)> {
+    entries
+        .iter()
+        .filter_map(|e| e.job.steady.as_ref())
+        .flat_map(|w| {
+            w.departures.iter().map(|(t, from, to)| {
+                (
+                    *t,
+                    format!(
+                        "departure {:+.0}%",
+                        100.0 * (to - from) / from.max(f64::MIN_POSITIVE)
+                    ),
+                )
+            })
+        })
+        .collect()
+}
+
 /// IOPS over time.
 pub fn iops(entries: &[Entry]) -> Chart {
     let mut series = Vec::new();

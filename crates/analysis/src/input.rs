@@ -199,7 +199,35 @@ fn job(v: &Value, global: &[(String, String)]) -> JobResult {
         minf: u(&v["minf"]),
         logs: Default::default(),
         ops: ops(fx),
+        steady: steady(fx),
     }
+}
+
+/// `flexio.steadystate`: the series and what flexio found in it.
+fn steady(fx: Option<&Value>) -> Option<crate::model::SteadyWatch> {
+    let w = fx?.get("steadystate")?;
+    let us = |k: &str| w[k].as_i64().filter(|v| *v >= 0).map(|v| v as usize);
+    Some(crate::model::SteadyWatch {
+        metric: w["metric"].as_str().unwrap_or("").to_string(),
+        interval_s: w["interval_s"].as_f64().unwrap_or(1.0),
+        offset_s: f(&w["offset_s"]),
+        series: w["series"]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_f64).collect())
+            .unwrap_or_default(),
+        ramp_samples: us("ramp_samples"),
+        attained_sample: us("attained_sample"),
+        level: w["level"].as_f64(),
+        band_pct: w["band_pct"].as_f64(),
+        departures: w["departures"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|d| (f(&d["at_s"]), f(&d["from"]), f(&d["to"])))
+                    .collect()
+            })
+            .unwrap_or_default(),
+    })
 }
 
 /// `flexio.ops`: each kind of operation's figures, in the JSON's order.

@@ -147,6 +147,26 @@ pub struct JobResult {
     /// Engines with several kinds of operation (mdtree, cmdtime): each kind's figures, from
     /// the job's `flexio.ops` (empty for other engines).
     pub ops: Vec<OpFigures>,
+    /// flexio's steady-state additions (`flexio.steadystate`: ss_ramp=auto, ss_departure).
+    pub steady: Option<SteadyWatch>,
+}
+
+/// A job's steady-state series with what flexio found in it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SteadyWatch {
+    /// The criterion's metric: `iops`, `bw` (bytes/s) or `lat` (ns).
+    pub metric: String,
+    /// Seconds per sample, and where the first sample starts (from the job's start).
+    pub interval_s: f64,
+    pub offset_s: f64,
+    pub series: Vec<f64>,
+    /// Samples MSER-5 found to be the warm-up (ss_ramp=auto).
+    pub ramp_samples: Option<usize>,
+    pub attained_sample: Option<usize>,
+    pub level: Option<f64>,
+    pub band_pct: Option<f64>,
+    /// (seconds from the job's start, level left, new level).
+    pub departures: Vec<(f64, f64, f64)>,
 }
 
 /// One kind of operation of a job (`flexio.ops` in flexio's JSON).

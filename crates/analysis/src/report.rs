@@ -218,7 +218,11 @@ fn options_block(o: &mut String, entries: &[Entry]) {
 }
 
 fn chart_or_note(o: &mut String, c: &svg::Chart, hint: &str) {
-    match c.render() {
+    chart_marked(o, c, &[], hint)
+}
+
+fn chart_marked(o: &mut String, c: &svg::Chart, marks: &[(f64, String)], hint: &str) {
+    match c.render_marked(marks) {
         Some(s) => o.push_str(&s),
         None => {
             let _ = write!(
@@ -367,9 +371,13 @@ pub fn render_with(
         let any_logs = entries.iter().any(charts::has_logs);
         o.push_str("<div class=\"charts\">");
         if any_logs {
-            chart_or_note(&mut o, &charts::bandwidth(&entries), log_hint);
-            chart_or_note(&mut o, &charts::iops(&entries), log_hint);
+            let marks = charts::departure_marks(&entries);
+            chart_marked(&mut o, &charts::bandwidth(&entries), &marks, log_hint);
+            chart_marked(&mut o, &charts::iops(&entries), &marks, log_hint);
             chart_or_note(&mut o, &charts::latency_time(&entries), log_hint);
+        }
+        if let Some((c, marks)) = charts::steady(&entries) {
+            chart_marked(&mut o, &c, &marks, "no steady-state samples");
         }
         for c in charts::distribution_charts(&entries) {
             chart_or_note(&mut o, &c, dist_hint);

@@ -101,3 +101,31 @@ fn report_without_logs_says_what_is_missing() {
     assert_eq!(html.matches("<svg").count(), 1);
     assert_eq!(html.matches("class=\"nodata\"").count(), 3);
 }
+
+#[test]
+fn steady_state_departures_are_marked() {
+    let with = RESULT.replace(
+        r#""usr_cpu" : 1.5,"#,
+        r#""flexio" : { "steadystate" : { "metric" : "iops", "interval_s" : 1.0, "offset_s" : 0.0,
+           "attained_sample" : 3, "level" : 1000.0, "departure" : "flag", "band_pct" : 20.0,
+           "departure_window_samples" : 3,
+           "departures" : [ { "sample" : 6, "at_s" : 6.0, "from" : 1000.0, "to" : 100.0 } ],
+           "series" : [ 990, 1010, 1000, 1005, 995, 1000, 180, 100, 101, 99 ] } },
+      "usr_cpu" : 1.5,"#,
+    );
+    let run = crate::input::parse(&with, std::path::Path::new("r.json")).unwrap();
+    let w = run.jobs[0]
+        .steady
+        .as_ref()
+        .expect("flexio.steadystate read");
+    assert_eq!(w.series.len(), 10);
+    assert_eq!(w.departures, vec![(6.0, 1000.0, 100.0)]);
+    let html = render(&[run], None, &ReportOptions::default());
+    assert!(html.contains("Steady state: IOPS per sample"), "{html}");
+    assert!(html.contains(">departure -90%</text>"), "{html}");
+    assert!(html.contains(">steady</text>"));
+    // Without the additions: no such chart.
+    let plain = crate::input::parse(RESULT, std::path::Path::new("r.json")).unwrap();
+    let html = render(&[plain], None, &ReportOptions::default());
+    assert!(!html.contains("Steady state:"));
+}

@@ -220,6 +220,16 @@ impl Chart {
     /// [`Chart::render`] with the x axis's ticks given (position, text), e.g. the values of
     /// a sweep's axis; none: ticks from the scale.
     pub fn render_with_x_ticks(&self, x_ticks: &[(f64, String)]) -> Option<String> {
+        self.render_full(x_ticks, &[])
+    }
+
+    /// [`Chart::render`] with marks: a dashed vertical line at each x, labelled (a ramp's
+    /// end, steady state attained, a departure from it).
+    pub fn render_marked(&self, marks: &[(f64, String)]) -> Option<String> {
+        self.render_full(&[], marks)
+    }
+
+    fn render_full(&self, x_ticks: &[(f64, String)], marks: &[(f64, String)]) -> Option<String> {
         let pts = || self.series.iter().flat_map(|s| s.points.iter());
         let bands = || self.series.iter().flat_map(|s| s.band.iter());
         let (x0, x1) = range(self.x.scale, pts().map(|p| p.0).chain(bands().map(|b| b.0)))?;
@@ -355,6 +365,25 @@ impl Chart {
                 );
             }
             o.push_str("</g>");
+        }
+        // Marks, over the series.
+        for (i, (x, text)) in marks.iter().enumerate() {
+            if !usable(self.x.scale, *x) {
+                continue;
+            }
+            let t = tf(self.x.scale, *x);
+            if t < x0 || t > x1 {
+                continue;
+            }
+            let px = sx(*x);
+            let _ = write!(
+                o,
+                "<g class=\"mark\"><line x1=\"{px:.1}\" y1=\"{T}\" x2=\"{px:.1}\" y2=\"{:.1}\" stroke=\"#444\" stroke-width=\"1.2\" stroke-dasharray=\"3 3\"/><text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10\">{}</text></g>",
+                T + ph,
+                px + 3.0,
+                T + 11.0 + 11.0 * (i % 3) as f64,
+                esc(text)
+            );
         }
         // Legend (right of the plot, one line per series).
         let mut ly = T + 12.0;

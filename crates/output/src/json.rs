@@ -472,7 +472,8 @@ pub fn job_obj(j: &JobReport, r: &RunReport, plus: bool) -> Obj {
         let w = &ss.watch;
         let mut x = Obj::new()
             .str("metric", ss.crit.metric())
-            .float("interval_s", w.interval_s);
+            .float("interval_s", w.interval_s)
+            .float("offset_s", w.offset_s);
         if w.auto_ramp {
             x = match w.ramp {
                 Some(d) => x

@@ -60,6 +60,7 @@ pub fn units(plans: &[ThreadPlan], members: &[usize]) -> Vec<SsUnit> {
             (dep_us / iv).max(1) as usize,
             iv as f64 / 1e6,
         );
+        state.watch.offset_s = ss.ramp_us as f64 / 1e6;
         out.push(SsUnit {
             members: vec![i],
             state,

@@ -68,7 +68,7 @@ pub enum OnDeparture {
 pub struct Departure {
     /// The first sample outside the band (0-based, over all the samples taken).
     pub sample: usize,
-    /// Seconds from the first sample's start to that sample's end.
+    /// When that sample started, seconds from the job's start.
     pub at_s: f64,
     /// The steady level left, and the new one (the median of the samples outside the band).
     pub from: f64,
@@ -85,8 +85,10 @@ pub struct Watch {
     pub band_pct: f64,
     /// Samples outside the band in a row that make a departure.
     pub window: usize,
-    /// Seconds per sample (`ss_interval`).
+    /// Seconds per sample (`ss_interval`), and where the first sample starts (seconds
+    /// from the job's start: `ss_ramp`).
     pub interval_s: f64,
+    pub offset_s: f64,
     /// The criterion's metric, every sample.
     pub series: Vec<f64>,
     /// Samples found to be the warm-up (`auto_ramp`), once found.
@@ -168,7 +170,7 @@ impl Watch {
         };
         self.departures.push(Departure {
             sample: first,
-            at_s: first as f64 * self.interval_s,
+            at_s: self.offset_s + first as f64 * self.interval_s,
             from: level,
             to,
         });
