@@ -16,8 +16,8 @@ fn skip(why: &str) {
     eprintln!("SKIP: {why}");
 }
 
-/// A 14 s random-read run on the faultfs file with steady state on IOPS and departures
-/// watched; the job's JSON.
+/// A 16 s random-read run on the faultfs file with steady state on IOPS (after a 2 s
+/// ss_ramp) and departures watched (outside ±40% for 4 s); the job's JSON.
 fn run(fs: &FaultFs, dir: &Path, mode: &str) -> serde_json::Value {
     let out = dir.join(format!("{mode}.json"));
     let file = fs.data();
@@ -31,12 +31,15 @@ fn run(fs: &FaultFs, dir: &Path, mode: &str) -> serde_json::Value {
             "--bs=4k",
             "--randseed=1234",
             "--time_based",
-            "--runtime=14",
+            "--runtime=16",
             "--ss=iops:30%",
             "--ss_dur=3",
+            "--ss_ramp=2",
             &format!("--ss_departure={mode}"),
-            // Wide enough that a loaded machine's noise stays inside; the step is -90%.
+            // Wide and long enough that a loaded machine's noise stays inside (FUSE on two
+            // busy cores swings by half within seconds); the step is -90%.
             "--ss_band=40%",
+            "--ss_departure_window=4",
             "--output-format=json",
             &format!("--output={}", out.display()),
         ],
@@ -51,8 +54,8 @@ fn run(fs: &FaultFs, dir: &Path, mode: &str) -> serde_json::Value {
 #[test]
 fn a_step_in_speed_is_found_within_a_window_and_a_steady_device_is_not_flagged() {
     let d = tempfile::tempdir().unwrap();
-    // The step: 400 µs more per request from 7 s after the first I/O on.
-    let Some(fs) = FaultFs::mount(&["--size", "64m", "--slow-at", "7:400"], skip) else {
+    // The step: 400 µs more per request from 8 s after the first I/O on.
+    let Some(fs) = FaultFs::mount(&["--size", "64m", "--slow-at", "8:400"], skip) else {
         return;
     };
     let j = run(&fs, d.path(), "stop");
@@ -65,12 +68,12 @@ fn a_step_in_speed_is_found_within_a_window_and_a_steady_device_is_not_flagged()
         deps[0]["from"].as_f64().unwrap(),
         deps[0]["to"].as_f64().unwrap(),
     );
-    // Within one window (3 samples of 1 s) of the step at 7 s.
-    assert!((4.0..=10.0).contains(&at), "departure at {at} s: {w}");
+    // Within one window (4 samples of 1 s) of the step at 8 s.
+    assert!((4.0..=12.0).contains(&at), "departure at {at} s: {w}");
     assert!(to < from * 0.5, "{from} -> {to}");
-    // ss_departure=stop ended the job soon after, well before its 14 s.
+    // ss_departure=stop ended the job soon after, before its 16 s.
     let ran = j["job_runtime"].as_u64().unwrap();
-    assert!(ran < 12_500, "ran {ran} ms: {w}");
+    assert!(ran < 15_000, "ran {ran} ms: {w}");
     drop(fs);
 
     // The same device without the step: attained, watched to the end, no departure.
@@ -81,8 +84,11 @@ fn a_step_in_speed_is_found_within_a_window_and_a_steady_device_is_not_flagged()
     let w = &j["flexio"]["steadystate"];
     assert_eq!(j["steadystate"]["attained"], 1, "{w}");
     assert_eq!(w["departures"].as_array().unwrap().len(), 0, "{w}");
-    assert!(j["job_runtime"].as_u64().unwrap() >= 13_500);
-    assert_eq!(w["series"].as_array().unwrap().len(), 14, "{w}");
+    assert!(j["job_runtime"].as_u64().unwrap() >= 15_500);
+    // 16 s less the 2 s ss_ramp (the last sample falls on the run's end or just after).
+    let n = w["series"].as_array().unwrap().len();
+    assert!((13..=14).contains(&n), "{w}");
+    assert_eq!(w["offset_s"], 2.0);
 }
 
 #[test]

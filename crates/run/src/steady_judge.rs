@@ -155,11 +155,12 @@ impl SsUnit {
                     self.kept.push((iops, bw, lat));
                     st.restart();
                     let after = std::mem::take(&mut self.kept);
-                    let mut stop = false;
                     for (i, b, l) in after.into_iter().skip(d) {
-                        stop |= Self::judge(st, i, b, l, false);
+                        if Self::judge(st, i, b, l, false) {
+                            return true;
+                        }
                     }
-                    return stop;
+                    return false;
                 }
                 (Some(_), None) => {}
             }
@@ -229,7 +230,8 @@ impl SsUnit {
             };
             lines.push(format!(
                 "flexio: {name}: steady state attained after {} samples ({what}={:.3}{pct}, limit {}{pct}){how}",
-                w.attained_at.unwrap_or(s.samples as usize),
+                w.attained_at
+                    .unwrap_or(s.samples as usize + w.ramp.unwrap_or(0)),
                 s.criterion,
                 s.crit.limit
             ));
@@ -268,5 +270,90 @@ impl SsUnit {
             ));
         }
         lines.join("\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit(auto_ramp: bool, departure: Option<OnDeparture>) -> SsUnit {
+        let crit = Criterion {
+            iops: true,
+            lat: false,
+            slope: false,
+            limit: 10.0,
+            pct: true,
+        };
+        let mut state = SteadyState::new(crit, 5, 5);
+        state.watch = Watch::new(auto_ramp, departure, 20.0, 3, 1.0);
+        SsUnit {
+            members: Vec::new(),
+            state,
+            next: 0,
+            kept: Vec::new(),
+            told: false,
+        }
+    }
+
+    #[test]
+    fn auto_ramp_judges_only_the_samples_after_the_warm_up() {
+        let mut u = unit(true, None);
+        // 20 samples of a slow warm-up, then a level with ±2% wobble.
+        let mut stopped_at = None;
+        for i in 0..200u64 {
+            let v = if i < 20 {
+                100 + i
+            } else {
+                1000 + (i * 7) % 40 - 20
+            };
+            if u.sample(v, v * 4096, 0) {
+                stopped_at = Some(i);
+                break;
+            }
+        }
+        let w = &u.state.watch;
+        assert_eq!(w.ramp, Some(20), "{:?}", w.series);
+        let at = stopped_at.expect("attained") as usize;
+        // Decided after the steady part outweighed the warm-up, then attained at once
+        // (the samples after the cut already fill the window).
+        assert!((55..=70).contains(&at), "stopped at {at}");
+        assert!(
+            u.state.attained && u.state.criterion < 10.0,
+            "{}",
+            u.state.criterion
+        );
+        let v = u.verdict("j");
+        assert!(
+            v.contains("the first 20 samples (20.0 s) were the warm-up"),
+            "{v}"
+        );
+        assert!(v.contains("stopping early"), "{v}");
+    }
+
+    #[test]
+    fn a_watched_unit_keeps_running_and_stops_on_a_departure_when_asked() {
+        for (mode, stops) in [(OnDeparture::Flag, false), (OnDeparture::Stop, true)] {
+            let mut u = unit(false, Some(mode));
+            let mut stopped = false;
+            for i in 0..40u64 {
+                let v = if i < 20 { 1000 } else { 300 };
+                stopped = u.sample(v, v, 0);
+                if stopped {
+                    assert_eq!(i, 22, "the third sample outside the band");
+                    break;
+                }
+            }
+            assert_eq!(stopped, stops);
+            let w = &u.state.watch;
+            assert_eq!(w.departures.len(), 1);
+            assert_eq!(w.departures[0].sample, 20);
+            assert_eq!(w.attained_level, Some(1000.0));
+            let v = u.verdict("j");
+            assert!(
+                v.contains("left steady state at 20.0 s: iops 1000 -> 300 (-70.0%"),
+                "{v}"
+            );
+        }
     }
 }

@@ -17,8 +17,9 @@
 
 /// Observations per batch.
 pub const BATCH: usize = 5;
-/// Fewest batches MSER-5 decides on.
-pub const MIN_BATCHES: usize = 6;
+/// Fewest batches MSER-5 decides on (50 samples): with fewer, a step-shaped warm-up
+/// longer than the steady part after it has its minimum at no cut at all.
+pub const MIN_BATCHES: usize = 10;
 
 /// The MSER-5 truncation of `series`: the number of leading samples that belong to the
 /// transient (a multiple of 5), or `None` while the series cannot tell.
@@ -245,7 +246,20 @@ mod tests {
 
     #[test]
     fn mser5_waits_while_the_series_is_short_or_still_rising() {
-        assert_eq!(mser5(&[1.0; 29]), None, "fewer than 6 batches");
+        assert_eq!(mser5(&[1.0; 49]), None, "fewer than 10 batches");
+        // A step-shaped warm-up of 20 samples: no verdict at 30 samples (it would be "no
+        // cut"), the right one once the steady part outweighs it.
+        let step: Vec<f64> = (0..60)
+            .map(|i| {
+                if i < 20 {
+                    100.0
+                } else {
+                    1000.0 + (i % 3) as f64
+                }
+            })
+            .collect();
+        assert_eq!(mser5(&step[..30]), None);
+        assert_eq!(mser5(&step), Some(20));
         // Still in the warm-up: the minimum is in the second half, no verdict.
         let rising: Vec<f64> = (0..60).map(|i| i as f64).collect();
         assert_eq!(mser5(&rising), None);
