@@ -16,6 +16,7 @@ pub struct Subcommand {
 pub mod compare;
 pub mod matrix;
 pub mod out;
+pub mod pts;
 pub mod report;
 #[cfg(feature = "tools")]
 pub mod results;
@@ -159,6 +160,11 @@ pub static SUBCOMMANDS: &[Subcommand] = &[
         name: "rt-study",
         help: "[options] TARGET: foreground latency per I/O class under 0/1/4 background jobs, with tests",
         run: tool(rt_study::run),
+    },
+    Subcommand {
+        name: "pts",
+        help: "TARGET --i-understand-this-erases [--test iops|throughput|latency]: the SNIA PTS until steady state (erases TARGET)",
+        run: tool(pts::run),
     },
     Subcommand {
         name: "import",

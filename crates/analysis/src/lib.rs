@@ -13,6 +13,7 @@ pub mod input;
 pub mod logs;
 pub mod matrix;
 pub mod model;
+pub mod pts;
 pub mod report;
 pub mod stats;
 pub mod studies;

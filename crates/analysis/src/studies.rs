@@ -22,6 +22,7 @@ pub struct Study {
 /// --output-format=json` included).
 pub fn is_study(doc: &Value) -> bool {
     doc["study"] == "rt-study"
+        || doc.get("flexio pts").is_some()
         || doc.get("flexio writemodes").is_some()
         || (doc["comparisons"].is_array() && doc.get("alpha").is_some())
 }
@@ -43,6 +44,8 @@ pub fn read(path: &Path) -> Result<Option<Study>, InputError> {
 pub fn html(s: &Study) -> String {
     if s.doc["study"] == "rt-study" {
         rt_study(&s.label, &s.doc)
+    } else if s.doc.get("flexio pts").is_some() {
+        crate::pts::html(&s.label, &s.doc)
     } else if s.doc["comparisons"].is_array() {
         comparison(&s.label, &s.doc)
     } else {
