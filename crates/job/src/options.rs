@@ -486,6 +486,8 @@ pub struct JobOptions {
     /// flexio: `ss_departure_window`, how long outside the band makes a departure (µs; 0:
     /// `ss_dur`).
     pub ss_departure_window_us: u64,
+    /// flexio: `ss_direction`, which direction's samples steady state judges.
+    pub ss_direction: SsDirection,
 
     // --- logs
     /// Log prefixes (empty = the job name).
@@ -628,6 +630,18 @@ pub enum ClockSourceOpt {
     Gettimeofday,
     ClockGettime,
     Cpu,
+}
+
+/// Which samples steady state judges (flexio's `ss_direction`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SsDirection {
+    /// Every direction pooled (fio).
+    #[default]
+    All,
+    /// One direction's own (0 read, 1 write, 2 trim).
+    One(usize),
+    /// Every direction that does I/O, each in its own window; attained when all are.
+    Each,
 }
 
 /// What leaving steady state does (flexio's `ss_departure`).
@@ -902,6 +916,7 @@ impl Default for JobOptions {
             ss_departure: None,
             ss_band_pct: 20.0,
             ss_departure_window_us: 0,
+            ss_direction: SsDirection::All,
             write_bw_log: None,
             write_lat_log: None,
             write_iops_log: None,

@@ -111,6 +111,9 @@ pub struct SsSample {
     /// Completion latencies of the interval's I/Os: their sum (ns) and count.
     pub lat_sum: u64,
     pub lat_n: u64,
+    /// The same IOPS and bytes/s per direction (read, write, trim), for flexio's
+    /// `ss_direction`.
+    pub dirs: [(u64, u64); 3],
 }
 
 impl Default for Progress {

@@ -5,6 +5,7 @@
 
 use crate::plan::ThreadPlan;
 use crate::progress::Progress;
+use flexio_job::options::SsDirection;
 use flexio_stats::steady::{Criterion, SteadyState};
 use flexio_stats::watch::{OnDeparture, Watch};
 use std::sync::atomic::Ordering;
@@ -20,6 +21,10 @@ pub struct SsUnit {
     kept: Vec<(u64, u64, u64)>,
     /// The verdict was told (when the unit stopped its members).
     pub told: bool,
+    /// flexio's `ss_direction`.
+    direction: SsDirection,
+    /// `ss_direction=each`: a window per direction that has done I/O.
+    each: Vec<(usize, SteadyState)>,
 }
 
 /// The steady-state units among `members` (plan indices) of a stonewall segment.
@@ -67,6 +72,8 @@ pub fn units(plans: &[ThreadPlan], members: &[usize]) -> Vec<SsUnit> {
             next: 0,
             kept: Vec::new(),
             told: false,
+            direction: ss.direction,
+            each: Vec::new(),
         });
     }
     out
@@ -83,6 +90,7 @@ impl SsUnit {
         loop {
             let (mut iops, mut bw, mut any) = (0u64, 0u64, false);
             let (mut lat_sum, mut lat_n) = (0u64, 0u64);
+            let mut dirs = [(0u64, 0u64); 3];
             for &m in &self.members {
                 let Ok(v) = progress[m].ss_samples.lock() else {
                     continue;
@@ -93,6 +101,10 @@ impl SsUnit {
                         bw += s.bw;
                         lat_sum = lat_sum.wrapping_add(s.lat_sum);
                         lat_n += s.lat_n;
+                        for (d, x) in dirs.iter_mut().zip(s.dirs) {
+                            d.0 += x.0;
+                            d.1 += x.1;
+                        }
                         any = true;
                     }
                     // A member still running owes this sample: wait for it.
@@ -111,7 +123,7 @@ impl SsUnit {
             );
             // The mean completion latency of the interval's I/Os, all members pooled.
             let lat = lat_sum.checked_div(lat_n).unwrap_or(0);
-            if self.sample(iops, bw, lat) {
+            if self.take(iops, bw, lat, &dirs) {
                 for &m in &self.members {
                     progress[m].ss_stop.store(true, Ordering::Relaxed);
                 }
@@ -120,12 +132,44 @@ impl SsUnit {
         }
     }
 
+    /// One sample of the unit (all members summed): pooled IOPS and bytes/s, the mean
+    /// completion latency, and each direction's IOPS and bytes/s. True when the members
+    /// should stop.
+    fn take(&mut self, iops: u64, bw: u64, lat: u64, dirs: &[(u64, u64); 3]) -> bool {
+        let (iops, bw) = match self.direction {
+            SsDirection::One(k) => dirs[k],
+            _ => (iops, bw),
+        };
+        // ss_direction=each: fio's window still shows the pooled samples, and it is
+        // attained when every direction's own window is.
+        let each = (self.direction == SsDirection::Each).then(|| self.each_met(dirs, lat));
+        self.sample(iops, bw, lat, each)
+    }
+
+    /// `ss_direction=each`: feed every direction's window; whether all that have done I/O
+    /// meet the criterion now.
+    fn each_met(&mut self, dirs: &[(u64, u64); 3], lat: u64) -> bool {
+        for (k, (iops, _)) in dirs.iter().enumerate() {
+            if *iops > 0 && !self.each.iter().any(|(d, _)| *d == k) {
+                let st = &self.state;
+                self.each
+                    .push((k, SteadyState::new(st.crit, st.duration_s, st.window)));
+            }
+        }
+        let mut all = !self.each.is_empty();
+        for (k, st) in &mut self.each {
+            let (iops, bw) = dirs[*k];
+            all &= st.add_sample(iops, bw, lat) && st.criterion.is_finite();
+        }
+        all
+    }
+
     /// Judge one sample; true when the job should stop now (steady state attained without
     /// a departure watch, or a departure with `ss_departure=stop`).
-    fn sample(&mut self, iops: u64, bw: u64, lat: u64) -> bool {
+    fn sample(&mut self, iops: u64, bw: u64, lat: u64, each: Option<bool>) -> bool {
         let st = &mut self.state;
         if !st.watch.active() {
-            let met = st.add_sample(iops, bw, lat);
+            let met = Self::add(st, iops, bw, lat, each);
             if met {
                 crate::debug_log!(crate::debug::Cat::Steadystate, "steadystate: attained");
             }
@@ -156,7 +200,7 @@ impl SsUnit {
                     st.restart();
                     let after = std::mem::take(&mut self.kept);
                     for (i, b, l) in after.into_iter().skip(d) {
-                        if Self::judge(st, i, b, l, false) {
+                        if Self::judge(st, i, b, l, false, None) {
                             return true;
                         }
                     }
@@ -165,14 +209,34 @@ impl SsUnit {
                 (Some(_), None) => {}
             }
         }
-        Self::judge(st, iops, bw, lat, true)
+        Self::judge(st, iops, bw, lat, true, each)
+    }
+
+    /// A sample into fio's window; with `each`, attainment is every direction's verdict.
+    fn add(st: &mut SteadyState, iops: u64, bw: u64, lat: u64, each: Option<bool>) -> bool {
+        let was = st.attained;
+        let met = st.add_sample(iops, bw, lat);
+        match each {
+            Some(e) => {
+                st.attained = was || e;
+                e
+            }
+            None => met,
+        }
     }
 
     /// One sample into the window and the watch (whose series already has it when
     /// `pushed`).
-    fn judge(st: &mut SteadyState, iops: u64, bw: u64, lat: u64, pushed: bool) -> bool {
+    fn judge(
+        st: &mut SteadyState,
+        iops: u64,
+        bw: u64,
+        lat: u64,
+        pushed: bool,
+        each: Option<bool>,
+    ) -> bool {
         let was = st.attained;
-        let met = st.add_sample(iops, bw, lat);
+        let met = Self::add(st, iops, bw, lat, each);
         let watching = st.watch.on_departure;
         if met && !was {
             crate::debug_log!(crate::debug::Cat::Steadystate, "steadystate: attained");
@@ -293,6 +357,8 @@ mod tests {
             next: 0,
             kept: Vec::new(),
             told: false,
+            direction: SsDirection::All,
+            each: Vec::new(),
         }
     }
 
@@ -307,7 +373,7 @@ mod tests {
             } else {
                 1000 + (i * 7) % 40 - 20
             };
-            if u.sample(v, v * 4096, 0) {
+            if u.sample(v, v * 4096, 0, None) {
                 stopped_at = Some(i);
                 break;
             }
@@ -332,13 +398,54 @@ mod tests {
     }
 
     #[test]
+    fn directions_judged_alone_or_each_in_its_own_window() {
+        // Reads steady at 1000, writes climbing 100 → 190: pooled, the climb is 8% of
+        // the total (met at 10%); the writes alone are not steady.
+        let series = |i: u64| {
+            [
+                (1000, 1000 * 4096),
+                (100 + 10 * i, (100 + 10 * i) * 4096),
+                (0, 0),
+            ]
+        };
+        let run = |dir: SsDirection| {
+            let mut u = unit(false, None);
+            u.direction = dir;
+            (0..10u64)
+                .position(|i| {
+                    let d = series(i);
+                    u.take(d[0].0 + d[1].0, (d[0].0 + d[1].0) * 4096, 0, &d)
+                })
+                .map(|i| (i, u.state.iops_data()))
+        };
+        let (at, _) = run(SsDirection::All).expect("pooled: attained");
+        assert_eq!(at, 4, "the first full window");
+        let (at, data) = run(SsDirection::One(0)).expect("reads: attained");
+        assert_eq!((at, data), (4, vec![1000; 5]), "the reads' own samples");
+        assert_eq!(run(SsDirection::One(1)), None, "writes climb 40% a window");
+        assert_eq!(
+            run(SsDirection::Each),
+            None,
+            "each: the writes hold it back"
+        );
+        // Each direction steady: attained, with fio's window showing the pooled samples.
+        let mut u = unit(false, None);
+        u.direction = SsDirection::Each;
+        let d = [(1000, 4_096_000), (500, 2_048_000), (0, 0)];
+        let at = (0..10).position(|_| u.take(1500, 6_144_000, 0, &d));
+        assert_eq!(at, Some(4));
+        assert_eq!(u.state.iops_data(), vec![1500; 5]);
+        assert_eq!(u.each.len(), 2, "no window for the trims, which did no I/O");
+    }
+
+    #[test]
     fn a_watched_unit_keeps_running_and_stops_on_a_departure_when_asked() {
         for (mode, stops) in [(OnDeparture::Flag, false), (OnDeparture::Stop, true)] {
             let mut u = unit(false, Some(mode));
             let mut stopped = false;
             for i in 0..40u64 {
                 let v = if i < 20 { 1000 } else { 300 };
-                stopped = u.sample(v, v, 0);
+                stopped = u.sample(v, v, 0, None);
                 if stopped {
                     assert_eq!(i, 22, "the third sample outside the band");
                     break;

@@ -141,6 +141,19 @@ pub(super) static ROWS: &[OptDef] = &[
              o.ss_band_pct = n;
              Ok(())
          }).since("flexio"),
+    row!("steadystate_direction", ["ss_direction"], Kind::Choice(&[("all", "All directions pooled, as fio"), ("read", "The reads' samples only"), ("write", "The writes' samples only"), ("trim", "The trims' samples only"), ("each", "Every direction with I/O in its own window: attained when all are")]), "all", "flexio: which direction's IOPS or bandwidth steady state judges in a mixed job",
+         |o, v| {
+             use crate::options::SsDirection as D;
+             o.ss_direction = match req(v)? {
+                 "all" => D::All,
+                 "read" => D::One(0),
+                 "write" => D::One(1),
+                 "trim" => D::One(2),
+                 "each" => D::Each,
+                 x => return Err(format!("'{x}': expected all, read, write, trim or each")),
+             };
+             Ok(())
+         }).since("flexio"),
     time_row!("steadystate_departure_window", ["ss_departure_window"], ss_departure_window_us, true, "flexio: how long the metric must stay outside the band to count as a departure (default: ss_dur)").since("flexio"),
     row!("steadystate_check_interval", ["ss_interval"], Kind::Time { secs: true }, "1", "Polling interval for the steady state check (fio 3.35+)",
          |o, v| {

@@ -112,6 +112,10 @@ pub(super) fn validate(set: &JobSet, ji: usize, caps: &Caps) -> Result<(), PlanE
             (o.ss_ramp_auto, "ss_ramp=auto"),
             (o.ss_departure.is_some(), "ss_departure"),
             (o.ss_departure_window_us > 0, "ss_departure_window"),
+            (
+                o.ss_direction != flexio_job::options::SsDirection::All,
+                "ss_direction",
+            ),
         ] {
             if given {
                 return Err(err(

@@ -276,6 +276,8 @@ pub struct SsPlan {
     pub departure: Option<flexio_stats::watch::OnDeparture>,
     pub band_pct: f64,
     pub departure_window_us: u64,
+    /// flexio: `ss_direction`.
+    pub direction: flexio_job::options::SsDirection,
 }
 
 /// Data verification.
@@ -875,6 +877,7 @@ pub fn meter_plan(o: &JobOptions, caps: &Caps, thread_number: u32) -> MeterPlan 
             }),
             band_pct: o.ss_band_pct,
             departure_window_us: o.ss_departure_window_us,
+            direction: o.ss_direction,
         }),
     }
 }

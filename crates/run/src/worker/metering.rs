@@ -30,7 +30,7 @@ pub struct Meter {
     log_tick_ns: u64,
     ss: Option<SsPlan>,
     next_ss_ns: u64,
-    ss_base: Option<(u64, u64, u64)>,
+    ss_base: Option<(u64, [u64; 3], [u64; 3])>,
     /// The job's clat sum and count at the start of the steady-state interval.
     ss_clat: (u64, u64),
     /// Length of the latest I/O per direction (the histogram log's bs column).
@@ -161,35 +161,41 @@ impl Meter {
         if now < self.next_ss_ns {
             return;
         }
-        let bytes: u64 = bytes.iter().sum();
-        let ios: u64 = ios.iter().sum();
         if let Some((t0, b0, i0)) = self.ss_base {
             let ms = (now - t0) / 1_000_000;
-            let (iops, bw) = if ss.scaled_samples {
-                let iv_ms = ss.interval_us / 1000;
-                let div = iv_ms.saturating_mul(iv_ms) / 1000;
-                (
-                    ms.saturating_mul(ios - i0).checked_div(div),
-                    ms.saturating_mul(bytes - b0).checked_div(div),
-                )
-            } else {
-                (
-                    ((ios - i0) * 1000).checked_div(ms),
-                    ((bytes - b0) * 1000).checked_div(ms),
-                )
+            // One direction's (or all pooled) IOPS and bytes/s over the interval.
+            let rate = |ios_d: u64, bytes_d: u64| {
+                if ss.scaled_samples {
+                    let iv_ms = ss.interval_us / 1000;
+                    let div = iv_ms.saturating_mul(iv_ms) / 1000;
+                    ms.saturating_mul(ios_d)
+                        .checked_div(div)
+                        .zip(ms.saturating_mul(bytes_d).checked_div(div))
+                } else {
+                    (ios_d * 1000)
+                        .checked_div(ms)
+                        .zip((bytes_d * 1000).checked_div(ms))
+                }
             };
-            if let Some((iops, bw)) = iops.zip(bw) {
+            let d = |k: usize| (ios[k].saturating_sub(i0[k]), bytes[k].saturating_sub(b0[k]));
+            let all = rate((0..3).map(|k| d(k).0).sum(), (0..3).map(|k| d(k).1).sum());
+            if let Some((iops, bw)) = all {
+                let mut dirs = [(0, 0); 3];
+                for (k, slot) in dirs.iter_mut().enumerate() {
+                    *slot = rate(d(k).0, d(k).1).unwrap_or((0, 0));
+                }
                 if let Ok(mut v) = pr.ss_samples.lock() {
                     v.push(crate::progress::SsSample {
                         iops,
                         bw,
                         lat_sum: clat.0.saturating_sub(self.ss_clat.0),
                         lat_n: clat.1.saturating_sub(self.ss_clat.1),
+                        dirs,
                     });
                 }
             }
         }
-        self.ss_base = Some((now, bytes, ios));
+        self.ss_base = Some((now, *bytes, *ios));
         self.ss_clat = clat;
         let iv = ss.interval_us * 1000;
         self.next_ss_ns = if self.next_ss_ns + iv > now {
@@ -386,6 +392,7 @@ mod tests {
                 departure: None,
                 band_pct: 20.0,
                 departure_window_us: 0,
+                direction: Default::default(),
             }),
             ..plan(500)
         };
@@ -403,7 +410,8 @@ mod tests {
                 iops: 100,
                 bw: 1000,
                 lat_sum: 5000,
-                lat_n: 100
+                lat_n: 100,
+                dirs: [(100, 1000), (0, 0), (0, 0)],
             }]
         );
         m.ramp();
