@@ -263,6 +263,12 @@ pub fn plan_with(
         }
         for sub in 0..o.numjobs {
             thread_number += 1;
+            if crate::debug::on(crate::debug::Cat::Random) && !set.compat.is_fio333() {
+                let system = set.seeds_drawn.contains(&ji);
+                for l in rand_seed_lines(o.randseed.unwrap_or(0x89), thread_number, system) {
+                    crate::debug::log(crate::debug::Cat::Random, &l);
+                }
+            }
             let mut t = plan_thread(
                 def,
                 sub,
@@ -952,6 +958,26 @@ pub fn job_seeds(
         }
     }
     s
+}
+
+/// The newest fio's `--debug=random` lines of a thread's seeds: the slot count, then every
+/// slot's seed (fio 3.33 prints none). `system`: the job asked for unrepeatable numbers
+/// (`randrepeat=0` without `randseed`); flexio drew its `randseed` from the system's entropy,
+/// which fio announces.
+pub fn rand_seed_lines(randseed: u64, thread_number: u32, system: bool) -> Vec<String> {
+    use flexio_workload::rng::{fio_seed_list, NEWEST_SLOTS};
+    let mut out = Vec::with_capacity(NEWEST_SLOTS + 2);
+    if system {
+        out.push("using system RNG for random seeds".to_string());
+    }
+    out.push(format!("FIO_RAND_NR_OFFS={NEWEST_SLOTS}"));
+    for (i, s) in fio_seed_list(randseed, thread_number, NEWEST_SLOTS)
+        .iter()
+        .enumerate()
+    {
+        out.push(format!("rand_seeds[{i}]={s}"));
+    }
+    out
 }
 
 fn entropy() -> u64 {

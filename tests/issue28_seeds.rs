@@ -1,0 +1,213 @@
+//! Issue 28's seeds, generators, debug lines, values and targets: `--debug=random`'s
+//! `rand_seeds[...]` lines, `--debug=parse`'s steadystate lines (against fio 3.33), and the
+//! items after them (each test says which).
+
+mod common;
+use common::*;
+
+/// The messages of `--debug=<cat>` lines of category `cat` (`<cat:8> <pid:5> <message>`),
+/// checking the prefix's layout.
+fn debug_messages(out: &str, cat: &str) -> Vec<String> {
+    let re = regex::Regex::new(&format!(r"^{cat:<8} (\d+) *? (\S.*)$")).unwrap();
+    out.lines()
+        .filter_map(|l| {
+            let c = re.captures(l)?;
+            let pid = &c[1];
+            // The pid is padded to 5 columns, then one space.
+            let want = format!("{cat:<8} {pid:<5} ");
+            assert!(l.starts_with(&want), "layout of {l:?}");
+            Some(c[2].to_string())
+        })
+        .collect()
+}
+
+/// The seeds the newest fio gives thread `tn` (1-based) from `randseed`: stirred four times
+/// by 0x9e370001, then slot i = seed * tn + i, the seed stirred again after each slot.
+fn newest_seeds(randseed: u64, tn: u64) -> Vec<u64> {
+    let mut seed = randseed;
+    for _ in 0..4 {
+        seed = seed.wrapping_mul(0x9e370001);
+    }
+    (0..24u64)
+        .map(|i| {
+            let s = seed.wrapping_mul(tn).wrapping_add(i);
+            seed = seed.wrapping_mul(0x9e370001);
+            s
+        })
+        .collect()
+}
+
+/// Each thread's `rand_seeds` values, in order, from `--debug=random` messages.
+fn seeds_of(msgs: &[String]) -> Vec<Vec<u64>> {
+    let mut out: Vec<Vec<u64>> = Vec::new();
+    for m in msgs {
+        if m.starts_with("FIO_RAND_NR_OFFS=") {
+            assert_eq!(m, "FIO_RAND_NR_OFFS=24");
+            out.push(Vec::new());
+        } else if let Some(rest) = m.strip_prefix("rand_seeds[") {
+            let (i, v) = rest.split_once("]=").unwrap();
+            let cur = out.last_mut().expect("rand_seeds before FIO_RAND_NR_OFFS");
+            assert_eq!(i.parse::<usize>().unwrap(), cur.len(), "{m}");
+            cur.push(v.parse().unwrap());
+        }
+    }
+    out
+}
+
+/// Item 11: `--debug=random` prints the newest fio's seed lines per thread: randseed,
+/// numjobs (the thread number is stirred in), randrepeat=0 (system entropy, announced, and
+/// different each run), allrandrepeat an alias of randrepeat.
+#[test]
+fn debug_random_prints_newest_rand_seeds() {
+    let d = tempfile::tempdir().unwrap();
+    let base = [
+        "--debug=random",
+        "--name=j",
+        "--ioengine=null",
+        "--size=64k",
+        "--rw=randread",
+    ];
+    let run = |extra: &[&str]| {
+        let mut a = base.to_vec();
+        a.extend_from_slice(extra);
+        let r = flexio(&a, d.path());
+        assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+        assert!(r.stdout.contains("fio: set debug option random\n"));
+        debug_messages(&r.stdout, "random")
+    };
+    let m = run(&[]);
+    assert_eq!(seeds_of(&m), vec![newest_seeds(0x89, 1)], "{m:?}");
+    assert!(!m.iter().any(|l| l.contains("system RNG")));
+    let m = run(&["--randseed=1234", "--numjobs=2"]);
+    assert_eq!(
+        seeds_of(&m),
+        vec![newest_seeds(1234, 1), newest_seeds(1234, 2)],
+        "{m:?}"
+    );
+    // A second job continues the thread numbers.
+    let m = run(&[
+        "--randseed=7",
+        "--name=k",
+        "--ioengine=null",
+        "--size=64k",
+        "--randseed=7",
+    ]);
+    assert_eq!(
+        seeds_of(&m),
+        vec![newest_seeds(7, 1), newest_seeds(7, 2)],
+        "{m:?}"
+    );
+    // randrepeat=1 with a randseed: the randseed's seeds; allrandrepeat=1 changes nothing.
+    let m = run(&["--randseed=99", "--allrandrepeat=1"]);
+    assert_eq!(seeds_of(&m), vec![newest_seeds(99, 1)]);
+    // Unrepeatable: announced, and another run gets other seeds.
+    let a = run(&["--randrepeat=0"]);
+    let b = run(&["--randrepeat=0"]);
+    assert_eq!(a[0], "using system RNG for random seeds", "{a:?}");
+    let (sa, sb) = (seeds_of(&a), seeds_of(&b));
+    assert_eq!(sa[0].len(), 24);
+    assert_ne!(sa, sb);
+    // allrandrepeat=0 given last is randrepeat=0 in the newest fio.
+    let m = run(&["--allrandrepeat=0"]);
+    assert_eq!(m[0], "using system RNG for random seeds", "{m:?}");
+}
+
+/// Item 11 under `--compat=3.33`: fio 3.33 prints no seed lines (its `random` lines are
+/// per-draw ones flexio does not print); flexio as 3.33 prints none either.
+#[test]
+fn debug_random_prints_no_seed_lines_as_fio_333() {
+    let args = [
+        "--debug=random",
+        "--name=j",
+        "--ioengine=null",
+        "--size=64k",
+        "--rw=randread",
+    ];
+    let d = tempfile::tempdir().unwrap();
+    let r = flexio_oracle(&args, d.path());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let m = debug_messages(&r.stdout, "random");
+    assert!(
+        !m.iter()
+            .any(|l| l.contains("rand_seeds") || l.contains("FIO_RAND_NR_OFFS")),
+        "{m:?}"
+    );
+    if let Some((f, _)) = both(&args) {
+        let fm = debug_messages(&f.stdout, "random");
+        assert!(!fm.is_empty(), "fio 3.33 logs its draws: {}", f.stdout);
+        assert!(!fm.iter().any(|l| l.contains("rand_seeds")), "{fm:?}");
+    }
+}
+
+/// Item 12: `--debug=parse` logs the steadystate threshold as fio does, right after the
+/// option's `handle_option` line; the same lines as fio 3.33 (its t/steadystate_tests.py
+/// cases among them), and the newest fio's latency criterion.
+#[test]
+fn debug_parse_steadystate_lines_equal_fio() {
+    let cases = [
+        ("iops:10", "set steady state IOPS threshold to 10.000000"),
+        ("iops:10%", "set steady state threshold to 10.000000%"),
+        ("iops:.1%", "set steady state threshold to 0.100000%"),
+        ("bw:10%", "set steady state threshold to 10.000000%"),
+        ("bw:.1%", "set steady state threshold to 0.100000%"),
+        ("bw:12", "set steady state BW threshold to 12"),
+        ("bw_slope:12k", "set steady state BW threshold to 12288"),
+        (
+            "iops_slope:0.5",
+            "set steady state IOPS threshold to 0.500000",
+        ),
+        ("bw:1M", "set steady state BW threshold to 1048576"),
+    ];
+    let steady = |out: &str| -> Vec<String> {
+        let m = debug_messages(out, "parse");
+        let at = m
+            .iter()
+            .position(|l| {
+                l.starts_with("handle_option=steadystate") || l.starts_with("handle_option=ss")
+            })
+            .unwrap_or_else(|| panic!("no steadystate option line: {m:?}"));
+        m[at + 1..]
+            .iter()
+            .filter(|l| l.starts_with("set steady state"))
+            .cloned()
+            .collect()
+    };
+    for (v, want) in cases {
+        let ss = format!("--steadystate={v}");
+        let args = [
+            "--debug=parse",
+            "--parse-only",
+            "--name=j",
+            "--ioengine=null",
+            "--size=1M",
+            "--ss_dur=10s",
+            &ss,
+            "--ss_ramp=5",
+        ];
+        let d = tempfile::tempdir().unwrap();
+        let r = flexio(&args, d.path());
+        assert_eq!(r.code, 0, "{v}: {}", r.stderr);
+        assert_eq!(steady(&r.stdout), vec![want.to_string()], "{v}");
+        if let Some((f, x)) = both(&args) {
+            assert_eq!(f.code, 0, "fio {v}: {}", f.stderr);
+            assert_eq!(steady(&f.stdout), steady(&x.stdout), "{v} against fio 3.33");
+        }
+    }
+    // The newest fio's latency criterion (fio 3.33 refuses it).
+    let d = tempfile::tempdir().unwrap();
+    let r = flexio(
+        &[
+            "--debug=parse",
+            "--parse-only",
+            "--name=j",
+            "--size=1M",
+            "--steadystate=lat:250",
+        ],
+        d.path(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        steady(&r.stdout),
+        vec!["set steady state latency threshold to 250 nsec".to_string()]
+    );
+}
