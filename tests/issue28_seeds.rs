@@ -211,3 +211,114 @@ fn debug_parse_steadystate_lines_equal_fio() {
         vec!["set steady state latency threshold to 250 nsec".to_string()]
     );
 }
+
+/// The `fio:` lines of a run's standard output and the offsets of its `write_iolog`.
+fn gen_lines_and_offsets(r: &Run, log: &std::path::Path, what: &str) -> (Vec<String>, Vec<u64>) {
+    assert_eq!(r.code, 0, "{what}: {}{}", r.stdout, r.stderr);
+    let lines = r
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("fio: "))
+        .map(str::to_string)
+        .collect();
+    let text = std::fs::read_to_string(log).unwrap();
+    let offs = text
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            (f.len() == 5 && f[2] == "read").then(|| f[3].parse().unwrap())
+        })
+        .collect();
+    (lines, offs)
+}
+
+/// Item 13: a random job's file of more than 2^32 - 1 blocks switches to tausworthe64
+/// unless random_generator was given, with fio's lines. fio 3.33 announces the switch and
+/// keeps its 32-bit offsets (compared with the installed fio: the same lines, the same
+/// offsets); the newest fio really switches the offsets (flexio's equal an explicit
+/// random_generator=tausworthe64's). The limit is exact: 2 TiB of 512-byte blocks is over,
+/// 512 bytes less is not; zipf offsets and sequential jobs are not checked.
+#[test]
+fn tausworthe64_switch_beyond_32_bits() {
+    const EXCEEDS: &str = "fio: file j.0.0 exceeds 32-bit tausworthe random generator.";
+    const SWITCH: &str =
+        "fio: Switching to tausworthe64. Use the random_generator= option to get rid of this warning.";
+    const ADVICE: &str = "fio: Use the random_generator= option to switch to lfsr or tausworthe64.";
+    let base = [
+        "--name=j",
+        "--ioengine=null",
+        "--rw=randread",
+        "--bs=512",
+        "--number_ios=8",
+        "--norandommap",
+        "--write_iolog=t.log",
+    ];
+    let flex = |extra: &[&str], env: &[(&str, &str)]| {
+        let d = tempfile::tempdir().unwrap();
+        let mut a = base.to_vec();
+        a.extend_from_slice(extra);
+        let r = run_in_env(&flexio_bin(), &a, d.path(), env);
+        gen_lines_and_offsets(&r, &d.path().join("t.log"), &a.join(" "))
+    };
+    let (l, auto) = flex(&["--size=3T"], &[]);
+    assert_eq!(l, vec![EXCEEDS, SWITCH]);
+    let (l, t64) = flex(&["--size=3T", "--random_generator=tausworthe64"], &[]);
+    assert!(l.is_empty(), "{l:?}");
+    assert_eq!(
+        auto, t64,
+        "the newest fio's switch draws tausworthe64 offsets"
+    );
+    assert_eq!(auto.len(), 8);
+    let (l, t32) = flex(&["--size=3T", "--random_generator=tausworthe"], &[]);
+    assert_eq!(l, vec![EXCEEDS, ADVICE]);
+    assert_ne!(t32, auto);
+    // fio 3.33: announced, offsets still 32-bit (3.33 seeds its offsets otherwise).
+    let (l, old) = flex(&["--size=3T"], ORACLE_COMPAT);
+    assert_eq!(l, vec![EXCEEDS, SWITCH]);
+    let (_, old32) = flex(
+        &["--size=3T", "--random_generator=tausworthe"],
+        ORACLE_COMPAT,
+    );
+    assert_eq!(old, old32);
+    // The limit.
+    assert_eq!(flex(&["--size=2T"], &[]).0, vec![EXCEEDS, SWITCH]);
+    assert!(flex(&["--size=2199023255040"], &[]).0.is_empty());
+    assert!(flex(&["--size=3T", "--bs=1k"], &[]).0.is_empty());
+    assert!(flex(&["--size=3T", "--random_distribution=zipf:1.2"], &[])
+        .0
+        .is_empty());
+    assert!(flex(&["--size=3T", "--rw=read"], &[]).0.is_empty());
+
+    // Against fio 3.33: lines (per thread, per file) and offsets.
+    let Some(fio) = fio_bin() else { return };
+    let cases: &[&[&str]] = &[
+        &["--size=3T"],
+        &["--size=3T", "--random_generator=tausworthe"],
+        &["--size=3T", "--random_generator=tausworthe64"],
+        &["--size=2T"],
+        &["--size=2199023255040"],
+        &["--size=3T", "--rw=read"],
+        &["--size=3T", "--random_distribution=zipf:1.2"],
+        &["--filesize=3T", "--nrfiles=2", "--numjobs=2"],
+        &[
+            "--filesize=3T",
+            "--nrfiles=2",
+            "--random_generator=tausworthe",
+        ],
+    ];
+    for c in cases {
+        let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let d = tempfile::tempdir().unwrap();
+        let mut a = base.to_vec();
+        a.extend_from_slice(c);
+        let f = run_in(&fio, &a, d.path());
+        let want = gen_lines_and_offsets(&f, &d.path().join("t.log"), "fio");
+        drop(_g);
+        let got = flex(c, ORACLE_COMPAT);
+        assert_eq!(got.0, want.0, "{c:?} against fio 3.33");
+        // (zipf offsets are flexio's own, here as elsewhere: only the lines compare)
+        if !c.iter().any(|a| a.contains("zipf")) {
+            assert_eq!(got.1, want.1, "{c:?} against fio 3.33");
+        }
+    }
+}

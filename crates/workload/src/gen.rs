@@ -152,6 +152,9 @@ pub struct Spec {
     /// fio's per-stream seeds (see `rng::fio_seeds`).
     pub seeds: [u64; slot::COUNT],
     pub gen: RandGen,
+    /// The offset generator alone is tausworthe64, the other streams keep `gen`'s width:
+    /// the newest fio's automatic switch for files beyond 32 bits ([`taus32_exceeded`]).
+    pub off64: bool,
     /// Offset distribution per direction.
     pub dist: [Dist; 3],
     /// Share of random I/Os in a random workload, per direction (the rest is sequential).
@@ -179,6 +182,33 @@ pub struct NextIo {
     /// The file started over (time_based, or io_size beyond its size) with this I/O: fio
     /// drops its page cache again at that point (`invalidate`).
     pub wrapped: bool,
+}
+
+/// The files (their indices) of a random job with more blocks than the 32-bit tausworthe
+/// generator draws from without repeats (fio: the random space over the job's smallest
+/// block size above 2^32 - 1). Jobs of zipf, pareto or normal offsets are not checked, as in
+/// fio.
+pub fn taus32_exceeded(spec: &Spec) -> Vec<usize> {
+    let sampled = |d: &Dist| {
+        matches!(
+            d,
+            Dist::Zipf { .. } | Dist::Pareto { .. } | Dist::Normal { .. }
+        )
+    };
+    if !spec.random || spec.dist.iter().any(sampled) {
+        return Vec::new();
+    }
+    spec.files
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| exceeds_taus32(r.len, spec.rw_min_bs))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// Whether `len` bytes hold more blocks of `min_bs` than tausworthe32 covers (2^32 - 1).
+pub fn exceeds_taus32(len: u64, min_bs: u64) -> bool {
+    len / min_bs.max(1) > u32::MAX as u64
 }
 
 /// Offset generator state (one per job, as fio's `random_state`).
@@ -363,6 +393,7 @@ impl Generator {
         let block_seed = seeds[slot::BLOCK];
         let off_rng = match spec.gen {
             RandGen::Tausworthe64 => OffRng::T64(Taus258::new(block_seed)),
+            _ if spec.off64 => OffRng::T64(Taus258::new(block_seed)),
             _ => OffRng::T32(Taus88::new(block_seed as u32)),
         };
         let bs_rng = [0, 1, 2].map(|d| {
@@ -1221,6 +1252,7 @@ mod tests {
             wrap: false,
             seeds: crate::rng::fio_seeds(0x89, 1, true),
             gen: RandGen::Tausworthe,
+            off64: false,
             dist: [Dist::Uniform, Dist::Uniform, Dist::Uniform],
             seq_stride: false,
             sprandom: None,
@@ -1369,6 +1401,47 @@ mod tests {
         let mut g = Generator::new(s);
         let v: Vec<u64> = (0..3).map(|_| g.next(0).unwrap().offset).collect();
         assert_eq!(v, vec![1007636480, 28229632, 86614016]);
+    }
+
+    #[test]
+    fn taus32_limit_is_fios() {
+        // 2^32 - 1 blocks fit; one more does not (512-byte blocks: 2 TiB is over).
+        assert!(!exceeds_taus32((u32::MAX as u64) * 512, 512));
+        assert!(exceeds_taus32((u32::MAX as u64 + 1) * 512, 512));
+        assert!(exceeds_taus32(3 << 40, 512));
+        assert!(!exceeds_taus32(3 << 40, 4096));
+        let mut s = spec(true, 3 << 40);
+        s.rw_min_bs = 512;
+        assert_eq!(taus32_exceeded(&s), vec![0]);
+        s.rw_min_bs = 1024;
+        assert!(taus32_exceeded(&s).is_empty());
+        s.rw_min_bs = 512;
+        s.random = false;
+        assert!(taus32_exceeded(&s).is_empty());
+        s.random = true;
+        s.dist[0] = Dist::Zipf {
+            theta: 1.2,
+            center: 0.0,
+        };
+        assert!(taus32_exceeded(&s).is_empty());
+        // The switch makes the offset stream 64-bit: tausworthe64's offsets, 32-bit sizes.
+        let mut a = spec(true, 3 << 40);
+        a.rw_min_bs = 512;
+        a.random_map = false;
+        a.bs = [0, 1, 2].map(|_| BsPolicy::Fixed(512));
+        a.align = [512; 3];
+        let mut b = a.clone();
+        b.off64 = true;
+        let mut c = a.clone();
+        c.gen = RandGen::Tausworthe64;
+        let offs = |s: Spec| {
+            let mut g = Generator::new(s);
+            (0..8)
+                .map(|_| g.next_io().unwrap().offset)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(offs(b.clone()), offs(c));
+        assert_ne!(offs(a), offs(b));
     }
 
     #[test]

@@ -72,6 +72,9 @@ pub struct ThreadPlan {
     /// Print fio's "Any use of blockalign= turns off randommap" (on the first thread of its
     /// job definition).
     pub blockalign_note: bool,
+    /// fio's lines about a file beyond the 32-bit tausworthe generator (and the switch to
+    /// tausworthe64), printed when the job starts.
+    pub gen_notes: Vec<String>,
     /// fio's informational lines about the job's options (the newest fio's `fio: sprandom
     /// sets ...`), printed once per job definition.
     pub info_notes: Vec<&'static str>,
@@ -480,6 +483,7 @@ fn plan_thread(
     let seeds = job_seeds(o, thread_number, compat);
     let wrap = time_based || io_size > region_total;
     let mut spec = thread_spec(o, &files, &seeds, wrap, &caps, spr.map(|(s, _)| s), compat);
+    let gen_notes = taus64_switch(o, &files, &mut spec, compat);
     let mut io = io_plan(o, &caps, depth, budget, &seeds);
     let (meter, pace) = compat_sections(o, &caps, &seeds, thread_number, compat, &mut io);
     // fio 3.33 runs a verifying write job whose offsets end before io_size as loops of one
@@ -572,6 +576,7 @@ fn plan_thread(
         spec,
         depth_note,
         blockalign_note: sub == 0 && blockalign_differs(&def.opts) && !def.opts.norandommap,
+        gen_notes,
         info_notes: if sub == 0 {
             newest::info_notes(o)
         } else {
@@ -627,6 +632,39 @@ fn thread_spec(
         spec.random_map = false;
     }
     spec
+}
+
+/// fio's check of a random job's files against the 32-bit tausworthe generator: a file of
+/// more blocks than it covers is announced; without an explicit `random_generator` the job
+/// switches to tausworthe64, which the newest fio really does for the offsets (fio 3.33
+/// announces it and keeps drawing 32-bit offsets), once for the job; with an explicit
+/// `random_generator=tausworthe` each such file gets the advice. Returns the lines.
+fn taus64_switch(
+    o: &JobOptions,
+    files: &[FilePlan],
+    spec: &mut Spec,
+    compat: Compat,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    if spec.gen != RandGen::Tausworthe {
+        return out;
+    }
+    for i in flexio_workload::gen::taus32_exceeded(spec) {
+        out.push(format!(
+            "fio: file {} exceeds 32-bit tausworthe random generator.",
+            files[i].path.display()
+        ));
+        if !o.newest.random_generator_set {
+            out.push(
+                "fio: Switching to tausworthe64. Use the random_generator= option to get rid of this warning."
+                    .into(),
+            );
+            spec.off64 = !compat.is_fio333();
+            break;
+        }
+        out.push("fio: Use the random_generator= option to switch to lfsr or tausworthe64.".into());
+    }
+    out
 }
 
 /// read_iolog and write_iolog: a replay takes its directions from the trace, runs once and
@@ -882,6 +920,7 @@ fn workload_spec(
         strided,
         rw_min_bs,
         seq_stride: false,
+        off64: false,
         sprandom: None,
         repeatable: o.randrepeat,
         time_based: o.time_based && o.runtime_us > 0,
