@@ -322,3 +322,66 @@ fn tausworthe64_switch_beyond_32_bits() {
         }
     }
 }
+
+/// The `Alloc N for buffers` number of a `--debug=mem` run.
+fn buffer_alloc(out: &str) -> u64 {
+    debug_messages(out, "mem")
+        .iter()
+        .find_map(|m| {
+            m.strip_prefix("Alloc ")?
+                .strip_suffix(" for buffers")?
+                .parse()
+                .ok()
+        })
+        .unwrap_or_else(|| panic!("no buffer allocation line: {out}"))
+}
+
+/// Item 15: a replayed trace's buffers are sized by its largest read or write, never by a
+/// trim: a 2 GiB trim at iodepth 128 replays with 128 x 8 KiB of buffers (fio 3.33 reports
+/// the same allocation for the trace), instead of failing to get 256 GiB.
+#[test]
+fn read_iolog_buffers_ignore_trims() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("trf");
+    let fp = f.display();
+    std::fs::write(
+        d.path().join("trace.log"),
+        format!(
+            "fio version 3 iolog\n0 {fp} add\n0 {fp} open\n1 {fp} write 0 4096\n\
+             2 {fp} trim 0 2147483648\n3 {fp} read 0 8192\n4 {fp} close\n"
+        ),
+    )
+    .unwrap();
+    std::fs::File::create(&f).unwrap().set_len(3 << 30).unwrap();
+    let args = [
+        "--debug=mem",
+        "--name=r",
+        "--read_iolog=trace.log",
+        "--iodepth=128",
+        "--ioengine=null",
+    ];
+    let r = flexio(&args, d.path());
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(!r.stderr.contains("cannot allocate"), "{}", r.stderr);
+    assert_eq!(buffer_alloc(&r.stdout), 128 * 8192);
+    let j = flexio(
+        &[
+            "--name=r",
+            "--read_iolog=trace.log",
+            "--iodepth=128",
+            "--ioengine=null",
+            "--output-format=json",
+        ],
+        d.path(),
+    );
+    assert_eq!(j.code, 0, "{}", j.stderr);
+    let v = json_of(&j.stdout);
+    assert_eq!(v["jobs"][0]["trim"]["total_ios"], 1, "the trim is replayed");
+    assert_eq!(v["jobs"][0]["trim"]["io_bytes"], 2147483648u64);
+    if let Some(fio) = fio_bin() {
+        let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let r = run_in(&fio, &args, d.path());
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert_eq!(buffer_alloc(&r.stdout), 128 * 8192, "fio 3.33");
+    }
+}
