@@ -908,6 +908,14 @@ impl Generator {
                 f.zone_start = 0;
                 f.pos = [0; 3];
             }
+            // fio: the random map covers one zone (block numbers within it); a new zone
+            // starts with it empty.
+            if let Some(m) = &mut f.map {
+                m.clear();
+            }
+            if let Some(l) = &mut f.lfsr {
+                l.reset();
+            }
         }
         let len = z.range.min(f.region.len - f.zone_start);
         (f.zone_start, len)
@@ -1052,9 +1060,15 @@ impl Generator {
         if self.spec.gen == RandGen::Lfsr {
             // Non-uniform file service starts the file over too (fio's fio_file_reset).
             let wrap = self.spec.wrap || matches!(self.spec.select, FileSelect::Dist(_));
+            let strided = self.spec.strided.is_some();
             let l = self.files[fi].lfsr.as_mut()?;
             return match l.next_value() {
                 Some(v) => Some(v),
+                // fio: a strided zone rolls over into itself (the sequence restarts).
+                None if strided => {
+                    l.reset();
+                    l.next_value()
+                }
                 None if wrap => {
                     self.wrapped = true;
                     l.reset();
@@ -1133,6 +1147,13 @@ impl Generator {
             return None;
         }
         let was_wrapped = self.wrapped;
+        if self.spec.strided.is_some() {
+            // fio: a zone whose blocks are all done (zonesize beyond zonerange) rolls over
+            // into itself: the map starts again, with one draw and no new pass.
+            if let Some(m) = self.files[fi].map.as_mut().filter(|m| m.full()) {
+                m.clear();
+            }
+        }
         let Some(mut b) = self.random_block(fi, ddir, nblocks) else {
             self.mark_done(fi);
             return None;
@@ -1461,6 +1482,22 @@ mod tests {
             v,
             vec![0, 1, 48, 49, 96, 97, 144, 145, 192, 193, 240, 241, 0, 1]
         );
+    }
+
+    #[test]
+    fn strided_random_zones_roll_over_like_fio() {
+        // fio 3.33: --filesize=64k --size=64k --rw=randread --zonemode=strided
+        // --zonerange=8k --zonesize=24k: six I/Os per two-block zone, the zone's map
+        // starting again when full and at each new zone.
+        let mut s = spec(true, 65536);
+        s.strided = Some(Strided {
+            size: 24576,
+            range: 8192,
+            skip: 0,
+        });
+        let mut g = Generator::new(s);
+        let v: Vec<u64> = (0..16).map(|_| g.next(0).unwrap().offset / 4096).collect();
+        assert_eq!(v, vec![0, 1, 1, 0, 0, 1, 2, 3, 3, 2, 3, 2, 5, 4, 4, 5]);
     }
 
     #[test]

@@ -466,10 +466,15 @@ fn plan_thread(
     check_files(def, o, &files, replayed.as_ref(), &caps)?;
     // ---- budget and depth
     let region_total: u64 = files.iter().map(|f| f.region.len).sum();
-    let io_size = o
-        .io_size
-        .map(|v| v.resolve(region_total))
-        .unwrap_or(region_total);
+    // With filesize= the regions are the files' (offset to end); a `size` given beside
+    // it bounds the job's I/O, as in fio.
+    let sized = match (o.filesize, o.size) {
+        (Some(_), Some(flexio_job::value::SizeVal::Bytes(s))) if replayed.is_none() => {
+            s.min(region_total)
+        }
+        _ => region_total,
+    };
+    let io_size = o.io_size.map(|v| v.resolve(region_total)).unwrap_or(sized);
     let time_based = o.time_based && o.runtime_us > 0;
     let spr = newest::sprandom(def, &files, io_size, thread_number)?;
     let budget = match (time_based || replayed.is_some(), spr) {
