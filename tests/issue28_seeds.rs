@@ -590,3 +590,95 @@ fn strided_zones_keep_offsets_inside() {
         );
     }
 }
+
+/// Item 14: values. `z` (zones of zonesize=) in size, io_size, offset and zoneskip under
+/// zonemode=zbd, and `offset=0%`: the same I/Os as fio 3.33.
+#[test]
+fn zone_units_and_zero_percent_offsets_equal_fio() {
+    let zbd = |extra: &[&str]| -> Vec<String> {
+        let mut a = vec![
+            "--name=j",
+            "--filename=zf",
+            "--zonemode=zbd",
+            "--zonesize=4M",
+            "--rw=write",
+            "--bs=1M",
+            "--ioengine=psync",
+        ];
+        a.extend(extra.iter().map(|s| &**s));
+        a.iter().map(|s| s.to_string()).collect()
+    };
+    let cases: Vec<(Vec<String>, Vec<u64>)> = vec![
+        (zbd(&["--size=2z"]), (0..8).collect()),
+        (zbd(&["--size=2z", "--offset=1z"]), (4..12).collect()),
+        (
+            zbd(&["--size=8M", "--offset=1z", "--io_size=1z"]),
+            (4..8).collect(),
+        ),
+    ];
+    let run = |bin: &std::path::Path, a: &[String], env: &[(&str, &str)]| {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::File::create(d.path().join("zf"))
+            .unwrap()
+            .set_len(64 << 20)
+            .unwrap();
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        ios_of_in(bin, &a, env, d.path())
+    };
+    for (a, mib) in &cases {
+        let got: Vec<u64> = run(&flexio_bin(), a, &[])
+            .iter()
+            .map(|x| x.1 >> 20)
+            .collect();
+        assert_eq!(&got, mib, "{a:?}");
+        if let Some(fio) = fio_bin() {
+            let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+            assert_eq!(
+                run(&flexio_bin(), a, ORACLE_COMPAT),
+                run(&fio, a, &[]),
+                "{a:?} against fio 3.33"
+            );
+        }
+    }
+    // Zones need the zone size of zonemode=zbd.
+    let d = tempfile::tempdir().unwrap();
+    let r = flexio(
+        &["--name=j", "--ioengine=null", "--size=2z", "--rw=read"],
+        d.path(),
+    );
+    assert_ne!(r.code, 0);
+    assert!(r.stderr.contains("needs zonemode=zbd"), "{}", r.stderr);
+    // offset=0% is the start.
+    for extra in [
+        &["--offset=0%"][..],
+        &["--offset_increment=0%", "--numjobs=2"],
+    ] {
+        let mut a = vec!["--name=j", "--ioengine=null", "--size=64k", "--rw=read"];
+        a.extend_from_slice(extra);
+        let mine = ios_of(&flexio_bin(), &a, &[]);
+        assert_eq!(mine.len(), 16 * (extra.len()), "{a:?}");
+        assert_eq!(mine[0].1, 0);
+        if let Some(fio) = fio_bin() {
+            let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+            let mut f = ios_of(&fio, &a, &[]);
+            let mut x = ios_of(&flexio_bin(), &a, ORACLE_COMPAT);
+            f.sort();
+            x.sort();
+            assert_eq!(x, f, "{a:?} against fio 3.33");
+        }
+    }
+}
+
+/// [`ios_of`] in a given directory.
+fn ios_of_in(
+    bin: &std::path::Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+    dir: &std::path::Path,
+) -> Vec<(String, u64, u64)> {
+    let mut a = args.to_vec();
+    a.push("--write_iolog=t.log");
+    let r = run_in_env(bin, &a, dir, env);
+    assert_eq!(r.code, 0, "{a:?}: {}{}", r.stdout, r.stderr);
+    iolog_ios(&dir.join("t.log"))
+}

@@ -251,12 +251,61 @@ fn finish_job(mut scope: Scope, sec: &RawSection, cat: &Catalog) -> Result<JobDe
     if scope.opts.name.is_empty() {
         scope.opts.name = sec.name.clone();
     }
+    in_zones(&mut scope.opts, sec)?;
     Ok(JobDef {
         opts: scope.opts,
         echo: scope.echo,
         origin: sec.origin.clone(),
         groupid: 0,
     })
+}
+
+/// Values given in zones (`size=2z`, `offset=1z`, fio's `_ZONE` values) become bytes: that
+/// many zonesize= zones of zonemode=zbd.
+fn in_zones(o: &mut JobOptions, sec: &RawSection) -> Result<(), JobError> {
+    use crate::options::ZoneMode;
+    use crate::value::SizeVal;
+    let units = o.zbd.zone_units;
+    let Some(first) = units.iter().position(Option::is_some) else {
+        return Ok(());
+    };
+    let name = crate::zbd::ZONE_UNIT_OPTIONS[first];
+    if o.zonemode != ZoneMode::Zbd || o.zonesize == 0 {
+        return Err(JobError::new(
+            sec.origin.clone(),
+            None,
+            format!(
+                "job '{}': {name}= in zones (Nz) needs zonemode=zbd and zonesize=",
+                sec.name
+            ),
+        ));
+    }
+    let z = o.zonesize;
+    let bytes = |n: u64| {
+        n.checked_mul(z).ok_or_else(|| {
+            JobError::new(
+                sec.origin.clone(),
+                None,
+                format!("{name}: {n} zones is too large"),
+            )
+        })
+    };
+    if let Some(n) = units[0] {
+        o.size = Some(SizeVal::Bytes(bytes(n)?));
+    }
+    if let Some(n) = units[1] {
+        o.io_size = Some(SizeVal::Bytes(bytes(n)?));
+    }
+    if let Some(n) = units[2] {
+        o.offset = SizeVal::Bytes(bytes(n)?);
+    }
+    if let Some(n) = units[3] {
+        o.offset_increment = SizeVal::Bytes(bytes(n)?);
+    }
+    if let Some(n) = units[4] {
+        o.zoneskip = bytes(n)?;
+    }
+    Ok(())
 }
 
 /// The profile the command line asks for (`--profile=NAME`, the last one given).

@@ -123,6 +123,14 @@ pub fn parse_size_pct(s: &str, kb: KbBase) -> Result<SizeVal, String> {
     parse_size(s, kb).map(SizeVal::Bytes)
 }
 
+/// [`parse_size_pct`] for offsets, where fio also takes `0%` (the start).
+pub fn parse_offset_pct(s: &str, kb: KbBase) -> Result<SizeVal, String> {
+    match s.strip_suffix('%').map(|p| p.trim().parse::<f64>()) {
+        Some(Ok(v)) if v == 0.0 => Ok(SizeVal::Percent(0.0)),
+        _ => parse_size_pct(s, kb),
+    }
+}
+
 /// Parse an integer option value (fio's `FIO_OPT_INT`, which also takes size suffixes).
 /// A leading `-` is accepted for signed options.
 pub fn parse_int(s: &str, kb: KbBase) -> Result<i64, String> {
