@@ -132,7 +132,7 @@ pub fn parse_size_pct(s: &str, kb: KbBase) -> Result<SizeVal, String> {
 /// [`parse_size_pct`] for offsets, where fio also takes `0%` (the start).
 pub fn parse_offset_pct(s: &str, kb: KbBase) -> Result<SizeVal, String> {
     match s.strip_suffix('%').map(|p| p.trim().parse::<f64>()) {
-        Some(Ok(v)) if v == 0.0 => Ok(SizeVal::Percent(0.0)),
+        Some(Ok(0.0)) => Ok(SizeVal::Percent(0.0)),
         _ => parse_size_pct(s, kb),
     }
 }
