@@ -237,6 +237,10 @@ pub fn plan_with(
             files::count_of(o),
             &[0; flexio_workload::rng::slot::COUNT],
         );
+        // A job may name an engine flexio knows but does not run: this is where it stops.
+        flexio_engine::registry::CATALOG
+            .check_engine(&o.ioengine)
+            .map_err(|m| err(def, m))?;
         let caps = flexio_engine::caps_of(&o.ioengine, &cfg)
             .ok_or_else(|| err(def, format!("unknown ioengine '{}'", o.ioengine)))?;
         validate(def, &caps, readonly)?;
