@@ -112,30 +112,63 @@ fn debug_random_prints_newest_rand_seeds() {
     assert_eq!(m[0], "using system RNG for random seeds", "{m:?}");
 }
 
-/// Item 11 under `--compat=3.33`: fio 3.33 prints no seed lines (its `random` lines are
-/// per-draw ones flexio does not print); flexio as 3.33 prints none either.
+/// Item 11 under `--compat=3.33`: fio 3.33 prints no seed lines but one `off rand N` line
+/// per uniform offset draw and `get_next_rand_offset: offset B busy` where the random map
+/// sends a draw on; flexio as 3.33 prints the same lines (random map, mixed directions,
+/// tausworthe64, zones), and the newest fio's seed lines are not among them.
 #[test]
-fn debug_random_prints_no_seed_lines_as_fio_333() {
-    let args = [
-        "--debug=random",
-        "--name=j",
-        "--ioengine=null",
-        "--size=64k",
-        "--rw=randread",
+fn debug_random_lines_equal_fio_333() {
+    let cases: &[&[&str]] = &[
+        &["--size=1M", "--rw=randread"],
+        &["--size=64k", "--rw=randrw"],
+        &[
+            "--size=256k",
+            "--rw=randwrite",
+            "--random_generator=tausworthe64",
+        ],
+        &[
+            "--size=64k",
+            "--rw=randread",
+            "--zonemode=strided",
+            "--zonerange=16k",
+            "--zonesize=8k",
+        ],
+        &[
+            "--size=64k",
+            "--rw=randread",
+            "--norandommap",
+            "--randseed=42",
+        ],
     ];
-    let d = tempfile::tempdir().unwrap();
-    let r = flexio_oracle(&args, d.path());
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    let m = debug_messages(&r.stdout, "random");
-    assert!(
-        !m.iter()
-            .any(|l| l.contains("rand_seeds") || l.contains("FIO_RAND_NR_OFFS")),
-        "{m:?}"
-    );
-    if let Some((f, _)) = both(&args) {
-        let fm = debug_messages(&f.stdout, "random");
-        assert!(!fm.is_empty(), "fio 3.33 logs its draws: {}", f.stdout);
-        assert!(!fm.iter().any(|l| l.contains("rand_seeds")), "{fm:?}");
+    for c in cases {
+        let mut args = vec!["--debug=random", "--name=j", "--ioengine=null"];
+        args.extend_from_slice(c);
+        let d = tempfile::tempdir().unwrap();
+        let r = flexio_oracle(&args, d.path());
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let m = debug_messages(&r.stdout, "random");
+        assert!(
+            !m.iter()
+                .any(|l| l.contains("rand_seeds") || l.contains("FIO_RAND_NR_OFFS")),
+            "{m:?}"
+        );
+        assert!(m.iter().any(|l| l.starts_with("off rand ")), "{c:?}: {m:?}");
+        // The newest fio's run prints its seeds instead.
+        let n = flexio(&args, d.path());
+        assert!(
+            !debug_messages(&n.stdout, "random")
+                .iter()
+                .any(|l| l.starts_with("off rand")),
+            "{c:?}"
+        );
+        if let Some((f, x)) = both(&args) {
+            assert_eq!(f.code, 0, "{}", f.stderr);
+            assert_eq!(
+                debug_messages(&x.stdout, "random"),
+                debug_messages(&f.stdout, "random"),
+                "{c:?} against fio 3.33"
+            );
+        }
     }
 }
 

@@ -7,7 +7,8 @@
 //! Every fio category is accepted. flexio prints lines where it has the event: `process`
 //! (thread start, run-state changes), `file`, `io`, `mem` (I/O buffers), `verify`, `parse`
 //! (options applied, steadystate thresholds), `random` (the newest fio's `rand_seeds[i]=`
-//! lines of each thread, at planning; fio 3.33's per-draw lines are not printed),
+//! lines of each thread, at planning; under `--compat=3.33` fio 3.33's `off rand` line of
+//! each uniform offset draw and its busy-block lines, from the generator's trace hook),
 //! `diskutil` (devices watched), `time` (the clock chosen), `rate`, `steadystate`. The
 //! others name parts of fio flexio does not have (`blktrace` tracing, `job` forking, `mutex` semaphores, `profile` modules, `net` engine internals,
 //! `compress` workers, `helperthread`, `zbd`, `sprandom`) and print nothing.
@@ -82,6 +83,19 @@ macro_rules! debug_log {
             $crate::debug::log($cat, &format!($($arg)*));
         }
     };
+}
+
+/// fio 3.33's `random` line of an offset draw or a busy block (given only under
+/// `--compat=3.33` with `--debug=random`).
+pub fn rand_event(e: flexio_workload::gen::RandEvent) {
+    use flexio_workload::gen::RandEvent;
+    match e {
+        RandEvent::Draw(r) => log(Cat::Random, &format!("off rand {r}")),
+        RandEvent::Busy(b) => log(
+            Cat::Random,
+            &format!("get_next_rand_offset: offset {b} busy"),
+        ),
+    }
 }
 
 /// The `parse` lines for a loaded job set: one `handle_option=` line per option applied,

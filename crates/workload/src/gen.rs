@@ -152,6 +152,10 @@ pub struct Spec {
     /// fio's per-stream seeds (see `rng::fio_seeds`).
     pub seeds: [u64; slot::COUNT],
     pub gen: RandGen,
+    /// fio 3.33's `--debug=random` lines: each uniform offset draw and each block found
+    /// busy in the random map are handed to this (off: nothing is traced; the fast path
+    /// is not taken while it is on).
+    pub trace: Option<RandTrace>,
     /// The offset generator alone is tausworthe64, the other streams keep `gen`'s width:
     /// the newest fio's automatic switch for files beyond 32 bits ([`taus32_exceeded`]).
     pub off64: bool,
@@ -183,6 +187,19 @@ pub struct NextIo {
     /// drops its page cache again at that point (`invalidate`).
     pub wrapped: bool,
 }
+
+/// What fio 3.33's `--debug=random` logs of the offset generator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RandEvent {
+    /// A raw draw of the offset generator (`off rand N`).
+    Draw(u64),
+    /// Block `b` (relative to the file's region or zone) was already done
+    /// (`get_next_rand_offset: offset b busy`).
+    Busy(u64),
+}
+
+/// Receives [`RandEvent`]s (the run crate formats them as debug lines).
+pub type RandTrace = fn(RandEvent);
 
 /// The files (their indices) of a random job with more blocks than the 32-bit tausworthe
 /// generator draws from without repeats (fio: the random space over the job's smallest
@@ -232,6 +249,19 @@ impl OffRng {
         match self {
             OffRng::T32(r) => (r.next_u32() as u64, 4294967296.0, u32::MAX as u64),
             OffRng::T64(r) => (r.next_u64(), 18446744073709551616.0, u64::MAX),
+        }
+    }
+    /// [`OffRng::below`] that also hands back the raw draw.
+    fn below_raw(&mut self, n: u64) -> (u64, u64) {
+        match self {
+            OffRng::T32(r) => {
+                let v = r.next_u32();
+                (v as u64, Taus88::scale(n, v))
+            }
+            OffRng::T64(r) => {
+                let v = r.next_u64();
+                (v, Taus258::scale(n, v))
+            }
         }
     }
     #[inline]
@@ -356,6 +386,7 @@ impl Generator {
                         && spec.strided.is_none()
                         && spec.dist[d] == Dist::Uniform
                         && spec.gen != RandGen::Lfsr
+                        && spec.trace.is_none()
                         && !spec.bs_by_pattern
                         && b.is_power_of_two()
                         && spec.align[d] == b =>
@@ -1077,6 +1108,11 @@ impl Generator {
                 None => None,
             };
         }
+        if let Some(t) = self.spec.trace {
+            let (raw, b) = self.off_rng.below_raw(nblocks);
+            t(RandEvent::Draw(raw));
+            return Some(b);
+        }
         Some(self.off_rng.below(nblocks))
     }
 
@@ -1180,6 +1216,9 @@ impl Generator {
         }
         if let Some(map) = &mut self.files[fi].map {
             if !map.is_free(b) {
+                if let Some(t) = self.spec.trace {
+                    t(RandEvent::Busy(b));
+                }
                 b = map.next_free(b)?;
             }
         }
@@ -1273,6 +1312,7 @@ mod tests {
             wrap: false,
             seeds: crate::rng::fio_seeds(0x89, 1, true),
             gen: RandGen::Tausworthe,
+            trace: None,
             off64: false,
             dist: [Dist::Uniform, Dist::Uniform, Dist::Uniform],
             seq_stride: false,

@@ -60,6 +60,12 @@ impl Taus88 {
     #[inline]
     pub fn below(&mut self, n: u64) -> u64 {
         let r = self.next_u32();
+        Self::scale(n, r)
+    }
+
+    /// A draw `r` scaled to `0..n`, as [`Taus88::below`] does it.
+    #[inline(always)]
+    pub fn scale(n: u64, r: u32) -> u64 {
         if n <= 1 << 21 {
             // n * r < 2^53: the floating-point product is exact, so its truncation equals
             // this integer form (same values, without the conversions).
@@ -218,8 +224,14 @@ impl Taus258 {
     /// `n * (r / 2^64)`, as fio scales a 64-bit draw.
     #[inline]
     pub fn below(&mut self, n: u64) -> u64 {
-        let r = self.next_u64() as f64;
-        ((n as f64) * (r / 18446744073709551616.0)) as u64
+        let r = self.next_u64();
+        Self::scale(n, r)
+    }
+
+    /// A draw `r` scaled to `0..n`, as [`Taus258::below`] does it.
+    #[inline]
+    pub fn scale(n: u64, r: u64) -> u64 {
+        ((n as f64) * (r as f64 / 18446744073709551616.0)) as u64
     }
 }
 

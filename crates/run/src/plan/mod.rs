@@ -493,6 +493,9 @@ fn plan_thread(
     let wrap = time_based || io_size > region_total;
     let mut spec = thread_spec(o, &files, &seeds, wrap, &caps, spr.map(|(s, _)| s), compat);
     let gen_notes = taus64_switch(o, &files, &mut spec, compat);
+    if compat.is_fio333() && crate::debug::on(crate::debug::Cat::Random) {
+        spec.trace = Some(crate::debug::rand_event);
+    }
     let mut io = io_plan(o, &caps, depth, budget, &seeds);
     let (meter, pace) = compat_sections(o, &caps, &seeds, thread_number, compat, &mut io);
     // fio 3.33 runs a verifying write job whose offsets end before io_size as loops of one
@@ -929,6 +932,7 @@ fn workload_spec(
         strided,
         rw_min_bs,
         seq_stride: false,
+        trace: None,
         off64: false,
         sprandom: None,
         repeatable: o.randrepeat,
