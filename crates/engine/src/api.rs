@@ -59,7 +59,9 @@ pub struct IoReq {
     /// Open descriptor of that file (-1 for engines that use no descriptors).
     pub fd: RawFd,
     pub offset: u64,
-    /// Data buffer, `len` bytes, valid and unmoved until the request completes.
+    /// Data buffer, `len` bytes, valid and unmoved until the request completes. A trim
+    /// moves no data: its buffer may be shorter than `len` (buffers are sized by reads and
+    /// writes), so engines never touch `buf` for `Op::Trim`.
     pub buf: *mut u8,
     pub len: usize,
     /// I/O priority for this request (ioprio value: class << 13 | level; 0 = none).

@@ -252,7 +252,61 @@ pub static CATALOG: Catalog = Catalog {
     engines: ENGINE_OPTIONS,
     fio_only_engines: FIO_ONLY_ENGINES,
     left_out_engines: LEFT_OUT_ENGINES,
+    fio_only_options: FIO_ONLY_ENGINE_OPTIONS,
 };
+
+/// The private options of fio's engines flexio does not run (names only): a job of such an
+/// engine parses them, as fio does, and its run says the engine is not available.
+pub static FIO_ONLY_ENGINE_OPTIONS: &[(&str, &[&str])] = &[
+    ("nfs", &["nfs_url"]),
+    (
+        "rbd",
+        &["clustername", "rbdname", "pool", "clientname", "busy_poll"],
+    ),
+    (
+        "rados",
+        &[
+            "clustername",
+            "pool",
+            "clientname",
+            "busy_poll",
+            "touch_objects",
+        ],
+    ),
+    ("gfapi", &["volume", "brick"]),
+    ("gfapi_async", &["volume", "brick"]),
+    ("rdma", &["hostname", "bindname", "port", "verb"]),
+    ("libcufile", &["gpu_dev_ids", "cuda_io"]),
+    (
+        "dfs",
+        &["pool", "cont", "chunk_size", "object_class", "svcl"],
+    ),
+    (
+        "xnvme",
+        &[
+            "xnvme_be",
+            "xnvme_async",
+            "xnvme_sync",
+            "xnvme_admin",
+            "xnvme_dev_nsid",
+            "xnvme_dev_subnqn",
+            "xnvme_mem",
+            "xnvme_iovec",
+        ],
+    ),
+    (
+        "libhdfs",
+        &[
+            "namenode",
+            "hostname",
+            "port",
+            "hdfsdirectory",
+            "chunk_size",
+            "single_instance",
+            "hdfs_use_direct",
+        ],
+    ),
+];
 
 /// Capabilities of an engine with a job's configuration (they may depend on its options:
 /// io_uring with a kernel polling thread has no submission step to measure), without

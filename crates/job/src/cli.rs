@@ -428,6 +428,8 @@ enum Target {
     Switch(&'static str, Arg),
     Opt(&'static table::OptDef, &'static str),
     Unsupported(&'static str),
+    /// A private option of an engine flexio does not run (its value is kept as given).
+    Foreign(&'static str),
 }
 
 fn resolve(cat: &Catalog, name: &str, idx: usize, word: &str) -> Result<Target, JobError> {
@@ -454,6 +456,9 @@ fn resolve(cat: &Catalog, name: &str, idx: usize, word: &str) -> Result<Target, 
         .find(|u| **u == name)
     {
         return Ok(Target::Unsupported(u));
+    }
+    if let Some(n) = cat.fio_only_option(name) {
+        return Ok(Target::Foreign(n));
     }
     // Unique prefixes (getopt_long semantics).
     let mut hits: Vec<Target> = Vec::new();
@@ -761,6 +766,27 @@ pub fn parse_args(args: &[String], cat: &Catalog) -> Result<Cli, JobError> {
                     _ => crate::cli_extra::apply(&mut s.extra, sw, value.as_deref())
                         .map_err(|m| JobError::new(origin, Some(word), m))?,
                 }
+            }
+            Target::Foreign(n) => {
+                let value = match attached {
+                    Some(v) => Some(v),
+                    None if i < args.len() => {
+                        i += 1;
+                        Some(args[i - 1].clone())
+                    }
+                    None => None,
+                };
+                let sec = cli
+                    .sections
+                    .last_mut()
+                    .expect("global section always exists");
+                sec.opts.push(RawOpt {
+                    origin,
+                    key: n.to_string(),
+                    value,
+                    substitute: false,
+                    raw: word.clone(),
+                });
             }
             Target::Opt(def, used_name) => {
                 let value = if def.takes_optional_value() {

@@ -12,6 +12,7 @@ pub mod cpus;
 pub mod engine_opts;
 pub mod engine_values;
 pub mod error;
+pub mod expr;
 pub mod extra;
 pub mod help;
 pub mod jobfile;

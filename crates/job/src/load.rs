@@ -117,9 +117,18 @@ fn apply_line(
 ) -> Result<(), JobError> {
     let cat = env.catalog;
     // Options fio added after 3.33 are unknown under --compat=3.33, as in fio 3.33.
-    let def: &'static OptDef = cat
-        .lookup_at(&raw.key, compat)
-        .ok_or_else(|| unknown_option(raw, cat, compat))?;
+    let Some(def) = cat.lookup_at(&raw.key, compat) else {
+        // A private option of the job's engine, one flexio does not run: kept as given
+        // (the run says the engine is not available).
+        if cat.is_fio_only_option_of(&scope.opts.ioengine, &raw.key) {
+            scope
+                .echo
+                .push((raw.key.clone(), raw.value.clone().unwrap_or_default()));
+            return Ok(());
+        }
+        return Err(unknown_option(raw, cat, compat));
+    };
+    let def: &'static OptDef = def;
     let text = raw.text();
     let value = match (&raw.value, raw.substitute) {
         (Some(v), true) => Some(
@@ -144,17 +153,22 @@ fn apply_line(
     })?;
     if def.name == "ioengine" {
         let v = value.as_deref().unwrap_or("");
-        cat.check_engine_at(v, compat).map_err(|m| {
-            let e = JobError::new(raw.origin.clone(), Some(&text), m);
-            // A name flexio knows (not supported, left out of this build, or newer than
-            // the fio `--compat` reproduces) needs no guess; an unknown one gets the
-            // nearest engine flexio runs.
-            if cat.is_known_engine(v) {
-                e
-            } else {
-                e.with_suggestion(suggest(v, cat.engine_names_at(compat).filter(|n| *n != v)))
-            }
-        })?;
+        // An engine flexio knows but does not run parses (its options too); the run
+        // says it is not available.
+        let unavailable = cat.is_unavailable_engine(v) && !v.starts_with("external:");
+        cat.check_engine_at(v, compat)
+            .or_else(|m| if unavailable { Ok(()) } else { Err(m) })
+            .map_err(|m| {
+                let e = JobError::new(raw.origin.clone(), Some(&text), m);
+                // A name flexio knows (not supported, left out of this build, or newer than
+                // the fio `--compat` reproduces) needs no guess; an unknown one gets the
+                // nearest engine flexio runs.
+                if cat.is_known_engine(v) {
+                    e
+                } else {
+                    e.with_suggestion(suggest(v, cat.engine_names_at(compat).filter(|n| *n != v)))
+                }
+            })?;
     }
     // Bare keys are echoed with an empty value: JSON omits them (as fio), --showcmd keeps them.
     scope
@@ -235,7 +249,13 @@ fn finish_job(mut scope: Scope, sec: &RawSection, cat: &Catalog) -> Result<JobDe
         .engine(&scope.opts.ioengine)
         .map(|e| e.engine)
         .unwrap_or_default();
-    for (name, owners, origin, text) in &scope.engine_opts[scope.inherited..] {
+    // A job of an engine flexio does not run fails when it runs; its options are its own.
+    let checked = if cat.is_unavailable_engine(&scope.opts.ioengine) {
+        &[][..]
+    } else {
+        &scope.engine_opts[scope.inherited..]
+    };
+    for (name, owners, origin, text) in checked {
         if !owners.contains(&engine) {
             return Err(JobError::new(
                 origin.clone(),
@@ -251,12 +271,61 @@ fn finish_job(mut scope: Scope, sec: &RawSection, cat: &Catalog) -> Result<JobDe
     if scope.opts.name.is_empty() {
         scope.opts.name = sec.name.clone();
     }
+    in_zones(&mut scope.opts, sec)?;
     Ok(JobDef {
         opts: scope.opts,
         echo: scope.echo,
         origin: sec.origin.clone(),
         groupid: 0,
     })
+}
+
+/// Values given in zones (`size=2z`, `offset=1z`, fio's `_ZONE` values) become bytes: that
+/// many zonesize= zones of zonemode=zbd.
+fn in_zones(o: &mut JobOptions, sec: &RawSection) -> Result<(), JobError> {
+    use crate::options::ZoneMode;
+    use crate::value::SizeVal;
+    let units = o.zbd.zone_units;
+    let Some(first) = units.iter().position(Option::is_some) else {
+        return Ok(());
+    };
+    let name = crate::zbd::ZONE_UNIT_OPTIONS[first];
+    if o.zonemode != ZoneMode::Zbd || o.zonesize == 0 {
+        return Err(JobError::new(
+            sec.origin.clone(),
+            None,
+            format!(
+                "job '{}': {name}= in zones (Nz) needs zonemode=zbd and zonesize=",
+                sec.name
+            ),
+        ));
+    }
+    let z = o.zonesize;
+    let bytes = |n: u64| {
+        n.checked_mul(z).ok_or_else(|| {
+            JobError::new(
+                sec.origin.clone(),
+                None,
+                format!("{name}: {n} zones is too large"),
+            )
+        })
+    };
+    if let Some(n) = units[0] {
+        o.size = Some(SizeVal::Bytes(bytes(n)?));
+    }
+    if let Some(n) = units[1] {
+        o.io_size = Some(SizeVal::Bytes(bytes(n)?));
+    }
+    if let Some(n) = units[2] {
+        o.offset = SizeVal::Bytes(bytes(n)?);
+    }
+    if let Some(n) = units[3] {
+        o.offset_increment = SizeVal::Bytes(bytes(n)?);
+    }
+    if let Some(n) = units[4] {
+        o.zoneskip = bytes(n)?;
+    }
+    Ok(())
 }
 
 /// The profile the command line asks for (`--profile=NAME`, the last one given).
@@ -599,6 +668,7 @@ mod tests {
         ],
         fio_only_engines: &[("netsplice", "test"), ("splice", "test")],
         left_out_engines: &[],
+        fio_only_options: &[],
     };
 
     #[test]
@@ -696,8 +766,10 @@ mod tests {
 
     #[test]
     fn engine_suggestions_are_engines_flexio_runs() {
-        let e = run("--name=a --ioengine=splice", &[]).unwrap_err();
-        assert!(e.msg.contains("not supported by flexio"), "{e}");
+        // An engine flexio knows but does not run parses (the run refuses it).
+        let s = run("--name=a --ioengine=splice", &[]).unwrap();
+        assert_eq!(s.jobs[0].opts.ioengine, "splice");
+        let e = run("--name=a --ioengine=splcie", &[]).unwrap_err();
         assert_ne!(e.suggestion.as_deref(), Some("netsplice"));
         let e = run("--name=a --ioengine=pvsnc2", &[]).unwrap_err();
         assert_eq!(e.suggestion.as_deref(), Some("pvsync2"));

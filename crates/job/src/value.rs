@@ -48,7 +48,7 @@ fn pow(base: u64, exp: u32) -> u64 {
 ///
 /// The three-letter IEC forms are deliberately inverted, as in fio: with the default
 /// `kb_base=1024`, `kib` means 1000 and `k`/`kb`/`ki` mean 1024.
-fn size_mult(suffix: &str, kb: KbBase) -> Option<u64> {
+pub(crate) fn size_mult(suffix: &str, kb: KbBase) -> Option<u64> {
     let s = suffix.to_ascii_lowercase();
     if s.is_empty() || s == "b" {
         return Some(1);
@@ -96,9 +96,15 @@ pub fn parse_size(s: &str, kb: KbBase) -> Result<u64, String> {
         return Err(format!("'{s}': negative sizes are not allowed"));
     }
     if s.starts_with('(') {
-        return Err(format!(
-            "'{s}': arithmetic expressions are not supported by flexio (fio 3.33 as packaged by Debian rejects them too)"
-        ));
+        // fio's arithmetic (fio 3.33 as packaged by Debian is built without it).
+        let v = crate::expr::eval(s, crate::expr::Unit::Size(kb))?;
+        if v < 0.0 {
+            return Err(format!("'{s}': negative sizes are not allowed"));
+        }
+        if v >= u64::MAX as f64 {
+            return Err(format!("'{s}' is too large"));
+        }
+        return Ok(v as u64);
     }
     let (n, rest) = split_number(s)?;
     if rest.starts_with('.') {
@@ -123,9 +129,24 @@ pub fn parse_size_pct(s: &str, kb: KbBase) -> Result<SizeVal, String> {
     parse_size(s, kb).map(SizeVal::Bytes)
 }
 
+/// [`parse_size_pct`] for offsets, where fio also takes `0%` (the start).
+pub fn parse_offset_pct(s: &str, kb: KbBase) -> Result<SizeVal, String> {
+    match s.strip_suffix('%').map(|p| p.trim().parse::<f64>()) {
+        Some(Ok(0.0)) => Ok(SizeVal::Percent(0.0)),
+        _ => parse_size_pct(s, kb),
+    }
+}
+
 /// Parse an integer option value (fio's `FIO_OPT_INT`, which also takes size suffixes).
 /// A leading `-` is accepted for signed options.
 pub fn parse_int(s: &str, kb: KbBase) -> Result<i64, String> {
+    if s.starts_with('(') {
+        let v = crate::expr::eval(s, crate::expr::Unit::Size(kb))?;
+        if v.abs() >= i64::MAX as f64 {
+            return Err(format!("'{s}' is too large"));
+        }
+        return Ok(v as i64);
+    }
     let (neg, body) = match s.strip_prefix('-') {
         Some(b) => (true, b),
         None => (false, s),
@@ -143,6 +164,17 @@ pub fn parse_time_us(s: &str, seconds: bool) -> Result<u64, String> {
     }
     if s.starts_with('-') {
         return Err(format!("'{s}': negative times are not allowed"));
+    }
+    if s.starts_with('(') {
+        // Inside an expression a bare number is microseconds, whatever the option's unit.
+        let v = crate::expr::eval(s, crate::expr::Unit::Time)?;
+        if v < 0.0 {
+            return Err(format!("'{s}': negative times are not allowed"));
+        }
+        if v >= u64::MAX as f64 {
+            return Err(format!("'{s}' is too large"));
+        }
+        return Ok(v as u64);
     }
     let (n, rest) = split_number(s)?;
     let mult: u64 = match rest.to_ascii_lowercase().as_str() {

@@ -510,6 +510,9 @@ fn plan_notes(plans: &[ThreadPlan], notes: &Notes) {
         notes.err("fio: Any use of blockalign= turns off randommap");
     }
     for t in plans {
+        for n in &t.gen_notes {
+            notes.info(n);
+        }
         if t.depth_note {
             notes.info("note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1");
         }

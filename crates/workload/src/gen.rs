@@ -152,6 +152,13 @@ pub struct Spec {
     /// fio's per-stream seeds (see `rng::fio_seeds`).
     pub seeds: [u64; slot::COUNT],
     pub gen: RandGen,
+    /// fio 3.33's `--debug=random` lines: each uniform offset draw and each block found
+    /// busy in the random map are handed to this (off: nothing is traced; the fast path
+    /// is not taken while it is on).
+    pub trace: Option<RandTrace>,
+    /// The offset generator alone is tausworthe64, the other streams keep `gen`'s width:
+    /// the newest fio's automatic switch for files beyond 32 bits ([`taus32_exceeded`]).
+    pub off64: bool,
     /// Offset distribution per direction.
     pub dist: [Dist; 3],
     /// Share of random I/Os in a random workload, per direction (the rest is sequential).
@@ -181,6 +188,46 @@ pub struct NextIo {
     pub wrapped: bool,
 }
 
+/// What fio 3.33's `--debug=random` logs of the offset generator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RandEvent {
+    /// A raw draw of the offset generator (`off rand N`).
+    Draw(u64),
+    /// Block `b` (relative to the file's region or zone) was already done
+    /// (`get_next_rand_offset: offset b busy`).
+    Busy(u64),
+}
+
+/// Receives [`RandEvent`]s (the run crate formats them as debug lines).
+pub type RandTrace = fn(RandEvent);
+
+/// The files (their indices) of a random job with more blocks than the 32-bit tausworthe
+/// generator draws from without repeats (fio: the random space over the job's smallest
+/// block size above 2^32 - 1). Jobs of zipf, pareto or normal offsets are not checked, as in
+/// fio.
+pub fn taus32_exceeded(spec: &Spec) -> Vec<usize> {
+    let sampled = |d: &Dist| {
+        matches!(
+            d,
+            Dist::Zipf { .. } | Dist::Pareto { .. } | Dist::Normal { .. }
+        )
+    };
+    if !spec.random || spec.dist.iter().any(sampled) {
+        return Vec::new();
+    }
+    spec.files
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| exceeds_taus32(r.len, spec.rw_min_bs))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// Whether `len` bytes hold more blocks of `min_bs` than tausworthe32 covers (2^32 - 1).
+pub fn exceeds_taus32(len: u64, min_bs: u64) -> bool {
+    len / min_bs.max(1) > u32::MAX as u64
+}
+
 /// Offset generator state (one per job, as fio's `random_state`).
 #[derive(Clone, Debug)]
 enum OffRng {
@@ -202,6 +249,19 @@ impl OffRng {
         match self {
             OffRng::T32(r) => (r.next_u32() as u64, 4294967296.0, u32::MAX as u64),
             OffRng::T64(r) => (r.next_u64(), 18446744073709551616.0, u64::MAX),
+        }
+    }
+    /// [`OffRng::below`] that also hands back the raw draw.
+    fn below_raw(&mut self, n: u64) -> (u64, u64) {
+        match self {
+            OffRng::T32(r) => {
+                let v = r.next_u32();
+                (v as u64, Taus88::scale(n, v))
+            }
+            OffRng::T64(r) => {
+                let v = r.next_u64();
+                (v, Taus258::scale(n, v))
+            }
         }
     }
     #[inline]
@@ -326,6 +386,7 @@ impl Generator {
                         && spec.strided.is_none()
                         && spec.dist[d] == Dist::Uniform
                         && spec.gen != RandGen::Lfsr
+                        && spec.trace.is_none()
                         && !spec.bs_by_pattern
                         && b.is_power_of_two()
                         && spec.align[d] == b =>
@@ -363,6 +424,7 @@ impl Generator {
         let block_seed = seeds[slot::BLOCK];
         let off_rng = match spec.gen {
             RandGen::Tausworthe64 => OffRng::T64(Taus258::new(block_seed)),
+            _ if spec.off64 => OffRng::T64(Taus258::new(block_seed)),
             _ => OffRng::T32(Taus88::new(block_seed as u32)),
         };
         let bs_rng = [0, 1, 2].map(|d| {
@@ -877,6 +939,14 @@ impl Generator {
                 f.zone_start = 0;
                 f.pos = [0; 3];
             }
+            // fio: the random map covers one zone (block numbers within it); a new zone
+            // starts with it empty.
+            if let Some(m) = &mut f.map {
+                m.clear();
+            }
+            if let Some(l) = &mut f.lfsr {
+                l.reset();
+            }
         }
         let len = z.range.min(f.region.len - f.zone_start);
         (f.zone_start, len)
@@ -1021,9 +1091,15 @@ impl Generator {
         if self.spec.gen == RandGen::Lfsr {
             // Non-uniform file service starts the file over too (fio's fio_file_reset).
             let wrap = self.spec.wrap || matches!(self.spec.select, FileSelect::Dist(_));
+            let strided = self.spec.strided.is_some();
             let l = self.files[fi].lfsr.as_mut()?;
             return match l.next_value() {
                 Some(v) => Some(v),
+                // fio: a strided zone rolls over into itself (the sequence restarts).
+                None if strided => {
+                    l.reset();
+                    l.next_value()
+                }
                 None if wrap => {
                     self.wrapped = true;
                     l.reset();
@@ -1031,6 +1107,11 @@ impl Generator {
                 }
                 None => None,
             };
+        }
+        if let Some(t) = self.spec.trace {
+            let (raw, b) = self.off_rng.below_raw(nblocks);
+            t(RandEvent::Draw(raw));
+            return Some(b);
         }
         Some(self.off_rng.below(nblocks))
     }
@@ -1102,6 +1183,13 @@ impl Generator {
             return None;
         }
         let was_wrapped = self.wrapped;
+        if self.spec.strided.is_some() {
+            // fio: a zone whose blocks are all done (zonesize beyond zonerange) rolls over
+            // into itself: the map starts again, with one draw and no new pass.
+            if let Some(m) = self.files[fi].map.as_mut().filter(|m| m.full()) {
+                m.clear();
+            }
+        }
         let Some(mut b) = self.random_block(fi, ddir, nblocks) else {
             self.mark_done(fi);
             return None;
@@ -1128,6 +1216,9 @@ impl Generator {
         }
         if let Some(map) = &mut self.files[fi].map {
             if !map.is_free(b) {
+                if let Some(t) = self.spec.trace {
+                    t(RandEvent::Busy(b));
+                }
                 b = map.next_free(b)?;
             }
         }
@@ -1221,6 +1312,8 @@ mod tests {
             wrap: false,
             seeds: crate::rng::fio_seeds(0x89, 1, true),
             gen: RandGen::Tausworthe,
+            trace: None,
+            off64: false,
             dist: [Dist::Uniform, Dist::Uniform, Dist::Uniform],
             seq_stride: false,
             sprandom: None,
@@ -1372,6 +1465,47 @@ mod tests {
     }
 
     #[test]
+    fn taus32_limit_is_fios() {
+        // 2^32 - 1 blocks fit; one more does not (512-byte blocks: 2 TiB is over).
+        assert!(!exceeds_taus32((u32::MAX as u64) * 512, 512));
+        assert!(exceeds_taus32((u32::MAX as u64 + 1) * 512, 512));
+        assert!(exceeds_taus32(3 << 40, 512));
+        assert!(!exceeds_taus32(3 << 40, 4096));
+        let mut s = spec(true, 3 << 40);
+        s.rw_min_bs = 512;
+        assert_eq!(taus32_exceeded(&s), vec![0]);
+        s.rw_min_bs = 1024;
+        assert!(taus32_exceeded(&s).is_empty());
+        s.rw_min_bs = 512;
+        s.random = false;
+        assert!(taus32_exceeded(&s).is_empty());
+        s.random = true;
+        s.dist[0] = Dist::Zipf {
+            theta: 1.2,
+            center: 0.0,
+        };
+        assert!(taus32_exceeded(&s).is_empty());
+        // The switch makes the offset stream 64-bit: tausworthe64's offsets, 32-bit sizes.
+        let mut a = spec(true, 3 << 40);
+        a.rw_min_bs = 512;
+        a.random_map = false;
+        a.bs = [0, 1, 2].map(|_| BsPolicy::Fixed(512));
+        a.align = [512; 3];
+        let mut b = a.clone();
+        b.off64 = true;
+        let mut c = a.clone();
+        c.gen = RandGen::Tausworthe64;
+        let offs = |s: Spec| {
+            let mut g = Generator::new(s);
+            (0..8)
+                .map(|_| g.next_io().unwrap().offset)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(offs(b.clone()), offs(c));
+        assert_ne!(offs(a), offs(b));
+    }
+
+    #[test]
     fn strided_zones_like_fio() {
         // fio 3.33: --size=1M --rw=read --zonemode=strided --zonesize=8k --zonerange=64k
         //           --zoneskip=128k gives blocks 0 1 48 49 96 97 ... 240 241 0 1 ...
@@ -1388,6 +1522,22 @@ mod tests {
             v,
             vec![0, 1, 48, 49, 96, 97, 144, 145, 192, 193, 240, 241, 0, 1]
         );
+    }
+
+    #[test]
+    fn strided_random_zones_roll_over_like_fio() {
+        // fio 3.33: --filesize=64k --size=64k --rw=randread --zonemode=strided
+        // --zonerange=8k --zonesize=24k: six I/Os per two-block zone, the zone's map
+        // starting again when full and at each new zone.
+        let mut s = spec(true, 65536);
+        s.strided = Some(Strided {
+            size: 24576,
+            range: 8192,
+            skip: 0,
+        });
+        let mut g = Generator::new(s);
+        let v: Vec<u64> = (0..16).map(|_| g.next(0).unwrap().offset / 4096).collect();
+        assert_eq!(v, vec![0, 1, 1, 0, 0, 1, 2, 3, 3, 2, 3, 2, 5, 4, 4, 5]);
     }
 
     #[test]

@@ -60,6 +60,12 @@ impl Taus88 {
     #[inline]
     pub fn below(&mut self, n: u64) -> u64 {
         let r = self.next_u32();
+        Self::scale(n, r)
+    }
+
+    /// A draw `r` scaled to `0..n`, as [`Taus88::below`] does it.
+    #[inline(always)]
+    pub fn scale(n: u64, r: u32) -> u64 {
         if n <= 1 << 21 {
             // n * r < 2^53: the floating-point product is exact, so its truncation equals
             // this integer form (same values, without the conversions).
@@ -218,8 +224,14 @@ impl Taus258 {
     /// `n * (r / 2^64)`, as fio scales a 64-bit draw.
     #[inline]
     pub fn below(&mut self, n: u64) -> u64 {
-        let r = self.next_u64() as f64;
-        ((n as f64) * (r / 18446744073709551616.0)) as u64
+        let r = self.next_u64();
+        Self::scale(n, r)
+    }
+
+    /// A draw `r` scaled to `0..n`, as [`Taus258::below`] does it.
+    #[inline]
+    pub fn scale(n: u64, r: u64) -> u64 {
+        ((n as f64) * (r as f64 / 18446744073709551616.0)) as u64
     }
 }
 
@@ -407,6 +419,28 @@ pub mod slot {
     pub const COUNT: usize = 21;
 }
 
+/// How many seed slots the newest fio has (`FIO_RAND_NR_OFFS`): fio 3.33's 21 and three
+/// appended after them (FDP, sprandom, write mode), so the old slots keep their values.
+pub const NEWEST_SLOTS: usize = 24;
+
+/// The first `n` slot seeds of thread `thread_number` from `rand_seed`, before fio 3.33's
+/// repeatable-job replacements (see [`fio_seeds`]): what the newest fio uses and prints.
+pub fn fio_seed_list(rand_seed: u64, thread_number: u32, n: usize) -> Vec<u64> {
+    let mut seed = rand_seed;
+    for _ in 0..4 {
+        seed = seed.wrapping_mul(0x9e370001);
+    }
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        out.push(
+            seed.wrapping_mul(thread_number as u64)
+                .wrapping_add(i as u64),
+        );
+        seed = seed.wrapping_mul(0x9e370001);
+    }
+    out
+}
+
 /// fio's fixed seed for the block-offset generator of repeatable jobs.
 pub const FIO_RANDSEED: u64 = 0xb1899bed;
 
@@ -415,17 +449,8 @@ pub const FIO_RANDSEED: u64 = 0xb1899bed;
 /// `i` gets `base * thread_number + i` and the base is stirred again. With `randrepeat`
 /// the block-offset slot is replaced by `0xb1899bed * thread_number`.
 pub fn fio_seeds(rand_seed: u64, thread_number: u32, randrepeat: bool) -> [u64; slot::COUNT] {
-    let mut seed = rand_seed;
-    for _ in 0..4 {
-        seed = seed.wrapping_mul(0x9e370001);
-    }
     let mut out = [0u64; slot::COUNT];
-    for (i, s) in out.iter_mut().enumerate() {
-        *s = seed
-            .wrapping_mul(thread_number as u64)
-            .wrapping_add(i as u64);
-        seed = seed.wrapping_mul(0x9e370001);
-    }
+    out.copy_from_slice(&fio_seed_list(rand_seed, thread_number, slot::COUNT));
     if randrepeat {
         out[slot::BLOCK] = FIO_RANDSEED.wrapping_mul(thread_number as u64);
     }

@@ -176,7 +176,11 @@ pub(super) static ROWS: &[OptDef] = &[
         "",
         "Total size of device or files",
         |o, v| {
-            o.size = Some(parse_size_pct(req(v)?, o.kb_base)?);
+            let v = req(v)?;
+            o.size = Some(match o.zbd.note_zones(0, v) {
+                Some(_) => SizeVal::Bytes(0),
+                None => parse_size_pct(v, o.kb_base)?,
+            });
             Ok(())
         }
     ),
@@ -187,7 +191,11 @@ pub(super) static ROWS: &[OptDef] = &[
         "",
         "Total size of I/O to be performed",
         |o, v| {
-            o.io_size = Some(parse_size_pct(req(v)?, o.kb_base)?);
+            let v = req(v)?;
+            o.io_size = Some(match o.zbd.note_zones(1, v) {
+                Some(_) => SizeVal::Bytes(0),
+                None => parse_size_pct(v, o.kb_base)?,
+            });
             Ok(())
         }
     ),
@@ -233,7 +241,12 @@ pub(super) static ROWS: &[OptDef] = &[
         "0",
         "Start IO from this offset",
         |o, v| {
-            o.offset = parse_size_pct(req(v)?, o.kb_base)?;
+            let v = req(v)?;
+            o.offset = match o.zbd.note_zones(2, v) {
+                Some(_) => SizeVal::Bytes(0),
+                // fio takes 0% (the start) as well.
+                None => parse_offset_pct(v, o.kb_base)?,
+            };
             Ok(())
         }
     ),
@@ -244,7 +257,11 @@ pub(super) static ROWS: &[OptDef] = &[
         "0",
         "What is the increment from one offset to the next",
         |o, v| {
-            o.offset_increment = parse_size_pct(req(v)?, o.kb_base)?;
+            let v = req(v)?;
+            o.offset_increment = match o.zbd.note_zones(3, v) {
+                Some(_) => SizeVal::Bytes(0),
+                None => parse_offset_pct(v, o.kb_base)?,
+            };
             Ok(())
         }
     ),
@@ -481,7 +498,11 @@ pub(super) static ROWS: &[OptDef] = &[
     row!("zonerange", [], Kind::Size { pct: false }, "0", "Give size of an IO zone",
          |o, v| { o.zonerange = parse_size(req(v)?, o.kb_base)?; Ok(()) }),
     row!("zoneskip", [], Kind::Size { pct: false }, "0", "Space between IO zones",
-         |o, v| { o.zoneskip = parse_size(req(v)?, o.kb_base)?; Ok(()) }),
+         |o, v| {
+             let v = req(v)?;
+             o.zoneskip = match o.zbd.note_zones(4, v) { Some(_) => 0, None => parse_size(v, o.kb_base)? };
+             Ok(())
+         }),
     // ---- zonemode=zbd
     row!("zonecapacity", [], Kind::Size { pct: false }, "0", "Capacity per zone",
          |o, v| { o.zbd.zonecapacity = parse_size(req(v)?, o.kb_base)?; Ok(()) }),

@@ -295,6 +295,10 @@ pub struct Catalog {
     /// kernel interface): rejected as "not built into this flexio".
     /// Each is (name, what it needs).
     pub left_out_engines: &'static [(&'static str, &'static str)],
+    /// The private options of fio's engines flexio does not run, by engine: a job that
+    /// names such an engine parses them (values kept as given, `--parse-only` passes) and
+    /// the run then says the engine is not available.
+    pub fio_only_options: &'static [(&'static str, &'static [&'static str])],
 }
 
 /// The core options and no engines.
@@ -303,6 +307,7 @@ pub static CORE_ONLY: Catalog = Catalog {
     engines: &[],
     fio_only_engines: &[],
     left_out_engines: &[],
+    fio_only_options: &[],
 };
 
 impl Catalog {
@@ -420,6 +425,28 @@ impl Catalog {
             || name.starts_with("external:")
             || self.fio_only_engines.iter().any(|(n, _)| *n == name)
             || self.left_out_engines.iter().any(|(n, _)| *n == name)
+    }
+
+    /// Whether flexio knows `name` (an engine it does not run, or one this build leaves out)
+    /// but cannot run it: a job may name it, the run says why not.
+    pub fn is_unavailable_engine(&self, name: &str) -> bool {
+        self.engine(name).is_none() && self.is_known_engine(name)
+    }
+
+    /// The static name of `name` if it is a private option of an engine flexio does not run.
+    pub fn fio_only_option(&self, name: &str) -> Option<&'static str> {
+        self.fio_only_options
+            .iter()
+            .flat_map(|(_, opts)| opts.iter())
+            .find(|o| **o == name)
+            .copied()
+    }
+
+    /// Whether `name` is a private option of `engine`, an engine flexio does not run.
+    pub fn is_fio_only_option_of(&self, engine: &str, name: &str) -> bool {
+        self.fio_only_options
+            .iter()
+            .any(|(e, opts)| *e == engine && opts.contains(&name))
     }
 
     /// Whether the fio that `compat` reproduces has engine `name`: an engine a newer fio

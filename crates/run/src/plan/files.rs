@@ -372,6 +372,9 @@ pub fn resolve(
             {
                 share.min(existing[i].unwrap_or(0).saturating_sub(start))
             }
+            // filesize= is the file's size: the region runs from the offset to its end
+            // (fio's io_size of the file; `size` only bounds the job's I/O).
+            _ if o.filesize.is_some() && !o.file_append => share.saturating_sub(start),
             _ => share,
         };
         if len == 0 && !caps.file_op {

@@ -72,6 +72,9 @@ pub struct ThreadPlan {
     /// Print fio's "Any use of blockalign= turns off randommap" (on the first thread of its
     /// job definition).
     pub blockalign_note: bool,
+    /// fio's lines about a file beyond the 32-bit tausworthe generator (and the switch to
+    /// tausworthe64), printed when the job starts.
+    pub gen_notes: Vec<String>,
     /// fio's informational lines about the job's options (the newest fio's `fio: sprandom
     /// sets ...`), printed once per job definition.
     pub info_notes: Vec<&'static str>,
@@ -234,6 +237,10 @@ pub fn plan_with(
             files::count_of(o),
             &[0; flexio_workload::rng::slot::COUNT],
         );
+        // A job may name an engine flexio knows but does not run: this is where it stops.
+        flexio_engine::registry::CATALOG
+            .check_engine(&o.ioengine)
+            .map_err(|m| err(def, m))?;
         let caps = flexio_engine::caps_of(&o.ioengine, &cfg)
             .ok_or_else(|| err(def, format!("unknown ioengine '{}'", o.ioengine)))?;
         validate(def, &caps, readonly)?;
@@ -263,6 +270,12 @@ pub fn plan_with(
         }
         for sub in 0..o.numjobs {
             thread_number += 1;
+            if crate::debug::on(crate::debug::Cat::Random) && !set.compat.is_fio333() {
+                let system = set.seeds_drawn.contains(&ji);
+                for l in rand_seed_lines(o.randseed.unwrap_or(0x89), thread_number, system) {
+                    crate::debug::log(crate::debug::Cat::Random, &l);
+                }
+            }
             let mut t = plan_thread(
                 def,
                 sub,
@@ -457,10 +470,15 @@ fn plan_thread(
     check_files(def, o, &files, replayed.as_ref(), &caps)?;
     // ---- budget and depth
     let region_total: u64 = files.iter().map(|f| f.region.len).sum();
-    let io_size = o
-        .io_size
-        .map(|v| v.resolve(region_total))
-        .unwrap_or(region_total);
+    // With filesize= the regions are the files' (offset to end); a `size` given beside
+    // it bounds the job's I/O, as in fio.
+    let sized = match (o.filesize, o.size) {
+        (Some(_), Some(flexio_job::value::SizeVal::Bytes(s))) if replayed.is_none() => {
+            s.min(region_total)
+        }
+        _ => region_total,
+    };
+    let io_size = o.io_size.map(|v| v.resolve(region_total)).unwrap_or(sized);
     let time_based = o.time_based && o.runtime_us > 0;
     let spr = newest::sprandom(def, &files, io_size, thread_number)?;
     let budget = match (time_based || replayed.is_some(), spr) {
@@ -474,6 +492,10 @@ fn plan_thread(
     let seeds = job_seeds(o, thread_number, compat);
     let wrap = time_based || io_size > region_total;
     let mut spec = thread_spec(o, &files, &seeds, wrap, &caps, spr.map(|(s, _)| s), compat);
+    let gen_notes = taus64_switch(o, &files, &mut spec, compat);
+    if compat.is_fio333() && crate::debug::on(crate::debug::Cat::Random) {
+        spec.trace = Some(crate::debug::rand_event);
+    }
     let mut io = io_plan(o, &caps, depth, budget, &seeds);
     let (meter, pace) = compat_sections(o, &caps, &seeds, thread_number, compat, &mut io);
     // fio 3.33 runs a verifying write job whose offsets end before io_size as loops of one
@@ -566,6 +588,7 @@ fn plan_thread(
         spec,
         depth_note,
         blockalign_note: sub == 0 && blockalign_differs(&def.opts) && !def.opts.norandommap,
+        gen_notes,
         info_notes: if sub == 0 {
             newest::info_notes(o)
         } else {
@@ -621,6 +644,39 @@ fn thread_spec(
         spec.random_map = false;
     }
     spec
+}
+
+/// fio's check of a random job's files against the 32-bit tausworthe generator: a file of
+/// more blocks than it covers is announced; without an explicit `random_generator` the job
+/// switches to tausworthe64, which the newest fio really does for the offsets (fio 3.33
+/// announces it and keeps drawing 32-bit offsets), once for the job; with an explicit
+/// `random_generator=tausworthe` each such file gets the advice. Returns the lines.
+fn taus64_switch(
+    o: &JobOptions,
+    files: &[FilePlan],
+    spec: &mut Spec,
+    compat: Compat,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    if spec.gen != RandGen::Tausworthe {
+        return out;
+    }
+    for i in flexio_workload::gen::taus32_exceeded(spec) {
+        out.push(format!(
+            "fio: file {} exceeds 32-bit tausworthe random generator.",
+            files[i].path.display()
+        ));
+        if !o.newest.random_generator_set {
+            out.push(
+                "fio: Switching to tausworthe64. Use the random_generator= option to get rid of this warning."
+                    .into(),
+            );
+            spec.off64 = !compat.is_fio333();
+            break;
+        }
+        out.push("fio: Use the random_generator= option to switch to lfsr or tausworthe64.".into());
+    }
+    out
 }
 
 /// read_iolog and write_iolog: a replay takes its directions from the trace, runs once and
@@ -876,6 +932,8 @@ fn workload_spec(
         strided,
         rw_min_bs,
         seq_stride: false,
+        trace: None,
+        off64: false,
         sprandom: None,
         repeatable: o.randrepeat,
         time_based: o.time_based && o.runtime_us > 0,
@@ -952,6 +1010,26 @@ pub fn job_seeds(
         }
     }
     s
+}
+
+/// The newest fio's `--debug=random` lines of a thread's seeds: the slot count, then every
+/// slot's seed (fio 3.33 prints none). `system`: the job asked for unrepeatable numbers
+/// (`randrepeat=0` without `randseed`); flexio drew its `randseed` from the system's entropy,
+/// which fio announces.
+pub fn rand_seed_lines(randseed: u64, thread_number: u32, system: bool) -> Vec<String> {
+    use flexio_workload::rng::{fio_seed_list, NEWEST_SLOTS};
+    let mut out = Vec::with_capacity(NEWEST_SLOTS + 2);
+    if system {
+        out.push("using system RNG for random seeds".to_string());
+    }
+    out.push(format!("FIO_RAND_NR_OFFS={NEWEST_SLOTS}"));
+    for (i, s) in fio_seed_list(randseed, thread_number, NEWEST_SLOTS)
+        .iter()
+        .enumerate()
+    {
+        out.push(format!("rand_seeds[{i}]={s}"));
+    }
+    out
 }
 
 fn entropy() -> u64 {

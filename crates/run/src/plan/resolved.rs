@@ -687,7 +687,9 @@ pub fn buffer_plan(
     });
     BufferPlan {
         slots: depth.max(1) as usize,
-        slot_size: o.max_bs().max(1) as usize,
+        // Trims move no data: the largest read or write sizes the slots (a replayed
+        // trace's 2 GiB trim at iodepth 128 must not ask for 256 GiB).
+        slot_size: o.max_bs_dir(0).max(o.max_bs_dir(1)).max(1) as usize,
         align: (o.iomem_align as usize).max(rustix::param::page_size()),
         thp: o.iomem_thp,
         fill: fill_mode(o),
