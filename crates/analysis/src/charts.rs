@@ -181,28 +181,32 @@ fn per_io_log<'a>(e: &Entry<'a>) -> Option<&'a DirLog> {
     })
 }
 
-/// Bandwidth over time (bytes/s).
-pub fn bandwidth(entries: &[Entry]) -> Chart {
+/// A rate over time, from the averaged log of `kind` (a window's mean with its min..max
+/// band, scaled by `avg_scale`: fio logs KiB/s for bandwidth) or else from the per-I/O
+/// log (`per_io`: the value of a bucket of `w` seconds).
+fn rate_over_time(
+    entries: &[Entry],
+    kind: LogKind,
+    avg_scale: f64,
+    per_io: fn(&crate::logs::Bucket, f64) -> f64,
+    title: &str,
+    y: Axis,
+) -> Chart {
     let mut series = Vec::new();
     for e in entries {
-        let avg = e
-            .job
-            .logs
-            .get(LogKind::Bw, e.dir.ddir)
-            .filter(|l| !l.per_io);
+        let avg = e.job.logs.get(kind, e.dir.ddir).filter(|l| !l.per_io);
         let pts = if let Some(l) = avg {
-            // Averaged windows of KiB/s.
             series_points(&l.series, false, |b, _| {
                 (
-                    b.mean() * 1024.0,
-                    b.min as f64 * 1024.0,
-                    b.max as f64 * 1024.0,
+                    b.mean() * avg_scale,
+                    b.min as f64 * avg_scale,
+                    b.max as f64 * avg_scale,
                 )
             })
         } else if let Some(l) = per_io_log(e) {
             downsample(
                 &series_points(&l.series, true, |b, w| {
-                    let v = b.bytes as f64 / w;
+                    let v = per_io(b, w);
                     (v, v, v)
                 }),
                 RATE_POINTS,
@@ -213,16 +217,28 @@ pub fn bandwidth(entries: &[Entry]) -> Chart {
         series.push(to_series(e.label.to_string(), e.result, pts, avg.is_some()));
     }
     Chart {
-        title: "Bandwidth over time".into(),
+        title: title.into(),
         x: time_axis(),
-        y: Axis {
+        y,
+        series,
+    }
+}
+
+/// Bandwidth over time (bytes/s).
+pub fn bandwidth(entries: &[Entry]) -> Chart {
+    rate_over_time(
+        entries,
+        LogKind::Bw,
+        1024.0,
+        |b, w| b.bytes as f64 / w,
+        "Bandwidth over time",
+        Axis {
             scale: Scale::Linear,
             label: "bandwidth",
             fmt: bw_axis,
             binary: true,
         },
-        series,
-    }
+    )
 }
 
 /// The steady-state series of the entries that have one (flexio's `ss_ramp=auto` or
@@ -309,41 +325,19 @@ pub fn departure_marks(entries: &[Entry]) -> Vec<(f64, String)> {
 
 /// IOPS over time.
 pub fn iops(entries: &[Entry]) -> Chart {
-    let mut series = Vec::new();
-    for e in entries {
-        let avg = e
-            .job
-            .logs
-            .get(LogKind::Iops, e.dir.ddir)
-            .filter(|l| !l.per_io);
-        let pts = if let Some(l) = avg {
-            series_points(&l.series, false, |b, _| {
-                (b.mean(), b.min as f64, b.max as f64)
-            })
-        } else if let Some(l) = per_io_log(e) {
-            downsample(
-                &series_points(&l.series, true, |b, w| {
-                    let v = b.count as f64 / w;
-                    (v, v, v)
-                }),
-                RATE_POINTS,
-            )
-        } else {
-            continue;
-        };
-        series.push(to_series(e.label.to_string(), e.result, pts, avg.is_some()));
-    }
-    Chart {
-        title: "IOPS over time".into(),
-        x: time_axis(),
-        y: Axis {
+    rate_over_time(
+        entries,
+        LogKind::Iops,
+        1.0,
+        |b, w| b.count as f64 / w,
+        "IOPS over time",
+        Axis {
             scale: Scale::Linear,
             label: "IOPS",
             fmt: count_axis,
             binary: false,
         },
-        series,
-    }
+    )
 }
 
 /// Latency over time: mean per time bucket with the min..max band, and the per-interval
