@@ -103,3 +103,183 @@ fn per_io_log_line_counts_equal_fios() {
         assert_one_line_per_io(d2.path(), &r2.stdout, ios, "flexio --compat=3.33");
     }
 }
+
+/// The trims and writes of a `write_iolog` trace: (file, action, offset, length), without
+/// the file actions (add, open, close).
+fn iolog_ios(text: &str) -> Vec<(String, String, u64, u64)> {
+    text.lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f.len() == 5 && matches!(f[2], "trim" | "write" | "read")).then(|| {
+                (
+                    f[1].to_string(),
+                    f[2].to_string(),
+                    f[3].parse().unwrap(),
+                    f[4].parse().unwrap(),
+                )
+            })
+        })
+        .collect()
+}
+
+/// Columns 3.. of a per-I/O log (direction, block size, offset, priority).
+fn io_columns(text: &str) -> Vec<String> {
+    text.lines()
+        .map(|l| l.splitn(3, ", ").nth(2).unwrap_or("").to_string())
+        .collect()
+}
+
+/// trimwrite jobs whose trims and writes pair up differently: sizes that differ, several
+/// files served in turn, random blocks drawn again (norandommap).
+const TRIMWRITE_CASES: &[&[&str]] = &[
+    &["--rw=trimwrite", "--bs=16k"],
+    &["--rw=trimwrite", "--bsrange=4k-32k"],
+    &["--rw=trimwrite", "--bs=4k,4k,8k"],
+    &["--rw=trimwrite", "--bs=8k,8k,4k"],
+    &["--rw=trimwrite", "--bs=4k", "--nrfiles=2"],
+    &["--rw=trimwrite", "--bs=4k,4k,8k", "--nrfiles=3"],
+    &["--rw=randtrimwrite", "--bs=16k"],
+    &["--rw=randtrimwrite", "--bssplit=4k/50:16k/50"],
+    &["--rw=randtrimwrite", "--bs=4k,4k,8k"],
+    &["--rw=randtrimwrite", "--bs=4k", "--nrfiles=2"],
+    &[
+        "--rw=randtrimwrite",
+        "--bs=4k",
+        "--nrfiles=3",
+        "--norandommap",
+    ],
+];
+
+fn trimwrite_args<'a>(case: &[&'a str]) -> Vec<&'a str> {
+    let mut a = vec![
+        "--name=job",
+        "--ioengine=null",
+        "--filesize=256k",
+        "--write_lat_log=t",
+        "--write_bw_log=t",
+        "--log_offset=1",
+        "--write_iolog=io.txt",
+    ];
+    a.extend_from_slice(case);
+    a
+}
+
+#[test]
+fn trimwrite_logs_each_blocks_trim_before_its_write() {
+    for case in TRIMWRITE_CASES {
+        let d = tempfile::tempdir().unwrap();
+        let r = flexio(&trimwrite_args(case), d.path());
+        assert_eq!(r.code, 0, "{case:?}: {}", r.stderr);
+        let ios = iolog_ios(&std::fs::read_to_string(d.path().join("io.txt")).unwrap());
+        assert!(ios.len() >= 8, "{case:?}: {ios:?}");
+        // Per file: every write lies inside a trim of that file that came before it. (Not
+        // with trims smaller than the writes: there fio, and flexio with it, trims once and
+        // then only writes, the write's start never meeting the trim's again; the
+        // comparison with fio covers that case.)
+        let small_trims = case.contains(&"--bs=8k,8k,4k");
+        let mut trims: std::collections::HashMap<&str, Vec<(u64, u64)>> = Default::default();
+        for (file, act, off, len) in &ios {
+            let t = trims.entry(file).or_default();
+            if act == "trim" {
+                t.push((*off, off + len));
+            } else if !small_trims {
+                assert!(
+                    t.iter().any(|(s, e)| *off >= *s && off + len <= *e),
+                    "{case:?}: {file} write {off}+{len} before its block's trim: {ios:?}"
+                );
+            }
+        }
+        // Random: strictly trim, write, trim, write per file, the write on the trim's block.
+        if case[0] == "--rw=randtrimwrite" {
+            let mut last: std::collections::HashMap<&str, (&str, u64)> = Default::default();
+            for (file, act, off, _) in &ios {
+                let prev = last.insert(file, (act, *off));
+                match (act.as_str(), prev) {
+                    ("trim", None | Some(("write", _))) => {}
+                    ("write", Some(("trim", t))) => assert_eq!(*off, t, "{case:?}: {file}"),
+                    _ => panic!("{case:?}: {file}: {act} after {prev:?}"),
+                }
+            }
+        }
+        // The per-I/O logs hold the same I/Os in the same order (one file: the offsets).
+        if !case.iter().any(|a| a.starts_with("--nrfiles")) {
+            let want: Vec<String> = ios
+                .iter()
+                .map(|(_, a, o, l)| format!("{}, {l}, {o}, 0", if a == "trim" { 2 } else { 1 }))
+                .collect();
+            for log in ["t_clat.1.log", "t_lat.1.log", "t_bw.1.log"] {
+                let text = std::fs::read_to_string(d.path().join(log)).unwrap();
+                assert_eq!(io_columns(&text), want, "{case:?}: {log}");
+            }
+        }
+    }
+}
+
+#[test]
+fn trimwrite_logs_equal_fios() {
+    let Some(fio) = fio_bin() else { return };
+    for case in TRIMWRITE_CASES {
+        let a = trimwrite_args(case);
+        let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let (d1, d2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let r1 = run_in(&fio, &a, d1.path());
+        assert_eq!(r1.code, 0, "fio {a:?}: {}", r1.stderr);
+        let r2 = flexio_oracle(&a, d2.path());
+        assert_eq!(r2.code, 0, "flexio {a:?}: {}", r2.stderr);
+        let read = |d: &Path, f: &str| std::fs::read_to_string(d.join(f)).unwrap();
+        assert_eq!(
+            iolog_ios(&read(d2.path(), "io.txt")),
+            iolog_ios(&read(d1.path(), "io.txt")),
+            "{case:?}: write_iolog (flexio left, fio right)"
+        );
+        for log in ["t_clat.1.log", "t_bw.1.log"] {
+            assert_eq!(
+                io_columns(&read(d2.path(), log)),
+                io_columns(&read(d1.path(), log)),
+                "{case:?}: {log} (flexio left, fio right)"
+            );
+        }
+    }
+}
+
+#[test]
+fn synchronous_trims_of_async_engines_have_no_slat_entry() {
+    // libaio and io_uring complete a trim inside queue (BLKDISCARD): it has no submission
+    // latency, and fio's slat log has no line for it; the writes have theirs.
+    let Some(dev) = common::loopdev::LoopDev::new(8 << 20) else {
+        return;
+    };
+    for engine in ["libaio", "io_uring"] {
+        let d = tempfile::tempdir().unwrap();
+        let a = [
+            "--name=job",
+            &format!("--filename={}", dev.path()),
+            &format!("--ioengine={engine}"),
+            "--size=256k",
+            "--bs=16k",
+            "--iodepth=4",
+            "--direct=1",
+            "--rw=trimwrite",
+            "--write_lat_log=t",
+            "--log_offset=1",
+        ];
+        let r = flexio(&a, d.path());
+        if r.stderr.contains("not built into this flexio") {
+            eprintln!("SKIP: {engine}: {}", r.stderr.trim());
+            continue;
+        }
+        assert_eq!(r.code, 0, "{engine}: {}", r.stderr);
+        let slat = std::fs::read_to_string(d.path().join("t_slat.1.log")).unwrap();
+        let dirs: Vec<&str> = slat
+            .lines()
+            .map(|l| l.split(", ").nth(2).unwrap())
+            .collect();
+        assert_eq!(
+            dirs,
+            vec!["1"; 16],
+            "{engine}: slat only for the 16 writes:\n{slat}"
+        );
+        let clat = std::fs::read_to_string(d.path().join("t_clat.1.log")).unwrap();
+        assert_eq!(clat.lines().count(), 32, "{engine}");
+    }
+}

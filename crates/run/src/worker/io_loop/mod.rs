@@ -54,6 +54,10 @@ struct Slot {
     vflags: u8,
     vnum: u64,
     vseed: u64,
+    /// The engine queued the request (not completed inside `queue`): only such a request
+    /// has a submission latency, so only it gets a slat log entry (fio logs no slat for
+    /// the trims that libaio and io_uring complete synchronously).
+    queued: bool,
 }
 
 const OP_SYNC: u8 = 3;
@@ -775,7 +779,7 @@ impl<'a, E: Engine> Worker<'a, E> {
     fn next_io_rated(&mut self) -> Option<flexio_workload::NextIo> {
         for _ in 0..(self.gen.nfiles() * 2 + 2) {
             let fi = self.gen.pick_file()?;
-            let mut d = self.gen.next_ddir();
+            let mut d = self.gen.next_ddir(fi);
             if d < 2 {
                 d = match self.pace.next(d, self.clock.now()) {
                     Next::Go(d) => d,
