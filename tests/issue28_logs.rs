@@ -283,3 +283,99 @@ fn synchronous_trims_of_async_engines_have_no_slat_entry() {
         assert_eq!(clat.lines().count(), 32, "{engine}");
     }
 }
+
+/// A null-engine write job with syncs (1024 writes of 4 KiB).
+fn sync_job<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut a = vec![
+        "--name=job",
+        "--ioengine=null",
+        "--size=4M",
+        "--bs=4k",
+        "--rw=write",
+    ];
+    a.extend_from_slice(extra);
+    a
+}
+
+/// (sync total_ios, sync latency samples, write total_ios, write short_ios, depth 1 share).
+fn sync_counts(j: &serde_json::Value) -> (u64, u64, u64, u64, f64) {
+    let job = &j["jobs"][0];
+    (
+        job["sync"]["total_ios"].as_u64().unwrap(),
+        job["sync"]["lat_ns"]["N"].as_u64().unwrap(),
+        job["write"]["total_ios"].as_u64().unwrap(),
+        job["write"]["short_ios"].as_u64().unwrap(),
+        job["iodepth_level"]["1"].as_f64().unwrap(),
+    )
+}
+
+#[test]
+fn the_null_engine_issues_and_counts_syncs() {
+    let d = tempfile::tempdir().unwrap();
+    // fsync every 32 writes: 31 syncs (none after the last write), timed, counted in the
+    // depths (1055 requests at depth 1 of 1024 issued: 103.03%).
+    for depth in ["1", "8"] {
+        let r = flexio(
+            &sync_job(&[
+                "--fsync=32",
+                "--output-format=json",
+                &format!("--iodepth={depth}"),
+            ]),
+            d.path(),
+        );
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let j = json_of(&r.stdout);
+        let (syncs, n, writes, short, _) = sync_counts(&j);
+        assert_eq!(
+            (syncs, n, writes, short),
+            (31, 31, 1024, 0),
+            "iodepth={depth}"
+        );
+        let pct = &j["jobs"][0]["sync"]["lat_ns"]["percentile"];
+        assert!(pct.as_object().is_some_and(|p| p.len() >= 10), "{pct}");
+    }
+    let r = flexio(&sync_job(&["--fsync=32"]), d.path());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    for want in [
+        "  fsync/fdatasync/sync_file_range/syncfs:\n    sync (nsec): min=",
+        "    sync percentiles (nsec):\n",
+        "     issued rwts: total=0,1024,0,31 short=0,0,0,0",
+    ] {
+        assert!(r.stdout.contains(want), "{want:?} missing:\n{}", r.stdout);
+    }
+    // fdatasync and sync_file_range too (the newest fio counts all of them as syncs).
+    for s in ["--fdatasync=32", "--sync_file_range=write:32"] {
+        let r = flexio(&sync_job(&[s, "--output-format=json"]), d.path());
+        assert_eq!(r.code, 0, "{s}: {}", r.stderr);
+        assert_eq!(sync_counts(&json_of(&r.stdout)).0, 31, "{s}");
+    }
+}
+
+#[test]
+fn null_engine_syncs_equal_fios() {
+    for extra in [
+        &["--fsync=32"][..],
+        &["--fdatasync=32"],
+        &["--sync_file_range=write:32"],
+        &["--fsync=1"],
+        &["--fsync=32", "--end_fsync=1"],
+        // fio 3.33: trimwrite's trim-or-write choice replaces every sync.
+        &["--fdatasync=10", "--rw=trimwrite"],
+    ] {
+        let mut json = sync_job(extra);
+        json.push("--output-format=json");
+        let Some((f, x)) = both(&json) else { return };
+        assert_eq!(f.code, 0, "fio {extra:?}: {}", f.stderr);
+        assert_eq!(x.code, 0, "flexio {extra:?}: {}", x.stderr);
+        assert_same_json_shape(&f.stdout, &x.stdout, &format!("{extra:?}"));
+        assert_eq!(
+            sync_counts(&json_of(&x.stdout)),
+            sync_counts(&json_of(&f.stdout)),
+            "{extra:?}: (syncs, sync samples, writes, short, depth 1) flexio left, fio right"
+        );
+        let Some((f, x)) = both(&sync_job(extra)) else {
+            return;
+        };
+        assert_same_shape(&f.stdout, &x.stdout, &format!("{extra:?}"));
+    }
+}

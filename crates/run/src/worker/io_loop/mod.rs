@@ -266,12 +266,15 @@ impl<'a, E: Engine> Worker<'a, E> {
             loop_start_ns: 0,
             // Engines without a disk skip syncs, except those whose target has its own
             // flush (nbd's NBD_CMD_FLUSH; the net engines complete it at once, as fio's do)
-            // and those that take them as no-ops (page_fault).
+            // and those that take them as no-ops (page_fault, null). fio 3.33 lets
+            // trimwrite's choice of trim or write replace every sync: none (fio 3.38 issues
+            // them between the pairs).
             syncs: Syncs::new(
                 p.io.sync_every,
                 p.sysio.sync_range.map(|(_, every)| every),
                 nfiles,
-                !caps.diskless || caps.pipe || caps.diskless_syncs,
+                (!caps.diskless || caps.pipe || caps.diskless_syncs)
+                    && !(p.compat.is_fio333() && p.spec.dirs == [false, true, true]),
             ),
             completed_total: 0,
             issued_total: 0,
