@@ -379,3 +379,119 @@ fn null_engine_syncs_equal_fios() {
         assert_same_shape(&f.stdout, &x.stdout, &format!("{extra:?}"));
     }
 }
+
+/// Run flexio (or fio) with stdout a pipe whose reader reads `first` bytes (0: none) and
+/// closes it, the rest of the output having nowhere to go. (signal, exit code, stderr).
+fn closed_reader(
+    bin: &Path,
+    args: &[&str],
+    dir: &Path,
+    first: usize,
+) -> (Option<i32>, i32, String) {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    // A panic would print its backtrace: the test would see it.
+    let mut child = spawn_in(bin, args, dir, &[("RUST_BACKTRACE", "1")]);
+    let mut out = child.stdout.take().unwrap();
+    if first > 0 {
+        let mut buf = vec![0u8; first];
+        out.read_exact(&mut buf).unwrap();
+    }
+    drop(out);
+    let o = child.wait_with_output().unwrap();
+    (
+        o.status.signal(),
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn assert_quiet(stderr: &str, what: &str) {
+    for bad in ["panicked", "backtrace", "Broken pipe", "cannot write"] {
+        assert!(
+            !stderr.contains(bad),
+            "{what}: {bad:?} in stderr:\n{stderr}"
+        );
+    }
+}
+
+const SIGPIPE: i32 = 13;
+
+#[test]
+fn a_reader_that_goes_away_ends_flexio_as_sigpipe_ends_fio() {
+    let d = tempfile::tempdir().unwrap();
+    let bin = flexio_bin();
+    let run = [
+        "--name=j",
+        "--ioengine=null",
+        "--size=64m",
+        "--bs=4k",
+        "--rw=read",
+    ];
+    let with = |extra: &[&'static str]| -> Vec<&'static str> {
+        run.iter().chain(extra).copied().collect()
+    };
+    // The reader gone before the first byte.
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["--help"],
+        vec!["--cmdhelp"],
+        vec!["--cmdhelp=bs"],
+        vec!["--enghelp"],
+        vec!["--version"],
+        with(&[]),
+        with(&["--output-format=json"]),
+        with(&["--output-format=terse"]),
+        with(&["--debug=io"]),
+    ];
+    for args in &cases {
+        let (sig, code, err) = closed_reader(&bin, args, d.path(), 0);
+        assert_eq!(sig, Some(SIGPIPE), "{args:?}: exit {code}, stderr:\n{err}");
+        assert_quiet(&err, &format!("{args:?}"));
+    }
+    // The reader gone after a few bytes: the next write ends flexio (normal output writes
+    // its header lines first; --debug=io writes a line per I/O).
+    for args in [with(&[]), with(&["--debug=io"])] {
+        let (sig, code, err) = closed_reader(&bin, &args, d.path(), 8);
+        assert_eq!(sig, Some(SIGPIPE), "{args:?}: exit {code}, stderr:\n{err}");
+        assert_quiet(&err, &format!("{args:?}"));
+    }
+    // fio: the same signal.
+    if let Some(fio) = fio_bin() {
+        for args in [&["--help"][..], &["--cmdhelp"]] {
+            let (sig, _, err) = closed_reader(&fio, args, d.path(), 0);
+            assert_eq!(sig, Some(SIGPIPE), "fio {args:?}: {err}");
+        }
+    }
+}
+
+#[test]
+fn subcommands_end_their_output_quietly_when_the_reader_goes() {
+    let d = tempfile::tempdir().unwrap();
+    for name in ["a.json", "b.json"] {
+        let out = format!("--output={name}");
+        let r = flexio(
+            &[
+                "--name=j",
+                "--ioengine=null",
+                "--size=16m",
+                "--bs=4k",
+                "--rw=read",
+                "--output-format=json+",
+                &out,
+            ],
+            d.path(),
+        );
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    }
+    // Subcommands finish their work and keep their own exit status (compare's verdict)
+    // when their reader has gone; nothing is printed about the pipe.
+    for args in [
+        &["compare", "a.json", "b.json"][..],
+        &["compare", "--output-format=json", "a.json", "b.json"],
+        &["report", "a.json", "-o", "-"],
+    ] {
+        let (sig, code, err) = closed_reader(&flexio_bin(), args, d.path(), 0);
+        assert_eq!((sig, code), (None, 0), "{args:?}: stderr:\n{err}");
+        assert_quiet(&err, &format!("{args:?}"));
+    }
+}
