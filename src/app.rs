@@ -6,7 +6,6 @@ use flexio_job::{cli, help, load, Format};
 use flexio_output::{json, normal, terse};
 use flexio_run::session::{host, load_env, run_planned, Observer, FIO_COMPAT, FIO_LATEST, VERSION};
 use flexio_run::{plan, report};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
@@ -95,9 +94,7 @@ impl Sink {
                 b.push_str(text);
             }
         } else {
-            let mut o = std::io::stdout().lock();
-            let _ = o.write_all(text.as_bytes());
-            let _ = o.flush();
+            flexio_run::notes::print(text);
         }
     }
 
@@ -211,22 +208,18 @@ fn check_live(cli: &mut cli::Cli) -> Result<(), String> {
 /// --cmdhelp, --enghelp): their exit status, or `None` to go on.
 fn informational(sw: &cli::Switches) -> Option<i32> {
     if sw.version {
-        println!("{VERSION} ({FIO_LATEST} compatible; {FIO_COMPAT} with --compat=3.33)");
+        outln!("{VERSION} ({FIO_LATEST} compatible; {FIO_COMPAT} with --compat=3.33)");
         return Some(0);
     }
     if sw.help {
-        print!("{VERSION}\n{}{}", cli::usage(), crate::cmd::usage());
+        out!("{VERSION}\n{}{}", cli::usage(), crate::cmd::usage());
         return Some(0);
     }
     if let Some(path) = &sw.inflate_log {
         // fio's --inflate-log: a log.fz as the text lines of the log, on stdout.
         return Some(
             match flexio_run::logz::inflate_file(std::path::Path::new(path)) {
-                Ok(text) => {
-                    let mut out = std::io::stdout().lock();
-                    let written = out.write_all(text.as_bytes()).and_then(|_| out.flush());
-                    i32::from(written.is_err())
-                }
+                Ok(text) => i32::from(flexio_run::notes::stdout(text.as_bytes()).is_err()),
                 Err(e) => {
                     eprintln!("flexio: --inflate-log: {e}");
                     1
@@ -253,7 +246,7 @@ fn informational(sw: &cli::Switches) -> Option<i32> {
     };
     Some(match text {
         Ok(s) => {
-            print!("{s}");
+            out!("{s}");
             0
         }
         Err(e) => {
@@ -396,7 +389,7 @@ pub fn run(args: Vec<String>) -> i32 {
         return 1;
     }
     if sw.showcmd {
-        print!("{}", flexio_job::showcmd::showcmd(&set));
+        out!("{}", flexio_job::showcmd::showcmd(&set));
         return 0;
     }
     // merge_blktrace_file: each job's blktraces merged into one before planning (which then

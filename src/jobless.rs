@@ -21,7 +21,7 @@ pub fn options_without_job(cli: &Cli) -> bool {
 
 /// Print fio's message (and flexio's hint) and return the exit status.
 pub fn no_jobs_defined(hint: &str) -> i32 {
-    print!("{}\n{}", flexio_run::VERSION, flexio_job::cli::usage());
+    out!("{}\n{}", flexio_run::VERSION, flexio_job::cli::usage());
     eprintln!("No job(s) defined\nflexio: {hint}\n");
     1
 }

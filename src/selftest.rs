@@ -63,7 +63,7 @@ pub fn early(x: &flexio_job::cli_extra::Extra, compat: flexio_job::Compat) -> Op
         } else {
             DEBUG_CATEGORIES
         };
-        println!("fio: dumping debug options:{},all", known.join(","));
+        outln!("fio: dumping debug options:{},all", known.join(","));
         return Some(0);
     }
     if let Some(list) = &x.crctest {
@@ -74,7 +74,7 @@ pub fn early(x: &flexio_job::cli_extra::Extra, compat: flexio_job::Compat) -> Op
     }
     if x.idle_prof == Some(flexio_job::cli_extra::IdleProf::Calibrate) {
         // fio's calibration only: the unit of work's time over the CPUs.
-        print!(
+        out!(
             "{}",
             flexio_run::idle::calibrate_text(flexio_run::idle::calibrate())
         );
@@ -129,7 +129,7 @@ pub fn crctest(list: Option<&str>, per_hash: Duration) -> i32 {
         let mib_s = bytes as f64 / (1 << 20) as f64 / t0.elapsed().as_secs_f64();
         out.push_str(&crc_line(name, mib_s));
     }
-    print!("{out}");
+    out!("{out}");
     0
 }
 
@@ -140,8 +140,8 @@ pub fn crctest(list: Option<&str>, per_hash: Duration) -> i32 {
 pub fn cpuclock_test(per_cpu_reads: u64) -> i32 {
     let pid = std::process::id();
     match flexio_run::clock::tsc_usable() {
-        Ok(()) => println!("cs: reliable_tsc: yes"),
-        Err(why) => println!("cs: reliable_tsc: no ({why})"),
+        Ok(()) => outln!("cs: reliable_tsc: yes"),
+        Err(why) => outln!("cs: reliable_tsc: no ({why})"),
     }
     let source = if flexio_run::clock::tsc_usable().is_ok() {
         Source::Tsc
@@ -160,7 +160,7 @@ pub fn cpuclock_test(per_cpu_reads: u64) -> i32 {
     let n = ratios.len() as f64;
     let mean = ratios.iter().sum::<f64>() / n;
     let sd = (ratios.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / n).sqrt();
-    println!(
+    outln!(
         "time     {pid:<5} clock={}, ns per monotonic ns: mean={mean:.6}, S={sd:.6}, N={}",
         source.name(),
         ratios.len()
@@ -172,7 +172,7 @@ pub fn cpuclock_test(per_cpu_reads: u64) -> i32 {
                 .unwrap_or(false)
         })
         .collect();
-    println!("cs: Testing {} CPUs", cpus.len());
+    outln!("cs: Testing {} CPUs", cpus.len());
     let last = Mutex::new(0u64);
     let failed = AtomicBool::new(false);
     let results: Vec<(usize, u64, u64)> = std::thread::scope(|s| {
@@ -189,7 +189,7 @@ pub fn cpuclock_test(per_cpu_reads: u64) -> i32 {
                         let mut l = last.lock().unwrap_or_else(|e| e.into_inner());
                         let t = clock.now();
                         if t < *l {
-                            println!("cs: CPU clock mismatch on cpu {cpu}: {t} < {}", *l);
+                            outln!("cs: CPU clock mismatch on cpu {cpu}: {t} < {}", *l);
                             failed.store(true, Ordering::Relaxed);
                         }
                         *l = t;
@@ -202,13 +202,13 @@ pub fn cpuclock_test(per_cpu_reads: u64) -> i32 {
         handles.into_iter().filter_map(|h| h.join().ok()).collect()
     });
     for (cpu, seen, first) in results {
-        println!("cs: cpu {cpu:>2}: {seen} clocks seen, first {first}");
+        outln!("cs: cpu {cpu:>2}: {seen} clocks seen, first {first}");
     }
     if failed.load(Ordering::Relaxed) {
-        println!("cs: Failed!");
+        outln!("cs: Failed!");
         1
     } else {
-        println!("cs: Pass!");
+        outln!("cs: Pass!");
         0
     }
 }

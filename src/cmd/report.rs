@@ -107,10 +107,9 @@ pub fn label_distinctly(runs: &mut [RunResult]) {
 /// Write a page to a file atomically, or to stdout for `-`.
 pub fn write_page(out: &Path, page: &str) -> Result<(), String> {
     if out == Path::new("-") {
-        use std::io::Write;
-        return std::io::stdout()
-            .write_all(page.as_bytes())
-            .map_err(|e| format!("cannot write the report: {e}"));
+        // A reader that has gone ends the page quietly (crate::cmd::out).
+        crate::cmd::out::stdout(page);
+        return Ok(());
     }
     flexio_run::notes::write_atomic(out, page.as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", out.display()))

@@ -83,7 +83,7 @@ pub fn import(args: &[String]) -> i32 {
     };
     match s.save("import", label.as_deref(), &runs) {
         Ok(ids) => {
-            println!(
+            cmd_outln!(
                 "flexio import: stored {} result(s) as run(s) {} in {}",
                 ids.len(),
                 ids.iter()

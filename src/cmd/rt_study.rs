@@ -664,7 +664,7 @@ fn study(a: &Args) -> Result<StudyOut, String> {
 
 pub fn run(args: &[String]) -> i32 {
     if args.iter().any(|a| a == "-h" || a == "--help") {
-        print!("{USAGE}");
+        cmd_out!("{USAGE}");
         return 0;
     }
     let a = match parse_args(args) {
@@ -681,7 +681,7 @@ pub fn run(args: &[String]) -> i32 {
             return 1;
         }
     };
-    print!("{text}");
+    cmd_out!("{text}");
     if let Some(p) = &a.json {
         let s = serde_json::to_string_pretty(&json).unwrap_or_default() + "\n";
         if let Err(e) = flexio_run::notes::write_atomic(p, s.as_bytes()) {

@@ -541,7 +541,7 @@ fn sweep_run(a: &Args) -> Result<i32, String> {
     }
     let mut doc = summarise(a, &points, baseline, seed, &runs, &knob_devices);
     doc["flexio_sweep"]["complete"] = json!(true);
-    print!("{}", text_table(&doc));
+    cmd_out!("{}", text_table(&doc));
     if let Some(p) = &a.json {
         let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
         flexio_run::notes::write_atomic(p, text.as_bytes())

@@ -562,7 +562,7 @@ pub fn json_doc(a: &Args, res: &[ModeResult], error: Option<&str>) -> String {
 
 pub fn run(args: &[String]) -> i32 {
     if args.iter().any(|a| a == "-h" || a == "--help") {
-        print!("{USAGE}");
+        cmd_out!("{USAGE}");
         return 0;
     }
     let a = match parse_args(args) {
@@ -636,9 +636,9 @@ pub fn run(args: &[String]) -> i32 {
         }
     }
     if a.json_stdout {
-        print!("{doc}");
+        cmd_out!("{doc}");
     } else {
-        print!("{}", table(&a, &res));
+        cmd_out!("{}", table(&a, &res));
     }
     if res.iter().any(|r| r.cpu_window_ns < 1_000_000_000) {
         eprintln!(

@@ -57,10 +57,7 @@ impl Stream {
                 }
                 let l = line(time_unix_ms, elapsed_ms, iv, d);
                 let r = match &mut *g {
-                    Out::Stdout => {
-                        let mut o = std::io::stdout().lock();
-                        o.write_all(l.as_bytes()).and_then(|_| o.flush())
-                    }
+                    Out::Stdout => flexio_run::notes::stdout(l.as_bytes()),
                     Out::File(f) => f.write_all(l.as_bytes()),
                 };
                 r.map_err(|e| format!("--interval-stream: cannot write to {}: {e}", self.name))?;

@@ -4,7 +4,6 @@
 
 use flexio_remote::msg::{DiskUtil, Eta, JobOpt, ProbeReply};
 use flexio_remote::ts::{GroupStats, ThreadStat};
-use std::io::Write;
 use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
 
@@ -88,9 +87,7 @@ impl Out {
             return;
         }
         let _g = self.lock.lock();
-        let mut o = std::io::stdout().lock();
-        let _ = o.write_all(s.as_bytes());
-        let _ = o.flush();
+        flexio_run::notes::print(s);
     }
     pub fn take(&self) -> String {
         self.buf

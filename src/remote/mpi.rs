@@ -96,7 +96,7 @@ struct Events {
 impl Observer for Events {
     fn text(&self, s: &str) {
         if self.rank == 0 {
-            print!("{s}");
+            out!("{s}");
         }
     }
     fn running(&self, _: &[ThreadPlan], progress: &Arc<Vec<Progress>>) {
@@ -358,7 +358,7 @@ pub fn main(cli: Cli, sigs: &(Arc<AtomicBool>, Signals)) -> i32 {
     }
     if rank == 0 && cli.switches.formats.contains(&Format::Normal) && cli.switches.output.is_none()
     {
-        println!("{}{}", app::job_headers(&p.plans), app::VERSION);
+        outln!("{}{}", app::job_headers(&p.plans), app::VERSION);
     }
     world.barrier();
     // Clock offsets: rank 0 pings each rank a few times; the rank answers with its wall

@@ -99,12 +99,12 @@ pub fn main(remote: &Remote, sigs: &(Arc<AtomicBool>, Signals)) -> i32 {
         }
     };
     if listener.local_only() {
-        println!(
+        outln!(
             "fio: server listening on {} (this host only; name an address to listen on others, e.g. --server=0.0.0.0)",
             listener.describe()
         );
     } else {
-        println!("fio: server listening on {}", listener.describe());
+        outln!("fio: server listening on {}", listener.describe());
     }
     let _ = std::io::stdout().flush();
     let rules = Arc::new(Rules {

@@ -167,8 +167,8 @@ pub struct Caps {
     /// pvsync2, libaio, io_uring).
     pub atomic_writes: bool,
     /// A diskless engine that takes sync requests all the same (fsync=N, fdatasync=N,
-    /// sync_file_range: page_fault completes them at once, and they are counted, as fio
-    /// counts them). Other diskless engines get none.
+    /// sync_file_range: page_fault and null complete them at no cost, and they are counted,
+    /// as fio counts them). Other diskless engines get none.
     pub diskless_syncs: bool,
 }
 

@@ -43,6 +43,23 @@ impl Usage {
     }
 }
 
+/// End the process as a write into a closed pipe ends a program that keeps SIGPIPE's
+/// default action, fio among them: killed by SIGPIPE (a shell shows status 141), nothing
+/// printed. flexio keeps the Rust runtime's SIG_IGN for its whole life, so sockets and the
+/// engines' pipes get EPIPE as an error, never a signal; only a reader of stdout that has
+/// gone (`flexio --help | head -3`) comes here (`flexio_run::notes::stdout`).
+pub fn die_of_sigpipe() -> ! {
+    // SAFETY: signal(2) with SIG_DFL installs no handler, so no code of ours ever runs in
+    // signal context; kill(2) of our own pid with a valid signal number touches no memory.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        libc::kill(libc::getpid(), libc::SIGPIPE);
+    }
+    // Only where every thread blocks SIGPIPE (none of flexio's does): the status a shell
+    // would show for the signal.
+    std::process::exit(128 + libc::SIGPIPE)
+}
+
 /// Configured CPUs (sysconf(_SC_NPROCESSORS_CONF)), fio's `$ncpus`.
 pub fn cpus_configured() -> u64 {
     // SAFETY: sysconf has no memory-safety preconditions.

@@ -14,7 +14,6 @@
 //! `compress` workers, `helperthread`, `zbd`, `sprandom`) and print nothing.
 
 use flexio_job::cli_extra::{Extra, DEBUG_CATEGORIES};
-use std::io::Write;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 static MASK: AtomicU32 = AtomicU32::new(0);
@@ -45,12 +44,11 @@ impl Cat {
 /// Turn on the categories `--debug` asked for and announce them as fio does.
 pub fn init(x: &Extra) {
     MASK.store(x.debug, Ordering::Relaxed);
-    let mut out = std::io::stdout().lock();
     for c in &x.debug_given {
-        let _ = match *c {
-            "all" => writeln!(out, "fio: set all debug options"),
-            c => writeln!(out, "fio: set debug option {c}"),
-        };
+        crate::notes::print(&match *c {
+            "all" => "fio: set all debug options\n".to_string(),
+            c => format!("fio: set debug option {c}\n"),
+        });
     }
 }
 
@@ -69,9 +67,7 @@ pub fn line(c: Cat, tid: i32, msg: &str) -> String {
 pub fn log(c: Cat, msg: &str) {
     if on(c) {
         let tid = flexio_engine::platform::thread_id();
-        let _ = std::io::stdout()
-            .lock()
-            .write_all(line(c, tid, msg).as_bytes());
+        crate::notes::print(&line(c, tid, msg));
     }
 }
 

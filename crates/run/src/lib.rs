@@ -13,6 +13,7 @@
 //! ```
 //!
 //! See ARCHITECTURE.md for the map of the code.
+#![deny(clippy::print_stdout)]
 
 pub mod blockdev;
 pub mod clock;

@@ -7,6 +7,30 @@ use std::path::Path;
 
 pub use flexio_output::normal::strerror;
 
+/// Write `bytes` to stdout in one locked write and flush. Every write of flexio's own
+/// output to stdout goes through here (or [`print`]): a reader that has gone
+/// (`flexio --help | head -3`: EPIPE) ends flexio at once, killed by SIGPIPE as fio is
+/// ([`flexio_engine::sys::die_of_sigpipe`]), instead of a panic ("failed printing to
+/// stdout") or a run that goes on without its reader. SIGPIPE itself stays ignored, so the
+/// sockets of the remote modes and the engines keep getting EPIPE as an error. Other errors
+/// are returned. (flexio's subcommands print through `cmd::out`, which ends their output
+/// quietly and lets them finish their work and set their status.)
+pub fn stdout(bytes: &[u8]) -> io::Result<()> {
+    let mut o = io::stdout().lock();
+    let r = o.write_all(bytes).and_then(|()| o.flush());
+    if let Err(e) = &r {
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            flexio_engine::sys::die_of_sigpipe();
+        }
+    }
+    r
+}
+
+/// [`stdout`] for text whose other write errors have nowhere to go (fio ignores them too).
+pub fn print(text: &str) {
+    let _ = stdout(text.as_bytes());
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct Notes {
     pub info_to_stdout: bool,
@@ -16,9 +40,7 @@ impl Notes {
     /// An informational line fio prints on stdout.
     pub fn info(&self, s: &str) {
         if self.info_to_stdout {
-            let mut o = io::stdout().lock();
-            let _ = writeln!(o, "{s}");
-            let _ = o.flush();
+            print(&format!("{s}\n"));
         } else {
             eprintln!("{s}");
         }

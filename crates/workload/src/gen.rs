@@ -291,6 +291,14 @@ struct FileState {
     /// Strided zones: start of the current zone and bytes done in it.
     zone_start: u64,
     zone_done: u64,
+    /// trimwrite / randtrimwrite: where the file's latest write and latest trim started
+    /// (`u64::MAX` before the first; fio's `last_start`). The next I/O of the file is a trim
+    /// when the two are equal (its latest trim was written), else a write.
+    tw_start: [u64; 2],
+    /// randtrimwrite: the file's block just trimmed (offset, length), which its next write
+    /// rewrites (fio writes where the file's latest trim started; sequential trimwrite gets
+    /// there by advancing both positions).
+    trimmed: Option<(u64, u64)>,
 }
 
 /// Stateful generator for one job thread.
@@ -319,13 +327,10 @@ pub struct Generator {
     rwmix_ddir: Ddir,
     rwmix_issues: u64,
     issues: [u64; 3],
-    /// trimwrite: the next I/O is a trim.
-    trim_next: bool,
+    /// rw=trimwrite or randtrimwrite: [`Generator::attempt_trimwrite`].
+    trimwrite: bool,
     /// rw=randtrimwrite (random, writes and trims): [`Generator::attempt_randtrimwrite`].
     randtrimwrite: bool,
-    /// randtrimwrite: the block just trimmed, which the next write rewrites (fio writes
-    /// where it trimmed; sequential trimwrite gets there by advancing both in step).
-    trimmed: Option<NextIo>,
     /// Non-uniform file service: the file that started over.
     restarted: Option<usize>,
 }
@@ -399,9 +404,8 @@ impl Generator {
             rwmix_issues: 0,
             issues: [0; 3],
             spr,
-            trim_next: false,
+            trimwrite: spec.dirs[1] && spec.dirs[2] && !spec.dirs[0],
             randtrimwrite: spec.random && spec.dirs[1] && spec.dirs[2],
-            trimmed: None,
             restarted: None,
             files,
             spec,
@@ -517,6 +521,8 @@ impl Generator {
             run_pos: 0,
             zone_start: 0,
             zone_done: 0,
+            tw_start: [u64::MAX; 2],
+            trimmed: None,
         }
     }
 
@@ -537,6 +543,8 @@ impl Generator {
             f.run_left = 0;
             f.zone_start = 0;
             f.zone_done = 0;
+            f.tw_start = [u64::MAX; 2];
+            f.trimmed = None;
         }
         self.files_done = self.files.iter().filter(|f| f.done).count();
         self.cur_file = 0;
@@ -547,9 +555,10 @@ impl Generator {
         }
     }
 
-    /// Choose the direction of the next I/O.
+    /// Choose the direction of the next I/O, in file `fi` (the file [`Self::pick_file`] chose:
+    /// as in fio, the file comes first).
     #[inline]
-    pub fn next_ddir(&mut self) -> Ddir {
+    pub fn next_ddir(&mut self, fi: usize) -> Ddir {
         let d = self.spec.dirs;
         match (d[0], d[1], d[2]) {
             (true, true, _) => {
@@ -577,10 +586,19 @@ impl Generator {
             }
             (true, false, _) => 0,
             (false, true, true) => {
-                // trimwrite: each block is trimmed, then written (fio compares the two
-                // directions' positions; they advance in step, so this alternates).
-                self.trim_next = !self.trim_next;
-                if self.trim_next {
+                // trimwrite: each block is trimmed, then written, per file as in fio (files
+                // served in turn each get their trim first). Sequential: a trim when the
+                // file's latest write started where its latest trim did, else a write (a
+                // trim larger than the writes is followed by several). Random: the write of
+                // the block the file just trimmed, else a trim (a trim that draws the block
+                // just written is still followed by its write, as in fio).
+                let f = &self.files[fi];
+                let trim = if self.randtrimwrite {
+                    f.trimmed.is_none()
+                } else {
+                    f.tw_start[0] == f.tw_start[1]
+                };
+                if trim {
                     2
                 } else {
                     1
@@ -741,6 +759,8 @@ impl Generator {
         f.run_left = 0;
         f.zone_start = 0;
         f.zone_done = 0;
+        f.tw_start = [u64::MAX; 2];
+        f.trimmed = None;
         self.restarted = Some(fi);
     }
 
@@ -768,7 +788,7 @@ impl Generator {
     pub fn next_io(&mut self) -> Option<NextIo> {
         for _ in 0..(self.files.len() * 2 + 2) {
             let fi = self.pick_file()?;
-            let ddir = self.next_ddir();
+            let ddir = self.next_ddir(fi);
             if let Some(io) = self.attempt(fi, ddir) {
                 return Some(io);
             }
@@ -781,7 +801,7 @@ impl Generator {
     pub fn next_io_zoned<Z: Zoned>(&mut self, z: &mut Z) -> Option<NextIo> {
         for _ in 0..(self.files.len() * 2 + 2) {
             let fi = self.pick_file()?;
-            let ddir = self.next_ddir();
+            let ddir = self.next_ddir(fi);
             let ddir = z.ddir(fi, ddir);
             if let Some(io) = self.attempt_zoned(fi, ddir, z) {
                 return Some(io);
@@ -797,7 +817,11 @@ impl Generator {
         let abs = f.region.start.wrapping_add(f.pos[ddir]);
         let at = z.continue_at(fi, ddir, abs);
         f.pos[ddir] = at.wrapping_sub(f.region.start);
-        self.attempt_with(fi, ddir, z)
+        let io = self.attempt_with(fi, ddir, z)?;
+        if self.trimwrite {
+            self.trimwrite_started(&io);
+        }
+        Some(io)
     }
 
     /// The random offset generator's state (fio's `random_state`, which the verify state
@@ -826,8 +850,8 @@ impl Generator {
     /// is then done, or wrapped).
     #[inline]
     pub fn attempt(&mut self, fi: usize, ddir: Ddir) -> Option<NextIo> {
-        if self.randtrimwrite {
-            return self.attempt_randtrimwrite(fi, ddir);
+        if self.trimwrite {
+            return self.attempt_trimwrite(fi, ddir);
         }
         if let Some(sh) = self.fast[ddir] {
             if let Some(io) = self.fast_random(fi, ddir, sh) {
@@ -871,26 +895,42 @@ impl Generator {
         })
     }
 
-    /// randtrimwrite: a trim takes a random block; the write after it rewrites that block.
-    /// Kept out of line, so the common path keeps [`Self::attempt_general`] inlined.
+    /// trimwrite / randtrimwrite: sequential trims and writes each advance their own
+    /// position; with randtrimwrite a trim takes a random block and the write after it
+    /// rewrites that block. Either way the I/O's start is kept for [`Self::next_ddir`]. Kept
+    /// out of line, so the common path keeps [`Self::attempt_with`] inlined.
     #[inline(never)]
-    fn attempt_randtrimwrite(&mut self, fi: usize, ddir: Ddir) -> Option<NextIo> {
-        if ddir == 1 {
-            if let Some(t) = self.trimmed.take() {
+    fn attempt_trimwrite(&mut self, fi: usize, ddir: Ddir) -> Option<NextIo> {
+        if self.randtrimwrite && ddir == 1 {
+            let f = &mut self.files[fi];
+            if let Some((offset, len)) = f.trimmed.take() {
+                f.pos[1] = offset - f.region.start + len;
                 self.issues[1] += 1;
-                self.files[t.file].pos[1] = t.offset + t.len;
-                return Some(NextIo {
+                let io = NextIo {
+                    file: fi,
                     ddir: 1,
+                    offset,
+                    len,
                     wrapped: false,
-                    ..t
-                });
+                };
+                self.trimwrite_started(&io);
+                return Some(io);
             }
         }
         let io = self.attempt_with(fi, ddir, &mut NoZones)?;
-        if io.ddir == 2 {
-            self.trimmed = Some(io);
+        if self.randtrimwrite && io.ddir == 2 {
+            self.files[fi].trimmed = Some((io.offset, io.len));
         }
+        self.trimwrite_started(&io);
         Some(io)
+    }
+
+    /// trimwrite: a write or trim of `io.file` starts at `io.offset`.
+    #[inline]
+    fn trimwrite_started(&mut self, io: &NextIo) {
+        if io.ddir >= 1 {
+            self.files[io.file].tw_start[io.ddir - 1] = io.offset;
+        }
     }
 
     #[inline(always)]
@@ -1360,6 +1400,54 @@ mod tests {
     }
 
     #[test]
+    fn trimwrite_trims_each_files_block_before_writing_it() {
+        let ios = |random: bool, trim: u64, nfiles: usize| {
+            let mut s = spec(random, 32768);
+            s.dirs = [false, true, true];
+            s.bs[2] = BsPolicy::Fixed(trim);
+            s.align[2] = trim;
+            s.files = vec![
+                Region {
+                    start: 0,
+                    len: 32768
+                };
+                nfiles
+            ];
+            let mut g = Generator::new(s);
+            let mut v = Vec::new();
+            while let Some(io) = g.next_io() {
+                v.push((io.file, io.ddir, io.offset / 1024, io.len / 1024));
+            }
+            v
+        };
+        // A trim twice the writes' size: two writes follow it (fio's rule: a trim when the
+        // latest write started where the latest trim did).
+        assert_eq!(
+            ios(false, 8192, 1)[..6],
+            [
+                (0, 2, 0, 8),
+                (0, 1, 0, 4),
+                (0, 2, 8, 8),
+                (0, 1, 4, 4),
+                (0, 1, 8, 4),
+                (0, 2, 16, 8)
+            ]
+        );
+        // Files in turn: each one's own trim before its write.
+        assert_eq!(
+            ios(false, 4096, 2)[..4],
+            [(0, 2, 0, 4), (1, 2, 0, 4), (0, 1, 0, 4), (1, 1, 0, 4)]
+        );
+        let r = ios(true, 4096, 2);
+        assert_eq!(r.len(), 32, "every block of both files trimmed and written");
+        for p in r.chunks(4) {
+            assert_eq!((p[0].0, p[0].1, p[1].0, p[1].1), (0, 2, 1, 2), "{p:?}");
+            assert_eq!((p[2].0, p[2].1, p[2].2), (0, 1, p[0].2), "{p:?}");
+            assert_eq!((p[3].0, p[3].1, p[3].2), (1, 1, p[1].2), "{p:?}");
+        }
+    }
+
+    #[test]
     fn mix_ratio_and_split_shares() {
         let mut s = spec(true, 1 << 30);
         s.dirs = [true, true, false];
@@ -1371,7 +1459,7 @@ mod tests {
         let mut big = 0;
         let n = 20000;
         for _ in 0..n {
-            let d = g.next_ddir();
+            let d = g.next_ddir(0);
             let io = g.next(d).unwrap();
             if d == 0 {
                 reads += 1;

@@ -288,7 +288,7 @@ pub fn sweep(a: &Args, mut each: impl FnMut(&Cell)) -> (Vec<Cell>, Result<(), St
 
 pub fn run(args: &[String]) -> i32 {
     if args.iter().any(|a| a == "-h" || a == "--help") {
-        print!("{USAGE}");
+        cmd_out!("{USAGE}");
         return 0;
     }
     let a = match parse_args(args) {
@@ -349,9 +349,9 @@ pub fn run(args: &[String]) -> i32 {
         }
     }
     if a.json_stdout {
-        print!("{doc}");
+        cmd_out!("{doc}");
     } else {
-        print!("{}", tables::text(&a, &cells));
+        cmd_out!("{}", tables::text(&a, &cells));
     }
     match res {
         Ok(()) => 0,

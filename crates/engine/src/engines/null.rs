@@ -74,6 +74,10 @@ impl Engine for Null {
             no_fd: true,
             measures_tool: true,
             offload: true,
+            // fsync=N / fdatasync=N / sync_file_range: requests like the others, completed
+            // (or queued and committed) at no cost and counted, as fio's null engine does.
+            diskless_syncs: true,
+            sync_range: true,
             ..Caps::default()
         }
     }

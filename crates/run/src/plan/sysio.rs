@@ -53,7 +53,7 @@ pub fn resolve(def: &JobDef, caps: &Caps) -> Result<SysIoPlan, PlanError> {
         return Err(err(
             def,
             format!(
-                "sync_file_range is not supported by flexio with ioengine={} (only the sync, psync, vsync, pvsync, pvsync2, libaio and io_uring engines issue it)",
+                "sync_file_range is not supported by flexio with ioengine={} (only the sync, psync, vsync, pvsync, pvsync2, libaio, io_uring, page_fault and null engines issue it)",
                 o.ioengine
             ),
         ));

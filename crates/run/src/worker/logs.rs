@@ -134,6 +134,17 @@ struct Output {
     text2: Vec<u8>,
 }
 
+/// The bandwidth sample of one I/O (log_avg_msec=0) in KiB/s: its bytes over its clat in ns,
+/// `bytes * 10^6 / clat`. An I/O that completed within the clock's resolution (clat 0: the
+/// null engine does that often) is still one sample, of rate 0, as in fio; skipping it lost
+/// lines from the bw log and samples from the bw statistics.
+#[inline]
+pub fn per_io_rate(bytes: u64, clat_ns: u64) -> u64 {
+    (bytes as u128 * 1_000_000)
+        .checked_div(clat_ns as u128)
+        .map_or(0, |r| r as u64)
+}
+
 /// Everything a job thread logs to fio's log files.
 pub struct Logs {
     logs: Vec<Log>,
@@ -335,8 +346,8 @@ impl Logs {
             self.push(Kind::Slat, s(v, issue_ns));
         }
         let s = |value| s(value, 0);
-        if self.per_io_bw && clat > 0 {
-            self.push(Kind::Bw, s((bs as u128 * 1_000_000 / clat as u128) as u64));
+        if self.per_io_bw {
+            self.push(Kind::Bw, s(per_io_rate(bs, clat)));
         }
         if self.per_io_iops {
             self.push(Kind::Iops, s(1));
@@ -755,6 +766,30 @@ mod tests {
             lines(&dp.join("iops.log")),
             ["5, 1, 0, 4096, 8192, 0", "6, 1, 1, 8192, 0, 1"]
         );
+    }
+
+    #[test]
+    fn an_io_within_the_clocks_resolution_is_still_one_line() {
+        // clat 0 (the null engine, a coarse clock): fio's sample of rate 0, never a gap.
+        assert_eq!(per_io_rate(131072, 0), 0);
+        assert_eq!(per_io_rate(131072, 1), 131_072_000_000);
+        assert_eq!(per_io_rate(4096, 2000), 2_048_000);
+        let d = tempfile::tempdir().unwrap();
+        let mut l = Logs::new(&plan(d.path(), 0));
+        l.io(3, 1, 131072, 0, 0, 0, 0, None, 0);
+        l.io(3, 1, 131072, 131072, 0, 5, 1, None, 0);
+        l.io(3, 1, 131072, 262144, 0, 0, 0, None, 0);
+        assert!(l.finish().is_empty());
+        assert_eq!(
+            lines(&d.path().join("bw.log")),
+            [
+                "3, 0, 1, 131072, 0",
+                "3, 131072000000, 1, 131072, 0",
+                "3, 0, 1, 131072, 0"
+            ]
+        );
+        assert_eq!(lines(&d.path().join("iops.log")).len(), 3);
+        assert_eq!(lines(&d.path().join("clat.log")).len(), 3);
     }
 
     #[test]

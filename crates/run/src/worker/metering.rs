@@ -3,7 +3,7 @@
 //! and the deadlines of all of these (plus the progress publication). Each method checks
 //! its own deadline; the loop calls them when [`Meter::next_event`] has passed.
 
-use super::logs::{IntervalLog, Logs};
+use super::logs::{per_io_rate, IntervalLog, Logs};
 use crate::plan::{MeterPlan, SsPlan};
 use crate::progress::Progress;
 use flexio_stats::ThreadStats;
@@ -309,8 +309,8 @@ impl Meter {
         let Some(l) = &mut self.logs else { return };
         l.io(time_ms, ddir, len, offset, prio, lat, clat, slat, issue_ns);
         let d = &mut stats.dirs[ddir as usize];
-        if l.per_io_bw && clat > 0 {
-            d.bw.add((len as u128 * 1_000_000 / clat as u128) as u64);
+        if l.per_io_bw {
+            d.bw.add(per_io_rate(len, clat));
         }
         if l.per_io_iops {
             d.iops.add(1);
@@ -377,6 +377,35 @@ mod tests {
         // Too early for the next one.
         m.sample(600 * ms, &mut s, &[2 << 20, 0, 0], &[512, 0, 0]);
         assert_eq!(s.dirs[0].bw.samples, 1);
+    }
+
+    #[test]
+    fn per_io_samples_count_every_io_even_at_clat_zero() {
+        let d = tempfile::tempdir().unwrap();
+        let p = MeterPlan {
+            logs: Some(crate::plan::LogPlan {
+                bw: Some(d.path().join("bw.log")),
+                iops: Some(d.path().join("iops.log")),
+                ..Default::default()
+            }),
+            ..plan(500)
+        };
+        let mut m = Meter::new(&p, "j", 1);
+        let mut s = ThreadStats::new(Default::default());
+        for clat in [0, 2000, 0] {
+            m.io(&mut s, 1, (1, 4096, 0, 0), clat, clat, None, 0);
+        }
+        // fio's per-I/O samples: rate 0 for the I/Os with clat 0, none skipped.
+        assert_eq!((s.dirs[1].bw.samples, s.dirs[1].iops.samples), (3, 3));
+        assert_eq!(s.dirs[1].bw.min, 0);
+        assert!(m.finish(1, &s, (&[0; 3], &[0; 3])).is_empty());
+        let n = |f: &str| {
+            std::fs::read_to_string(d.path().join(f))
+                .unwrap()
+                .lines()
+                .count()
+        };
+        assert_eq!((n("bw.log"), n("iops.log")), (3, 3));
     }
 
     #[test]

@@ -54,6 +54,10 @@ struct Slot {
     vflags: u8,
     vnum: u64,
     vseed: u64,
+    /// The engine queued the request (not completed inside `queue`): only such a request
+    /// has a submission latency, so only it gets a slat log entry (fio logs no slat for
+    /// the trims that libaio and io_uring complete synchronously).
+    queued: bool,
 }
 
 const OP_SYNC: u8 = 3;
@@ -262,12 +266,15 @@ impl<'a, E: Engine> Worker<'a, E> {
             loop_start_ns: 0,
             // Engines without a disk skip syncs, except those whose target has its own
             // flush (nbd's NBD_CMD_FLUSH; the net engines complete it at once, as fio's do)
-            // and those that take them as no-ops (page_fault).
+            // and those that take them as no-ops (page_fault, null). fio 3.33 lets
+            // trimwrite's choice of trim or write replace every sync: none (fio 3.38 issues
+            // them between the pairs).
             syncs: Syncs::new(
                 p.io.sync_every,
                 p.sysio.sync_range.map(|(_, every)| every),
                 nfiles,
-                !caps.diskless || caps.pipe || caps.diskless_syncs,
+                (!caps.diskless || caps.pipe || caps.diskless_syncs)
+                    && !(p.compat.is_fio333() && p.spec.dirs == [false, true, true]),
             ),
             completed_total: 0,
             issued_total: 0,
@@ -775,7 +782,7 @@ impl<'a, E: Engine> Worker<'a, E> {
     fn next_io_rated(&mut self) -> Option<flexio_workload::NextIo> {
         for _ in 0..(self.gen.nfiles() * 2 + 2) {
             let fi = self.gen.pick_file()?;
-            let mut d = self.gen.next_ddir();
+            let mut d = self.gen.next_ddir(fi);
             if d < 2 {
                 d = match self.pace.next(d, self.clock.now()) {
                     Next::Go(d) => d,

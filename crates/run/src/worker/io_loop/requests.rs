@@ -179,6 +179,7 @@ impl<E: Engine> Worker<'_, E> {
                 }
                 Queued::Queued => {
                     self.count_issue(s.ddir, s.op);
+                    self.slots[slot as usize].queued = true;
                     self.inflight += 1;
                     self.files.started(s.file as usize);
                     self.uncommitted.push(slot);
@@ -519,7 +520,7 @@ impl<E: Engine> Worker<'_, E> {
         }
         if self.meter.logs.is_some() {
             let ms = t.saturating_sub(self.epoch_ns) / 1_000_000;
-            let slat = (!self.caps.syncio && self.timing.slat)
+            let slat = (s.queued && !self.caps.syncio && self.timing.slat)
                 .then(|| s.issue_ns.saturating_sub(s.start_ns));
             self.meter.io(
                 &mut self.stats,
@@ -567,6 +568,7 @@ impl<E: Engine> Worker<'_, E> {
                 self.complete::<false>(slot, res, t);
             }
             Queued::Queued => {
+                self.slots[slot as usize].queued = true;
                 self.inflight += 1;
                 self.files.started(self.slots[slot as usize].file as usize);
                 self.uncommitted.push(slot);
