@@ -110,6 +110,9 @@ pub fn parse_size(s: &str, kb: KbBase) -> Result<u64, String> {
     if rest.starts_with('.') {
         return Err(format!("'{s}': fractional sizes are not allowed (fio would silently read only the integer part)"));
     }
+    // fio reads the suffix up to a separator (`:`, `-`, `,`, `/`) and ignores what
+    // follows: `4k/25` is 4k (fio's own bsrange tests write `512/25:1k:...`).
+    let rest = rest.split(['/', ':', ',', '-']).next().unwrap_or("");
     let m = size_mult(rest, kb).ok_or_else(|| format!("'{s}': unknown size suffix '{rest}'"))?;
     n.checked_mul(m)
         .ok_or_else(|| format!("'{s}' is too large"))
@@ -329,6 +332,15 @@ pub fn split_colon_escaped(s: &str) -> Vec<String> {
 mod tests {
     use super::*;
     const K: KbBase = KbBase::K1024;
+
+    #[test]
+    fn a_suffix_ends_at_a_separator() {
+        // fio 3.33 runs bsrange=512/25:1k:25:2k:25:4k/25 as 512-1k (its own t0023 job).
+        assert_eq!(parse_size("512/25", KbBase::K1024), Ok(512));
+        assert_eq!(parse_size("4k/25", KbBase::K1024), Ok(4096));
+        assert!(parse_size("4xyz", KbBase::K1024).is_err());
+        assert!(parse_size("4k/x", KbBase::K1024).is_ok());
+    }
 
     #[test]
     fn sizes_as_fio_333_parses_them() {
