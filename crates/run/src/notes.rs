@@ -8,7 +8,7 @@ use std::path::Path;
 pub use flexio_output::normal::strerror;
 
 /// Write `bytes` to stdout in one locked write and flush. Every write of flexio's own
-/// output to stdout goes through here (or [`print`]): a reader that has gone
+/// output to stdout goes through here (or [`print()`]): a reader that has gone
 /// (`flexio --help | head -3`: EPIPE) ends flexio at once, killed by SIGPIPE as fio is
 /// ([`flexio_engine::sys::die_of_sigpipe`]), instead of a panic ("failed printing to
 /// stdout") or a run that goes on without its reader. SIGPIPE itself stays ignored, so the
