@@ -458,6 +458,10 @@ impl<'a, E: Engine> Worker<'a, E> {
                 return false;
             }
         }
+        if self.gen.lfsrs_lost() {
+            // fio 3.33: the job goes on, doing no I/O on that file (error 0).
+            self.ctx.notes.err("fio: failed initializing LFSR");
+        }
         if let Some((errno, why)) = self.buf_err.take() {
             self.ctx.notes.err(&format!("fio: {}: {why}", plan.name));
             self.fail(errno, "I/O buffer allocation");

@@ -1,0 +1,91 @@
+//! Issue 28's verification items and the LFSR seeds: `random_generator=lfsr` with any seed,
+//! trim verification's counts, and `verify_only` in the newest fio's way and in fio 3.33's.
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::path::Path;
+
+fn json(r: &Run) -> Value {
+    let start = r
+        .stdout
+        .find('{')
+        .unwrap_or_else(|| panic!("no JSON: {r:?}"));
+    serde_json::from_str(&r.stdout[start..]).unwrap_or_else(|e| panic!("{e}: {r:?}"))
+}
+
+fn ios(v: &Value, job: usize, dir: &str) -> u64 {
+    v["jobs"][job][dir]["total_ios"].as_u64().unwrap()
+}
+
+fn lfsr_job<'a>(file: &'a str, seed: &'a str) -> Vec<&'a str> {
+    vec![
+        "--name=j",
+        file,
+        "--size=16k",
+        "--bs=4k",
+        "--rw=randread",
+        "--random_generator=lfsr",
+        "--randrepeat=0",
+        seed,
+        "--output-format=json",
+    ]
+}
+
+/// Seeds whose LFSR register bits (3 bits for 4 blocks) are all ones: fio 3.33 refuses
+/// them ("fio: failed initializing LFSR", no I/O); they used to give 0 I/O silently.
+const REFUSED_SEEDS: [&str; 3] = ["--randseed=1", "--randseed=9", "--randseed=17"];
+
+fn lfsr_file(dir: &Path) -> String {
+    std::fs::write(dir.join("f"), vec![7u8; 16384]).unwrap();
+    format!("--filename={}", dir.join("f").display())
+}
+
+#[test]
+fn every_lfsr_seed_covers_every_block() {
+    let d = tempfile::tempdir().unwrap();
+    let file = lfsr_file(d.path());
+    for seed in REFUSED_SEEDS.iter().chain(&["--randseed=2", "--randseed=3"]) {
+        let r = flexio(&lfsr_job(&file, seed), d.path());
+        assert_eq!(r.code, 0, "{seed}: {r:?}");
+        assert_eq!(ios(&json(&r), 0, "read"), 4, "{seed}: {r:?}");
+        assert!(!r.stderr.contains("LFSR"), "{seed}: {}", r.stderr);
+    }
+    // Seeds from entropy: one run in eight drew such a seed for this file.
+    for i in 0..40 {
+        let mut args = lfsr_job(&file, "--randrepeat=0");
+        args.push("--write_iolog=iolog");
+        let r = flexio(&args, d.path());
+        assert_eq!(r.code, 0, "run {i}: {r:?}");
+        assert_eq!(ios(&json(&r), 0, "read"), 4, "run {i}: {r:?}");
+        let log = std::fs::read_to_string(d.path().join("iolog")).unwrap();
+        let mut offs: Vec<u64> = log
+            .lines()
+            .filter(|l| l.contains(" read "))
+            .map(|l| l.split_whitespace().nth(3).unwrap().parse().unwrap())
+            .collect();
+        offs.sort_unstable();
+        assert_eq!(offs, [0, 4096, 8192, 12288], "run {i}: every block once");
+        std::fs::remove_file(d.path().join("iolog")).unwrap();
+    }
+}
+
+/// fio 3.33 refuses those seeds: its message, and the job reports no I/O without an error.
+#[test]
+fn refused_lfsr_seeds_as_fio_333() {
+    let Some(fio) = fio_bin() else { return };
+    let _guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let d = tempfile::tempdir().unwrap();
+    let file = lfsr_file(d.path());
+    for seed in REFUSED_SEEDS.iter().chain(&["--randseed=2"]) {
+        let args = lfsr_job(&file, seed);
+        let f = run_in(&fio, &args, d.path());
+        let x = flexio_oracle(&args, d.path());
+        let (fj, xj) = (json(&f), json(&x));
+        assert_eq!(f.code, x.code, "{seed}");
+        assert_eq!(ios(&fj, 0, "read"), ios(&xj, 0, "read"), "{seed}");
+        assert_eq!(fj["jobs"][0]["error"], xj["jobs"][0]["error"], "{seed}");
+        let refused = |s: &str| s.contains("fio: failed initializing LFSR");
+        assert_eq!(refused(&f.stderr), refused(&x.stderr), "{seed}: {x:?}");
+    }
+}
