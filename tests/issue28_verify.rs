@@ -45,7 +45,10 @@ fn lfsr_file(dir: &Path) -> String {
 fn every_lfsr_seed_covers_every_block() {
     let d = tempfile::tempdir().unwrap();
     let file = lfsr_file(d.path());
-    for seed in REFUSED_SEEDS.iter().chain(&["--randseed=2", "--randseed=3"]) {
+    for seed in REFUSED_SEEDS
+        .iter()
+        .chain(&["--randseed=2", "--randseed=3"])
+    {
         let r = flexio(&lfsr_job(&file, seed), d.path());
         assert_eq!(r.code, 0, "{seed}: {r:?}");
         assert_eq!(ios(&json(&r), 0, "read"), 4, "{seed}: {r:?}");
@@ -132,7 +135,12 @@ fn trims_take_trim_percentage_of_the_writes_as_fio_tests_them() {
         // test runs) the share is within 10%; other seeds draw other shares, but at 100%
         // every write is trimmed, whatever the seed.
         let seeds: &[&str] = if pct == 100 {
-            &["--randrepeat=1", "--randseed=1", "--randseed=7", "--randseed=1234"]
+            &[
+                "--randrepeat=1",
+                "--randseed=1",
+                "--randseed=7",
+                "--randseed=1234",
+            ]
         } else {
             &["--randrepeat=1"]
         };
@@ -169,4 +177,140 @@ fn trims_take_trim_percentage_of_the_writes_as_fio_tests_them() {
             );
         }
     }
+}
+
+const VERIFY_JOB: [&str; 6] = [
+    "--name=j",
+    "--filename=data",
+    "--size=64k",
+    "--bs=4k",
+    "--rw=write",
+    "--verify=crc32c",
+];
+
+/// The writing run, then the same job with `verify_only=1` and `extra`, both with `env`
+/// (the same generation writes and checks); returns the verify_only run.
+fn verify_only_run(bin: &Path, dir: &Path, env: &[(&str, &str)], extra: &[&str]) -> Run {
+    let w = run_in_env(bin, &VERIFY_JOB, dir, env);
+    assert_eq!(w.code, 0, "{w:?}");
+    std::fs::remove_file(dir.join("local-j-0-verify.state")).unwrap();
+    let mut args = VERIFY_JOB.to_vec();
+    args.push("--verify_only=1");
+    args.extend(extra);
+    let r = run_in_env(bin, &args, dir, env);
+    assert_eq!(r.code, 0, "{r:?}");
+    r
+}
+
+fn dir_lines(out: &str) -> Vec<&str> {
+    out.lines()
+        .filter_map(|l| {
+            let t = l.trim_start();
+            ["read:", "write:", "trim:", "READ:", "WRITE:", "TRIM:"]
+                .into_iter()
+                .find(|p| t.starts_with(p))
+        })
+        .collect()
+}
+
+fn issued(out: &str) -> &str {
+    let l = out.lines().find(|l| l.contains("issued rwts:")).unwrap();
+    l.split_whitespace().nth(2).unwrap()
+}
+
+/// The newest fio: a verify_only run of a write job reports the write direction (the
+/// writes its workload would have done, counted and completed at once) beside the reads.
+#[test]
+fn verify_only_reports_the_write_direction() {
+    let d = tempfile::tempdir().unwrap();
+    let r = verify_only_run(&flexio_bin(), d.path(), &[], &[]);
+    assert_eq!(
+        dir_lines(&r.stdout),
+        ["read:", "write:", "READ:", "WRITE:"],
+        "{}",
+        r.stdout
+    );
+    assert_eq!(issued(&r.stdout), "total=16,16,0,0", "{}", r.stdout);
+    let r = verify_only_run(&flexio_bin(), d.path(), &[], &["--output-format=json"]);
+    let v = json(&r);
+    let w = &v["jobs"][0]["write"];
+    assert_eq!(w["total_ios"], 16);
+    assert_eq!(w["io_bytes"], 65536);
+    assert!(w["runtime"].as_u64().unwrap() > 0, "{w}");
+    assert_eq!(v["jobs"][0]["read"]["io_bytes"], 65536);
+    assert_eq!(v["jobs"][0]["error"], 0);
+    // Nothing was written: the data is the writing run's, and it still verifies.
+    assert_eq!(
+        std::fs::metadata(d.path().join("data")).unwrap().len(),
+        65536
+    );
+}
+
+/// fio 3.33: the phantom writes are counted (issued, JSON bytes and ios) but have no
+/// runtime, so no write line; flexio as fio 3.33 the same.
+#[test]
+fn verify_only_directions_as_fio_333() {
+    let Some(fio) = fio_bin() else { return };
+    let _guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (d1, d2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let f = verify_only_run(&fio, d1.path(), &[], &[]);
+    let x = verify_only_run(&flexio_bin(), d2.path(), ORACLE_COMPAT, &[]);
+    assert_eq!(dir_lines(&x.stdout), dir_lines(&f.stdout), "{}", x.stdout);
+    assert_eq!(dir_lines(&f.stdout), ["read:", "READ:"]);
+    assert_eq!(issued(&x.stdout), issued(&f.stdout));
+    let json_args = ["--output-format=json"];
+    let f = json(&verify_only_run(&fio, d1.path(), &[], &json_args));
+    let x = json(&verify_only_run(
+        &flexio_bin(),
+        d2.path(),
+        ORACLE_COMPAT,
+        &json_args,
+    ));
+    for dir in ["read", "write", "trim"] {
+        for key in ["total_ios", "io_bytes"] {
+            assert_eq!(
+                x["jobs"][0][dir][key], f["jobs"][0][dir][key],
+                "{dir} {key}"
+            );
+        }
+    }
+    assert_eq!(f["jobs"][0]["write"]["runtime"], 0);
+    assert_eq!(x["jobs"][0]["write"]["runtime"], 0);
+}
+
+/// verify_state_save saves the state of a verify_only run, as fio does: under fio 3.33 the
+/// same bytes as fio 3.33's file; in the newest layout the state the writing run saved.
+/// verify_state_save=0 saves none.
+#[test]
+fn verify_only_saves_its_verify_state() {
+    let state = |d: &Path| std::fs::read(d.join("local-j-0-verify.state"));
+    let d = tempfile::tempdir().unwrap();
+    let w = flexio(&VERIFY_JOB, d.path());
+    assert_eq!(w.code, 0, "{w:?}");
+    let written = state(d.path()).unwrap();
+    verify_only_run(&flexio_bin(), d.path(), &[], &[]);
+    assert_eq!(state(d.path()).unwrap(), written, "the newest layout");
+    verify_only_run(&flexio_bin(), d.path(), &[], &["--verify_state_save=0"]);
+    assert!(state(d.path()).is_err(), "verify_state_save=0");
+
+    let Some(fio) = fio_bin() else { return };
+    let (d1, d2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    verify_only_run(&fio, d1.path(), &[], &[]);
+    verify_only_run(&flexio_bin(), d2.path(), ORACLE_COMPAT, &[]);
+    let f = state(d1.path()).expect("fio 3.33 saves a verify_only run's state");
+    assert_eq!(state(d2.path()).expect("flexio as fio 3.33"), f);
+    // A verify_only run that loaded a state (8 of the 16 writes) replaces it with its own.
+    let mut short = VERIFY_JOB.to_vec();
+    short.push("--number_ios=8");
+    let mut load = VERIFY_JOB.to_vec();
+    load.extend(["--verify_only=1", "--verify_state_load=1"]);
+    let mut runs = Vec::new();
+    for (bin, dir, env) in [(&fio, &d1, &[][..]), (&flexio_bin(), &d2, ORACLE_COMPAT)] {
+        assert_eq!(run_in_env(bin, &short, dir.path(), env).code, 0);
+        let r = run_in_env(bin, &load, dir.path(), env);
+        assert_eq!(r.code, 0, "{r:?}");
+        runs.push((issued(&r.stdout).to_string(), state(dir.path()).unwrap()));
+    }
+    assert_eq!(runs[0].0, "total=8,16,0,0");
+    assert_eq!(runs[1], runs[0]);
 }

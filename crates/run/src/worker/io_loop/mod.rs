@@ -1171,6 +1171,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                 if !LEAN && op == 1 && self.ver.as_ref().is_some_and(|v| v.verify_only()) {
                     // verify_only: the write is not done, only remembered for the check.
                     self.log_written(slot);
+                    self.phantom_write(slot);
                     self.free.push(slot);
                     continue;
                 }
