@@ -520,7 +520,10 @@ mod fio_tests {
             let mut refused = 0;
             let forbidden = [mask, 2 * mask + 1, 7 * (mask + 1) + mask, u64::MAX];
             let others = [u64::MAX - 1, 0x89 << 40, 0x89 * 1000];
-            for seed in (0..(3 * (mask + 1)).min(200)).chain(forbidden).chain(others) {
+            for seed in (0..(3 * (mask + 1)).min(200))
+                .chain(forbidden)
+                .chain(others)
+            {
                 let fio_refuses = Lfsr::new(n, seed, 0).is_none();
                 assert_eq!(fio_refuses, seed & mask == mask, "n={n} seed={seed:#x}");
                 refused += fio_refuses as u64;

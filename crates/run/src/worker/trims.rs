@@ -290,7 +290,13 @@ mod tests {
     /// trim_percentage of the writes, for every backlog and batch that keeps up.
     #[test]
     fn trims_keep_up_with_the_percentage() {
-        for (pct, backlog, batch) in [(100, 1, 0), (50, 1, 0), (50, 16, 0), (50, 8, 8), (25, 32, 0)] {
+        for (pct, backlog, batch) in [
+            (100, 1, 0),
+            (50, 1, 0),
+            (50, 16, 0),
+            (50, 8, 8),
+            (25, 32, 0),
+        ] {
             for zero in [true, false] {
                 let mut t = TrimState::new(&plan(pct, backlog, batch, zero));
                 let mut log = WriteLog::new(Order::Written);
@@ -308,7 +314,11 @@ mod tests {
                     last_trim = false;
                 }
                 // What waits is at most one backlog's worth: the batches keep up.
-                assert!(t.waiting() as u64 <= backlog, "{pct} {backlog}: {}", t.waiting());
+                assert!(
+                    t.waiting() as u64 <= backlog,
+                    "{pct} {backlog}: {}",
+                    t.waiting()
+                );
                 let want = (w * pct as u64) as f64 / 100.0;
                 assert!(
                     (tr as f64 - want).abs() <= 0.1 * want,
