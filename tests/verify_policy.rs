@@ -194,10 +194,13 @@ fn a_saved_state_holds_the_fsync_threshold_and_the_load_stops_there() {
         let r = flexio(
             &write_job(
                 n,
+                // A verify_only run saves its own state too (as fio does), which would
+                // replace the written one: the loads here keep it.
                 &[
                     "--verify_only=1",
                     "--verify_state_load=1",
                     "--verify_fatal=1",
+                    "--verify_state_save=0",
                 ],
             )
             .iter()

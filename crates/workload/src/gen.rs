@@ -152,6 +152,11 @@ pub struct Spec {
     /// fio's per-stream seeds (see `rng::fio_seeds`).
     pub seeds: [u64; slot::COUNT],
     pub gen: RandGen,
+    /// `random_generator=lfsr`: a block seed the LFSR cannot start from (its register bits
+    /// all ones) is moved into the LFSR's period ([`Lfsr::usable_seed`]), so every seed
+    /// covers every block. Off (fio 3.33): fio's refusal, "fio: failed initializing LFSR"
+    /// and no I/O for that file ([`Generator::lfsrs_lost`]).
+    pub lfsr_usable_seed: bool,
     /// fio 3.33's `--debug=random` lines: each uniform offset draw and each block found
     /// busy in the random map are handed to this (off: nothing is traced; the fast path
     /// is not taken while it is on).
@@ -281,6 +286,8 @@ struct FileState {
     /// The random map was wanted but could not be allocated.
     map_lost: bool,
     lfsr: Option<Lfsr>,
+    /// The LFSR was wanted but refused the seed (fio 3.33's rule).
+    lfsr_lost: bool,
     samplers: [Option<Sampler>; 3],
     /// Blocks a random offset is drawn from, per direction (without strided zones).
     nblocks: [u64; 3],
@@ -344,6 +351,12 @@ impl Generator {
             .enumerate()
             .filter(|(_, f)| f.map_lost)
             .map(|(i, _)| i)
+    }
+
+    /// Whether a file's LFSR refused its seed (`random_generator=lfsr` under fio 3.33's
+    /// rule: fio prints "fio: failed initializing LFSR" and the file gets no I/O).
+    pub fn lfsrs_lost(&self) -> bool {
+        self.files.iter().any(|f| f.lfsr_lost)
     }
 
     pub fn new(spec: Spec) -> Self {
@@ -494,14 +507,25 @@ impl Generator {
             && spec.gen != RandGen::Lfsr
             && map_blocks > 0;
         let map = want_map.then(|| BlockMap::try_new(map_blocks)).flatten();
+        let want_lfsr = spec.random && spec.gen == RandGen::Lfsr && lfsr_blocks > 0;
+        let lfsr = want_lfsr
+            .then(|| {
+                let seed = spec.seeds[slot::BLOCK];
+                let seed = if spec.lfsr_usable_seed {
+                    Lfsr::usable_seed(lfsr_blocks, seed)
+                } else {
+                    seed
+                };
+                Lfsr::new(lfsr_blocks, seed, 0)
+            })
+            .flatten();
         FileState {
             region: r,
             pos: [0; 3],
             map_lost: want_map && map.is_none(),
             map,
-            lfsr: (spec.random && spec.gen == RandGen::Lfsr && lfsr_blocks > 0)
-                .then(|| Lfsr::new(lfsr_blocks, spec.seeds[slot::BLOCK], 0))
-                .flatten(),
+            lfsr_lost: want_lfsr && lfsr.is_none(),
+            lfsr,
             samplers: [0, 1, 2].map(|d| {
                 (spec.random
                     && spec.dist[d] != Dist::Uniform
@@ -1352,6 +1376,7 @@ mod tests {
             wrap: false,
             seeds: crate::rng::fio_seeds(0x89, 1, true),
             gen: RandGen::Tausworthe,
+            lfsr_usable_seed: true,
             trace: None,
             off64: false,
             dist: [Dist::Uniform, Dist::Uniform, Dist::Uniform],

@@ -356,6 +356,23 @@ impl Lfsr {
         l.reset().then_some(l)
     }
 
+    /// `seed` moved into the period of the LFSR that covers `nums` values: the register
+    /// starts from the seed's low bits, and all ones there is the one state outside the
+    /// register's single cycle (fio refuses such a seed: "fio: failed initializing LFSR",
+    /// and the job does no I/O). Clearing the register's top bit gives a state inside the
+    /// cycle; every other seed is returned unchanged, so its sequence stays fio's.
+    pub fn usable_seed(nums: u64, seed: u64) -> u64 {
+        let Some(width) = (3..64).find(|&i| (1u64 << i) > nums) else {
+            return seed;
+        };
+        let bitmask = (1u64 << LFSR_TAPS[width][0]) - 1;
+        if seed & bitmask == bitmask {
+            seed & !(1u64 << (LFSR_TAPS[width][0] - 1))
+        } else {
+            seed
+        }
+    }
+
     /// Restart the sequence from the seed; false if the seed is the forbidden all-ones state.
     pub fn reset(&mut self) -> bool {
         let bitmask = (self.cached_bit << 1) - 1;
@@ -491,6 +508,42 @@ mod fio_tests {
             got,
             vec![644710400, 322236416, 1016827904, 790941696, 734724096]
         );
+    }
+
+    /// Every seed, once made usable, gives the full sequence: each of the `n` values once.
+    /// The seeds fio refuses are exactly those whose register bits are all ones.
+    #[test]
+    fn every_usable_seed_covers_every_value_once() {
+        for n in [1u64, 4, 7, 8, 9, 100, 1000, 5000] {
+            let width = (3..64).find(|&i| (1u64 << i) > n).unwrap();
+            let mask = (1u64 << width) - 1;
+            let mut refused = 0;
+            let forbidden = [mask, 2 * mask + 1, 7 * (mask + 1) + mask, u64::MAX];
+            let others = [u64::MAX - 1, 0x89 << 40, 0x89 * 1000];
+            for seed in (0..(3 * (mask + 1)).min(200))
+                .chain(forbidden)
+                .chain(others)
+            {
+                let fio_refuses = Lfsr::new(n, seed, 0).is_none();
+                assert_eq!(fio_refuses, seed & mask == mask, "n={n} seed={seed:#x}");
+                refused += fio_refuses as u64;
+                let usable = Lfsr::usable_seed(n, seed);
+                if !fio_refuses {
+                    assert_eq!(usable, seed, "a seed fio takes is kept");
+                }
+                let mut l = Lfsr::new(n, usable, 0).expect("usable");
+                let mut seen = vec![false; n as usize];
+                for _ in 0..n {
+                    let v = l.next_value().expect("a full period") as usize;
+                    assert!(!seen[v], "n={n} seed={seed:#x}: {v} repeated");
+                    seen[v] = true;
+                }
+                assert!(l.next_value().is_none());
+                assert!(l.reset(), "the sequence restarts from the usable seed");
+                assert_eq!(l.next_value().map(|v| v < n), Some(true));
+            }
+            assert!(refused >= 4, "n={n}: the forbidden seeds were tried");
+        }
     }
 
     #[test]

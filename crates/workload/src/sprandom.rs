@@ -108,7 +108,13 @@ impl Sprandom {
         Sprandom {
             spec,
             blocks,
-            lfsr: Lfsr::new(blocks.max(1), spec.seed, 0),
+            // A seed the LFSR cannot start from is moved into its period (as for
+            // random_generator=lfsr by default; sprandom has no fio 3.33 side).
+            lfsr: Lfsr::new(
+                blocks.max(1),
+                Lfsr::usable_seed(blocks.max(1), spec.seed),
+                0,
+            ),
             rng: Taus88::new(spec.seed as u32 ^ 0x5350_5241),
             keep: keep_probabilities(spec.regions, spec.op),
             per_region,

@@ -623,6 +623,8 @@ fn thread_spec(
     compat: Compat,
 ) -> Spec {
     let mut spec = workload_spec(o, files, seeds, wrap);
+    // fio 3.33 refuses an LFSR seed outside the register's period; flexio moves it in.
+    spec.lfsr_usable_seed = !compat.is_fio333();
     if caps.noio {
         // The pseudo-file has no end; offsets mean nothing there.
         spec.random_map = false;
@@ -927,6 +929,7 @@ fn workload_spec(
             RandGenOpt::Tausworthe64 => RandGen::Tausworthe64,
             RandGenOpt::Lfsr => RandGen::Lfsr,
         },
+        lfsr_usable_seed: true,
         dist: o.random_distribution.clone(),
         pct_random: o.percentage_random,
         strided,

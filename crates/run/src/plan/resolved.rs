@@ -341,7 +341,8 @@ pub struct VerifyPlan {
 pub struct TrimPlan {
     /// Percent of logged writes chosen for trimming (a draw per write, fio's trim_state).
     pub percentage: u32,
-    /// A batch of trims starts whenever the written-block log holds a multiple of this.
+    /// A batch of trims starts once this many writes were logged since the last one
+    /// started (fio 3.33: whenever the written-block log holds a multiple of this).
     pub backlog: u64,
     /// Trims per batch (trim_backlog_batch, else trim_backlog).
     pub batch: u64,
@@ -351,6 +352,8 @@ pub struct TrimPlan {
     /// The trim generator's seed (fio's FIO_RAND_TRIM_OFF slot) and width.
     pub seed: u64,
     pub seed64: bool,
+    /// fio 3.33's rules (the log's length decides when a batch starts).
+    pub fio333: bool,
 }
 
 /// Latency checks: the queue-depth search and the per-direction ceiling.
@@ -1111,6 +1114,7 @@ fn trim_plan(o: &JobOptions, seeds: &[u64], gen: crate::verify::Generation) -> O
         // The newest fio's trim generator is always 32-bit tausworthe.
         seed64: gen == crate::verify::Generation::Fio333
             && o.random_generator == flexio_job::options::RandGenOpt::Tausworthe64,
+        fio333: gen == crate::verify::Generation::Fio333,
     })
 }
 

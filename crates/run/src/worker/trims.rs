@@ -8,11 +8,16 @@
 //! * Each logged write draws once from the trim generator (32-bit tausworthe seeded from
 //!   the job's trim seed slot): it is chosen when the draw is at most
 //!   `(max / 100) * trim_percentage`. Chosen writes queue up oldest first.
-//! * Before each new I/O: with no chosen write waiting, the batch ends. Inside a batch, the
-//!   next chosen write is trimmed. Otherwise a batch starts when the written-block log holds
-//!   a multiple of `trim_backlog` entries and the last completed request was not a trim; it
-//!   trims `trim_backlog_batch` blocks (default `trim_backlog`), or fewer if the queue runs
-//!   dry first.
+//! * Before each new I/O: inside a batch, the next chosen write is trimmed. A batch lasts
+//!   until it has trimmed `trim_backlog_batch` blocks (default `trim_backlog`): when no
+//!   chosen write is waiting it stays open, and the next chosen write is trimmed as soon as
+//!   it is logged, so the trims keep up with `trim_percentage` of the writes. Otherwise a
+//!   batch starts, with a chosen write waiting and the last completed request not a trim,
+//!   once `trim_backlog` writes have been logged since the last batch started (the first
+//!   after `trim_backlog` writes). fio 3.33 started one whenever the log held a multiple of
+//!   `trim_backlog` entries (trims without `trim_verify_zero` take entries away, so a
+//!   batch could restart after a single write); it aborts at its first trim anyway, which
+//!   both rules put at the same place.
 //! * A chosen write that is no longer logged (a newer write replaced it, a verify_backlog
 //!   check took it) is not trimmed.
 //! * With `trim_verify_zero` the trimmed block stays logged and is checked for zeros;
@@ -39,6 +44,9 @@ pub struct TrimState {
     queue: VecDeque<(u32, u64, u64)>,
     /// Trims left in the current batch.
     batch: u64,
+    /// Writes logged so far, and that count when the last batch started.
+    writes: u64,
+    started_at: Option<u64>,
     /// Write numbers of trimmed blocks still logged (checked for zeros).
     trimmed: HashSet<u64>,
 }
@@ -54,6 +62,8 @@ impl TrimState {
             },
             queue: VecDeque::new(),
             batch: 0,
+            writes: 0,
+            started_at: None,
             trimmed: HashSet::new(),
         }
     }
@@ -69,6 +79,7 @@ impl TrimState {
 
     /// A write was logged (as it is issued): draw whether it is to be trimmed.
     pub fn logged(&mut self, file: u32, offset: u64, numberio: u64) {
+        self.writes += 1;
         if self.chosen() {
             self.queue.push_back((file, offset, numberio));
         }
@@ -95,19 +106,24 @@ impl TrimState {
     /// `last_was_trim`: the last completed request was a trim.
     pub fn due(&mut self, log: &mut WriteLog, last_was_trim: bool) -> Option<Entry> {
         if self.queue.is_empty() {
-            self.batch = 0;
+            // An open batch stays open for the next chosen write.
             return None;
         }
         if self.batch > 0 {
-            self.batch -= 1;
             let e = self.take(log);
-            if e.is_none() {
-                self.batch = 0;
+            if e.is_some() {
+                self.batch -= 1;
             }
             return e;
         }
-        if (log.len() as u64) % self.plan.backlog == 0 && !last_was_trim {
+        let start = if self.plan.fio333 {
+            (log.len() as u64) % self.plan.backlog == 0
+        } else {
+            self.writes - self.started_at.unwrap_or(0) >= self.plan.backlog
+        };
+        if start && !last_was_trim {
             let e = self.take(log)?;
+            self.started_at = Some(self.writes);
             self.batch = self.plan.batch.saturating_sub(1);
             return Some(e);
         }
@@ -125,6 +141,12 @@ impl TrimState {
         self.queue.clear();
         self.trimmed.clear();
         self.batch = 0;
+    }
+
+    /// Trims left in the open batch.
+    #[cfg(test)]
+    pub fn open_batch(&self) -> u64 {
+        self.batch
     }
 
     /// Chosen writes not trimmed (yet).
@@ -164,6 +186,7 @@ mod tests {
             zero,
             seed: 12345,
             seed64: false,
+            fio333: false,
         }
     }
 
@@ -205,32 +228,104 @@ mod tests {
         assert!(t.take_trimmed(0) && !t.take_trimmed(0), "asked once");
     }
 
+    /// Checks the batches of a write/trim sequence: a batch opens only `backlog` writes
+    /// or more after the last one opened (the first after `backlog` writes), holds at most
+    /// `batch` trims, and stays open while no chosen write waits. Returns the number of
+    /// batches.
+    fn check_batches(seq: &[(char, u64)], backlog: u64, batch: u64) -> usize {
+        let (mut writes, mut left, mut batches, mut last_start) = (0, 0, 0, None);
+        for (k, _) in seq {
+            if *k == 'w' {
+                writes += 1;
+                continue;
+            }
+            if left == 0 {
+                let since = writes - last_start.unwrap_or(0);
+                assert!(since >= backlog, "batch opened at {writes} writes: {seq:?}");
+                last_start = Some(writes);
+                left = batch;
+                batches += 1;
+            }
+            left -= 1;
+        }
+        batches
+    }
+
     #[test]
-    fn batches_start_at_multiples_of_the_backlog_and_stop_when_dry() {
+    fn batches_start_at_multiples_of_the_backlog_and_stay_open_when_dry() {
         let p = plan(50, 8, 3, true);
         let mut t = TrimState::new(&p);
         let mut log = WriteLog::new(Order::Written);
         let seq = run(&mut t, &mut log, 64);
-        // Trims only come right after the log reached 8, 16, ... entries, at most 3 in a row.
-        let mut logged = 0;
-        let mut run_len = 0;
-        for (k, _) in &seq {
-            if *k == 'w' {
-                logged += 1;
-                run_len = 0;
-            } else {
-                run_len += 1;
-                assert!(run_len <= 3, "{seq:?}");
-                if run_len == 1 {
-                    assert_eq!(logged % 8, 0, "{seq:?}");
-                }
-            }
-        }
-        let trims = seq.iter().filter(|(k, _)| *k == 't').count();
-        assert!(trims > 0 && trims <= 3 * 8, "{trims}");
+        assert!(check_batches(&seq, 8, 3) >= 5, "{seq:?}");
         // Trims follow write order.
         let offs: Vec<u64> = seq.iter().filter(|(k, _)| *k == 't').map(|x| x.1).collect();
         assert!(offs.windows(2).all(|w| w[0] < w[1]), "{offs:?}");
+        // A batch that ran dry takes the next chosen write right after it is logged.
+        let p = plan(50, 16, 0, true);
+        let mut t = TrimState::new(&p);
+        let mut log = WriteLog::new(Order::Written);
+        let seq = run(&mut t, &mut log, 17);
+        let trims = seq.iter().filter(|(k, _)| *k == 't').count() as u64;
+        assert!(trims < 16 && t.open_batch() == 16 - trims, "{seq:?}");
+        let seq2 = run(&mut t, &mut log, 8);
+        let pairs = seq2.windows(2).filter(|w| w[0].0 == 'w' && w[1].0 == 't');
+        assert!(pairs.count() > 0, "{seq2:?}");
+    }
+
+    /// Without the zero check the log shrinks with every trim; a batch still opens only
+    /// after `trim_backlog` more writes (fio 3.33 opened another as soon as a write
+    /// brought the log back to a multiple).
+    #[test]
+    fn trims_leaving_the_log_do_not_reopen_batches() {
+        let p = plan(100, 4, 1, false);
+        let mut t = TrimState::new(&p);
+        let mut log = WriteLog::new(Order::Written);
+        let seq = run(&mut t, &mut log, 64);
+        // One batch at each of 4, 8, ..., 60 writes (the check at 64 never comes).
+        assert_eq!(check_batches(&seq, 4, 1), 15, "{seq:?}");
+    }
+
+    /// fio's own check (t/verify-trim.py, number_ios=64): the trims are within 10% of
+    /// trim_percentage of the writes, for every backlog and batch that keeps up.
+    #[test]
+    fn trims_keep_up_with_the_percentage() {
+        for (pct, backlog, batch) in [
+            (100, 1, 0),
+            (50, 1, 0),
+            (50, 16, 0),
+            (50, 8, 8),
+            (25, 32, 0),
+        ] {
+            for zero in [true, false] {
+                let mut t = TrimState::new(&plan(pct, backlog, batch, zero));
+                let mut log = WriteLog::new(Order::Written);
+                let (mut w, mut tr, mut last_trim) = (0u64, 0u64, false);
+                while w + tr < 64 * 16 {
+                    if t.due(&mut log, last_trim).is_some() {
+                        tr += 1;
+                        last_trim = true;
+                        continue;
+                    }
+                    log.issue(0, w * 4096, 4096, 0, w);
+                    t.logged(0, w * 4096, w);
+                    log.complete(0, w * 4096, w);
+                    w += 1;
+                    last_trim = false;
+                }
+                // What waits is at most one backlog's worth: the batches keep up.
+                assert!(
+                    t.waiting() as u64 <= backlog,
+                    "{pct} {backlog}: {}",
+                    t.waiting()
+                );
+                let want = (w * pct as u64) as f64 / 100.0;
+                assert!(
+                    (tr as f64 - want).abs() <= 0.1 * want,
+                    "{pct}% backlog {backlog} batch {batch} zero {zero}: {tr} trims, {w} writes"
+                );
+            }
+        }
     }
 
     #[test]

@@ -472,7 +472,7 @@ impl VerState {
     /// `verify_state_load` (fio saves at the end of every verifying write job, and when
     /// stopped). `None` when there is nothing to save.
     pub fn save_state(&self) -> Option<Result<(), String>> {
-        if !self.state_save || self.verify_only || self.writes == 0 {
+        if !self.state_save || self.writes == 0 {
             return None;
         }
         let s = match self.fmt.gen {

@@ -465,6 +465,10 @@ impl<'a, E: Engine> Worker<'a, E> {
                 return false;
             }
         }
+        if self.gen.lfsrs_lost() {
+            // fio 3.33: the job goes on, doing no I/O on that file (error 0).
+            self.ctx.notes.err("fio: failed initializing LFSR");
+        }
         if let Some((errno, why)) = self.buf_err.take() {
             self.ctx.notes.err(&format!("fio: {}: {why}", plan.name));
             self.fail(errno, "I/O buffer allocation");
@@ -1174,6 +1178,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                 if !LEAN && op == 1 && self.ver.as_ref().is_some_and(|v| v.verify_only()) {
                     // verify_only: the write is not done, only remembered for the check.
                     self.log_written(slot);
+                    self.phantom_write(slot);
                     self.free.push(slot);
                     continue;
                 }

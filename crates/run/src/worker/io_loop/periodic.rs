@@ -48,8 +48,12 @@ impl<E: Engine> Worker<'_, E> {
                 .verify
                 .as_ref()
                 .is_some_and(|v| v.backlog > 0 && v.writes);
+        // fio 3.33 gives verify_only's phantom writes no runtime (no write line; the JSON
+        // has their bytes and a runtime of 0); the newest fio reports the direction.
+        let phantom_333 = self.plan.compat.is_fio333()
+            && self.plan.verify.as_ref().is_some_and(|v| v.verify_only);
         for d in 0..3 {
-            if self.plan.io.dirs[d] || (d == 0 && backlog_reads) {
+            if (self.plan.io.dirs[d] && !(d == 1 && phantom_333)) || (d == 0 && backlog_reads) {
                 self.add_elapsed(d, el_ns);
             }
         }

@@ -22,6 +22,26 @@ impl<E: Engine> Worker<'_, E> {
 
     /// Log a verified block (its write completed, or verify_only replays it).
     #[cold]
+    /// verify_only: a write the job's workload would have done, not done. fio counts it as
+    /// issued and completes it at once (its bytes and a near-zero latency: the newest
+    /// fio reports the workload's write direction beside the reads, "phantom" writes).
+    pub(super) fn phantom_write(&mut self, slot: u32) {
+        let s = self.slots[slot as usize];
+        self.count_issue(s.ddir, s.op);
+        self.completed_total += 1;
+        if !self.accounting {
+            return;
+        }
+        let t = self.clock.now();
+        let s = Slot {
+            start_ns: t,
+            issue_ns: t,
+            sched_ns: 0,
+            ..s
+        };
+        self.account::<false>(&s, t);
+    }
+
     pub(super) fn log_written(&mut self, slot: u32) {
         let s = self.slots[slot as usize];
         if let Some(vs) = self.ver.as_mut() {
