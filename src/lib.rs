@@ -28,7 +28,9 @@ macro_rules! cmd_out {
     };
 }
 
-/// `println!` through [`cmd::out::stdout`] (see [`cmd_out!`]).
+/// `println!` through [`cmd::out::stdout`] (see [`cmd_out!`]); only the subcommands of
+/// feature `tools` use it.
+#[cfg_attr(not(feature = "tools"), allow(unused_macros))]
 macro_rules! cmd_outln {
     ($($t:tt)*) => {
         $crate::cmd::out::stdout(&format!("{}\n", format_args!($($t)*)))

@@ -12,6 +12,7 @@ pub mod hosts;
 pub mod mpi;
 pub mod net;
 pub mod present;
+pub mod secret;
 pub mod server;
 #[cfg(feature = "tls")]
 pub mod tls;

@@ -13,7 +13,7 @@ pub enum Stream {
     Unix(UnixStream),
     /// TLS over one of the others (`--tls-*`).
     #[cfg(feature = "tls")]
-    Tls(super::tls::TlsStream),
+    Tls(TlsStream),
 }
 
 impl Stream {
@@ -249,6 +249,193 @@ pub fn connect(addr: &Addr, timeout: Duration) -> io::Result<(Stream, String)> {
                 }
             }
             Err(last.unwrap_or_else(|| io::Error::other("no address to connect to")))
+        }
+    }
+}
+
+// ---- TLS over a stream (feature `tls`) ----
+//
+// A TLS connection is one `rustls::Connection` shared by the clones of a [`Stream`]: the
+// fio-protocol code reads on one thread and writes from others. A reader never holds the
+// connection's lock while it waits on the socket: it reads ciphertext from its own clone
+// of the socket, then takes the lock only to decrypt, so a writer is never held up by a
+// reader's wait (and a reader's socket timeout leaves the TLS state whole).
+
+#[cfg(feature = "tls")]
+pub use tls_stream::TlsStream;
+
+#[cfg(feature = "tls")]
+mod tls_stream {
+    use super::Stream;
+    use std::io::{self, Read, Write};
+    use std::sync::{Arc, Mutex, MutexGuard};
+
+    struct State {
+        conn: rustls::Connection,
+        /// Ciphertext read but not yet taken by rustls.
+        pending: Vec<u8>,
+        /// The socket reached its end (given to rustls once).
+        eof: bool,
+        eof_fed: bool,
+    }
+
+    /// One TLS connection; its clones share the session.
+    pub struct TlsStream {
+        sock: Box<Stream>,
+        state: Arc<Mutex<State>>,
+    }
+
+    fn lock(m: &Mutex<State>) -> MutexGuard<'_, State> {
+        m.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn invalid(e: rustls::Error) -> io::Error {
+        io::Error::new(io::ErrorKind::InvalidData, e)
+    }
+
+    impl TlsStream {
+        /// Complete the handshake on `sock`; the stream the session then runs on.
+        pub fn handshake(mut sock: Stream, mut conn: rustls::Connection) -> io::Result<TlsStream> {
+            while conn.is_handshaking() {
+                conn.complete_io(&mut sock)?;
+            }
+            Ok(TlsStream {
+                sock: Box::new(sock),
+                state: Arc::new(Mutex::new(State {
+                    conn,
+                    pending: Vec::new(),
+                    eof: false,
+                    eof_fed: false,
+                })),
+            })
+        }
+
+        /// Whether the peer proved a certificate (the verifier checked it).
+        pub fn peer_has_certificate(&self) -> bool {
+            lock(&self.state)
+                .conn
+                .peer_certificates()
+                .is_some_and(|c| !c.is_empty())
+        }
+    }
+
+    impl TlsStream {
+        pub fn raw(&self) -> &Stream {
+            &self.sock
+        }
+
+        pub fn try_clone(&self) -> io::Result<TlsStream> {
+            Ok(TlsStream {
+                sock: Box::new(self.sock.try_clone()?),
+                state: self.state.clone(),
+            })
+        }
+
+        /// Send close_notify if no writer holds the session, then close the socket (wakes a
+        /// reader blocked on a clone).
+        pub fn shutdown(&self) {
+            if let Ok(mut st) = self.state.try_lock() {
+                st.conn.send_close_notify();
+                let mut s = &*self.sock;
+                while st.conn.wants_write() {
+                    if st.conn.write_tls(&mut s).is_err() {
+                        break;
+                    }
+                }
+            }
+            self.sock.shutdown();
+        }
+
+        /// Give rustls the ciphertext read so far (or the end of the socket), then send what
+        /// it wants to send (alerts, key updates).
+        fn feed(&self, st: &mut State) -> io::Result<()> {
+            if st.pending.is_empty() {
+                if st.eof && !st.eof_fed {
+                    st.eof_fed = true;
+                    st.conn.read_tls(&mut &[][..])?;
+                    st.conn.process_new_packets().map_err(invalid)?;
+                }
+            } else {
+                let mut rest = &st.pending[..];
+                while !rest.is_empty() {
+                    match st.conn.read_tls(&mut rest) {
+                        Ok(_) => {}
+                        // The plaintext buffer is full: the reader takes it first.
+                        Err(e) if e.kind() == io::ErrorKind::Other => break,
+                        Err(e) => return Err(e),
+                    }
+                    if let Err(e) = st.conn.process_new_packets() {
+                        // Send the alert that says why, then fail.
+                        let mut s = &*self.sock;
+                        let _ = st.conn.write_tls(&mut s);
+                        return Err(invalid(e));
+                    }
+                }
+                let used = st.pending.len() - rest.len();
+                st.pending.drain(..used);
+            }
+            let mut s = &*self.sock;
+            while st.conn.wants_write() {
+                st.conn.write_tls(&mut s)?;
+            }
+            Ok(())
+        }
+    }
+
+    impl TlsStream {
+        /// Plaintext from the peer (clones read and write the one session).
+        pub fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
+            if buf.is_empty() {
+                return Ok(0);
+            }
+            loop {
+                {
+                    let mut st = lock(&self.state);
+                    match st.conn.reader().read(buf) {
+                        Ok(n) => return Ok(n),
+                        Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                        Err(e) => return Err(e),
+                    }
+                    if st.eof_fed && st.pending.is_empty() {
+                        return Ok(0);
+                    }
+                    if !st.pending.is_empty() || st.eof {
+                        let before = st.pending.len();
+                        self.feed(&mut st)?;
+                        if st.pending.len() < before || st.eof_fed {
+                            continue;
+                        }
+                    }
+                }
+                // Wait for ciphertext without the lock (a socket timeout returns here).
+                let mut tmp = [0u8; 16 * 1024];
+                let n = (&*self.sock).read(&mut tmp)?;
+                let mut st = lock(&self.state);
+                if n == 0 {
+                    st.eof = true;
+                } else {
+                    st.pending.extend_from_slice(&tmp[..n]);
+                }
+            }
+        }
+
+        /// Plaintext to the peer, encrypted and sent before this returns.
+        pub fn write(&self, buf: &[u8]) -> io::Result<usize> {
+            let mut st = lock(&self.state);
+            let n = st.conn.writer().write(buf)?;
+            let mut s = &*self.sock;
+            while st.conn.wants_write() {
+                st.conn.write_tls(&mut s)?;
+            }
+            Ok(n)
+        }
+        pub fn flush(&self) -> io::Result<()> {
+            let mut st = lock(&self.state);
+            let mut s = &*self.sock;
+            while st.conn.wants_write() {
+                st.conn.write_tls(&mut s)?;
+            }
+            Ok(())
         }
     }
 }

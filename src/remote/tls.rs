@@ -1,18 +1,15 @@
 //! TLS between flexio clients and servers (cargo feature `tls`): rustls with the ring
 //! provider, certificates checked on both sides against a CA the user names.
 //!
-//! A TLS connection is one `rustls::Connection` shared by the clones of a [`Stream`]: the
-//! fio-protocol code reads on one thread and writes from others. A reader never holds the
-//! connection's lock while it waits on the socket: it reads ciphertext from its own clone
-//! of the socket, then takes the lock only to decrypt, so a writer is never held up by a
-//! reader's wait (and a reader's socket timeout leaves the TLS state whole).
+//! The stream itself, one rustls session shared by a [`Stream`]'s clones, is
+//! `net::TlsStream`.
 
-use super::auth::check_private;
 use super::net::Stream;
+use super::secret::check_private;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
-use std::io::{self, Read, Write};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::io;
+use std::sync::Arc;
 
 /// A server's TLS: its certificate and key, and the CA of its clients' certificates.
 #[derive(Clone)]
@@ -180,55 +177,14 @@ pub fn describe(e: &io::Error, peer: &str) -> String {
     format!("TLS: {t}{hint}")
 }
 
-struct State {
-    conn: rustls::Connection,
-    /// Ciphertext read but not yet taken by rustls.
-    pending: Vec<u8>,
-    /// The socket reached its end (given to rustls once).
-    eof: bool,
-    eof_fed: bool,
-}
-
-/// One TLS connection; its clones share the session.
-pub struct TlsStream {
-    sock: Box<Stream>,
-    state: Arc<Mutex<State>>,
-}
-
-fn lock(m: &Mutex<State>) -> MutexGuard<'_, State> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn invalid(e: rustls::Error) -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidData, e)
-}
-
-fn handshake(mut sock: Stream, mut conn: rustls::Connection) -> io::Result<TlsStream> {
-    while conn.is_handshaking() {
-        conn.complete_io(&mut sock)?;
-    }
-    Ok(TlsStream {
-        sock: Box::new(sock),
-        state: Arc::new(Mutex::new(State {
-            conn,
-            pending: Vec::new(),
-            eof: false,
-            eof_fed: false,
-        })),
-    })
-}
-
 /// The server's handshake on an accepted connection; also whether the client proved a
 /// certificate signed by the server's CA.
 pub fn accept(sock: Stream, tls: &ServerTls) -> Result<(Stream, bool), String> {
     let conn =
         rustls::ServerConnection::new(tls.config.clone()).map_err(|e| format!("TLS: {e}"))?;
-    let t = handshake(sock, conn.into()).map_err(|e| describe(&e, "client"))?;
-    let verified = tls.verifies
-        && lock(&t.state)
-            .conn
-            .peer_certificates()
-            .is_some_and(|c| !c.is_empty());
+    let t =
+        super::net::TlsStream::handshake(sock, conn.into()).map_err(|e| describe(&e, "client"))?;
+    let verified = tls.verifies && t.peer_has_certificate();
     Ok((Stream::Tls(t), verified))
 }
 
@@ -238,127 +194,7 @@ pub fn connect(sock: Stream, tls: &ClientTls, host: &str) -> Result<Stream, Stri
         .map_err(|e| format!("TLS: {host} is not a name a certificate can carry: {e}"))?;
     let conn =
         rustls::ClientConnection::new(tls.config.clone(), name).map_err(|e| format!("TLS: {e}"))?;
-    handshake(sock, conn.into())
+    super::net::TlsStream::handshake(sock, conn.into())
         .map(Stream::Tls)
         .map_err(|e| describe(&e, "server"))
-}
-
-impl TlsStream {
-    pub fn raw(&self) -> &Stream {
-        &self.sock
-    }
-
-    pub fn try_clone(&self) -> io::Result<TlsStream> {
-        Ok(TlsStream {
-            sock: Box::new(self.sock.try_clone()?),
-            state: self.state.clone(),
-        })
-    }
-
-    /// Send close_notify if no writer holds the session, then close the socket (wakes a
-    /// reader blocked on a clone).
-    pub fn shutdown(&self) {
-        if let Ok(mut st) = self.state.try_lock() {
-            st.conn.send_close_notify();
-            let mut s = &*self.sock;
-            while st.conn.wants_write() {
-                if st.conn.write_tls(&mut s).is_err() {
-                    break;
-                }
-            }
-        }
-        self.sock.shutdown();
-    }
-
-    /// Give rustls the ciphertext read so far (or the end of the socket), then send what
-    /// it wants to send (alerts, key updates).
-    fn feed(&self, st: &mut State) -> io::Result<()> {
-        if st.pending.is_empty() {
-            if st.eof && !st.eof_fed {
-                st.eof_fed = true;
-                st.conn.read_tls(&mut &[][..])?;
-                st.conn.process_new_packets().map_err(invalid)?;
-            }
-        } else {
-            let mut rest = &st.pending[..];
-            while !rest.is_empty() {
-                match st.conn.read_tls(&mut rest) {
-                    Ok(_) => {}
-                    // The plaintext buffer is full: the reader takes it first.
-                    Err(e) if e.kind() == io::ErrorKind::Other => break,
-                    Err(e) => return Err(e),
-                }
-                if let Err(e) = st.conn.process_new_packets() {
-                    // Send the alert that says why, then fail.
-                    let mut s = &*self.sock;
-                    let _ = st.conn.write_tls(&mut s);
-                    return Err(invalid(e));
-                }
-            }
-            let used = st.pending.len() - rest.len();
-            st.pending.drain(..used);
-        }
-        let mut s = &*self.sock;
-        while st.conn.wants_write() {
-            st.conn.write_tls(&mut s)?;
-        }
-        Ok(())
-    }
-}
-
-impl TlsStream {
-    /// Plaintext from the peer (clones read and write the one session).
-    pub fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
-        if buf.is_empty() {
-            return Ok(0);
-        }
-        loop {
-            {
-                let mut st = lock(&self.state);
-                match st.conn.reader().read(buf) {
-                    Ok(n) => return Ok(n),
-                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-                    Err(e) => return Err(e),
-                }
-                if st.eof_fed && st.pending.is_empty() {
-                    return Ok(0);
-                }
-                if !st.pending.is_empty() || st.eof {
-                    let before = st.pending.len();
-                    self.feed(&mut st)?;
-                    if st.pending.len() < before || st.eof_fed {
-                        continue;
-                    }
-                }
-            }
-            // Wait for ciphertext without the lock (a socket timeout returns here).
-            let mut tmp = [0u8; 16 * 1024];
-            let n = (&*self.sock).read(&mut tmp)?;
-            let mut st = lock(&self.state);
-            if n == 0 {
-                st.eof = true;
-            } else {
-                st.pending.extend_from_slice(&tmp[..n]);
-            }
-        }
-    }
-
-    /// Plaintext to the peer, encrypted and sent before this returns.
-    pub fn write(&self, buf: &[u8]) -> io::Result<usize> {
-        let mut st = lock(&self.state);
-        let n = st.conn.writer().write(buf)?;
-        let mut s = &*self.sock;
-        while st.conn.wants_write() {
-            st.conn.write_tls(&mut s)?;
-        }
-        Ok(n)
-    }
-    pub fn flush(&self) -> io::Result<()> {
-        let mut st = lock(&self.state);
-        let mut s = &*self.sock;
-        while st.conn.wants_write() {
-            st.conn.write_tls(&mut s)?;
-        }
-        Ok(())
-    }
 }

@@ -6,7 +6,7 @@
 //! microseconds inside an expression. A suffix after a closing parenthesis scales the
 //! parenthesised value. The result is truncated towards zero.
 
-use crate::value::KbBase;
+use crate::units::KbBase;
 
 /// What the numbers of an expression measure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -158,7 +158,7 @@ impl Parser<'_> {
             .to_ascii_lowercase();
         self.i += n;
         let m = match self.unit {
-            Unit::Size(kb) => crate::value::size_mult(&t, kb).map(|m| m as f64),
+            Unit::Size(kb) => crate::units::size_mult(&t, kb).map(|m| m as f64),
             Unit::Time => match t.as_str() {
                 "us" | "usec" => Some(1.0),
                 "ms" | "msec" => Some(1e3),

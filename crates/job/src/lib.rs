@@ -24,6 +24,7 @@ pub mod showcmd;
 pub mod subst;
 pub mod sysio;
 pub mod table;
+pub mod units;
 pub mod value;
 pub mod zbd;
 

@@ -691,8 +691,16 @@ pub fn buffer_plan(
     BufferPlan {
         slots: depth.max(1) as usize,
         // Trims move no data: the largest read or write sizes the slots (a replayed
-        // trace's 2 GiB trim at iodepth 128 must not ask for 256 GiB).
-        slot_size: o.max_bs_dir(0).max(o.max_bs_dir(1)).max(1) as usize,
+        // trace's 2 GiB trim at iodepth 128 must not ask for 256 GiB). trimwrite's
+        // writes cover the blocks just trimmed, at the trim's length.
+        slot_size: {
+            let rw = o.max_bs_dir(0).max(o.max_bs_dir(1));
+            let tw = matches!(
+                o.rw,
+                flexio_job::options::RwKind::TrimWrite | flexio_job::options::RwKind::RandTrimWrite
+            );
+            if tw { rw.max(o.max_bs_dir(2)) } else { rw }.max(1) as usize
+        },
         align: (o.iomem_align as usize).max(rustix::param::page_size()),
         thp: o.iomem_thp,
         fill: fill_mode(o),
