@@ -269,6 +269,7 @@ pub static FIO_ONLY_ENGINE_OPTIONS: &[(&str, &[&str])] = &[
             "clustername",
             "pool",
             "clientname",
+            "conf",
             "busy_poll",
             "touch_objects",
         ],
