@@ -104,6 +104,26 @@ pub fn save_flag(arg: &str) -> Option<Option<String>> {
     }
 }
 
+/// A positive time in milliseconds: `100ms`, `30s`, `2m`, or bare seconds; `what` names
+/// the switch in the error.
+pub fn time_ms(v: &str, what: &str) -> Result<u64, String> {
+    let v = v.trim();
+    let (num, mult) = if let Some(n) = v.strip_suffix("ms") {
+        (n, 1)
+    } else if let Some(n) = v.strip_suffix('s') {
+        (n, 1000)
+    } else if let Some(n) = v.strip_suffix('m') {
+        (n, 60_000)
+    } else {
+        (v, 1000)
+    };
+    num.parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .filter(|n| *n > 0)
+        .ok_or_else(|| format!("{what}: '{v}' is not a positive time (e.g. 100ms, 30s)"))
+}
+
 /// A subcommand's `--store` means nothing without `--save`: refused rather than ignored.
 pub fn store_needs_save(
     store: &Option<String>,

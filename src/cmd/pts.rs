@@ -62,22 +62,12 @@ struct Args {
     json_stdout: bool,
 }
 
-fn time_ms(v: &str) -> Result<u64, String> {
-    let v = v.trim();
-    let (num, mult) = if let Some(n) = v.strip_suffix("ms") {
-        (n, 1)
-    } else if let Some(n) = v.strip_suffix('s') {
-        (n, 1000)
-    } else if let Some(n) = v.strip_suffix('m') {
-        (n, 60_000)
-    } else {
-        (v, 1000)
-    };
-    num.parse::<u64>()
-        .ok()
-        .and_then(|n| n.checked_mul(mult))
-        .filter(|n| *n >= 1000)
-        .ok_or_else(|| format!("--round-time: '{v}' is not a time of 1s or more (e.g. 5s, 1m)"))
+fn round_ms(v: &str) -> Result<u64, String> {
+    super::time_ms(v, "--round-time").and_then(|ms| {
+        (ms >= 1000)
+            .then_some(ms)
+            .ok_or_else(|| format!("--round-time: '{v}' is shorter than 1s"))
+    })
 }
 
 fn parse_args(args: &[String]) -> Result<Args, String> {
@@ -111,7 +101,7 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
             a.test = TestDef::of(&v)
                 .ok_or(format!("--test: '{v}' is not iops, throughput or latency"))?;
         } else if let Some(v) = take_value(args, &mut i, &["--round-time"]) {
-            a.round_ms = Some(time_ms(&v?)?);
+            a.round_ms = Some(round_ms(&v?)?);
         } else if let Some(v) = take_value(args, &mut i, &["--max-rounds"]) {
             a.max_rounds = num(v?, "--max-rounds")? as usize;
         } else if let Some(v) = take_value(args, &mut i, &["--passes"]) {
@@ -444,7 +434,7 @@ pub fn run(args: &[String]) -> i32 {
         values.push(grid);
         let w = pts::judge(&track);
         if !quiet {
-            let mut line = format!("flexio pts: round {r}: {tracking} {}", fmt_v(tv));
+            let mut line = format!("flexio pts: round {r}: {tracking} {}", pts::fmt_value(tv));
             if let Some(w) = &w {
                 let _ = write!(
                     line,
@@ -469,7 +459,7 @@ pub fn run(args: &[String]) -> i32 {
     let verdict = match &w {
         Some(w) if steady => format!(
             "steady state in rounds {}-{} by the PTS rule: {tracking} average {}, range {:.1}% (<= 20%), slope excursion {:.1}% (<= 10%)",
-            w.first, w.last, fmt_v(w.average), w.range_pct, w.slope_pct
+            w.first, w.last, pts::fmt_value(w.average), w.range_pct, w.slope_pct
         ),
         Some(w) => format!(
             "no steady state in {} rounds: the last window (rounds {}-{}) has range {:.1}% (limit 20%), slope excursion {:.1}% (limit 10%); its averages are shown",
@@ -564,7 +554,7 @@ pub fn run(args: &[String]) -> i32 {
         for (bi, b) in sizes.iter().enumerate() {
             let _ = write!(o, "{:>10}", pts::bs_name(*b));
             for mi in 0..mixes.len() {
-                let _ = write!(o, " {:>10}", fmt_v(avg(mi, bi)));
+                let _ = write!(o, " {:>10}", pts::fmt_value(avg(mi, bi)));
             }
             o.push('\n');
         }
@@ -574,16 +564,6 @@ pub fn run(args: &[String]) -> i32 {
         0
     } else {
         1
-    }
-}
-
-fn fmt_v(v: f64) -> String {
-    if !v.is_finite() {
-        "-".into()
-    } else if v >= 100.0 {
-        format!("{v:.0}")
-    } else {
-        format!("{v:.2}")
     }
 }
 

@@ -15,6 +15,7 @@
 //! job thread's usr/sys time (fio's `cpu` line), plus the syncer thread's for `bgsync`.
 
 use super::report::take_value;
+use super::time_ms;
 use super::NOISY;
 use flexio_job::value::{parse_size, KbBase};
 use flexio_run::inproc;
@@ -85,24 +86,6 @@ pub struct Args {
     pub json: Option<PathBuf>,
     pub html: Option<PathBuf>,
     pub json_stdout: bool,
-}
-
-fn time_ms(v: &str, what: &str) -> Result<u64, String> {
-    let v = v.trim();
-    let (num, mult) = if let Some(n) = v.strip_suffix("ms") {
-        (n, 1)
-    } else if let Some(n) = v.strip_suffix('s') {
-        (n, 1000)
-    } else if let Some(n) = v.strip_suffix('m') {
-        (n, 60_000)
-    } else {
-        (v, 1000)
-    };
-    num.parse::<u64>()
-        .ok()
-        .and_then(|n| n.checked_mul(mult))
-        .filter(|n| *n > 0)
-        .ok_or_else(|| format!("{what}: '{v}' is not a positive time (e.g. 100ms, 30s)"))
 }
 
 pub fn parse_args(args: &[String]) -> Result<Args, String> {

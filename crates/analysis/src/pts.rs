@@ -163,7 +163,8 @@ fn f(v: &Value) -> f64 {
     v.as_f64().unwrap_or(f64::NAN)
 }
 
-fn cell(v: f64) -> String {
+/// A figure in the tables: whole above 100, two decimals below, `-` when there is none.
+pub fn fmt_value(v: f64) -> String {
     if !v.is_finite() {
         "-".into()
     } else if v >= 100.0 {
@@ -264,7 +265,7 @@ pub fn html(label: &str, doc: &Value) -> String {
     for row in table["rows"].as_array().into_iter().flatten() {
         let _ = write!(o, "<tr><td>{}</td>", esc(row["bs"].as_str().unwrap_or("")));
         for v in row["values"].as_array().into_iter().flatten() {
-            let _ = write!(o, "<td>{}</td>", cell(f(v)));
+            let _ = write!(o, "<td>{}</td>", fmt_value(f(v)));
         }
         o.push_str("</tr>\n");
     }
