@@ -271,8 +271,13 @@ fn while_running(bin: &Path, dir: &Path, extra: &[&str], look: fn(u32) -> String
     ];
     a.extend_from_slice(extra);
     let child = spawn_in(bin, &a, dir, ORACLE_COMPAT);
-    std::thread::sleep(Duration::from_millis(1200));
-    let seen: String = pids_with(&marker).into_iter().map(look).collect();
+    // Look several times while the 2 s job runs: a busy machine may start it late (fio
+    // forks its job process after its own start-up).
+    let mut seen = String::new();
+    for _ in 0..8 {
+        std::thread::sleep(Duration::from_millis(200));
+        seen.extend(pids_with(&marker).into_iter().map(look));
+    }
     (seen, collect(child))
 }
 
