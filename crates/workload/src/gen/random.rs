@@ -1,0 +1,228 @@
+//! Random placement: where the next random I/O of a file goes (the random map, fio's
+//! uniform generators, distributions, `percentage_random`'s sequential runs).
+
+use super::*;
+
+impl Generator {
+    /// The next random block of file `fi` for `ddir` within `nblocks`.
+    pub(super) fn random_block(&mut self, fi: usize, ddir: Ddir, nblocks: u64) -> Option<u64> {
+        if ddir == 1 {
+            if let Some(s) = &mut self.spr {
+                return s.next_block().filter(|b| *b < nblocks);
+            }
+        }
+        if let Dist::Sequence(seq) = &self.spec.dist[ddir] {
+            // The n-th I/O of the direction (n = issued so far); past the end the file is
+            // done (the planner rejects a base pattern that does not fit).
+            let n = self.issues[ddir];
+            let len = seq.len().max(1) as u64;
+            let base = seq.get((n % len) as usize).copied().unwrap_or(0);
+            let idx = if self.spec.seq_stride {
+                (n / len).saturating_mul(len).saturating_add(base)
+            } else {
+                base
+            };
+            return (idx < nblocks).then_some(idx);
+        }
+        if let Some(s) = &self.files[fi].samplers[ddir] {
+            let rng = &mut self.off_rng;
+            return Some(s.next(|| rng.unit()).min(nblocks.saturating_sub(1)));
+        }
+        if self.spec.gen == RandGen::Lfsr {
+            // Non-uniform file service starts the file over too (fio's fio_file_reset).
+            let wrap = self.spec.wrap || matches!(self.spec.select, FileSelect::Dist(_));
+            let strided = self.spec.strided.is_some();
+            let l = self.files[fi].lfsr.as_mut()?;
+            return match l.next_value() {
+                Some(v) => Some(v),
+                // fio: a strided zone rolls over into itself (the sequence restarts).
+                None if strided => {
+                    l.reset();
+                    l.next_value()
+                }
+                None if wrap => {
+                    self.wrapped = true;
+                    l.reset();
+                    l.next_value()
+                }
+                None => None,
+            };
+        }
+        if let Some(t) = self.spec.trace {
+            let (raw, b) = self.off_rng.below_raw(nblocks);
+            t(RandEvent::Draw(raw));
+            return Some(b);
+        }
+        Some(self.off_rng.below(nblocks))
+    }
+
+    pub(super) fn next_random<Z: Zoned>(
+        &mut self,
+        fi: usize,
+        ddir: Ddir,
+        z: &mut Z,
+    ) -> Option<(u64, u64)> {
+        // rw=randread:N: continue (or repeat) the current run for N-1 more I/Os.
+        if self.spec.rw_nr > 1 && self.files[fi].run_left > 0 {
+            self.files[fi].run_left -= 1;
+            let off = self.files[fi].run_pos;
+            if let Some(l) = self.len_at(fi, off, ddir, true) {
+                if !self.spec.identical {
+                    self.files[fi].run_pos = off + l;
+                }
+                return Some((off, l));
+            }
+            // The run ran off the end: a random block takes its place.
+            return self.random_io(fi, ddir, true, z);
+        }
+        self.random_io(fi, ddir, false, z)
+    }
+
+    /// percentage_random chose a sequential I/O in a random job: it continues after the
+    /// previous I/O, or takes a random block at the end of the file (fio's get_next_block).
+    pub(super) fn next_seq_in_random<Z: Zoned>(
+        &mut self,
+        fi: usize,
+        ddir: Ddir,
+        z: &mut Z,
+    ) -> Option<(u64, u64)> {
+        let off = self.files[fi].pos[ddir];
+        match self.len_at(fi, off, ddir, false) {
+            Some(l) => {
+                let (off, l) = if Z::ON {
+                    match self.zoned(fi, ddir, off, l, z) {
+                        Some(v) => v,
+                        None => {
+                            self.mark_done(fi);
+                            return None;
+                        }
+                    }
+                } else {
+                    (off, l)
+                };
+                self.files[fi].pos[ddir] = off.wrapping_add(l);
+                Some((off, l))
+            }
+            None => self.random_io(fi, ddir, true, z),
+        }
+    }
+
+    /// A random block. `fallback`: in place of a sequential I/O that ran off the end; as in
+    /// fio, such I/Os are left out of the random map and do not start a new `:N` run.
+    pub(super) fn random_io<Z: Zoned>(
+        &mut self,
+        fi: usize,
+        ddir: Ddir,
+        fallback: bool,
+        z: &mut Z,
+    ) -> Option<(u64, u64)> {
+        let align = self.spec.align[ddir].max(1);
+        let (zstart, zlen) = self.zone(fi);
+        let nblocks = if self.spec.strided.is_none() {
+            self.files[fi].nblocks[ddir]
+        } else {
+            Self::nblocks(&self.spec, zlen, ddir)
+        };
+        if nblocks == 0 {
+            self.mark_done(fi);
+            return None;
+        }
+        let was_wrapped = self.wrapped;
+        if self.spec.strided.is_some() {
+            // fio: a zone whose blocks are all done (zonesize beyond zonerange) rolls over
+            // into itself: the map starts again, with one draw and no new pass.
+            if let Some(m) = self.files[fi].map.as_mut().filter(|m| m.full()) {
+                m.clear();
+            }
+        }
+        let Some(mut b) = self.random_block(fi, ddir, nblocks) else {
+            self.mark_done(fi);
+            return None;
+        };
+        if self.files[fi].map.as_ref().is_some_and(|m| m.full()) {
+            // Non-uniform file service: the file starts over without a new pass.
+            let restart = matches!(self.spec.select, FileSelect::Dist(_));
+            if !self.spec.wrap && !restart {
+                self.mark_done(fi);
+                return None;
+            }
+            // The draw found the map full: the file starts over (its cache dropped again,
+            // fio's loop_cache_invalidate) and fio draws again.
+            self.wrapped = true;
+            if let Some(map) = &mut self.files[fi].map {
+                map.clear();
+            }
+            if self.spec.repeatable && !self.spec.time_based && !restart {
+                // io_size beyond size: another pass over the files, with the streams
+                // seeded again (fio's clear_io_state).
+                self.reseed();
+            }
+            b = self.random_block(fi, ddir, nblocks)?;
+        }
+        if let Some(map) = &mut self.files[fi].map {
+            if !map.is_free(b) {
+                if let Some(t) = self.spec.trace {
+                    t(RandEvent::Busy(b));
+                }
+                b = map.next_free(b)?;
+            }
+        }
+        if Z::ON && self.wrapped && !was_wrapped {
+            z.restarted(fi);
+        }
+        let off = zstart + b * align;
+        let Some(mut l) = self.len_at(fi, off, ddir, !fallback) else {
+            // fio: a block that does not fit (a free map entry past the last block, with
+            // mixed block sizes) fails to produce an I/O: the file is done.
+            self.mark_done(fi);
+            return None;
+        };
+        // zonemode=zbd: the I/O goes where the zones say; the random map marks the block
+        // drawn with the length that goes (fio's order).
+        let drawn = off;
+        let off = if Z::ON {
+            match self.zoned(fi, ddir, off, l, z) {
+                Some((o, len)) => {
+                    l = len;
+                    o
+                }
+                None => {
+                    self.mark_done(fi);
+                    return None;
+                }
+            }
+        } else {
+            off
+        };
+        let min_bs = self.spec.bs[ddir].min().max(1);
+        let shift = self.bs_shift[ddir];
+        if let Some(map) = self.files[fi].map.as_mut().filter(|_| !fallback) {
+            // Mark the blocks the I/O covers, in units of the direction's smallest block
+            // size, up to the first one already done; the I/O is cut to that free run (fio's
+            // mark_random_map).
+            let (first, want) = match shift {
+                // Power-of-two block sizes: shifts instead of divisions.
+                Some(sh) => ((drawn - zstart) >> sh, ((l + min_bs - 1) >> sh).max(1)),
+                None => ((drawn - zstart) / min_bs, l.div_ceil(min_bs).max(1)),
+            };
+            let total = map.len();
+            let mut n = 0;
+            while n < want && first + n < total && map.is_free(first + n) {
+                map.set(first + n);
+                n += 1;
+            }
+            if n > 0 && n * min_bs < l {
+                l = n * min_bs;
+            }
+        }
+        // A sequential I/O (percentage_random) continues after this one, as in fio.
+        self.files[fi].pos[ddir] = off.wrapping_add(l);
+        if self.spec.rw_nr > 1 {
+            if !fallback {
+                self.files[fi].run_left = self.spec.rw_nr - 1;
+            }
+            self.files[fi].run_pos = if self.spec.identical { off } else { off + l };
+        }
+        Some((off, l))
+    }
+}
