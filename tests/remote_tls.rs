@@ -194,6 +194,27 @@ fn client(dir: &Path, port: u16, args: &[String]) -> Run {
     run_bounded(&flexio_bin(), &a, dir, &[], 60)
 }
 
+/// `--tls-cert`/`--tls-key` of the certificate `cert` (if any) and `--tls-ca` of the CA
+/// `ca`, all under `p`.
+fn tls(p: &Path, cert: Option<&str>, ca: &str) -> Vec<String> {
+    let mut v = Vec::new();
+    if let Some(c) = cert {
+        v.push(format!(
+            "--tls-cert={}",
+            p.join(format!("{c}.pem")).display()
+        ));
+        v.push(format!(
+            "--tls-key={}",
+            p.join(format!("{c}.key")).display()
+        ));
+    }
+    v.push(format!(
+        "--tls-ca={}",
+        p.join(format!("{ca}.pem")).display()
+    ));
+    v
+}
+
 fn sw(p: &Path, pairs: &[(&str, &str)]) -> Vec<String> {
     pairs
         .iter()
@@ -252,17 +273,7 @@ fn certificates_on_both_sides_run_the_job_encrypted() {
         "[a-job-name-to-look-for]\nioengine=null\nsize=4m\n",
     )
     .unwrap();
-    let s = Srv::start(
-        d.path(),
-        &sw(
-            &p,
-            &[
-                ("tls-cert", "server.pem"),
-                ("tls-key", "server.key"),
-                ("tls-ca", "ca.pem"),
-            ],
-        ),
-    );
+    let s = Srv::start(d.path(), &tls(&p, Some("server"), "ca"));
     assert!(
         s.log()
             .contains("must authenticate with TLS with a client certificate\n"),
@@ -270,14 +281,7 @@ fn certificates_on_both_sides_run_the_job_encrypted() {
         s.log()
     );
     let (port, seen) = tap(s.port);
-    let mut args = sw(
-        &p,
-        &[
-            ("tls-cert", "client.pem"),
-            ("tls-key", "client.key"),
-            ("tls-ca", "ca.pem"),
-        ],
-    );
+    let mut args = tls(&p, Some("client"), "ca");
     args.extend(["j.fio".into(), "--output-format=json".into()]);
     let r = client(&cli, port, &args);
     assert_eq!(r.code, 0, "{}{}\nserver:\n{}", r.stdout, r.stderr, s.log());
@@ -313,27 +317,10 @@ fn wrong_or_missing_certificates_are_refused_on_both_sides() {
     let d = tempfile::tempdir().unwrap();
     let p = pki(d.path());
     std::fs::write(d.path().join("j.fio"), "[j]\nioengine=null\nsize=1m\n").unwrap();
-    let s = Srv::start(
-        d.path(),
-        &sw(
-            &p,
-            &[
-                ("tls-cert", "server.pem"),
-                ("tls-key", "server.key"),
-                ("tls-ca", "ca.pem"),
-            ],
-        ),
-    );
+    let s = Srv::start(d.path(), &tls(&p, Some("server"), "ca"));
     let job = || "j.fio".to_string();
     // A client certificate from another CA.
-    let mut a = sw(
-        &p,
-        &[
-            ("tls-cert", "outsider.pem"),
-            ("tls-key", "outsider.key"),
-            ("tls-ca", "ca.pem"),
-        ],
-    );
+    let mut a = tls(&p, Some("outsider"), "ca");
     a.push(job());
     let r = client(d.path(), s.port, &a);
     assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
@@ -355,14 +342,7 @@ fn wrong_or_missing_certificates_are_refused_on_both_sides() {
         r.stderr
     );
     // The client does not trust the server's CA.
-    let mut a = sw(
-        &p,
-        &[
-            ("tls-cert", "client.pem"),
-            ("tls-key", "client.key"),
-            ("tls-ca", "other.pem"),
-        ],
-    );
+    let mut a = tls(&p, Some("client"), "other");
     a.push(job());
     let r = client(d.path(), s.port, &a);
     assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
@@ -384,27 +364,13 @@ fn wrong_or_missing_certificates_are_refused_on_both_sides() {
         std::fs::set_permissions(p.join("client.key"), std::fs::Permissions::from_mode(0o640))
             .unwrap();
     }
-    let mut a = sw(
-        &p,
-        &[
-            ("tls-cert", "client.pem"),
-            ("tls-key", "client.key"),
-            ("tls-ca", "ca.pem"),
-        ],
-    );
+    let mut a = tls(&p, Some("client"), "ca");
     a.push(job());
     let r = client(d.path(), s.port, &a);
     assert_eq!(r.code, 1);
     assert!(r.stderr.contains("chmod 600"), "{}", r.stderr);
     let mut a = vec!["--server=ip:127.0.0.1,1".to_string()];
-    a.extend(sw(
-        &p,
-        &[
-            ("tls-cert", "client.pem"),
-            ("tls-key", "client.key"),
-            ("tls-ca", "ca.pem"),
-        ],
-    ));
+    a.extend(tls(&p, Some("client"), "ca"));
     let a: Vec<&str> = a.iter().map(String::as_str).collect();
     let r = run_bounded(&flexio_bin(), &a, d.path(), &[], 20);
     assert_eq!(r.code, 1);

@@ -252,16 +252,9 @@ fn label_sides(a: &mut [RunResult], b: &mut [RunResult]) {
 }
 
 pub fn run(args: &[String]) -> i32 {
-    if args.iter().any(|a| a == "-h" || a == "--help") {
-        stdout(USAGE);
-        return 0;
-    }
-    let a = match parse_args(args) {
+    let a = match super::args_of("compare", args, USAGE, parse_args) {
         Ok(a) => a,
-        Err(e) => {
-            eprintln!("flexio compare: {e}\n{USAGE}");
-            return 2;
-        }
+        Err(code) => return code,
     };
     // --trials: run first, then compare the results.
     let tmp;

@@ -104,6 +104,24 @@ pub fn save_flag(arg: &str) -> Option<Option<String>> {
     }
 }
 
+/// A subcommand's arguments through its `parse`: `-h`/`--help` prints `usage` (`Err(0)`),
+/// a bad argument prints the error and the usage (`Err(2)`, the exit status).
+pub fn args_of<A>(
+    name: &str,
+    args: &[String],
+    usage: &str,
+    parse: impl FnOnce(&[String]) -> Result<A, String>,
+) -> Result<A, i32> {
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        out::stdout(usage);
+        return Err(0);
+    }
+    parse(args).map_err(|e| {
+        eprintln!("flexio {name}: {e}\n{usage}");
+        2
+    })
+}
+
 /// A positive time in milliseconds: `100ms`, `30s`, `2m`, or bare seconds; `what` names
 /// the switch in the error.
 pub fn time_ms(v: &str, what: &str) -> Result<u64, String> {

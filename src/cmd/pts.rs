@@ -239,16 +239,9 @@ fn step(label: &str, job: &str, quiet: bool) -> Result<f64, String> {
 }
 
 pub fn run(args: &[String]) -> i32 {
-    if args.iter().any(|a| a == "--help" || a == "-h") {
-        super::out::stdout(USAGE);
-        return 0;
-    }
-    let a = match parse_args(args) {
+    let a = match super::args_of("pts", args, USAGE, parse_args) {
         Ok(a) => a,
-        Err(e) => {
-            eprintln!("flexio pts: {e}\n{USAGE}");
-            return 2;
-        }
+        Err(code) => return code,
     };
     let (cap, lbs) = match target_of(&a.target) {
         Ok(v) => v,

@@ -127,16 +127,9 @@ pub fn write_run_report(json_plus: &str, log_dir: &Path, out: &Path) -> Result<(
 }
 
 pub fn run(args: &[String]) -> i32 {
-    if args.iter().any(|a| a == "-h" || a == "--help") {
-        super::out::stdout(USAGE);
-        return 0;
-    }
-    let a = match parse_args(args) {
+    let a = match super::args_of("report", args, USAGE, parse_args) {
         Ok(a) => a,
-        Err(e) => {
-            eprintln!("flexio report: {e}\n{USAGE}");
-            return 2;
-        }
+        Err(code) => return code,
     };
     // `flexio matrix` results are drawn as heat maps, `flexio sweep` results as lines
     // over their axes; everything else is a run result.

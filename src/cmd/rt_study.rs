@@ -663,16 +663,9 @@ fn study(a: &Args) -> Result<StudyOut, String> {
 }
 
 pub fn run(args: &[String]) -> i32 {
-    if args.iter().any(|a| a == "-h" || a == "--help") {
-        cmd_out!("{USAGE}");
-        return 0;
-    }
-    let a = match parse_args(args) {
+    let a = match super::args_of("rt-study", args, USAGE, parse_args) {
         Ok(a) => a,
-        Err(e) => {
-            eprintln!("flexio rt-study: {e}\n{USAGE}");
-            return 2;
-        }
+        Err(code) => return code,
     };
     let (text, json, runs, texts) = match study(&a) {
         Ok(x) => x,
