@@ -46,7 +46,7 @@ fn main() {
             t.name,
             t.files[0].path.display(),
             t.files.len(),
-            t.engine
+            t.engine.name
         );
     }
     // 2. The run, observed.

@@ -404,7 +404,7 @@ fn sweep_run(a: &Args) -> Result<i32, String> {
     let targets: Vec<PathBuf> = plan
         .plans()
         .iter()
-        .filter(|t| !t.caps.diskless)
+        .filter(|t| !t.engine.caps.diskless)
         .flat_map(|t| t.files.iter().map(|f| f.path.clone()))
         .collect();
     let knob_axes: Vec<&Axis> = a.axes.iter().filter(|x| x.knob).collect();

@@ -196,7 +196,7 @@ impl Live {
                     buckets: flexio_stats::live::rebucket(h.counts(), &bounds),
                 });
             }
-            let tool_share = st.tool_share().filter(|_| !plan.caps.measures_tool);
+            let tool_share = st.tool_share().filter(|_| !plan.engine.caps.measures_tool);
             jobs.push(metrics::JobSeries {
                 job: r.name.clone(),
                 thread: plan.thread_number,

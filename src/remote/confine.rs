@@ -196,7 +196,10 @@ impl Policy {
             }
         }
         for plan in &p.plans {
-            if skips_files(&plan.engine, plan.caps.pipe || plan.caps.noio) {
+            if skips_files(
+                &plan.engine.name,
+                plan.engine.caps.pipe || plan.engine.caps.noio,
+            ) {
                 continue;
             }
             for f in &plan.files {

@@ -98,7 +98,7 @@ pub struct Completion {
 }
 
 /// Engine capabilities (fio's engine flags).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Caps {
     /// Every request completes inside `queue` (fio's FIO_SYNCIO).
     pub syncio: bool,
@@ -227,6 +227,11 @@ pub struct EngineConfig {
 
 /// The engine interface.
 pub trait Engine {
+    /// The engine's capabilities. The planner asks once per job, with the job's options
+    /// (see [`crate::registry::caps_of`]), and the job loop reads its answer: they may
+    /// depend on the engine's own options and on `iodepth`, never on what differs between
+    /// a job's threads (files, size, seeds, clone number), and the depth the "capped at 1"
+    /// rule gives from them must give them again.
     fn caps(&self) -> Caps;
     /// Per-job setup in the job thread. Errors are reported as "init failed".
     fn init(&mut self) -> io::Result<()> {

@@ -29,7 +29,7 @@ fn create_parent(path: &Path) -> io::Result<()> {
 
 /// Whether a thread's files need laying out, and the files that do.
 pub fn files_to_lay_out(t: &ThreadPlan) -> Vec<usize> {
-    if t.caps.diskless || t.layout.on_open {
+    if t.engine.caps.diskless || t.layout.on_open {
         return Vec::new();
     }
     t.files

@@ -527,13 +527,13 @@ fn plan_notes(plans: &[ThreadPlan], notes: &Notes) {
 fn watch_disks(plans: &[ThreadPlan], notes: &Notes) -> Vec<diskstats::Disk> {
     let paths: Vec<PathBuf> = plans
         .iter()
-        .filter(|t| !t.caps.diskless && t.control.disk_util)
+        .filter(|t| !t.engine.caps.diskless && t.control.disk_util)
         .flat_map(|t| t.files.iter().map(|f| f.path.clone()))
         .collect();
     let prio_paths: Vec<PathBuf> = plans
         .iter()
         .filter(|t| t.control.uses_prio)
-        .filter(|t| !t.caps.diskless)
+        .filter(|t| !t.engine.caps.diskless)
         .flat_map(|t| t.files.iter().map(|f| f.path.clone()))
         .collect();
     for n in diskstats::priority_notes(&prio_paths) {
@@ -722,7 +722,10 @@ impl Segments<'_> {
         let mut ss_units = crate::steady_judge::units(plans, &members);
         flexio_engine::api::STOP_WAITS.store(false, Ordering::Relaxed);
         flexio_engine::api::IO_JOBS_PENDING.store(
-            members.iter().filter(|i| !plans[**i].caps.noio).count(),
+            members
+                .iter()
+                .filter(|i| !plans[**i].engine.caps.noio)
+                .count(),
             Ordering::Relaxed,
         );
         let (tx, rx) = mpsc::channel::<(usize, JobResult)>();
@@ -940,7 +943,7 @@ fn self_check(plans: &[ThreadPlan], results: &[Option<JobResult>], notes: &Notes
         let Some(r) = r else { continue };
         let s = &r.stats;
         let wall = s.run_time_ns() as f64;
-        if plans[i].caps.measures_tool || wall < 1e8 {
+        if plans[i].engine.caps.measures_tool || wall < 1e8 {
             continue;
         }
         let Some(share) = s.tool_share() else {
@@ -962,7 +965,8 @@ fn self_check(plans: &[ThreadPlan], results: &[Option<JobResult>], notes: &Notes
 /// told to remove.
 fn remove_files_of_unrun_jobs(plans: &[ThreadPlan], results: &[Option<JobResult>]) {
     for (i, t) in plans.iter().enumerate() {
-        if results[i].is_none() && (t.io.unlink || t.io.unlink_each_loop) && !t.caps.diskless {
+        if results[i].is_none() && (t.io.unlink || t.io.unlink_each_loop) && !t.engine.caps.diskless
+        {
             for f in t.files.iter().filter(|f| f.block.is_none()) {
                 let _ = std::fs::remove_file(&f.path);
             }
@@ -973,7 +977,10 @@ fn remove_files_of_unrun_jobs(plans: &[ThreadPlan], results: &[Option<JobResult>
 pub fn job_headers(plans: &[ThreadPlan]) -> String {
     let mut pre = String::new();
     // Engines that move no data print their own line instead (fio's NOIO engines).
-    for t in plans.iter().filter(|t| t.header.first && !t.caps.noio) {
+    for t in plans
+        .iter()
+        .filter(|t| t.header.first && !t.engine.caps.noio)
+    {
         let h = &t.header;
         pre.push_str(&normal::job_header(
             &t.name,
@@ -981,7 +988,7 @@ pub fn job_headers(plans: &[ThreadPlan]) -> String {
             h.rw,
             h.bs,
             h.bs_by_pattern,
-            &t.engine,
+            &t.engine.name,
             h.iodepth,
             t.report.kb_base,
             t.report.sig_figs,
@@ -1075,7 +1082,7 @@ impl Reporter {
         let (read_ns, resolution_ns) = clock.self_test();
         let targets: Vec<PathBuf> = plans
             .iter()
-            .filter(|t| !t.caps.diskless)
+            .filter(|t| !t.engine.caps.diskless)
             .flat_map(|t| t.files.iter().map(|f| f.path.clone()))
             .collect();
         let compat = if set.compat.is_fio333() {

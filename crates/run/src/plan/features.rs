@@ -122,7 +122,7 @@ pub enum Loop {
 impl Features {
     /// What the plan `p` uses. `p` is complete (zones applied); `--debug` is set up.
     pub fn of(p: &ThreadPlan) -> Features {
-        let c = &p.caps;
+        let c = &p.engine.caps;
         let on = [
             (Feature::DebugIo, crate::debug::on(crate::debug::Cat::Io)),
             (Feature::FileOps, c.file_op),

@@ -2,8 +2,7 @@
 //! devices, sizes (fio's `filesetup.c` rules: size, filesize, or the existing files) and
 //! each file's region (offset, offset_increment, file_append).
 
-use super::{err, PlanError};
-use flexio_engine::Caps;
+use super::{err, EnginePlan, PlanError};
 use flexio_job::value::{split_colon_escaped, SizeVal};
 use flexio_job::JobDef;
 use flexio_workload::Region;
@@ -85,10 +84,11 @@ const NOIO_LEN: u64 = 1 << 60;
 pub fn resolve(
     def: &JobDef,
     sub: u32,
-    caps: &Caps,
+    engine: &EnginePlan,
     ask_engine: bool,
 ) -> Result<Vec<FilePlan>, PlanError> {
     let o = &def.opts;
+    let caps = &engine.caps;
     let name = &o.name;
     let dirs: Vec<String> = o
         .directory
@@ -150,12 +150,10 @@ pub fn resolve(
     if caps.pipe {
         // A stream (net): named by filename (a host or socket path), its length is the
         // job's size; nothing on disk is looked at.
-        let cfg =
-            crate::plan::engine_config(o, o.iodepth, 1, &[0; flexio_workload::rng::slot::COUNT]);
         // The engine is asked only when planning for a run (not while fuzzing the planner):
         // an NBD export's size needs a connection.
         let known = if ask_engine {
-            flexio_engine::target_size(&o.ioengine, &cfg).map_err(|m| err(def, m))?
+            flexio_engine::target_size(&engine.name, &engine.cfg).map_err(|m| err(def, m))?
         } else {
             None
         };
@@ -255,13 +253,7 @@ pub fn resolve(
             // A character device has no size (the job's size= or filesize= gives it),
             // unless its engine can tell (sg's READ CAPACITY, mtd's MEMGETINFO).
             Some(b) if b.char_dev && ask_engine => {
-                let cfg = crate::plan::engine_config(
-                    o,
-                    o.iodepth,
-                    1,
-                    &[0; flexio_workload::rng::slot::COUNT],
-                );
-                flexio_engine::device_size(&o.ioengine, p, &cfg).map_err(|m| err(def, m))?
+                flexio_engine::device_size(&engine.name, p, &engine.cfg).map_err(|m| err(def, m))?
             }
             Some(b) if b.char_dev => None,
             Some(b) => Some(b.size),

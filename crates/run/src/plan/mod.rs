@@ -40,14 +40,11 @@ pub struct ThreadPlan {
     pub segment: usize,
     /// The job's own options as given (JSON `job options`).
     pub echo: Vec<(String, String)>,
-    /// The engine's name, capabilities and configuration.
-    pub engine: String,
-    /// The engine's capabilities, resolved once for the thread's final configuration (the
-    /// worker reads these, not the engine's).
-    pub caps: Caps,
+    /// The engine: its name, configuration and capabilities, resolved once (the worker
+    /// builds the engine from these and reads its capabilities here).
+    pub engine: EnginePlan,
     /// The per-I/O features the job uses: which job loop runs ([`features::Features`]).
     pub features: features::Features,
-    pub engine_cfg: EngineConfig,
     pub files: Vec<FilePlan>,
     pub spec: Spec,
     pub io: IoPlan,
@@ -230,21 +227,12 @@ pub fn plan_with(
         if ji > 0 && o.stonewall {
             segment += 1;
         }
-        // The job's file count as its options give it (engines that take one file check it).
-        let cfg = engine_config(
-            o,
-            o.iodepth,
-            files::count_of(o),
-            &[0; flexio_workload::rng::slot::COUNT],
-        );
-        // A job may name an engine flexio knows but does not run: this is where it stops.
-        flexio_engine::registry::CATALOG
-            .check_engine(&o.ioengine)
-            .map_err(|m| err(def, m))?;
-        let caps = flexio_engine::caps_of(&o.ioengine, &cfg)
-            .ok_or_else(|| err(def, format!("unknown ioengine '{}'", o.ioengine)))?;
-        validate(def, &caps, readonly)?;
-        newest::validate(set, ji, &caps)?;
+        // The job's engine, once: its configuration from the job's options (the file count
+        // as they give it) and its capabilities, which every thread of the job shares.
+        let engine = EnginePlan::of_job(o, files::count_of(o)).map_err(|m| err(def, m))?;
+        let caps = &engine.caps;
+        validate(def, caps, readonly)?;
+        newest::validate(set, ji, caps)?;
         if o.group_reporting && o.ss_dur_us > 0 {
             // fio: a reporting group is judged as one, so its members must agree.
             let other = set.jobs[..ji].iter().find(|j| {
@@ -266,7 +254,7 @@ pub fn plan_with(
             }
         }
         if probe_engines {
-            flexio_engine::probe(&o.ioengine, &cfg).map_err(|m| err(def, m))?;
+            flexio_engine::probe(&engine.name, &engine.cfg).map_err(|m| err(def, m))?;
         }
         for sub in 0..o.numjobs {
             thread_number += 1;
@@ -281,7 +269,7 @@ pub fn plan_with(
                 sub,
                 thread_number,
                 segment,
-                caps,
+                &engine,
                 RunWide {
                     readonly,
                     compat: set.compat,
@@ -454,17 +442,18 @@ fn plan_thread(
     sub: u32,
     thread_number: u32,
     segment: usize,
-    caps: Caps,
+    engine: &EnginePlan,
     run: RunWide,
 ) -> Result<ThreadPlan, PlanError> {
     let compat = run.compat;
+    let caps = engine.caps;
     check_before_files(def)?;
     let replayed = replay::load(def, sub, run.readonly, compat)?;
     let (o, files) = match &replayed {
         Some(l) => (&l.opts, l.files.clone()),
         None => (
             &def.opts,
-            files::resolve(def, sub, &caps, run.probe_engines)?,
+            files::resolve(def, sub, engine, run.probe_engines)?,
         ),
     };
     check_files(def, o, &files, replayed.as_ref(), &caps)?;
@@ -535,16 +524,26 @@ fn plan_thread(
         compat,
         segment,
         echo: def.echo.clone(),
-        engine: o.ioengine.clone(),
-        engine_cfg: EngineConfig {
-            subjob: sub,
-            atomic: newest::atomic_writes(o, compat),
-            size: files
-                .iter()
-                .map(|f| f.region.start.saturating_add(f.region.len))
-                .max()
-                .unwrap_or(0),
-            ..engine_config(o, depth, files.len() as u32, &seeds)
+        // The job's engine with what is this thread's; its capabilities stay the job's.
+        engine: EnginePlan {
+            cfg: EngineConfig {
+                iodepth: depth,
+                nfiles: files.len() as u32,
+                seed: seeds[flexio_workload::rng::slot::PRIO] as u32,
+                // A replayed trace's directions (the job's otherwise).
+                reads: o.rw.reads(),
+                writes: o.rw.writes(),
+                random: o.rw.is_random(),
+                subjob: sub,
+                atomic: newest::atomic_writes(o, compat),
+                size: files
+                    .iter()
+                    .map(|f| f.region.start.saturating_add(f.region.len))
+                    .max()
+                    .unwrap_or(0),
+                ..engine.cfg.clone()
+            },
+            ..engine.clone()
         },
         io,
         buffers: buffer_plan(o, depth, &seeds, verify.is_some(), region_total),
@@ -583,7 +582,6 @@ fn plan_thread(
         report: report_params(o, &caps),
         stats_enabled: o.stats,
         control: control(o),
-        caps,
         files,
         spec,
         depth_note,
@@ -796,11 +794,7 @@ fn thread_depth(
     if o.submit_offload {
         return Ok((o.iodepth, depth_note));
     }
-    let depth = if caps.syncio && !caps.has_commit {
-        1
-    } else {
-        o.iodepth
-    };
+    let depth = capped_depth(caps, o.iodepth);
     // Every request slot holds the largest block; on 32-bit targets that can exceed the
     // address space (a 4 GiB block would become 0 bytes if narrowed unchecked).
     let slots = u64::from(depth.max(1));
@@ -820,6 +814,16 @@ fn thread_depth(
         ));
     }
     Ok((depth, depth_note))
+}
+
+/// fio's "queue depth will be capped at 1": an engine whose requests complete in the call,
+/// without a commit step, has one request in flight whatever the job's iodepth.
+fn capped_depth(caps: &Caps, iodepth: u32) -> u32 {
+    if caps.syncio && !caps.has_commit {
+        1
+    } else {
+        iodepth
+    }
 }
 
 /// The metering and pacing sections, and the loop's ramp, with the differences between
@@ -1076,7 +1080,64 @@ mod tests {
         );
         // The null engine reads (and measures flexio itself: no self-measurement warning).
         let p = plan_args(&["--name=j", "--ioengine=null", "--rw=randrw", "--size=4k"]).unwrap();
-        assert!(p[0].caps.measures_tool && !p[0].caps.write_only);
+        assert!(p[0].engine.caps.measures_tool && !p[0].engine.caps.write_only);
+    }
+
+    /// The planner asks an engine for its capabilities once per job, with the job's
+    /// options, and every thread keeps them: so no engine's capabilities may change with
+    /// what a thread adds (its depth after the "capped at 1" rule, its files, seeds, clone
+    /// number, size). Each engine of this build is built both ways and compared.
+    #[test]
+    fn caps_hold_at_the_thread_depth() {
+        let mut engines = 0;
+        for e in flexio_engine::registry::CATALOG.engines {
+            for iodepth in [1, 2, 16] {
+                let o = JobOptions {
+                    ioengine: e.engine.to_string(),
+                    iodepth,
+                    ..JobOptions::default()
+                };
+                let job = EnginePlan::of_job(&o, 1).unwrap();
+                let thread = EngineConfig {
+                    iodepth: capped_depth(&job.caps, iodepth),
+                    nfiles: 3,
+                    seed: 77,
+                    subjob: 2,
+                    size: 1 << 30,
+                    ..job.cfg.clone()
+                };
+                let caps = flexio_engine::caps_of(e.engine, &thread).unwrap();
+                assert_eq!(caps, job.caps, "{} at iodepth={iodepth}", e.engine);
+            }
+            engines += 1;
+        }
+        assert!(engines > 20, "{engines} engines");
+    }
+
+    /// A thread's engine configuration is the job's with the thread's own facts.
+    #[test]
+    fn thread_engine_config_adds_the_threads_facts() {
+        let p = plan_args(&[
+            "--name=j",
+            "--ioengine=psync",
+            "--iodepth=8",
+            "--rw=randwrite",
+            "--size=64k",
+            "--numjobs=2",
+            "--offset=4k",
+        ])
+        .unwrap();
+        for (i, t) in p.iter().enumerate() {
+            let c = &t.engine.cfg;
+            assert_eq!(t.engine.name, "psync");
+            // psync completes in the call: capped at 1.
+            assert_eq!((c.iodepth, t.io.depth, t.depth_note), (1, 1, true));
+            assert_eq!((c.nfiles, c.subjob), (1, i as u32));
+            assert!(c.writes && !c.reads && c.random);
+            assert_eq!((c.offset, c.size), (4096, 4096 + 64 * 1024));
+            assert_eq!(c.job_name, "j");
+        }
+        assert_ne!(p[0].engine.cfg.seed, p[1].engine.cfg.seed);
     }
 
     #[test]

@@ -557,7 +557,41 @@ pub fn report_params(o: &JobOptions, caps: &Caps) -> ReportParams {
     }
 }
 
-/// The engine's configuration.
+/// The job thread's engine: its name, the configuration it is built from and its
+/// capabilities. The planner resolves them once per job definition ([`EnginePlan::of_job`],
+/// from the job's options) and each thread adds what is its own (depth, files, seeds, clone
+/// number, size). The worker builds the engine from `cfg` and reads `caps`; nothing asks an
+/// engine for its capabilities again.
+#[derive(Clone, Debug)]
+pub struct EnginePlan {
+    /// `ioengine` as given.
+    pub name: String,
+    pub cfg: EngineConfig,
+    /// The engine's capabilities, for the job's options. An engine's capabilities depend on
+    /// its own options and the job's `iodepth` only (never on what a thread adds), and the
+    /// depth the "capped at 1" rule gives from them gives them again: the planner's
+    /// `caps_hold_at_the_thread_depth` test holds every engine to that.
+    pub caps: Caps,
+}
+
+impl EnginePlan {
+    /// The engine of a job whose options name `nfiles` files (engines that take one file
+    /// check it): the configured depth, no seeds yet. An engine flexio knows but does not
+    /// run, or an unknown name, is refused here.
+    pub fn of_job(o: &JobOptions, nfiles: u32) -> Result<EnginePlan, String> {
+        flexio_engine::registry::CATALOG.check_engine(&o.ioengine)?;
+        let cfg = engine_config(o, o.iodepth, nfiles, &[0; slot::COUNT]);
+        let caps = flexio_engine::caps_of(&o.ioengine, &cfg)
+            .ok_or_else(|| format!("unknown ioengine '{}'", o.ioengine))?;
+        Ok(EnginePlan {
+            name: o.ioengine.clone(),
+            cfg,
+            caps,
+        })
+    }
+}
+
+/// The engine's configuration from a job's options.
 pub fn engine_config(o: &JobOptions, depth: u32, nfiles: u32, seeds: &[u64]) -> EngineConfig {
     EngineConfig {
         iodepth: depth,

@@ -188,7 +188,8 @@ pub fn apply(def: &JobDef, t: &mut ThreadPlan, reg: &mut Registry) -> Result<(),
     let mut files = Vec::new();
     for (i, f) in t.files.iter_mut().enumerate() {
         let fname = f.path.display().to_string();
-        if f.block.as_ref().is_some_and(|b| b.char_dev) || t.caps.pipe || t.caps.noio {
+        if f.block.as_ref().is_some_and(|b| b.char_dev) || t.engine.caps.pipe || t.engine.caps.noio
+        {
             return Err(err(
                 def,
                 format!(

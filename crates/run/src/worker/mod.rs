@@ -103,7 +103,7 @@ impl EngineVisitor for Runner<'_> {
             return match offload::Offload::new(
                 Box::new(engine),
                 build,
-                &p.engine_cfg,
+                &p.engine.cfg,
                 threads,
                 p.io.depth as usize,
                 self.ctx.clock,
@@ -216,7 +216,7 @@ fn start_delay(plan: &ThreadPlan, ctx: &RunCtx, progress: &Progress) {
 
 /// Run a whole thread plan and package its result.
 pub fn run_thread(plan: &ThreadPlan, ctx: &RunCtx, progress: &Progress) -> JobResult {
-    let _io_job = IoJobDone(!plan.caps.noio);
+    let _io_job = IoJobDone(!plan.engine.caps.noio);
     let tid = flexio_engine::platform::thread_id();
     // A private descriptor table makes every system call on the job's files cheaper; a
     // kernel that refuses only costs that speed.
@@ -269,8 +269,8 @@ pub fn run_thread(plan: &ThreadPlan, ctx: &RunCtx, progress: &Progress) -> JobRe
         None
     };
     let stats = match flexio_engine::with_engine(
-        &plan.engine,
-        &plan.engine_cfg,
+        &plan.engine.name,
+        &plan.engine.cfg,
         Runner {
             plan,
             ctx,

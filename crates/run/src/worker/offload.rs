@@ -49,9 +49,20 @@ struct Shared {
     finished: Condvar,
 }
 
+/// The capabilities the job loop sees with its requests offloaded, from the engine's:
+/// requests complete later, in reap, and their submission is not measured (fio's
+/// offloaded requests have no slat).
+pub fn loop_caps(engine: Caps) -> Caps {
+    Caps {
+        syncio: false,
+        has_commit: false,
+        no_slat: true,
+        ..engine
+    }
+}
+
 pub struct Offload {
     inner: Box<dyn Engine>,
-    caps: Caps,
     shared: Arc<Shared>,
     submitters: Vec<std::thread::JoinHandle<()>>,
     /// Issue and completion stamps of each slot's last completed request.
@@ -70,12 +81,6 @@ impl Offload {
         depth: usize,
         clock: Clock,
     ) -> io::Result<Offload> {
-        let mut caps = inner.caps();
-        // Requests complete later, in reap, and their submission is not measured (fio's
-        // offloaded requests have no slat).
-        caps.syncio = false;
-        caps.has_commit = false;
-        caps.no_slat = true;
         let shared = Arc::new(Shared {
             q: Mutex::new(Queues {
                 todo: VecDeque::with_capacity(depth),
@@ -98,7 +103,6 @@ impl Offload {
         }
         Ok(Offload {
             inner,
-            caps,
             shared,
             submitters,
             stamps: vec![(0, 0); depth],
@@ -164,7 +168,7 @@ impl Drop for Offload {
 
 impl Engine for Offload {
     fn caps(&self) -> Caps {
-        self.caps
+        loop_caps(self.inner.caps())
     }
     fn init(&mut self) -> io::Result<()> {
         self.inner.init()

@@ -224,14 +224,19 @@ impl<'a, E: Engine> Worker<'a, E> {
             _ => None,
         };
         let nfiles = p.files.len();
-        let caps = e.caps();
+        // The plan's, as the planner resolved them; with io_submit_mode=offload, as the
+        // submitter threads make them.
+        let caps = match p.io.offload {
+            Some(_) => super::offload::loop_caps(p.engine.caps),
+            None => p.engine.caps,
+        };
         Worker {
             caps,
             plan: p,
             ctx,
             progress,
             clock: ctx.clock,
-            stats: fresh_stats(p, &e),
+            stats: fresh_stats(p),
             gen: Generator::new(p.spec.clone()),
             bufs,
             fill_rng,
@@ -343,7 +348,7 @@ impl<'a, E: Engine> Worker<'a, E> {
         let p = self.plan;
         let w = self
             .files
-            .open(i, &p.files[i], &p.open, &mut self.engine, &p.engine)
+            .open(i, &p.files[i], &p.open, &mut self.engine, &p.engine.name)
             .map_err(|(e, what)| (e, what, format!("open({})", p.files[i].path.display())))?;
         if let Some(w) = w {
             self.ctx.notes.warn(&w);
@@ -506,7 +511,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             // One clear line: which engine, and why.
             self.ctx.notes.err(&format!(
                 "fio: io engine {} init failed: {e}.{extra}",
-                self.plan.engine
+                self.plan.engine.name
             ));
             self.fail(errno, "io engine init");
             return false;
@@ -665,7 +670,7 @@ impl<'a, E: Engine> Worker<'a, E> {
         if let Err(e) = self.engine.wrap_up() {
             self.ctx.notes.err(&format!(
                 "flexio: {}: {}: {e}",
-                self.plan.name, self.plan.engine
+                self.plan.name, self.plan.engine.name
             ));
             self.fail(e.raw_os_error().unwrap_or(libc::EIO), "engine wrap-up");
         }
@@ -712,7 +717,7 @@ impl<'a, E: Engine> Worker<'a, E> {
 
     /// End of ramp_time: discard everything measured so far and restart the clock.
     fn end_ramp(&mut self, now: u64) {
-        self.stats = fresh_stats(self.plan, &self.engine);
+        self.stats = fresh_stats(self.plan);
         self.bytes = [0; 3];
         self.ios = [0; 3];
         self.elapsed_us = [0; 3];

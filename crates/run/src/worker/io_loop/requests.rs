@@ -4,9 +4,9 @@
 use super::*;
 
 /// A job's empty statistics, with a slot per operation kind of its engine.
-pub(super) fn fresh_stats<E: Engine>(p: &ThreadPlan, e: &E) -> ThreadStats {
+pub(super) fn fresh_stats(p: &ThreadPlan) -> ThreadStats {
     let mut s = ThreadStats::new(p.stats_cfg);
-    s.init_ops(e.caps().op_kinds);
+    s.init_ops(p.engine.caps.op_kinds);
     if let Some(unit) = p.io.block_errors {
         let regions: Vec<(u64, u64)> = p
             .files
@@ -62,7 +62,7 @@ impl<E: Engine> Worker<'_, E> {
                 let errno = e.raw_os_error().unwrap_or(libc::EIO);
                 self.ctx.notes.err(&format!(
                     "fio: {} of {} failed: {e}",
-                    self.plan.engine,
+                    self.plan.engine.name,
                     path.display()
                 ));
                 self.fail(errno, "file operation");
@@ -125,7 +125,7 @@ impl<E: Engine> Worker<'_, E> {
                 let errno = e.raw_os_error().unwrap_or(libc::EIO);
                 self.ctx.notes.err(&format!(
                     "flexio: {}: {}: {e}",
-                    self.plan.name, self.plan.engine
+                    self.plan.name, self.plan.engine.name
                 ));
                 self.fail(errno, "engine preparation");
                 self.free.push(slot);
