@@ -12,8 +12,9 @@ use crate::api::{EngineDef, Caps, Completion, Engine, EngineConfig, FileInfo, Io
 use crate::buffer::IoBuffers;
 use flexio_job::engine_opts::parse;
 use flexio_job::table::{Kind, OptDef};
-use io_uring::{opcode, squeue, types, IoUring};
+use io_uring::{cqueue, opcode, squeue, types, IoUring};
 use std::io;
+use std::os::fd::RawFd;
 
 const RWF_NOWAIT: i32 = 0x8;
 /// `RWF_UNCACHED` (RWF_DONTCACHE since Linux 6.14).
@@ -75,27 +76,28 @@ pub enum CmdType {
 }
 
 flexio_job::engine_options! {
-    /// Metadata and end-to-end protection information (fio 3.41 for io_uring; io_uring_cmd
-    /// has had them since 3.36, `crate::uring_cmd::PI_OPTIONS`).
+    /// Metadata and end-to-end protection information, one group for io_uring (fio 3.41)
+    /// and io_uring_cmd (fio 3.36, which adds `apptag_mask`: `crate::uring_cmd::PI_MASK`).
+    /// The rows say 3.36, the first fio that has them; fio 3.33 has them for neither.
     pub struct PiOpts; rows PI_OPTIONS;
     /// Bytes of the metadata buffer of each request.
     md_per_io_size: u64 = 0,
         "md_per_io_size", Kind::Int { min: 0, max: u32::MAX as i64 }, "0",
         "Size of separate metadata buffer per IO",
-        |v, kb| parse::int(v, kb, 0, u32::MAX as i64).map(|n| n as u64), since "3.41";
+        |v, kb| parse::int(v, kb, 0, u32::MAX as i64).map(|n| n as u64), since "3.36";
     /// PRACT: the device generates (writes) and strips (reads) the protection information.
     pi_act: bool = true,
         "pi_act", Kind::Bool, "1", "Protection information action", parse::boolean,
-        since "3.41";
+        since "3.36";
     /// Which protection information fields the device checks.
     pi_chk: PiChecks = PiChecks::default(),
         "pi_chk", Kind::Str, "", "Protection information check fields (GUARD,REFTAG,APPTAG)",
-        |v, _| PiChecks::parse(flexio_job::table::req(v)?), since "3.41";
+        |v, _| PiChecks::parse(flexio_job::table::req(v)?), since "3.36";
     /// The application tag.
     apptag: u16 = 0x1234,
         "apptag", Kind::Int { min: 0, max: 0xffff }, "0x1234",
         "Application tag for protection information",
-        |v, kb| parse::int(v, kb, 0, 0xffff).map(|n| n as u16), since "3.41";
+        |v, kb| parse::int(v, kb, 0, 0xffff).map(|n| n as u16), since "3.36";
 }
 
 /// `pi_chk`: which protection information fields the device checks.
@@ -269,6 +271,108 @@ pub(crate) fn submit_pending<S: squeue::EntryMarker, C: io_uring::cqueue::EntryM
     }
 }
 
+/// A ring for `depth` requests (entries rounded up to a power of two, twice as many
+/// completion entries) with the job's setup flags (`hipri`: IOPOLL; `sqthread_poll` and its
+/// CPU) and, with `registerfiles`, a table of `nfiles` empty descriptor slots that
+/// [`register_file`] fills as the core opens files: io_uring's and io_uring_cmd's rings.
+/// `setup_err` words a failed setup.
+pub(crate) fn setup_ring<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
+    o: &UringOpts,
+    depth: u32,
+    nfiles: u32,
+    setup_err: fn(io::Error, &UringOpts) -> io::Error,
+) -> io::Result<IoUring<S, C>> {
+    let entries = depth.max(1).next_power_of_two();
+    let mut b = IoUring::<S, C>::builder();
+    if o.hipri {
+        b.setup_iopoll();
+    }
+    if o.sqthread_poll {
+        b.setup_sqpoll(1000);
+        if let Some(cpu) = o.sqthread_poll_cpu {
+            b.setup_sqpoll_cpu(cpu);
+        }
+    }
+    b.setup_cqsize(entries * 2);
+    let ring = b.build(entries).map_err(|e| setup_err(e, o))?;
+    if o.registerfiles {
+        let n = nfiles.max(1) as usize;
+        ring.submitter()
+            .register_files(&vec![-1; n])
+            .map_err(|e| io::Error::new(e.kind(), format!("registerfiles: {e}")))?;
+    }
+    Ok(ring)
+}
+
+/// `registerfiles`: descriptor `fd` (-1: none) into the ring's slot `file`.
+pub(crate) fn register_file<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
+    ring: Option<&IoUring<S, C>>,
+    file: u32,
+    fd: RawFd,
+) -> io::Result<()> {
+    if let Some(ring) = ring {
+        ring.submitter()
+            .register_files_update(file, &[fd])
+            .map_err(|e| io::Error::new(e.kind(), format!("registerfiles: {e}")))?;
+    }
+    Ok(())
+}
+
+/// `fixedbufs`: register the job's I/O buffers, every slot as one region, so requests can
+/// name them by index (READ_FIXED/WRITE_FIXED, or io_uring_cmd's fixed buffers).
+pub(crate) fn register_buffers<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
+    ring: Option<&IoUring<S, C>>,
+    bufs: &IoBuffers,
+) -> io::Result<()> {
+    let ring = ring.ok_or_else(|| io::Error::from_raw_os_error(libc::EINVAL))?;
+    let iov = libc::iovec {
+        iov_base: bufs.ptr(0).cast(),
+        iov_len: bufs.slot_size() * bufs.count(),
+    };
+    // SAFETY: the buffers outlive the ring's use of them: the core keeps `bufs` alive
+    // until after the engine is dropped, and the ring unregisters on drop.
+    unsafe { ring.submitter().register_buffers(&[iov]) }.map_err(|e| {
+        io::Error::new(
+            e.kind(),
+            format!("fixedbufs: cannot register the I/O buffers: {e}"),
+        )
+    })
+}
+
+/// Collect at least `min` and at most `max` completions into `out` (io_uring's and
+/// io_uring_cmd's reap), each completion entry turned into a [`Completion`] by `complete`;
+/// waits in the kernel while fewer than `min` arrived and more are in flight. `inflight`
+/// counts the ones taken out. Generic over `complete`, so each engine's conversion is
+/// compiled into its own copy: no call through a pointer per request.
+#[inline]
+pub(crate) fn reap_ring<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
+    ring: &mut IoUring<S, C>,
+    inflight: &mut u32,
+    min: usize,
+    max: usize,
+    out: &mut Vec<Completion>,
+    mut complete: impl FnMut(C) -> Completion,
+) -> io::Result<usize> {
+    let mut got = 0usize;
+    loop {
+        for cqe in ring.completion().take(max - got) {
+            out.push(complete(cqe));
+            got += 1;
+        }
+        if got >= min || got >= max || (*inflight as usize) <= got {
+            break;
+        }
+        match ring.submitter().submit_and_wait(min - got) {
+            Ok(_) => {}
+            Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
+            Err(e) if matches!(e.raw_os_error(), Some(libc::EAGAIN) | Some(libc::EBUSY)) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    *inflight -= got as u32;
+    Ok(got)
+}
+
 impl Engine for Uring {
     fn caps(&self) -> Caps {
         Caps {
@@ -281,19 +385,7 @@ impl Engine for Uring {
         }
     }
     fn init(&mut self) -> io::Result<()> {
-        let entries = self.depth.max(1).next_power_of_two();
-        let mut b = IoUring::builder();
-        if self.opts.hipri {
-            b.setup_iopoll();
-        }
-        if self.opts.sqthread_poll {
-            b.setup_sqpoll(1000);
-            if let Some(cpu) = self.opts.sqthread_poll_cpu {
-                b.setup_sqpoll_cpu(cpu);
-            }
-        }
-        b.setup_cqsize(entries * 2);
-        let ring = b.build(entries).map_err(|e| setup_error(e, &self.opts))?;
+        let ring = setup_ring(&self.opts, self.depth, self.nfiles, setup_error)?;
         if self.opts.nonvectored < 0 {
             // Auto: plain READ/WRITE where the kernel has them (5.6+), as fio does.
             let mut probe = io_uring::Probe::new();
@@ -301,54 +393,25 @@ impl Engine for Uring {
                 || !probe.is_supported(opcode::Read::CODE);
             self.vectored = vectored;
         }
-        if self.opts.registerfiles {
-            // A table of empty slots, filled as the core opens files.
-            let n = self.nfiles.max(1) as usize;
-            ring.submitter()
-                .register_files(&vec![-1; n])
-                .map_err(|e| io::Error::new(e.kind(), format!("registerfiles: {e}")))?;
-        }
         self.ring = Some(ring);
         Ok(())
     }
     fn post_init(&mut self, bufs: &IoBuffers) -> io::Result<()> {
-        if !self.opts.fixedbufs {
-            return Ok(());
+        if self.opts.fixedbufs {
+            register_buffers(self.ring.as_ref(), bufs)?;
+            self.fixed = true;
         }
-        let ring = self
-            .ring
-            .as_ref()
-            .ok_or_else(|| io::Error::from_raw_os_error(libc::EINVAL))?;
-        let iov = libc::iovec {
-            iov_base: bufs.ptr(0).cast(),
-            iov_len: bufs.slot_size() * bufs.count(),
-        };
-        // SAFETY: the buffers outlive the ring's use of them: the core keeps `bufs` alive
-        // until after the engine is dropped, and the ring unregisters on drop.
-        unsafe { ring.submitter().register_buffers(&[iov]) }.map_err(|e| {
-            io::Error::new(
-                e.kind(),
-                format!("fixedbufs: cannot register the I/O buffers: {e}"),
-            )
-        })?;
-        self.fixed = true;
         Ok(())
     }
     fn open_file(&mut self, file: u32, f: &FileInfo) -> io::Result<()> {
         if self.opts.registerfiles {
-            if let Some(ring) = &self.ring {
-                ring.submitter()
-                    .register_files_update(file, &[f.fd])
-                    .map_err(|e| io::Error::new(e.kind(), format!("registerfiles: {e}")))?;
-            }
+            register_file(self.ring.as_ref(), file, f.fd)?;
         }
         Ok(())
     }
     fn close_file(&mut self, file: u32) -> io::Result<()> {
         if self.opts.registerfiles {
-            if let Some(ring) = &self.ring {
-                let _ = ring.submitter().register_files_update(file, &[-1]);
-            }
+            let _ = register_file(self.ring.as_ref(), file, -1);
         }
         Ok(())
     }
@@ -460,27 +523,9 @@ impl Engine for Uring {
         let Some(ring) = self.ring.as_mut() else {
             return Ok(0);
         };
-        let mut got = 0usize;
-        loop {
-            for cqe in ring.completion().take(max - got) {
-                out.push(Completion {
-                    idx: cqe.user_data() as u32,
-                    res: cqe.result() as i64,
-                });
-                got += 1;
-            }
-            if got >= min || got >= max || (self.inflight as usize) <= got {
-                break;
-            }
-            let want = min - got;
-            match ring.submitter().submit_and_wait(want) {
-                Ok(_) => {}
-                Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
-                Err(e) if matches!(e.raw_os_error(), Some(libc::EAGAIN) | Some(libc::EBUSY)) => {}
-                Err(e) => return Err(e),
-            }
-        }
-        self.inflight -= got as u32;
-        Ok(got)
+        reap_ring(ring, &mut self.inflight, min, max, out, |cqe| Completion {
+            idx: cqe.user_data() as u32,
+            res: cqe.result() as i64,
+        })
     }
 }

@@ -17,7 +17,9 @@
 use crate::api::{Caps, Completion, Engine, EngineConfig, EngineDef, FileInfo, IoReq, Op, Queued};
 use crate::buffer::IoBuffers;
 use crate::device;
-use crate::uring::{CmdType, PiChecks, UringOpts};
+use crate::uring::{
+    reap_ring, register_buffers, register_file, setup_ring, CmdType, PiChecks, PiOpts, UringOpts,
+};
 use flexio_job::engine_opts::parse;
 use flexio_job::table::{Kind, OptDef};
 use io_uring::{cqueue, opcode, squeue, types, IoUring};
@@ -188,23 +190,9 @@ pub enum VerifyMode {
 }
 
 flexio_job::engine_options! {
-    /// Metadata and protection information of io_uring_cmd (fio 3.36+; io_uring's group is
-    /// `crate::uring::PI_OPTIONS`, the same options from 3.41).
-    pub struct CmdPiOpts; rows PI_OPTIONS;
-    md_per_io_size: u64 = 0,
-        "md_per_io_size", Kind::Int { min: 0, max: u32::MAX as i64 }, "0",
-        "Size of separate metadata buffer per IO",
-        |v, kb| parse::int(v, kb, 0, u32::MAX as i64).map(|n| n as u64), since "3.36";
-    pi_act: bool = true,
-        "pi_act", Kind::Bool, "1", "Protection information action", parse::boolean,
-        since "3.36";
-    pi_chk: PiChecks = PiChecks::default(),
-        "pi_chk", Kind::Str, "", "Protection information check fields (GUARD,REFTAG,APPTAG)",
-        |v, _| PiChecks::parse(flexio_job::table::req(v)?), since "3.36";
-    apptag: u16 = 0x1234,
-        "apptag", Kind::Int { min: 0, max: 0xffff }, "0x1234",
-        "Application tag for protection information",
-        |v, kb| parse::int(v, kb, 0, 0xffff).map(|n| n as u16), since "3.36";
+    /// io_uring_cmd's protection information option beyond those it shares with io_uring
+    /// (`crate::uring::PI_OPTIONS`).
+    pub struct PiMaskOpts; rows PI_MASK;
     /// Which application tag bits the device checks.
     apptag_mask: u16 = 0xffff,
         "apptag_mask", Kind::Int { min: 0, max: 0xffff }, "0xffff",
@@ -459,7 +447,8 @@ const NEEDS: &str = "an NVMe namespace's generic character device (/dev/ngXnY)";
 pub struct UringCmd {
     uring: UringOpts,
     opts: CmdOpts,
-    pi: CmdPiOpts,
+    pi: PiOpts,
+    apptag_mask: u16,
     depth: u32,
     nfiles: u32,
     ring: Option<IoUring<squeue::Entry128, cqueue::Entry32>>,
@@ -485,12 +474,14 @@ impl EngineDef for UringCmd {
         crate::uring::OPTIONS,
         crate::cmdprio::OPTIONS,
         CMD_OPTIONS,
-        PI_OPTIONS,
+        crate::uring::PI_OPTIONS,
+        PI_MASK,
     ];
     fn build(cfg: &EngineConfig) -> Self {
         let depth = cfg.iodepth.max(1) as usize;
-        let pi = CmdPiOpts::from_values(&cfg.values);
+        let pi = PiOpts::from_values(&cfg.values);
         UringCmd {
+            apptag_mask: PiMaskOpts::from_values(&cfg.values).apptag_mask,
             uring: UringOpts::from_values(&cfg.values),
             opts: CmdOpts::from_values(&cfg.values),
             md: vec![0; pi.md_per_io_size as usize * depth],
@@ -574,7 +565,7 @@ impl UringCmd {
             act: self.pi.pi_act,
             chk: self.pi.pi_chk,
             apptag: self.pi.apptag,
-            apptag_mask: self.pi.apptag_mask,
+            apptag_mask: self.apptag_mask,
         })
     }
 
@@ -599,45 +590,14 @@ impl Engine for UringCmd {
         }
     }
     fn init(&mut self) -> io::Result<()> {
-        let entries = self.depth.max(1).next_power_of_two();
-        let mut b = IoUring::<squeue::Entry128, cqueue::Entry32>::builder();
-        if self.uring.hipri {
-            b.setup_iopoll();
-        }
-        if self.uring.sqthread_poll {
-            b.setup_sqpoll(1000);
-            if let Some(cpu) = self.uring.sqthread_poll_cpu {
-                b.setup_sqpoll_cpu(cpu);
-            }
-        }
-        b.setup_cqsize(entries * 2);
-        let ring = b.build(entries)?;
-        if self.uring.registerfiles {
-            let n = self.nfiles.max(1) as usize;
-            ring.submitter()
-                .register_files(&vec![-1; n])
-                .map_err(|e| io::Error::new(e.kind(), format!("registerfiles: {e}")))?;
-        }
-        self.ring = Some(ring);
+        self.ring = Some(setup_ring(&self.uring, self.depth, self.nfiles, |e, _| e)?);
         Ok(())
     }
     fn post_init(&mut self, bufs: &IoBuffers) -> io::Result<()> {
-        if !self.uring.fixedbufs {
-            return Ok(());
+        if self.uring.fixedbufs {
+            register_buffers(self.ring.as_ref(), bufs)?;
+            self.fixed = true;
         }
-        let ring = self
-            .ring
-            .as_ref()
-            .ok_or_else(|| io::Error::from_raw_os_error(libc::EINVAL))?;
-        let iov = libc::iovec {
-            iov_base: bufs.ptr(0).cast(),
-            iov_len: bufs.slot_size() * bufs.count(),
-        };
-        // SAFETY: the core keeps `bufs` alive until after the engine is dropped, and the
-        // ring unregisters them on drop.
-        unsafe { ring.submitter().register_buffers(&[iov]) }
-            .map_err(|e| io::Error::new(e.kind(), format!("fixedbufs: {e}")))?;
-        self.fixed = true;
         Ok(())
     }
     fn open_file(&mut self, file: u32, f: &FileInfo) -> io::Result<()> {
@@ -666,11 +626,7 @@ impl Engine for UringCmd {
             *s = Some(ns);
         }
         if self.uring.registerfiles {
-            if let Some(ring) = &self.ring {
-                ring.submitter()
-                    .register_files_update(file, &[f.fd])
-                    .map_err(|e| io::Error::new(e.kind(), format!("registerfiles: {e}")))?;
-            }
+            register_file(self.ring.as_ref(), file, f.fd)?;
         }
         Ok(())
     }
@@ -679,9 +635,7 @@ impl Engine for UringCmd {
             *s = None;
         }
         if self.uring.registerfiles {
-            if let Some(ring) = &self.ring {
-                let _ = ring.submitter().register_files_update(file, &[-1]);
-            }
+            let _ = register_file(self.ring.as_ref(), file, -1);
         }
         Ok(())
     }
@@ -810,34 +764,19 @@ impl Engine for UringCmd {
         let Some(ring) = self.ring.as_mut() else {
             return Ok(0);
         };
-        let mut got = 0usize;
-        loop {
-            for cqe in ring.completion().take(max - got) {
-                let idx = cqe.user_data() as u32;
-                let r = cqe.result();
-                let res = match r {
-                    0 => self.done.get(idx as usize).copied().unwrap_or(0),
-                    r if r < 0 => r as i64,
-                    status => {
-                        self.last_error = Some(format!("NVMe status 0x{status:x}"));
-                        -(libc::EIO as i64)
-                    }
-                };
-                out.push(Completion { idx, res });
-                got += 1;
-            }
-            if got >= min || got >= max || (self.inflight as usize) <= got {
-                break;
-            }
-            match ring.submitter().submit_and_wait(min - got) {
-                Ok(_) => {}
-                Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
-                Err(e) if matches!(e.raw_os_error(), Some(libc::EAGAIN) | Some(libc::EBUSY)) => {}
-                Err(e) => return Err(e),
-            }
-        }
-        self.inflight -= got as u32;
-        Ok(got)
+        let (done, last_error) = (&self.done, &mut self.last_error);
+        reap_ring(ring, &mut self.inflight, min, max, out, |cqe| {
+            let idx = cqe.user_data() as u32;
+            let res = match cqe.result() {
+                0 => done.get(idx as usize).copied().unwrap_or(0),
+                r if r < 0 => r as i64,
+                status => {
+                    *last_error = Some(format!("NVMe status 0x{status:x}"));
+                    -(libc::EIO as i64)
+                }
+            };
+            Completion { idx, res }
+        })
     }
     fn failed_op(&self) -> Option<String> {
         self.last_error.clone()
