@@ -767,7 +767,14 @@ impl<'a, E: Engine> Worker<'a, E> {
             "rate: sleeping {} usec until the next I/O is due",
             due.saturating_sub(start) / 1000
         );
-        let r = loop {
+        self.sleep_until(start, due).0
+    }
+
+    /// Sleep from `start` until `due`, doing the periodic work (status, logs, runtime) on
+    /// time meanwhile; the time slept counts as the job's wait time. Returns false when the
+    /// job should stop instead, and the nanoseconds slept.
+    pub(super) fn sleep_until(&mut self, start: u64, due: u64) -> (bool, u64) {
+        let go_on = loop {
             let now = self.clock.now();
             self.periodic(now);
             if self.should_stop(now) {
@@ -781,8 +788,9 @@ impl<'a, E: Engine> Worker<'a, E> {
                 .min(50_000_000);
             std::thread::sleep(std::time::Duration::from_nanos(step));
         };
-        self.stats.wait_ns += self.clock.now().saturating_sub(start);
-        r
+        let slept = self.clock.now().saturating_sub(start);
+        self.stats.wait_ns += slept;
+        (go_on, slept)
     }
 
     /// The next I/O of a rate-limited job: file, then direction, where the rate may switch

@@ -102,23 +102,7 @@ impl<E: Engine> Worker<'_, E> {
             return true;
         }
         let t0 = self.clock.now();
-        let due = t0 + us * 1000;
-        let r = loop {
-            let now = self.clock.now();
-            self.periodic(now);
-            if self.should_stop(now) {
-                break false;
-            }
-            if now >= due {
-                break true;
-            }
-            let step = (due - now)
-                .min(self.next_event_ns.saturating_sub(now).max(20_000))
-                .min(50_000_000);
-            std::thread::sleep(std::time::Duration::from_nanos(step));
-        };
-        let slept = self.clock.now().saturating_sub(t0);
-        self.stats.wait_ns += slept;
+        let (r, slept) = self.sleep_until(t0, t0 + us * 1000);
         if let Some(rp) = self.replay.as_mut() {
             rp.slept(delay, slept / 1000);
         }
