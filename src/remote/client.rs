@@ -621,7 +621,7 @@ fn session(p: Plan, index: usize, sh: &Shared, eta_every: Duration) -> HostResul
                         );
                         if let Err(e) = flexio_run::notes::write_atomic(
                             std::path::Path::new(&name),
-                            &t.to_state_file(),
+                            &flexio_remote::vstate::VerifyState::V3(t.clone()).encode(),
                         ) {
                             eprintln!("flexio: cannot write {name}: {e}");
                         }

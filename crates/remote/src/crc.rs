@@ -52,9 +52,11 @@ const fn crc32c_table() -> [u32; 256] {
 
 static CRC32C: [u32; 256] = crc32c_table();
 
-/// CRC-32C (Castagnoli), the checksum of fio's verify-state files.
+/// CRC-32C (Castagnoli) as fio computes it, the checksum of its verify-state files: the
+/// register starts at all ones and is not inverted at the end (the standard CRC-32C is
+/// this value inverted).
 pub fn crc32c(data: &[u8]) -> u32 {
-    !data.iter().fold(!0u32, |crc, &b| {
+    data.iter().fold(!0u32, |crc, &b| {
         (crc >> 8) ^ CRC32C[((crc ^ b as u32) & 0xff) as usize]
     })
 }
@@ -73,7 +75,8 @@ mod tests {
 
     #[test]
     fn crc32c_test_vector() {
-        assert_eq!(crc32c(b"123456789"), 0xE306_9283);
-        assert_eq!(crc32c(b""), 0);
+        // The standard check value 0xE3069283, not inverted at the end.
+        assert_eq!(crc32c(b"123456789"), !0xE306_9283);
+        assert_eq!(crc32c(b""), !0);
     }
 }

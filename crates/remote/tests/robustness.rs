@@ -8,7 +8,7 @@ use flexio_remote::iolog::{IoLog, IoSample, LOG_LAT, XMIT_COMPRESSED};
 use flexio_remote::msg::*;
 use flexio_remote::pack::{AddJob, OptionsPack};
 use flexio_remote::ts::{GroupStats, ThreadStat, SS_DATA};
-use flexio_remote::vstate::{RandState, ThreadIoList, VTriggerReply};
+use flexio_remote::vstate::{RandState, StateV3, VTriggerReply};
 use flexio_remote::{Message, Opcode, RawMessage, Sender};
 
 struct Rng(u64);
@@ -107,15 +107,14 @@ fn samples() -> Vec<RawMessage> {
         })),
         Message::IoLog(log),
         Message::VTriggerReply(VTriggerReply {
-            threads: vec![ThreadIoList {
-                no_comps: 1,
+            threads: vec![StateV3 {
                 depth: 2,
                 nofiles: 1,
                 numberio: 3,
                 index: 0,
-                rand: RandState::Taus258([1; 6]),
+                rand: RandState::Taus258([1; 5]),
                 name: "j".into(),
-                comps: vec![(0, 4096), (0, 8192)],
+                comps: vec![(0, 4096)],
             }],
         }),
         Message::JobOpt(JobOpt::new(true, 0, "bs", "4k")),

@@ -1047,13 +1047,13 @@ pub fn verify_plan(
         rand_initial: (random || c.gen == crate::verify::Generation::Latest).then(|| {
             let seed = seeds[flexio_workload::rng::slot::BLOCK];
             if o.random_generator == flexio_job::options::RandGenOpt::Tausworthe64 {
-                crate::verify::state::RandState::from(flexio_workload::rng::TausState::T64(
+                crate::verify::state::RandState::Taus258(
                     flexio_workload::rng::Taus258::new(seed).state(),
-                ))
+                )
             } else {
-                crate::verify::state::RandState::from(flexio_workload::rng::TausState::T32(
+                crate::verify::state::RandState::Taus88(
                     flexio_workload::rng::Taus88::new(seed as u32).state(),
-                ))
+                )
             }
         }),
         rand_tracked: random,

@@ -30,7 +30,7 @@ fn fio333_file() -> Vec<u8> {
 fn fio333_state_file_read_and_written_byte_for_byte() {
     let f = fio333_file();
     assert_eq!(f.len(), 240);
-    let s = VerifyState::decode(Generation::Fio333, &f, 4).unwrap();
+    let s = decode(Generation::Fio333, &f, 4).unwrap();
     let VerifyState::V3(v) = &s else { panic!() };
     assert_eq!(
         (v.depth, v.nofiles, v.numberio, v.index, v.name.as_str()),
@@ -43,7 +43,7 @@ fn fio333_state_file_read_and_written_byte_for_byte() {
     assert_eq!(v.comps[0], (0, 0x01e9_d000));
     assert_eq!(s.encode(), f, "the same bytes, crc included");
     // The newest format refuses it, naming the reason.
-    let e = VerifyState::decode(Generation::Latest, &f, 4).unwrap_err();
+    let e = decode(Generation::Latest, &f, 4).unwrap_err();
     assert!(
         e.starts_with("fio: unsupported (3) version in verify state header"),
         "{e}"
@@ -51,15 +51,15 @@ fn fio333_state_file_read_and_written_byte_for_byte() {
     let mut bad = f.clone();
     bad[100] ^= 1;
     assert_eq!(
-        VerifyState::decode(Generation::Fio333, &bad, 4).unwrap_err(),
+        decode(Generation::Fio333, &bad, 4).unwrap_err(),
         "fio: verify state is corrupt"
     );
     assert_eq!(
-        VerifyState::decode(Generation::Fio333, &f[..20], 4).unwrap_err(),
+        decode(Generation::Fio333, &f[..20], 4).unwrap_err(),
         "fio: failed reading verify state header"
     );
     assert_eq!(
-        VerifyState::decode(Generation::Fio333, &f[..200], 4).unwrap_err(),
+        decode(Generation::Fio333, &f[..200], 4).unwrap_err(),
         "fio: failed reading verity state"
     );
 }
@@ -106,8 +106,8 @@ fn newest_state_layout_field_by_field() {
         &7u64.to_le_bytes(),
         "failed write after the iodepth slots"
     );
-    assert_eq!(VerifyState::decode(Generation::Latest, &b, 2).unwrap(), s);
-    assert!(VerifyState::decode(Generation::Fio333, &b, 2)
+    assert_eq!(decode(Generation::Latest, &b, 2).unwrap(), s);
+    assert!(decode(Generation::Fio333, &b, 2)
         .unwrap_err()
         .starts_with("fio: unsupported (7) version"));
     assert_eq!(file_name("job/a", 2), "local-job.a-2-verify.state");
@@ -125,17 +125,17 @@ fn stop_rules_of_both_generations() {
         failed: vec![50],
         ..StateV7::default()
     };
-    assert_eq!(s7.decide(10), Decision::Verify);
-    assert_eq!(s7.decide(50), Decision::Skip);
+    assert_eq!(decide(&s7, 10), Decision::Verify);
+    assert_eq!(decide(&s7, 50), Decision::Skip);
     assert_eq!(
-        s7.decide(97),
+        decide(&s7, 97),
         Decision::Stop(Some(
             "Stop verify because seq 97 was an inflight write".into()
         ))
     );
-    assert_eq!(s7.decide(98), Decision::Verify);
+    assert_eq!(decide(&s7, 98), Decision::Verify);
     assert_eq!(
-        s7.decide(100),
+        decide(&s7, 100),
         Decision::Stop(Some("Stop verify because seq 100 >= 100".into()))
     );
     // fio 3.33: 40 sequential writes, depth 1, last completed at block 39.
@@ -146,10 +146,10 @@ fn stop_rules_of_both_generations() {
         ..StateV3::default()
     };
     for k in 0..39u64 {
-        assert!(!s3.should_stop(k, 0, k * 4096), "read {k}");
+        assert!(!should_stop(&s3, k, 0, k * 4096), "read {k}");
     }
-    assert!(!s3.should_stop(39, 0, 39 * 4096));
-    assert!(s3.should_stop(40, 0, 40 * 4096));
+    assert!(!should_stop(&s3, 39, 0, 39 * 4096));
+    assert!(should_stop(&s3, 40, 0, 40 * 4096));
     // Fewer writes than the depth: every read must be a completed one.
     let s3 = StateV3 {
         depth: 4,
@@ -157,8 +157,8 @@ fn stop_rules_of_both_generations() {
         comps: vec![(0, 4096), (0, 0)],
         ..StateV3::default()
     };
-    assert!(!s3.should_stop(0, 0, 0) && !s3.should_stop(1, 0, 4096));
-    assert!(s3.should_stop(2, 0, 8192));
+    assert!(!should_stop(&s3, 0, 0, 0) && !should_stop(&s3, 1, 0, 4096));
+    assert!(should_stop(&s3, 2, 0, 8192));
 }
 
 #[test]

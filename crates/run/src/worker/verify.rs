@@ -171,7 +171,7 @@ impl VerState {
     /// that write).
     #[inline]
     pub fn note_rand(&mut self, s: flexio_workload::rng::TausState) {
-        self.rand = s.into();
+        self.rand = state::rand_state(s);
     }
 
     /// The format's generation (for the report lines).
@@ -346,7 +346,7 @@ impl VerState {
             };
             match &self.loaded {
                 None => return CheckNext::Block(e),
-                Some(VerifyState::V7(s)) => match s.decide(e.numberio) {
+                Some(VerifyState::V7(s)) => match state::decide(s, e.numberio) {
                     Decision::Verify => return CheckNext::Block(e),
                     Decision::Skip => continue,
                     Decision::Stop(m) => {
@@ -356,7 +356,7 @@ impl VerState {
                     }
                 },
                 Some(VerifyState::V3(s)) => {
-                    let stop = s.should_stop(self.reads_done, e.file as u64, e.offset);
+                    let stop = state::should_stop(s, self.reads_done, e.file as u64, e.offset);
                     if stop {
                         self.clear_log();
                         self.replay = None;
