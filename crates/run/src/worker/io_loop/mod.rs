@@ -161,6 +161,15 @@ pub struct Worker<'a, E: Engine> {
     zones: Option<Box<super::zones::Zones>>,
 }
 
+/// The path of the job's file `file`, for messages (borrowed where it is UTF-8: no
+/// allocation on the verify path).
+pub(super) fn path_of(plan: &ThreadPlan, file: u32) -> std::borrow::Cow<'_, str> {
+    plan.files
+        .get(file as usize)
+        .map(|f| f.path.to_string_lossy())
+        .unwrap_or_default()
+}
+
 impl<'a, E: Engine> Worker<'a, E> {
     pub fn new(e: E, p: &'a ThreadPlan, ctx: &'a RunCtx, progress: &'a Progress) -> Self {
         let b = &p.buffers;
@@ -879,12 +888,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             return;
         }
         let s = self.slots[slot as usize];
-        let path = self
-            .plan
-            .files
-            .get(s.file as usize)
-            .map(|f| f.path.display().to_string())
-            .unwrap_or_default();
+        let path = path_of(self.plan, s.file);
         let dir = ["read", "write", "trim"][(s.ddir as usize).min(2)];
         self.ctx.notes.err(&format!(
             "fio: latency of {lat} nsec exceeds specified max ({max} nsec): {path} {dir} {} {}",

@@ -594,12 +594,7 @@ impl<E: Engine> Worker<'_, E> {
     #[cold]
     fn device_full(&mut self, slot: u32, errno: i32) {
         let s = self.slots[slot as usize];
-        let path = self
-            .plan
-            .files
-            .get(s.file as usize)
-            .map(|f| f.path.display().to_string())
-            .unwrap_or_default();
+        let path = path_of(self.plan, s.file);
         self.ctx.notes.err(&format!(
             "fio: io_u error on file {path}: {}: write offset={}, buflen={}",
             crate::notes::strerror(errno),
@@ -636,11 +631,7 @@ impl<E: Engine> Worker<'_, E> {
                     crate::notes::strerror(errno)
                 );
             }
-            let path = plan
-                .files
-                .get(s.file as usize)
-                .map(|f| f.path.display().to_string())
-                .unwrap_or_default();
+            let path = path_of(plan, s.file);
             format!(
                 "fio: io_u error on file {path}: {}: {} offset={}, buflen={}",
                 crate::notes::strerror(errno),

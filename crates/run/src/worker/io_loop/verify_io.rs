@@ -151,12 +151,7 @@ impl<E: Engine> Worker<'_, E> {
             return;
         };
         let Some(vs) = self.ver.as_ref() else { return };
-        let plan = self.plan;
-        let path = plan
-            .files
-            .get(s.file as usize)
-            .map(|f| f.path.to_string_lossy())
-            .unwrap_or_default();
+        let path = path_of(self.plan, s.file);
         let gen_333 = vs.generation() == crate::verify::Generation::Fio333;
         self.ctx.notes.err(&super::super::trims::zero_failure(
             gen_333, &path, s.offset, s.len, at,
@@ -207,12 +202,7 @@ impl<E: Engine> Worker<'_, E> {
             return;
         }
         // No allocation per verified read: a UTF-8 path is borrowed.
-        let plan = self.plan;
-        let path = plan
-            .files
-            .get(s.file as usize)
-            .map(|f| f.path.to_string_lossy())
-            .unwrap_or_default();
+        let path = path_of(self.plan, s.file);
         let buf = &mut self.bufs.slot_mut(slot as usize)[..s.len as usize];
         let Err(m) = vs.check(buf, slot as usize, s.offset, tag, &path) else {
             return;
@@ -251,12 +241,7 @@ impl<E: Engine> Worker<'_, E> {
         // A job already stopped by a failure reports no more (fio's async threads stop
         // checking once the job has an error).
         if let Some(m) = d.mismatch.as_ref().filter(|_| !self.stop) {
-            let plan = self.plan;
-            let path = plan
-                .files
-                .get(d.file as usize)
-                .map(|f| f.path.to_string_lossy())
-                .unwrap_or_default();
+            let path = path_of(self.plan, d.file);
             let fatal = match self.ver.as_ref() {
                 Some(vs) => report(vs, &self.ctx.notes, m, &d.buf, &path),
                 None => false,
