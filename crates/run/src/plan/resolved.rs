@@ -238,6 +238,8 @@ pub struct LogPlan {
     /// log_hist_msec (0 = as often as the log is looked at).
     pub hist_ms: u64,
     pub hist_coarseness: u32,
+    /// The compressed records' binary layout (fio 3.33's under `--compat=3.33`).
+    pub layout: crate::logz::Layout,
 }
 
 /// Compressed logs.
@@ -851,6 +853,7 @@ pub fn meter_plan(o: &JobOptions, caps: &Caps, thread_number: u32) -> MeterPlan 
         prio_raw: o.log_prio,
         hist_ms: o.log_hist_msec,
         hist_coarseness: o.log_hist_coarseness,
+        layout: crate::logz::Layout::of(o.compat),
     };
     let any_log =
         logs.lat.is_some() || logs.bw.is_some() || logs.iops.is_some() || logs.hist.is_some();
