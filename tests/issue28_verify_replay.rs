@@ -53,14 +53,10 @@ fn flip(path: &Path, at: u64) {
 /// The (offset, length) of the last write a version-3 iolog records.
 fn last_write(log: &Path) -> (u64, u64) {
     let text = std::fs::read_to_string(log).unwrap();
-    let w = text
-        .lines()
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split_whitespace().collect();
-            (f.len() == 5 && f[2] == "write")
-                .then(|| (f[3].parse().unwrap(), f[4].parse().unwrap()))
-        })
-        .last();
+    let w = text.lines().rev().find_map(|l| {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        (f.len() == 5 && f[2] == "write").then(|| (f[3].parse().unwrap(), f[4].parse().unwrap()))
+    });
     w.unwrap_or_else(|| panic!("no write in {text}"))
 }
 
@@ -416,7 +412,12 @@ fn verify_dump_rebuilds_blocks_fio_wrote() {
         ),
     ];
     // (writer, its binary when not flexio, the generation both runs use)
-    let mut writers: Vec<(&str, Option<std::path::PathBuf>, &[(&str, &str)])> =
+    type Writer<'a> = (
+        &'a str,
+        Option<std::path::PathBuf>,
+        &'a [(&'a str, &'a str)],
+    );
+    let mut writers: Vec<Writer> =
         vec![("flexio 3.33", None, ORACLE_COMPAT), ("flexio", None, &[])];
     if let Some(fio) = fio_bin() {
         writers.insert(0, ("fio", Some(fio), ORACLE_COMPAT));
