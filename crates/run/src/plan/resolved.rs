@@ -964,17 +964,14 @@ pub fn verify_plan(
         thread: c.thread_number as u16,
     };
     if o.experimental_verify {
-        // The replay re-runs the offset generator alone: it gives the writes again only
-        // when nothing else (reads of a mix, a rate schedule, later loops, a backlog
-        // between writes) took its own turns.
-        let why = if o.rw.reads() {
-            Some("a read/write mix")
-        } else if o.loops > 1 {
-            Some("loops>1")
-        } else if o.verify_backlog > 0 {
+        // The read-back replays each loop's generators from where the loop began (reads
+        // of a mix passed over): it gives the writes again unless something outside the
+        // generators chose them (a rate schedule switching a mix's direction, a backlog
+        // verifying between writes).
+        let why = if o.verify_backlog > 0 {
             Some("verify_backlog")
-        } else if c.rate_limited {
-            Some("a rate limit")
+        } else if c.rate_limited && o.rw.reads() && writes {
+            Some("a rate limit on a read/write mix")
         } else {
             None
         };
