@@ -216,9 +216,11 @@ fn informational(sw: &cli::Switches) -> Option<i32> {
         return Some(0);
     }
     if let Some(path) = &sw.inflate_log {
-        // fio's --inflate-log: a log.fz as the text lines of the log, on stdout.
+        // fio's --inflate-log: a log.fz as the text lines of the log, on stdout; its
+        // records read in the layout of the fio --compat names where they can be.
+        let layout = flexio_run::logz::Layout::of(early_compat(sw));
         return Some(
-            match flexio_run::logz::inflate_file(std::path::Path::new(path)) {
+            match flexio_run::logz::inflate_file(std::path::Path::new(path), layout) {
                 Ok(text) => i32::from(flexio_run::notes::stdout(text.as_bytes()).is_err()),
                 Err(e) => {
                     eprintln!("flexio: --inflate-log: {e}");

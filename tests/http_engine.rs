@@ -2,7 +2,8 @@
 //! (tests/fixtures/object_server.py, loopback only): WebDAV mode with basic authentication,
 //! S3 mode whose AWS Signature Version 4 the server checks, trims as DELETE, data verified
 //! on read-back. (The installed fio 3.33 is built without its http engine, so there is no
-//! oracle run; the object names and the signature are fio's.)
+//! oracle run; the object names and the signature are fio's.) HTTPS and Swift:
+//! tests/issue28_tls.rs.
 
 mod common;
 use common::*;
@@ -273,14 +274,7 @@ fn range_mode_reads_byte_ranges_of_one_object() {
 
 #[test]
 fn what_flexio_cannot_do_is_said() {
-    for (opt, msg) in [
-        ("--https=on", "no TLS"),
-        ("--http_mode=swift", "swift is not supported"),
-    ] {
-        let r = run(1, &[opt, "--rw=write", "--size=16k"]);
-        assert_eq!(r.code, 1);
-        assert!(r.stderr.contains(msg), "{opt}: {}", r.stderr);
-    }
+    // (https and http_mode=swift: tests/issue28_tls.rs.)
     let r = run(1, &["--rw=write"]);
     assert_eq!(r.code, 1);
     assert!(r.stderr.contains("size="), "{}", r.stderr);

@@ -1,5 +1,8 @@
 //! Issue 28's log items: per-I/O bandwidth and IOPS logs hold every I/O, trimwrite's trims
-//! logged before their writes, syncs on the null engine, and output into a closed pipe.
+//! logged before their writes, syncs on the null engine, output into a closed pipe, and
+//! `log_store_compressed` for every log kind (histogram, issue-time and two-value logs
+//! included), inflated to what the plain run writes, and read by fio 3.33's
+//! `--inflate-log` in fio 3.33's layout.
 
 mod common;
 use common::*;
@@ -494,4 +497,205 @@ fn subcommands_end_their_output_quietly_when_the_reader_goes() {
         assert_eq!((sig, code), (None, 0), "{args:?}: stderr:\n{err}");
         assert_quiet(&err, &format!("{args:?}"));
     }
+}
+
+/// Lines of a log as fields.
+fn fields(text: &str) -> Vec<Vec<String>> {
+    text.lines()
+        .map(|l| l.split(", ").map(str::to_string).collect())
+        .collect()
+}
+
+/// Inflate `path` with `bin` (flexio under `env`), requiring success.
+fn inflate(bin: &Path, path: &Path, env: &[(&str, &str)]) -> String {
+    let arg = format!("--inflate-log={}", path.display());
+    let dir = path.parent().unwrap();
+    let r = run_in_env(bin, &[&arg], dir, env);
+    assert_eq!(r.code, 0, "{} {arg}: {}", bin.display(), r.stderr);
+    r.stdout
+}
+
+/// The log kinds of `write_lat_log`, `write_bw_log`, `write_iops_log` and `write_hist_log`.
+const KINDS: [&str; 6] = ["lat", "slat", "clat", "bw", "iops", "clat_hist"];
+
+/// A null-engine job of 1024 random 4 KiB I/Os at 20,000 IOPS (about 50 ms, for several
+/// histogram intervals) with every log, plus `extra`.
+fn every_log_job<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut a = vec![
+        "--name=x",
+        "--ioengine=null",
+        "--rw=randrw",
+        "--bs=4k",
+        "--size=4m",
+        "--iodepth=4",
+        "--write_lat_log=x",
+        "--write_bw_log=x",
+        "--write_iops_log=x",
+        "--write_hist_log=x",
+        "--log_hist_msec=1",
+        "--log_hist_coarseness=2",
+        "--rate_iops=20000",
+        "--output-format=json",
+    ];
+    a.extend_from_slice(extra);
+    a
+}
+
+/// Sum of the bin counts of a histogram log, checked to be some of the job's `ios`
+/// completions (the last interval's, cut short by the job's end, are not written: fio
+/// writes a histogram row only when an interval is over).
+fn hist_total(rows: &[Vec<String>], ios: u64, what: &str) -> u64 {
+    let n = rows
+        .iter()
+        .flat_map(|r| r[3..].iter())
+        .map(|c| c.parse::<u64>().unwrap())
+        .sum();
+    assert!(n > ios / 2 && n <= ios, "{what}: {n} of {ios} completions");
+    n
+}
+
+#[test]
+fn compressed_logs_of_every_kind_inflate_like_the_plain_run() {
+    // Per-I/O logs with every column of the newest fio, then windows with both values.
+    let cases: &[&[&str]] = &[
+        &[
+            "--log_offset=1",
+            "--log_prio=1",
+            "--log_issue_time=1",
+            "--log_window_value=both",
+        ],
+        &[
+            "--log_avg_msec=2",
+            "--log_window_value=both",
+            "--log_offset=1",
+        ],
+    ];
+    for extra in cases {
+        let plain = tempfile::tempdir().unwrap();
+        let packed = tempfile::tempdir().unwrap();
+        let a = every_log_job(extra);
+        let r = flexio(&a, plain.path());
+        assert_eq!(r.code, 0, "{extra:?}: {}", r.stderr);
+        let ios = json_of(&r.stdout)["jobs"][0]["read"]["total_ios"]
+            .as_u64()
+            .unwrap()
+            + json_of(&r.stdout)["jobs"][0]["write"]["total_ios"]
+                .as_u64()
+                .unwrap();
+        assert_eq!(ios, 1024);
+        let mut z = a.clone();
+        z.push("--log_store_compressed=1");
+        let r = flexio(&z, packed.path());
+        assert_eq!(r.code, 0, "{extra:?}: {}", r.stderr);
+        let per_io = !extra.iter().any(|o| o.starts_with("--log_avg_msec"));
+        for kind in KINDS {
+            let text = std::fs::read_to_string(plain.path().join(format!("x_{kind}.1.log")))
+                .unwrap_or_else(|e| panic!("{kind}: {e}"));
+            let fz = packed.path().join(format!("x_{kind}.1.log.fz"));
+            assert!(
+                !packed.path().join(format!("x_{kind}.1.log")).exists(),
+                "{kind}: only the .fz"
+            );
+            let back = inflate(&flexio_bin(), &fz, &[]);
+            let (p, b) = (fields(&text), fields(&back));
+            let what = format!("{extra:?} {kind}");
+            // The same columns on every line of both.
+            let widths = |rows: &[Vec<String>]| {
+                rows.iter()
+                    .map(Vec::len)
+                    .collect::<std::collections::BTreeSet<_>>()
+            };
+            assert_eq!(widths(&p), widths(&b), "{what}");
+            if kind == "clat_hist" {
+                // 3 + 1856/4 columns; each completion counted once.
+                assert_eq!(
+                    widths(&b).into_iter().collect::<Vec<_>>(),
+                    [3 + 464],
+                    "{what}"
+                );
+                hist_total(&p, ios, &what);
+                hist_total(&b, ios, &what);
+                continue;
+            }
+            if per_io && kind != "slat" {
+                // One line per I/O, in the same order: direction, block size, offset and
+                // priority columns equal, the second value 0.
+                assert_eq!((p.len(), b.len()), (1024, 1024), "{what}");
+                let io_cols = |r: &Vec<String>| r[3..7].to_vec();
+                assert!(p.iter().map(io_cols).eq(b.iter().map(io_cols)), "{what}");
+                assert!(b.iter().all(|r| r.len() == 8 && r[2] == "0"), "{what}");
+                // The issue time: in the clat log only.
+                let issue_set = b.iter().any(|r| r[7] != "0");
+                assert_eq!(issue_set, kind == "clat", "{what}");
+            } else if !per_io && kind != "slat" {
+                // Windows: time, mean, max, ddir, bs 0, offset 0, prio.
+                assert!(!b.is_empty(), "{what}");
+                for r in &b {
+                    let v: Vec<u64> = r.iter().map(|x| x.parse().unwrap()).collect();
+                    assert_eq!((v.len(), v[4], v[5]), (7, 0, 0), "{what}: {r:?}");
+                    assert!(v[1] <= v[2], "{what}: mean <= max: {r:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn fio_inflates_flexios_compressed_logs_in_fio_333s_layout() {
+    let Some(fio) = fio_bin() else { return };
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let cases: &[&[&str]] = &[
+        &["--log_offset=1", "--log_prio=1"],
+        &["--log_compression=8k"],
+        &["--log_avg_msec=2", "--log_offset=1"],
+    ];
+    for extra in cases {
+        let (d1, d2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let mut a = every_log_job(extra);
+        // (Writes only: a rate-limited randrw picks its directions differently in fio 3.33.)
+        a.extend(["--log_store_compressed=1", "--rw=randwrite"]);
+        // fio 3.33's own run and flexio's as fio 3.33.
+        let r1 = run_in(&fio, &a, d1.path());
+        assert_eq!(r1.code, 0, "fio {extra:?}: {}", r1.stderr);
+        let r2 = flexio_oracle(&a, d2.path());
+        assert_eq!(r2.code, 0, "flexio {extra:?}: {}", r2.stderr);
+        let per_io = !extra.iter().any(|o| o.starts_with("--log_avg_msec"));
+        for kind in ["lat", "clat", "bw", "iops"] {
+            let what = format!("{extra:?} {kind}");
+            let name = format!("x_{kind}.1.log.fz");
+            let ours = d2.path().join(&name);
+            // fio 3.33 inflates flexio's file to what flexio inflates it to.
+            let by_fio = inflate(&fio, &ours, &[]);
+            assert_eq!(
+                by_fio,
+                inflate(&flexio_bin(), &ours, ORACLE_COMPAT),
+                "{what}"
+            );
+            assert_eq!(by_fio, inflate(&flexio_bin(), &ours, &[]), "{what}");
+            // ...and to the same columns as fio's own file inflated.
+            let fios = inflate(&fio, &d1.path().join(&name), &[]);
+            let (f, x) = (fields(&fios), fields(&by_fio));
+            assert!(!x.is_empty(), "{what}");
+            assert_eq!(f[0].len(), x[0].len(), "{what}");
+            if per_io {
+                assert_eq!((f.len(), x.len()), (1024, 1024), "{what}");
+                let cols = |r: &Vec<String>| r[2..].to_vec();
+                assert!(f.iter().map(cols).eq(x.iter().map(cols)), "{what}");
+            }
+        }
+        // The histogram log: fio 3.33 stores pointers there; flexio's is inflated by flexio.
+        let hist = inflate(&flexio_bin(), &d2.path().join("x_clat_hist.1.log.fz"), &[]);
+        hist_total(&fields(&hist), 1024, &format!("{extra:?}"));
+    }
+    // fio 3.33's compressed records hold one value: two cannot be stored as fio 3.33.
+    let d = tempfile::tempdir().unwrap();
+    let mut a = every_log_job(&["--log_avg_msec=2", "--log_window_value=both"]);
+    a.push("--log_store_compressed=1");
+    let r = flexio_oracle(&a, d.path());
+    assert_ne!(r.code, 0);
+    assert!(
+        r.stderr.contains("log_window_value=both") && r.stderr.contains("--compat=3.33"),
+        "{}",
+        r.stderr
+    );
 }

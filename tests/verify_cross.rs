@@ -251,7 +251,8 @@ fn experimental_verify_replays_like_fio() {
         let _ = std::fs::remove_file(&f);
         clean(&flexio(&job, d.path()), &format!("newest {what}"));
     }
-    // What the replay cannot reproduce is refused, not verified wrongly.
+    // What the replay cannot reproduce is refused, not verified wrongly: a rate schedule
+    // switching a mix's direction.
     let r = flexio(
         &[
             "--name=x",
@@ -259,6 +260,7 @@ fn experimental_verify_replays_like_fio() {
             "--bs=4k",
             SIZE,
             "--rw=randrw",
+            "--rate=1m",
             "--verify=md5",
             "--experimental_verify=1",
         ],
@@ -266,8 +268,9 @@ fn experimental_verify_replays_like_fio() {
     );
     assert_eq!(r.code, 1);
     assert!(
-        r.stderr
-            .contains("experimental_verify with a read/write mix is not supported by flexio"),
+        r.stderr.contains(
+            "experimental_verify with a rate limit on a read/write mix is not supported by flexio"
+        ),
         "{}",
         r.stderr
     );

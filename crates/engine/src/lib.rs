@@ -22,7 +22,8 @@
 //! everything else from that list. Adding an engine is one new file and one registry line.
 //! `cmdprio.rs` is an option group shared by engines; `buffer.rs` and `sys.rs` hold the
 //! aligned buffers and the system calls rustix lacks; `platform.rs` the Linux-only
-//! interfaces with their fallbacks elsewhere.
+//! interfaces with their fallbacks elsewhere; `tls.rs` (cargo feature `tls`) the TLS client
+//! the http and nbd engines use.
 
 pub mod api;
 pub mod buffer;
@@ -33,6 +34,8 @@ pub mod platform;
 pub mod registry;
 pub mod sha256;
 pub mod sys;
+#[cfg(feature = "tls")]
+pub mod tls;
 
 pub use api::*;
 // The registry's functions and the engine modules it declares (`flexio_engine::null`, ...).

@@ -4,8 +4,13 @@
 //! fio), a trim DELETEs it. `http_mode=webdav` sends plain requests (with basic
 //! authentication when `http_user`/`http_pass` are set); `http_mode=s3` signs each request
 //! with AWS Signature Version 4 (`http_s3_keyid`, `http_s3_key`, `http_s3_region`), as
-//! fio does. Connections are kept alive when the server allows. HTTPS and Swift are
-//! refused: flexio has no TLS. S3 requests may carry server-side encryption with a
+//! fio does; `http_mode=swift` sends `http_swift_auth_token` as `X-Auth-Token` (and basic
+//! authentication as webdav does), with each upload's MD5 as its `Etag`. Connections are
+//! kept alive when the server allows. `https=on` speaks TLS (cargo feature `tls`, rustls),
+//! checking the server's certificate against the system's CAs as fio's libcurl does (or a
+//! bundle named by `SSL_CERT_FILE`, `CURL_CA_BUNDLE` or `SSL_CERT_DIR`; `crate::tls`);
+//! `https=insecure` checks neither the certificate nor the name. S3 requests may carry
+//! server-side encryption with a
 //! customer key (`http_s3_sse_customer_key`/`_algorithm`: the key base64-encoded and its
 //! MD5), a storage class for uploads (`http_s3_storage_class`) and a session token
 //! (`http_s3_security_token`, fio 3.41), all signed. `http_object_mode=range` (fio 3.41)
@@ -30,7 +35,7 @@ pub enum Mode {
 flexio_job::engine_options! {
     /// The http engine's options (fio's, in fio's order).
     pub struct HttpOpts; rows OPTIONS;
-    /// off / on / insecure (only off works in flexio).
+    /// off / on / insecure (TLS needs the cargo feature `tls`).
     https: u8 = 0,
         "https", Kind::Choice(&[
             ("off", "No HTTPS"),
@@ -93,6 +98,10 @@ flexio_job::engine_options! {
         since "3.41";
 }
 
+/// What a build without TLS says to `https=on|insecure`.
+#[cfg(not(feature = "tls"))]
+const NO_TLS: &str = "http: https is not supported by this flexio build: it was built without TLS (cargo feature `tls`); use https=off";
+
 /// `http_object_mode`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ObjectMode {
@@ -100,11 +109,59 @@ pub enum ObjectMode {
     Range,
 }
 
+/// A connection: plain TCP or TLS over it.
+enum Stream {
+    Plain(TcpStream),
+    #[cfg(feature = "tls")]
+    Tls(Box<rustls::StreamOwned<rustls::ClientConnection, TcpStream>>),
+}
+
+impl Read for Stream {
+    fn read(&mut self, b: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Stream::Plain(s) => s.read(b),
+            #[cfg(feature = "tls")]
+            Stream::Tls(s) => s.read(b),
+        }
+    }
+}
+
+impl Write for Stream {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        match self {
+            Stream::Plain(s) => s.write(b),
+            #[cfg(feature = "tls")]
+            Stream::Tls(s) => s.write(b),
+        }
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Stream::Plain(s) => s.flush(),
+            #[cfg(feature = "tls")]
+            Stream::Tls(s) => s.flush(),
+        }
+    }
+}
+
+/// The TLS client of `https=on` (the system's CAs) or `https=insecure`.
+#[cfg(feature = "tls")]
+fn tls_client(https: u8) -> Result<crate::tls::Client, String> {
+    let trust = if https == 2 {
+        crate::tls::Trust::Insecure
+    } else {
+        crate::tls::Trust::System
+    };
+    crate::tls::Client::new(&trust, None).map_err(|e| format!("http: https: {e}"))
+}
+
 pub struct Http {
     opts: HttpOpts,
     /// The job's first file name (objects are named after it).
     file: String,
-    conn: Option<BufReader<TcpStream>>,
+    conn: Option<BufReader<Stream>>,
+    /// https: the TLS client, made at the first connection.
+    #[cfg(feature = "tls")]
+    tls: Option<crate::tls::Client>,
     /// Reused request, path and signing buffers.
     req: Vec<u8>,
     path: String,
@@ -203,17 +260,46 @@ impl Http {
     fn connect(&mut self) -> io::Result<()> {
         if self.conn.is_none() {
             let host = &self.opts.http_host;
+            let port = if self.opts.https != 0 { 443 } else { 80 };
             let addr = if host.contains(':') && !host.ends_with(']') {
                 host.clone()
             } else {
-                format!("{host}:80")
+                format!("{host}:{port}")
             };
             let s = TcpStream::connect(&addr)
                 .map_err(|e| io::Error::new(e.kind(), format!("http: connect {addr}: {e}")))?;
             let _ = s.set_nodelay(true);
+            let s = self.secure(s)?;
             self.conn = Some(BufReader::with_capacity(64 << 10, s));
         }
         Ok(())
+    }
+
+    /// The connection as the job asks: TLS over `s` with https, else `s` itself.
+    fn secure(&mut self, s: TcpStream) -> io::Result<Stream> {
+        if self.opts.https == 0 {
+            return Ok(Stream::Plain(s));
+        }
+        #[cfg(feature = "tls")]
+        {
+            if self.tls.is_none() {
+                let c = tls_client(self.opts.https)
+                    .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+                self.tls = Some(c);
+            }
+            let Some(c) = &self.tls else {
+                return Err(io::Error::from_raw_os_error(libc::EINVAL));
+            };
+            let name = crate::tls::host_of(&self.opts.http_host);
+            c.connect(name, s)
+                .map(|t| Stream::Tls(Box::new(t)))
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("http: {e}")))
+        }
+        #[cfg(not(feature = "tls"))]
+        {
+            drop(s);
+            Err(io::Error::new(io::ErrorKind::Unsupported, NO_TLS))
+        }
     }
 
     /// The request head (and S3 or basic authentication headers) into `self.req`; `range`:
@@ -266,8 +352,21 @@ impl Http {
                 "Authorization: AWS4-HMAC-SHA256 Credential={}/{scope},SignedHeaders={signed},Signature={sig}\r\n",
                 o.http_s3_keyid
             );
-        } else if let (Some(u), Some(p)) = (&o.http_user, &o.http_pass) {
-            let _ = write!(self.req, "Authorization: Basic {}\r\n", base64(format!("{u}:{p}").as_bytes()));
+        } else {
+            if let (Some(u), Some(p)) = (&o.http_user, &o.http_pass) {
+                let _ = write!(self.req, "Authorization: Basic {}\r\n", base64(format!("{u}:{p}").as_bytes()));
+            }
+            if o.http_mode == Mode::Swift {
+                // Swift: the token, and an upload's MD5 (which the server checks) as fio sends
+                // them.
+                if !o.http_swift_auth_token.is_empty() {
+                    let _ = write!(self.req, "X-Auth-Token: {}\r\n", o.http_swift_auth_token);
+                }
+                if method == "PUT" {
+                    use md5::Digest;
+                    let _ = write!(self.req, "Etag: {}\r\n", hex(&md5::Md5::digest(body)));
+                }
+            }
         }
         self.req.extend_from_slice(b"\r\n");
     }
@@ -360,7 +459,7 @@ impl Http {
         let c = self.conn.as_mut().ok_or_else(|| io::Error::from_raw_os_error(libc::ENOTCONN))?;
         let mut stored = 0usize;
         let mut sink = [0u8; 4096];
-        let mut take = |c: &mut BufReader<TcpStream>, n: u64, stored: &mut usize| -> io::Result<()> {
+        let mut take = |c: &mut BufReader<Stream>, n: u64, stored: &mut usize| -> io::Result<()> {
             let mut left = n;
             while left > 0 {
                 let room = into.as_ref().map_or(0, |b| b.len() - *stored);
@@ -424,7 +523,7 @@ impl Http {
 
 impl EngineDef for Http {
     const NAME: &'static str = "http";
-    const HELP: &'static str = "Objects over HTTP: WebDAV or S3 (one object per request)";
+    const HELP: &'static str = "Objects over HTTP(S): WebDAV, S3 or Swift (one object per request)";
     const OPTIONS: &'static [&'static [OptDef]] = &[OPTIONS];
     fn build(cfg: &EngineConfig) -> Self {
         Http {
@@ -435,6 +534,8 @@ impl EngineDef for Http {
                 .clone()
                 .unwrap_or_else(|| format!("{}.{}.0", cfg.job_name, cfg.subjob)),
             conn: None,
+            #[cfg(feature = "tls")]
+            tls: None,
             req: Vec::with_capacity(1024),
             path: String::with_capacity(256),
             scratch: String::with_capacity(512),
@@ -444,10 +545,12 @@ impl EngineDef for Http {
     fn probe(cfg: &EngineConfig) -> Result<(), String> {
         let o = HttpOpts::from_values(&cfg.values);
         if o.https != 0 {
-            return Err("http: https is not supported by flexio (it has no TLS); use https=off".into());
-        }
-        if o.http_mode == Mode::Swift {
-            return Err("http: http_mode=swift is not supported by flexio (webdav and s3 are)".into());
+            // The CAs are read now, so that a missing or unreadable bundle stops the run
+            // before it starts; the handshake comes with the first connection.
+            #[cfg(feature = "tls")]
+            tls_client(o.https)?;
+            #[cfg(not(feature = "tls"))]
+            return Err(NO_TLS.into());
         }
         if o.http_object_mode == ObjectMode::Range && (cfg.writes || !cfg.reads) {
             return Err("http: http_object_mode=range reads byte ranges of one object per file; writes and trims need http_object_mode=block".into());
@@ -530,6 +633,51 @@ mod tests {
         let (short, iso) = amz_dates();
         assert_eq!(short.len(), 8);
         assert!(iso.starts_with(&short) && iso.ends_with('Z') && iso.len() == 16);
+    }
+
+    fn cfg(opts: &[(&str, &str)]) -> EngineConfig {
+        let mut o = flexio_job::JobOptions::default();
+        for (k, v) in opts {
+            let row = OPTIONS.iter().find(|r| r.name == *k).unwrap();
+            (row.set)(&mut o, Some(v)).unwrap();
+        }
+        EngineConfig {
+            values: o.engine.clone(),
+            job_name: "h".into(),
+            writes: true,
+            ..EngineConfig::default()
+        }
+    }
+
+    #[cfg(not(feature = "tls"))]
+    #[test]
+    fn https_needs_the_tls_feature() {
+        for v in ["on", "insecure"] {
+            let e = Http::probe(&cfg(&[("https", v)])).unwrap_err();
+            assert!(e.contains("built without TLS"), "{e}");
+        }
+        assert!(Http::probe(&cfg(&[("http_mode", "swift")])).is_ok());
+    }
+
+    #[cfg(feature = "tls")]
+    #[test]
+    fn https_and_swift_are_accepted() {
+        // https=insecure needs no CA; swift is a mode like the others.
+        assert!(Http::probe(&cfg(&[("https", "insecure")])).is_ok());
+        assert!(Http::probe(&cfg(&[("http_mode", "swift")])).is_ok());
+        let mut h = Http::build(&cfg(&[
+            ("http_mode", "swift"),
+            ("http_swift_auth_token", "tok"),
+        ]));
+        h.path = "/b/o_0_3".into();
+        h.head("PUT", b"abc", None);
+        let head = String::from_utf8(h.req.clone()).unwrap();
+        assert!(head.contains("X-Auth-Token: tok\r\n"), "{head}");
+        // MD5("abc").
+        assert!(head.contains("Etag: 900150983cd24fb0d6963f7d28e17f72\r\n"), "{head}");
+        h.head("GET", b"", None);
+        let head = String::from_utf8(h.req.clone()).unwrap();
+        assert!(head.contains("X-Auth-Token: tok") && !head.contains("Etag"), "{head}");
     }
 
     #[test]

@@ -1,8 +1,16 @@
 //! `nbd`: I/O to a Network Block Device server (fio's nbd engine, which uses libnbd; flexio
-//! speaks the protocol itself). `uri=` names the export: `nbd://host[:port][/export]` or
-//! `nbd+unix:///[export]?socket=/path` (TLS, `nbds://`, is refused). The export's size is
-//! the job's target size; requests are pipelined up to the job's iodepth: `queue` sends a
-//! request, `reap` reads the server's replies (simple replies, fixed newstyle handshake with
+//! speaks the protocol itself). `uri=` names the export as libnbd's URIs do:
+//! `nbd://host[:port][/export]`, `nbd+unix:///[export]?socket=/path`, and with TLS
+//! `nbds://...` and `nbds+unix://...` (cargo feature `tls`): NBD_OPT_STARTTLS during the
+//! fixed newstyle handshake, then TLS for the rest of the connection. libnbd's query
+//! parameters choose the certificates: `tls-certificates=DIR` (its `ca-cert.pem` is the CA;
+//! `client-cert.pem` and `client-key.pem`, when there, are presented to the server; without
+//! it libnbd's default directories, else the system's CAs), `tls-verify-peer=false|true`
+//! (on by default over TCP, off over a Unix socket, as libnbd does) and `tls-hostname=`
+//! (the name the certificate must carry; the URI's host by default). TLS with a pre-shared
+//! key (`tls-psk-file`) is refused: rustls has no PSK. The export's size is the job's
+//! target size; requests are pipelined up to the job's iodepth: `queue` sends a request,
+//! `reap` reads the server's replies (simple replies, fixed newstyle handshake with
 //! NBD_OPT_GO, falling back to NBD_OPT_EXPORT_NAME). Trims and syncs become NBD_CMD_TRIM
 //! and NBD_CMD_FLUSH when the server offers them (EOPNOTSUPP otherwise).
 
@@ -28,9 +36,15 @@ const REPLY_MAGIC: u64 = 0x0003_e889_0455_65a9;
 const REQ_MAGIC: u32 = 0x2560_9513;
 const SIMPLE_REPLY: u32 = 0x6744_6698;
 const OPT_EXPORT_NAME: u32 = 1;
+#[cfg(feature = "tls")]
+const OPT_STARTTLS: u32 = 5;
 const OPT_GO: u32 = 7;
 const REP_ACK: u32 = 1;
 const REP_INFO: u32 = 3;
+const REP_ERR_UNSUP: u32 = 0x8000_0001;
+#[cfg(feature = "tls")]
+const REP_ERR_POLICY: u32 = 0x8000_0002;
+const REP_ERR_TLS_REQD: u32 = 0x8000_0005;
 const FLAG_FIXED_NEWSTYLE: u16 = 1;
 const FLAG_NO_ZEROES: u16 = 2;
 const TFLAG_SEND_FLUSH: u16 = 1 << 2;
@@ -51,26 +65,101 @@ pub enum Target {
     Unix { path: String },
 }
 
-/// Parse an NBD URI into the target and the export name.
-pub fn parse_uri(uri: &str) -> Result<(Target, String), String> {
-    let bad = || format!("nbd: cannot use URI '{uri}' (nbd://host[:port][/export] or nbd+unix:///[export]?socket=PATH)");
-    if uri.starts_with("nbds") {
-        return Err(format!("nbd: TLS (nbds://) is not supported by flexio: {uri}"));
+/// An `nbds` URI's TLS settings (libnbd's query parameters).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TlsParams {
+    /// `tls-certificates=DIR`.
+    pub certificates: Option<String>,
+    /// `tls-verify-peer=`; `None`: libnbd's default (on over TCP, off over a Unix socket).
+    pub verify_peer: Option<bool>,
+    /// `tls-hostname=`: the name the server's certificate must carry.
+    pub hostname: Option<String>,
+}
+
+/// A parsed NBD URI.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Uri {
+    pub target: Target,
+    pub export: String,
+    /// `Some` for `nbds` URIs.
+    pub tls: Option<TlsParams>,
+}
+
+impl Uri {
+    /// Whether the server's certificate is checked.
+    pub fn verifies(&self) -> bool {
+        let tcp = matches!(self.target, Target::Tcp { .. });
+        self.tls.as_ref().is_some_and(|t| t.verify_peer.unwrap_or(tcp))
     }
-    if let Some(rest) = uri.strip_prefix("nbd+unix://") {
-        let (path_part, query) = rest.split_once('?').ok_or_else(bad)?;
-        let export = path_part.strip_prefix('/').unwrap_or(path_part).to_string();
-        let socket = query
+
+    /// The name the server's certificate must carry.
+    pub fn server_name(&self) -> String {
+        match (&self.tls, &self.target) {
+            (Some(TlsParams { hostname: Some(h), .. }), _) => h.clone(),
+            (_, Target::Tcp { host, .. }) => host.clone(),
+            (_, Target::Unix { .. }) => "localhost".into(),
+        }
+    }
+}
+
+/// Parse an NBD URI into the target, the export name and (for `nbds`) the TLS settings.
+pub fn parse_uri(uri: &str) -> Result<Uri, String> {
+    let bad = || format!("nbd: cannot use URI '{uri}' (nbd[s]://host[:port][/export] or nbd[s]+unix:///[export]?socket=PATH)");
+    let (scheme, rest) = uri.split_once("://").ok_or_else(bad)?;
+    let (tls, unix) = match scheme {
+        "nbd" => (false, false),
+        "nbds" => (true, false),
+        "nbd+unix" => (false, true),
+        "nbds+unix" => (true, true),
+        _ => return Err(bad()),
+    };
+    let (rest, query) = match rest.split_once('?') {
+        Some((r, q)) => (r, q),
+        None => (rest, ""),
+    };
+    let param = |name: &str| {
+        query
             .split('&')
-            .find_map(|kv| kv.strip_prefix("socket="))
-            .ok_or_else(bad)?;
-        return Ok((Target::Unix { path: socket.to_string() }, export));
+            .find_map(|kv| kv.strip_prefix(name).and_then(|v| v.strip_prefix('=')))
+            .map(str::to_string)
+    };
+    let tls = if tls {
+        if !cfg!(feature = "tls") {
+            return Err(format!("nbd: TLS (nbds://) is not supported by this flexio build: it was built without TLS (cargo feature `tls`): {uri}"));
+        }
+        if param("tls-psk-file").is_some() {
+            return Err(format!("nbd: tls-psk-file (TLS with a pre-shared key) is not supported by flexio (rustls has no PSK); use certificates (tls-certificates=DIR): {uri}"));
+        }
+        let verify_peer = match param("tls-verify-peer").as_deref() {
+            None => None,
+            Some("true" | "1" | "yes" | "on") => Some(true),
+            Some("false" | "0" | "no" | "off") => Some(false),
+            Some(v) => return Err(format!("nbd: tls-verify-peer={v}: true or false: {uri}")),
+        };
+        Some(TlsParams {
+            certificates: param("tls-certificates"),
+            verify_peer,
+            hostname: param("tls-hostname"),
+        })
+    } else {
+        None
+    };
+    if unix {
+        // An authority (libnbd allows a user name before '@') and the export after '/'.
+        let path_part = rest.split_once('/').map_or("", |(_, p)| p);
+        let socket = param("socket").ok_or_else(bad)?;
+        return Ok(Uri {
+            target: Target::Unix { path: socket },
+            export: path_part.to_string(),
+            tls,
+        });
     }
-    let rest = uri.strip_prefix("nbd://").ok_or_else(bad)?;
     let (hostport, export) = match rest.split_once('/') {
         Some((h, e)) => (h, e.to_string()),
         None => (rest, String::new()),
     };
+    // A user name (libnbd's tls-username for PSK) before '@' names no host.
+    let hostport = hostport.rsplit_once('@').map_or(hostport, |(_, h)| h);
     let (host, port) = match hostport.rsplit_once(':') {
         Some((h, p)) if !h.ends_with(']') || hostport.starts_with('[') => {
             (h.trim_matches(['[', ']']).to_string(), p.parse::<u16>().map_err(|_| bad())?)
@@ -80,12 +169,15 @@ pub fn parse_uri(uri: &str) -> Result<(Target, String), String> {
     if host.is_empty() {
         return Err(bad());
     }
-    Ok((Target::Tcp { host, port }, export))
+    Ok(Uri { target: Target::Tcp { host, port }, export, tls })
 }
 
 enum Conn {
     Tcp(TcpStream),
     Unix(UnixStream),
+    /// After NBD_OPT_STARTTLS: TLS over the TCP or Unix connection.
+    #[cfg(feature = "tls")]
+    Tls(Box<rustls::StreamOwned<rustls::ClientConnection, Conn>>),
 }
 
 impl Read for Conn {
@@ -93,6 +185,8 @@ impl Read for Conn {
         match self {
             Conn::Tcp(s) => s.read(b),
             Conn::Unix(s) => s.read(b),
+            #[cfg(feature = "tls")]
+            Conn::Tls(s) => s.read(b),
         }
     }
 }
@@ -102,11 +196,95 @@ impl Write for Conn {
         match self {
             Conn::Tcp(s) => s.write(b),
             Conn::Unix(s) => s.write(b),
+            #[cfg(feature = "tls")]
+            Conn::Tls(s) => s.write(b),
         }
     }
     fn flush(&mut self) -> io::Result<()> {
-        Ok(())
+        match self {
+            #[cfg(feature = "tls")]
+            Conn::Tls(s) => s.flush(),
+            _ => Ok(()),
+        }
     }
+}
+
+/// libnbd's default certificate directories: /etc/pki/libnbd for root, else
+/// `$HOME/.pki/libnbd` and `$HOME/.config/pki/libnbd`; the first that exists.
+#[cfg(feature = "tls")]
+fn default_cert_dir() -> Option<std::path::PathBuf> {
+    let dirs: Vec<std::path::PathBuf> = if rustix::process::geteuid().is_root() {
+        vec!["/etc/pki/libnbd".into()]
+    } else {
+        let home = std::path::PathBuf::from(std::env::var_os("HOME")?);
+        vec![home.join(".pki/libnbd"), home.join(".config/pki/libnbd")]
+    };
+    dirs.into_iter().find(|d| d.is_dir())
+}
+
+/// The TLS client of an `nbds` URI: the CA and client certificate of its certificate
+/// directory (or libnbd's default one, or the system's CAs), or no verification.
+#[cfg(feature = "tls")]
+fn tls_client(uri: &Uri) -> io::Result<crate::tls::Client> {
+    use crate::tls::{pem_certs, pem_key, Client, Trust};
+    let fail = |m: String| io::Error::new(io::ErrorKind::InvalidInput, format!("nbd: {m}"));
+    let t = uri.tls.clone().unwrap_or_default();
+    let dir = match &t.certificates {
+        Some(d) => {
+            let d = std::path::PathBuf::from(d);
+            if !d.is_dir() {
+                return Err(fail(format!("tls-certificates={}: not a directory", d.display())));
+            }
+            Some(d)
+        }
+        None => default_cert_dir(),
+    };
+    let ca = dir.as_ref().map(|d| d.join("ca-cert.pem")).filter(|p| p.is_file());
+    let trust = match (uri.verifies(), ca) {
+        (false, _) => Trust::Insecure,
+        (true, Some(ca)) => Trust::CaFile(ca),
+        (true, None) => Trust::System,
+    };
+    let identity = match dir.map(|d| (d.join("client-cert.pem"), d.join("client-key.pem"))) {
+        Some((c, k)) if c.is_file() && k.is_file() => {
+            Some((pem_certs(&c).map_err(fail)?, pem_key(&k).map_err(fail)?))
+        }
+        _ => None,
+    };
+    Client::new(&trust, identity).map_err(fail)
+}
+
+/// NBD_OPT_STARTTLS, then the TLS handshake over `c`.
+#[cfg(feature = "tls")]
+fn start_tls(mut c: Conn, uri: &Uri) -> io::Result<Conn> {
+    let client = tls_client(uri)?;
+    let mut opt = Vec::with_capacity(16);
+    opt.extend_from_slice(&IHAVEOPT.to_be_bytes());
+    opt.extend_from_slice(&OPT_STARTTLS.to_be_bytes());
+    opt.extend_from_slice(&0u32.to_be_bytes());
+    c.write_all(&opt)?;
+    if be64(&mut c)? != REPLY_MAGIC {
+        return Err(proto("bad option reply"));
+    }
+    let _opt = be32(&mut c)?;
+    let rtype = be32(&mut c)?;
+    let len = be32(&mut c)? as usize;
+    let mut data = vec![0u8; len.min(1 << 20)];
+    c.read_exact(&mut data)?;
+    match rtype {
+        REP_ACK => {}
+        REP_ERR_UNSUP | REP_ERR_POLICY => {
+            return Err(proto(format!(
+                "the server does not offer TLS (NBD_OPT_STARTTLS refused, error {rtype:#x}); use an nbd:// URI"
+            )))
+        }
+        _ => return Err(proto(format!("NBD_OPT_STARTTLS failed (reply {rtype:#x})"))),
+    }
+    let name = uri.server_name();
+    let t = client
+        .connect(&name, c)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("nbd: {e}")))?;
+    Ok(Conn::Tls(Box::new(t)))
 }
 
 fn be64(c: &mut Conn) -> io::Result<u64> {
@@ -138,11 +316,11 @@ struct Export {
     flags: u16,
 }
 
-/// Connect and negotiate (fixed newstyle).
+/// Connect and negotiate (fixed newstyle; STARTTLS first for `nbds`).
 fn connect(uri: &str) -> io::Result<Export> {
-    let (target, export) =
-        parse_uri(uri).map_err(|m| io::Error::new(io::ErrorKind::InvalidInput, m))?;
-    let mut c = match &target {
+    let parsed = parse_uri(uri).map_err(|m| io::Error::new(io::ErrorKind::InvalidInput, m))?;
+    let (target, export) = (&parsed.target, &parsed.export);
+    let mut c = match target {
         Target::Tcp { host, port } => {
             let s = TcpStream::connect((host.as_str(), *port))
                 .map_err(|e| io::Error::new(e.kind(), format!("nbd: connect {host}:{port}: {e}")))?;
@@ -167,6 +345,10 @@ fn connect(uri: &str) -> io::Result<Export> {
     let no_zeroes = hflags & FLAG_NO_ZEROES != 0;
     let cflags: u32 = 1 | if no_zeroes { 2 } else { 0 };
     c.write_all(&cflags.to_be_bytes())?;
+    #[cfg(feature = "tls")]
+    if parsed.tls.is_some() {
+        c = start_tls(c, &parsed)?;
+    }
     // NBD_OPT_GO: export name, no information requests.
     let mut opt = Vec::with_capacity(32 + export.len());
     opt.extend_from_slice(&IHAVEOPT.to_be_bytes());
@@ -195,7 +377,7 @@ fn connect(uri: &str) -> io::Result<Export> {
             return Ok(Export { conn: c, size, flags });
         } else if rtype & 0x8000_0000 != 0 {
             // NBD_OPT_GO unknown to an old server: the original option.
-            if rtype == 0x8000_0001 {
+            if rtype == REP_ERR_UNSUP {
                 let mut opt = Vec::new();
                 opt.extend_from_slice(&IHAVEOPT.to_be_bytes());
                 opt.extend_from_slice(&OPT_EXPORT_NAME.to_be_bytes());
@@ -211,6 +393,12 @@ fn connect(uri: &str) -> io::Result<Export> {
                 return Ok(Export { conn: c, size, flags });
             }
             let text = String::from_utf8_lossy(&data).into_owned();
+            if rtype == REP_ERR_TLS_REQD {
+                return Err(proto(format!(
+                    "the server requires TLS for export '{export}': use an nbds:// URI{}{text}",
+                    if text.is_empty() { "" } else { " — " }
+                )));
+            }
             return Err(proto(format!(
                 "server refused export '{export}' (error {:#x}){}{text}",
                 rtype,
@@ -397,20 +585,58 @@ mod tests {
 
     #[test]
     fn uris() {
+        let tp = |u: &str| {
+            let p = parse_uri(u).unwrap();
+            (p.target, p.export)
+        };
         assert_eq!(
-            parse_uri("nbd://localhost").unwrap(),
+            tp("nbd://localhost"),
             (Target::Tcp { host: "localhost".into(), port: 10809 }, String::new())
         );
         assert_eq!(
-            parse_uri("nbd://127.0.0.1:1234/disk").unwrap(),
+            tp("nbd://127.0.0.1:1234/disk"),
             (Target::Tcp { host: "127.0.0.1".into(), port: 1234 }, "disk".into())
         );
         assert_eq!(
-            parse_uri("nbd+unix:///exp?socket=/tmp/s").unwrap(),
+            tp("nbd+unix:///exp?socket=/tmp/s"),
             (Target::Unix { path: "/tmp/s".into() }, "exp".into())
         );
-        assert!(parse_uri("nbds://h").unwrap_err().contains("TLS"));
+        assert!(parse_uri("nbd://h").unwrap().tls.is_none());
         assert!(parse_uri("http://h").is_err());
         assert!(parse_uri("nbd+unix:///x").is_err());
+        assert!(parse_uri("nbdx://h").is_err());
+    }
+
+    #[cfg(feature = "tls")]
+    #[test]
+    fn tls_uris() {
+        let u = parse_uri("nbds://h.example:1234/disk?tls-certificates=/c").unwrap();
+        assert_eq!(u.target, Target::Tcp { host: "h.example".into(), port: 1234 });
+        assert_eq!(u.export, "disk");
+        let t = u.tls.clone().unwrap();
+        assert_eq!(t.certificates.as_deref(), Some("/c"));
+        // Over TCP the peer is checked by default, against the URI's host.
+        assert!(u.verifies());
+        assert_eq!(u.server_name(), "h.example");
+        let u = parse_uri("nbds+unix://alice@/exp?socket=/tmp/s&tls-certificates=certs").unwrap();
+        assert_eq!(u.target, Target::Unix { path: "/tmp/s".into() });
+        assert_eq!(u.export, "exp");
+        // Over a Unix socket not, unless asked (libnbd's defaults).
+        assert!(!u.verifies());
+        let u = parse_uri("nbds+unix:///?socket=/s&tls-verify-peer=true&tls-hostname=srv").unwrap();
+        assert!(u.verifies());
+        assert_eq!(u.server_name(), "srv");
+        assert_eq!(parse_uri("nbds+unix:///?socket=/s&tls-verify-peer=true").unwrap().server_name(), "localhost");
+        let u = parse_uri("nbds://h?tls-verify-peer=false").unwrap();
+        assert!(!u.verifies());
+        assert!(parse_uri("nbds://h?tls-verify-peer=maybe").unwrap_err().contains("true or false"));
+        assert!(parse_uri("nbds://h?tls-psk-file=/k").unwrap_err().contains("not supported by flexio"));
+    }
+
+    #[cfg(not(feature = "tls"))]
+    #[test]
+    fn tls_uris_need_the_feature() {
+        let e = parse_uri("nbds://h").unwrap_err();
+        assert!(e.contains("built without TLS"), "{e}");
     }
 }

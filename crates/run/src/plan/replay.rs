@@ -99,6 +99,11 @@ pub fn load(
         (false, false, false) => RwKind::Read,
         _ => RwKind::ReadWrite,
     };
+    if ro.verify != 0 && ro.verify_interval == 0 {
+        // fio: the verify interval defaults to the job's own write block size; the trace
+        // only raises the largest block size.
+        ro.verify_interval = o.min_bs_dir(1);
+    }
     for d in 0..3 {
         if info.max_bs[d] > 0 {
             ro.bs[d] = info.max_bs[d].max(ro.bs[d]);
@@ -169,10 +174,11 @@ pub fn check_replay_options(def: &JobDef) -> Result<(), PlanError> {
         }
         return Ok(());
     }
-    if o.verify != 0 {
+    if o.verify != 0 && o.experimental_verify {
+        // The trace, not a generator, chose the writes: there is nothing to replay.
         return Err(err(
             def,
-            "verify with read_iolog is not supported by flexio",
+            "experimental_verify with read_iolog is not supported by flexio",
         ));
     }
     if o.iolog.write.is_some() {

@@ -238,6 +238,8 @@ pub struct LogPlan {
     /// log_hist_msec (0 = as often as the log is looked at).
     pub hist_ms: u64,
     pub hist_coarseness: u32,
+    /// The compressed records' binary layout (fio 3.33's under `--compat=3.33`).
+    pub layout: crate::logz::Layout,
 }
 
 /// Compressed logs.
@@ -885,6 +887,7 @@ pub fn meter_plan(o: &JobOptions, caps: &Caps, thread_number: u32) -> MeterPlan 
         prio_raw: o.log_prio,
         hist_ms: o.log_hist_msec,
         hist_coarseness: o.log_hist_coarseness,
+        layout: crate::logz::Layout::of(o.compat),
     };
     let any_log =
         logs.lat.is_some() || logs.bw.is_some() || logs.iops.is_some() || logs.hist.is_some();
@@ -995,17 +998,14 @@ pub fn verify_plan(
         thread: c.thread_number as u16,
     };
     if o.experimental_verify {
-        // The replay re-runs the offset generator alone: it gives the writes again only
-        // when nothing else (reads of a mix, a rate schedule, later loops, a backlog
-        // between writes) took its own turns.
-        let why = if o.rw.reads() {
-            Some("a read/write mix")
-        } else if o.loops > 1 {
-            Some("loops>1")
-        } else if o.verify_backlog > 0 {
+        // The read-back replays each loop's generators from where the loop began (reads
+        // of a mix passed over): it gives the writes again unless something outside the
+        // generators chose them (a rate schedule switching a mix's direction, a backlog
+        // verifying between writes).
+        let why = if o.verify_backlog > 0 {
             Some("verify_backlog")
-        } else if c.rate_limited {
-            Some("a rate limit")
+        } else if c.rate_limited && o.rw.reads() && writes {
+            Some("a rate limit on a read/write mix")
         } else {
             None
         };

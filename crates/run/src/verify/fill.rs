@@ -35,6 +35,49 @@ pub fn random(buf: &mut [u8], seed: u64) {
     flexio_workload::fill::fill_words(buf, || r.next_u64());
 }
 
+/// The data generator of a block's writer: flexio's ([`random`]) or fio's
+/// ([`fio_random`]). A report rebuilds a block with the one that explains its bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Data {
+    Flexio,
+    Fio,
+}
+
+/// fio's multiplier for its data words (the 64-bit golden ratio).
+const FIO_GOLDEN: u64 = 0x61C8_8646_80B5_83EB;
+
+/// fio's seed buckets (its build default): the words of a block are dealt round-robin to
+/// this many streams.
+const FIO_BUCKETS: usize = 4;
+
+/// The bytes fio writes as verify data for `seed` (fio 3.33 and the newest alike): the
+/// words are dealt to [`FIO_BUCKETS`] streams, stream `p` starting at `seed` times the
+/// `p`-th of 1, 2, 3, 5 and multiplied by the golden ratio after each word it gives; the
+/// words after the last whole round come from the first stream alone, a partial last word
+/// taking the leading bytes of its little-endian value. fio lays the headers over this.
+pub fn fio_random(buf: &mut [u8], seed: u64) {
+    const MUL: [u64; FIO_BUCKETS] = [1, 2, 3, 5];
+    let mut s = MUL.map(|m| seed.wrapping_mul(m));
+    let words = buf.len() / 8;
+    let dealt = words / FIO_BUCKETS * FIO_BUCKETS * 8;
+    let (head, tail) = buf.split_at_mut(dealt);
+    for round in head.chunks_exact_mut(8 * FIO_BUCKETS) {
+        for (w, v) in round.chunks_exact_mut(8).zip(s.iter_mut()) {
+            w.copy_from_slice(&v.to_le_bytes());
+            *v = v.wrapping_mul(FIO_GOLDEN);
+        }
+    }
+    let mut v = s[0];
+    let mut words = tail.chunks_exact_mut(8);
+    for w in &mut words {
+        w.copy_from_slice(&v.to_le_bytes());
+        v = v.wrapping_mul(FIO_GOLDEN);
+    }
+    let rest = words.into_remainder();
+    let n = rest.len();
+    rest.copy_from_slice(&v.to_le_bytes()[..n]);
+}
+
 /// `out` from the pattern starting at pattern index `pos`, `%o` slots holding `off`.
 fn from_pattern(out: &mut [u8], p: &VerifyPattern, mut pos: usize, off: u64) {
     let plen = p.bytes.len();
@@ -166,6 +209,29 @@ mod tests {
             pattern_mismatch(&big, 0, &p, 7, 0),
             Some((700, big[700] ^ 0x40))
         );
+    }
+
+    #[test]
+    fn fio_data_deals_words_to_four_streams() {
+        let seed = 0x88bb_0a8c_f6db_562e_u64;
+        // 1020 bytes: 31 rounds of 4 words, then 3 words and 4 bytes of the first stream.
+        let mut b = vec![0u8; 1020];
+        fio_random(&mut b, seed);
+        let word = |i: usize| u64::from_le_bytes(b[i * 8..i * 8 + 8].try_into().unwrap());
+        let g = FIO_GOLDEN;
+        assert_eq!(word(0), seed);
+        assert_eq!(word(1), seed.wrapping_mul(2));
+        assert_eq!(word(3), seed.wrapping_mul(5));
+        assert_eq!(word(4), seed.wrapping_mul(g));
+        assert_eq!(word(6), seed.wrapping_mul(3).wrapping_mul(g));
+        let mut first = seed;
+        for _ in 0..31 {
+            first = first.wrapping_mul(g);
+        }
+        assert_eq!(word(124), first);
+        assert_eq!(word(125), first.wrapping_mul(g));
+        let last = first.wrapping_mul(g).wrapping_mul(g).wrapping_mul(g);
+        assert_eq!(&b[1016..], &last.to_le_bytes()[..4]);
     }
 
     #[test]

@@ -154,12 +154,19 @@ impl Format {
     /// Fill a block to be written at `offset`: data, then per interval header and
     /// checksum, moved to `verify_offset` if set.
     pub fn fill(&self, buf: &mut [u8], offset: u64, st: Stamp) {
+        self.fill_with(buf, offset, st, fill::Data::Flexio);
+    }
+
+    /// [`Format::fill`] with the random data of `data`'s generator (fio's, to rebuild a
+    /// block fio wrote).
+    pub fn fill_with(&self, buf: &mut [u8], offset: u64, st: Stamp, data: fill::Data) {
         if self.kind == Kind::Null {
             return;
         }
-        match &self.pattern {
-            Some(p) => fill::pattern_range(buf, 0, p, offset, self.pattern_interval()),
-            None => fill::random(buf, st.seed),
+        match (&self.pattern, data) {
+            (Some(p), _) => fill::pattern_range(buf, 0, p, offset, self.pattern_interval()),
+            (None, fill::Data::Flexio) => fill::random(buf, st.seed),
+            (None, fill::Data::Fio) => fill::fio_random(buf, st.seed),
         }
         if !self.kind.has_header() {
             return;
@@ -417,8 +424,13 @@ impl Format {
     /// The bytes of a whole block of `len` bytes at `offset` as write `st` left it
     /// (what [`Format::fill`] writes).
     pub fn regenerate(&self, len: usize, offset: u64, st: Stamp) -> Vec<u8> {
+        self.regenerate_with(len, offset, st, fill::Data::Flexio)
+    }
+
+    /// [`Format::regenerate`] with `data`'s generator.
+    pub fn regenerate_with(&self, len: usize, offset: u64, st: Stamp, data: fill::Data) -> Vec<u8> {
         let mut b = vec![0u8; len];
-        self.fill(&mut b, offset, st);
+        self.fill_with(&mut b, offset, st, data);
         b
     }
 }

@@ -10,11 +10,13 @@
 //! * **other generation**: a consistent header of the other fio generation's format;
 //! * **corrupt**: anything else (a damaged byte, data nobody wrote).
 //!
-//! The data of a write is rebuilt from its seed (flexio's generator) or its pattern; a
+//! The data of a write is rebuilt from its seed (flexio's generator or fio's, whichever
+//! explains the bytes read: blocks fio wrote are rebuilt too) or its pattern; a
 //! header damaged in one byte is repaired through its crc to recover the write it names
 //! and its time stamp. Data that cannot be rebuilt (another program's generator) is
 //! reported from the headers alone. Only failures come here: allocation is fine.
 
+use super::fill::Data;
 use super::format::{Expect, Format, Place, Stamp, WriteRef};
 use super::header::{Generation, Header, MAGIC, VERSION};
 use super::kind::Kind;
@@ -217,24 +219,40 @@ fn same_write(fmt: &Format, h: &Header, w: &WriteRef) -> bool {
     h.numberio == n && h.rand_seed == fmt.header_seed(w.seed)
 }
 
-/// A write's bytes over the block `[offset, offset+len)`, with the range it covers.
+/// A write's bytes over the block `[offset, offset+len)`, with the range it covers. The
+/// data comes from flexio's generator or fio's, whichever explains more of `block` (the
+/// bytes as read): a block fio wrote is rebuilt as fio wrote it.
 fn rebuild(
     fmt: &Format,
     w: &WriteRef,
     st: Stamp,
     offset: u64,
-    len: usize,
+    block: &[u8],
 ) -> (Vec<u8>, usize, usize) {
-    let full = fmt.regenerate(w.len as usize, w.offset, st);
-    let mut out = vec![0u8; len];
+    let len = block.len();
     let lo = w.offset.max(offset);
     let hi = (w.offset + w.len).min(offset + len as u64);
     if hi <= lo {
-        return (out, 0, 0);
+        return (vec![0u8; len], 0, 0);
     }
     let (a, b) = ((lo - offset) as usize, (hi - offset) as usize);
-    out[a..b].copy_from_slice(&full[(lo - w.offset) as usize..(hi - w.offset) as usize]);
-    (out, a, b)
+    let build = |data: Data| {
+        let full = fmt.regenerate_with(w.len as usize, w.offset, st, data);
+        let mut out = vec![0u8; len];
+        out[a..b].copy_from_slice(&full[(lo - w.offset) as usize..(hi - w.offset) as usize]);
+        out
+    };
+    let ours = build(Data::Flexio);
+    if fmt.pattern.is_some() {
+        return (ours, a, b);
+    }
+    let same = |o: &[u8]| (a..b).filter(|&x| o[x] == block[x]).count();
+    let fios = build(Data::Fio);
+    if same(&fios) > same(&ours) {
+        (fios, a, b)
+    } else {
+        (ours, a, b)
+    }
 }
 
 struct Rebuilt {
@@ -451,7 +469,7 @@ pub fn analyse(
             .map_or((0, 0), |id| id.2)
     };
     let rb = |w: &WriteRef, st: Stamp| {
-        let (bytes, lo, hi) = rebuild(fmt, w, st, offset, len);
+        let (bytes, lo, hi) = rebuild(fmt, w, st, offset, block);
         Rebuilt { bytes, lo, hi }
     };
     // Torn across intervals: consistent headers of two different writes in one block.
@@ -614,7 +632,7 @@ fn finish(
     }
     if !rebuilt {
         m.why =
-            "the data cannot be rebuilt (not flexio's generator): damaged bytes cannot be located"
+            "the data cannot be rebuilt (neither flexio's generator nor fio's): damaged bytes cannot be located"
                 .into();
         return m;
     }

@@ -231,3 +231,40 @@ fn one_byte_header_repair() {
         );
     }
 }
+
+#[test]
+fn a_block_fio_wrote_is_rebuilt_with_fios_data() {
+    // fio's data under fio's header, one byte changed, no log entry (a read-only check):
+    // the expected interval is the block as written, header included, and the first bad
+    // byte is the changed one.
+    for gen in [Generation::Fio333, Generation::Latest] {
+        for interval in [0, 1024] {
+            let fmt = Format {
+                interval,
+                ..Format::new(gen, Kind::Md5, 1)
+            };
+            let w = write(8192, 3);
+            let orig = fmt.regenerate_with(4096, 8192, stamp(&w, 9), Data::Fio);
+            assert_ne!(
+                orig,
+                fmt.regenerate(4096, 8192, stamp(&w, 9)),
+                "two generators"
+            );
+            let mut b = orig.clone();
+            b[2500] ^= 0x10;
+            let m = fmt
+                .check(&mut b, 8192, &Expect::default(), &AT)
+                .unwrap_err();
+            let step = if interval == 0 { 4096 } else { 1024 };
+            let lo = 2500 / step * step;
+            assert_eq!(m.offset, 8192 + lo as u64, "{gen:?} {interval}");
+            assert_eq!(
+                m.expected_data.as_deref(),
+                Some(&orig[lo..lo + step]),
+                "{gen:?} {interval}"
+            );
+            assert_eq!(m.first_bad.map(|f| f.offset), Some(8192 + 2500));
+            assert_eq!(m.class, Class::Corrupt);
+        }
+    }
+}

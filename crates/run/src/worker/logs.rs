@@ -81,6 +81,9 @@ struct HistLog {
     coarseness: u32,
     last: [Vec<u64>; 3],
     text: String,
+    /// log_store_compressed: the lines as flexio's binary records (`logz::encode_hist`),
+    /// and where each record ends.
+    raw: Option<(Vec<u8>, Vec<usize>)>,
 }
 
 /// How samples become bytes (text lines or fio's compressed binary records).
@@ -91,6 +94,8 @@ struct Fmt {
     both_values: bool,
     issue_time: bool,
     compress: Option<CompressPlan>,
+    /// The binary records' layout (fio 3.33's under `--compat=3.33`).
+    layout: crate::logz::Layout,
 }
 
 /// A batch for the writer thread: the log (index in `Logs::logs`), the epoch offset in ms,
@@ -204,6 +209,7 @@ impl Logs {
                 both_values: p.both_values,
                 issue_time: p.issue_time,
                 compress: p.compress.clone(),
+                layout: p.layout,
             },
             avg_ms: p.avg_ms,
             max_value: p.max_value,
@@ -220,6 +226,11 @@ impl Logs {
                 coarseness: p.hist_coarseness,
                 last: Default::default(),
                 text: String::new(),
+                raw: p
+                    .compress
+                    .as_ref()
+                    .is_some_and(|c| c.store)
+                    .then(Default::default),
             }),
             errors: Vec::new(),
         }
@@ -387,7 +398,14 @@ impl Logs {
                         continue;
                     }
                     let bins = fio_log_bins(&delta, h.coarseness);
-                    hist_line(&mut h.text, time_ms + self.epoch_ms, d, last_bs[d], &bins);
+                    let t = time_ms + self.epoch_ms;
+                    match &mut h.raw {
+                        Some((raw, ends)) => {
+                            crate::logz::encode_hist(raw, t, d as u8, last_bs[d], &bins);
+                            ends.push(raw.len());
+                        }
+                        None => hist_line(&mut h.text, t, d, last_bs[d], &bins),
+                    }
                     h.last[d] = cur;
                 }
                 while h.next_ms <= time_ms {
@@ -461,7 +479,26 @@ impl Logs {
             }
         }
         if let Some(h) = self.hist.take() {
-            if let Err(e) = append(&h.path, h.text.as_bytes()) {
+            let r = match &h.raw {
+                Some((raw, ends)) => {
+                    // Streams of whole records, each within log_compression's bytes.
+                    let chunk = self.fmt.compress.as_ref().map_or(0, |c| c.chunk as usize);
+                    let (mut streams, mut start, mut prev) = (Vec::new(), 0, 0);
+                    for &end in ends {
+                        if chunk > 0 && end - start > chunk && prev > start {
+                            streams.push(raw[start..prev].to_vec());
+                            start = prev;
+                        }
+                        prev = end;
+                    }
+                    if prev > start {
+                        streams.push(raw[start..prev].to_vec());
+                    }
+                    self.fmt.deflate_to(&h.path, streams)
+                }
+                None => append(&h.path, h.text.as_bytes()),
+            };
+            if let Err(e) = r {
                 self.errors.push(e);
             }
         }
@@ -480,14 +517,29 @@ impl Fmt {
         samples: &[Sample],
     ) -> Result<(), String> {
         if self.compress.as_ref().is_some_and(|c| c.store) {
+            let rec = |s: &Sample, value, value1, issue_ns| crate::logz::Rec {
+                time_ms: s.time_ms,
+                value,
+                value1,
+                ddir: s.ddir,
+                bs: s.bs,
+                offset: s.offset,
+                prio: s.prio,
+                issue_ns,
+            };
             if dest.kind == Kind::LatClat {
-                self.write_compressed(&dest.path, epoch_ms, samples, |s| s.value)?;
+                // As the text: no second value per I/O, the issue time on the clat log only.
+                self.write_compressed(&dest.path, epoch_ms, samples, |s| rec(s, s.value, 0, 0))?;
                 if let Some(p2) = &dest.path2 {
-                    self.write_compressed(p2, epoch_ms, samples, |s| s.value1)?;
+                    self.write_compressed(p2, epoch_ms, samples, |s| {
+                        rec(s, s.value1, 0, s.issue_ns)
+                    })?;
                 }
                 return Ok(());
             }
-            return self.write_compressed(&dest.path, epoch_ms, samples, |s| s.value);
+            return self.write_compressed(&dest.path, epoch_ms, samples, |s| {
+                rec(s, s.value, s.value1, s.issue_ns)
+            });
         }
         let mut w = SampleWriter::new(
             self.offset,
@@ -536,22 +588,27 @@ impl Fmt {
         append(&dest.path, text)
     }
 
-    /// log_store_compressed: the samples in fio's binary layout, one zlib stream per
-    /// `log_compression` bytes of them, deflated on `log_compression_cpus` when given.
-    /// `pick` gives each sample's value for this file (the binary records have no issue
-    /// time).
+    /// log_store_compressed: the samples in fio's binary layout (`self.layout`), one zlib
+    /// stream per `log_compression` bytes of them. `pick` gives each sample's record for
+    /// this file.
     fn write_compressed(
         &self,
         path: &Path,
         epoch_ms: u64,
         samples: &[Sample],
-        pick: impl Fn(&Sample) -> u64,
+        pick: impl Fn(&Sample) -> crate::logz::Rec,
     ) -> Result<(), String> {
         if samples.is_empty() {
             return Ok(());
         }
         let c = self.compress.clone().unwrap_or_default();
-        let rec = crate::logz::record_size(self.offset);
+        let cols = crate::logz::Columns {
+            offset: self.offset,
+            prio_raw: self.prio_raw,
+            both: self.both_values,
+            issue: self.issue_time,
+        };
+        let rec = crate::logz::record_size(self.layout, cols);
         let per = if c.chunk > 0 {
             (c.chunk as usize / rec).max(1)
         } else {
@@ -561,40 +618,44 @@ impl Fmt {
         for chunk in samples.chunks(per) {
             let mut raw = Vec::with_capacity(chunk.len() * rec);
             for s in chunk {
-                crate::logz::encode(
-                    &mut raw,
-                    s.time_ms + epoch_ms,
-                    pick(s),
-                    s.ddir,
-                    s.bs,
-                    self.offset.then_some(s.offset),
-                    s.prio,
-                    self.prio_raw,
-                );
+                let mut r = pick(s);
+                r.time_ms += epoch_ms;
+                if !self.both_values {
+                    // The newest fio's records hold 0 where no second value is logged.
+                    r.value1 = 0;
+                }
+                crate::logz::encode(&mut raw, self.layout, cols, &r);
             }
             raws.push(raw);
         }
+        self.deflate_to(path, raws)
+    }
+
+    /// Deflate each of `raws` as one zlib stream (on `log_compression_cpus` when given) and
+    /// append them to `path`.
+    fn deflate_to(&self, path: &Path, raws: Vec<Vec<u8>>) -> Result<(), String> {
+        if raws.is_empty() {
+            return Ok(());
+        }
         let deflate_all =
             move || -> Vec<u8> { raws.iter().flat_map(|r| crate::logz::deflate(r)).collect() };
-        let out = match &c.cpus {
-            Some(cpus) => {
-                let cpus = cpus.clone();
-                std::thread::scope(|sc| {
-                    sc.spawn(move || {
-                        let mut set = rustix::thread::CpuSet::new();
-                        for c in cpus
-                            .iter()
-                            .filter(|c| **c < rustix::thread::CpuSet::MAX_CPU)
-                        {
-                            set.set(*c);
-                        }
-                        let _ = rustix::thread::sched_setaffinity(None, &set);
-                        deflate_all()
-                    })
-                    .join()
-                    .unwrap_or_default()
+        let cpus = self.compress.as_ref().and_then(|c| c.cpus.clone());
+        let out = match cpus {
+            Some(cpus) => std::thread::scope(|sc| {
+                sc.spawn(move || {
+                    let mut set = rustix::thread::CpuSet::new();
+                    for c in cpus
+                        .iter()
+                        .filter(|c| **c < rustix::thread::CpuSet::MAX_CPU)
+                    {
+                        set.set(*c);
+                    }
+                    let _ = rustix::thread::sched_setaffinity(None, &set);
+                    deflate_all()
                 })
-            }
+                .join()
+                .unwrap_or_default()
+            }),
             None => deflate_all(),
         };
         append(path, &out)
@@ -1008,6 +1069,151 @@ mod tests {
         assert_eq!(total(&got[0]), 3);
         assert_eq!(total(&got[1]), 2, "only the interval's delta");
         assert_eq!(got[0].split(", ").count(), got[1].split(", ").count());
+    }
+
+    /// The same samples through a plain plan and through `log_store_compressed` (streams
+    /// of `chunk` bytes) in `layout`: every log file of the compressed run, inflated, is
+    /// the plain run's file byte for byte.
+    fn same_samples_both_ways(base: LogPlan, layout: crate::logz::Layout, chunk: u64) {
+        let feed = |p: &LogPlan| {
+            let mut l = Logs::new(p);
+            let mut h = Hist::enabled();
+            let none = Hist::disabled();
+            let mut last = ([0; 3], [0; 3], 0);
+            let (mut bytes, mut ios) = ([0u64; 3], [0u64; 3]);
+            for i in 0..3000u64 {
+                let (d, t) = ((i % 3) as u8 % 2, i / 10);
+                let lat = 1000 + (i * 7919) % 50_000;
+                let slat = (i % 4 != 0).then_some(i % 300);
+                l.io(
+                    t,
+                    d,
+                    4096 << (i % 2),
+                    i * 4096,
+                    (i % 3) as u16 * 0x2001,
+                    lat,
+                    lat - 100,
+                    slat,
+                    i * 1000 + 17,
+                );
+                h.add(lat - 100);
+                bytes[d as usize] += 4096;
+                ios[d as usize] += 1;
+                if i % 50 == 49 {
+                    l.tick(
+                        t,
+                        (&bytes, &ios),
+                        &mut last,
+                        [&h, &none, &none],
+                        &[4096, 8192, 0],
+                    );
+                }
+            }
+            assert!(l.finish().is_empty());
+        };
+        let plain = tempfile::tempdir().unwrap();
+        let packed = tempfile::tempdir().unwrap();
+        let at = |d: &Path, p: &LogPlan, fz: bool| {
+            let name = |k: &str| {
+                d.join(if fz {
+                    format!("{k}.log.fz")
+                } else {
+                    format!("{k}.log")
+                })
+            };
+            LogPlan {
+                lat: p
+                    .lat
+                    .as_ref()
+                    .map(|_| [name("lat"), name("slat"), name("clat")]),
+                bw: p.bw.as_ref().map(|_| name("bw")),
+                iops: p.iops.as_ref().map(|_| name("iops")),
+                hist: p.hist.as_ref().map(|_| name("hist")),
+                layout,
+                ..p.clone()
+            }
+        };
+        let pp = at(plain.path(), &base, false);
+        let zp = LogPlan {
+            compress: Some(CompressPlan {
+                chunk,
+                store: true,
+                cpus: None,
+            }),
+            ..at(packed.path(), &base, true)
+        };
+        create_all(&pp.paths()).unwrap();
+        create_all(&zp.paths()).unwrap();
+        feed(&pp);
+        feed(&zp);
+        let mut checked = 0;
+        for (a, b) in pp.paths().iter().zip(zp.paths()) {
+            let text = std::fs::read_to_string(a).unwrap();
+            let z = std::fs::read(&b).unwrap();
+            assert!(!text.is_empty(), "{}", a.display());
+            assert!(z.len() < text.len(), "{}: compressed", b.display());
+            for prefer in [crate::logz::Layout::Fio333, crate::logz::Layout::Newest] {
+                let back = crate::logz::inflate_file(&b, prefer).unwrap();
+                assert!(
+                    back == text,
+                    "{layout:?} {chunk} {}: {prefer:?}",
+                    a.display()
+                );
+            }
+            checked += 1;
+        }
+        assert_eq!(checked, pp.paths().len());
+    }
+
+    fn every_log(d: &Path) -> LogPlan {
+        LogPlan {
+            lat: Some([d.join("a"), d.join("b"), d.join("c")]),
+            bw: Some(d.join("d")),
+            iops: Some(d.join("e")),
+            hist: Some(d.join("f")),
+            hist_ms: 20,
+            hist_coarseness: 2,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn compressed_logs_of_every_kind_inflate_to_the_plain_text() {
+        use crate::logz::Layout;
+        let d = tempfile::tempdir().unwrap();
+        let all = every_log(d.path());
+        // Per-I/O logs with every column of the newest fio, in one stream and in many.
+        let newest = LogPlan {
+            offset: true,
+            prio_raw: true,
+            both_values: true,
+            issue_time: true,
+            ..all.clone()
+        };
+        for chunk in [0, 4096] {
+            same_samples_both_ways(newest.clone(), Layout::Newest, chunk);
+        }
+        // Windows (mean and maximum), with and without the offset column.
+        for offset in [false, true] {
+            let windowed = LogPlan {
+                avg_ms: 25,
+                both_values: true,
+                offset,
+                ..all.clone()
+            };
+            same_samples_both_ways(windowed, Layout::Newest, 1024);
+        }
+        // fio 3.33's records: its columns.
+        for (offset, prio_raw, avg_ms) in [(false, false, 0), (true, true, 0), (true, false, 25)] {
+            let p = LogPlan {
+                offset,
+                prio_raw,
+                avg_ms,
+                max_value: avg_ms > 0,
+                ..all.clone()
+            };
+            same_samples_both_ways(p, Layout::Fio333, 2048);
+        }
     }
 
     #[test]

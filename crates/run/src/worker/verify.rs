@@ -59,6 +59,9 @@ pub struct VerState {
     /// experimental_verify: no log; the read-back re-generates the writes.
     experimental: bool,
     replay: Option<Replay>,
+    /// experimental_verify: where the current loop's writes start (its generators as the
+    /// loop began, and the number of its first write).
+    loop_start: Option<LoopStart>,
     seed_base: u64,
     seed64: bool,
     /// Trim verification (trim_percentage with trim_backlog).
@@ -77,7 +80,16 @@ pub struct VerState {
     synced_below: u64,
 }
 
-/// experimental_verify's read-back: the job's offset and seed generators run again.
+/// The generators as a loop of an experimental_verify job began.
+struct LoopStart {
+    gen: flexio_workload::Generator,
+    seeds: wlog::SeedGen,
+    first: u64,
+}
+
+/// experimental_verify's read-back: the job's offset and seed generators run again from
+/// where the loop's writes began; its reads (a read/write mix) are passed over, its writes
+/// are read back.
 struct Replay {
     gen: flexio_workload::Generator,
     seeds: wlog::SeedGen,
@@ -148,6 +160,7 @@ impl VerState {
             last_save_ns: 0,
             experimental: p.experimental,
             replay: None,
+            loop_start: None,
             seed_base: p.seed_base,
             seed64: p.seed64,
             trims: p.trim.as_ref().map(super::trims::TrimState::new),
@@ -183,6 +196,13 @@ impl VerState {
     #[inline]
     pub fn checks_reads(&self) -> bool {
         self.check_reads
+    }
+
+    /// Whether a read-back block came from the written-block list (fio's flag 0x80 in
+    /// its report: set for the logged blocks, not for experimental_verify's replay).
+    #[inline]
+    pub fn listed(&self, phase: bool) -> bool {
+        phase && !self.experimental
     }
 
     /// verify_only: writes are not done, only remembered for the check.
@@ -376,8 +396,26 @@ impl VerState {
         }
     }
 
+    /// A loop's writes begin with the job's generator `gen` as it is now. With randrepeat
+    /// fio seeds its verify stream again for every loop (so each loop's k-th write has the
+    /// first loop's k-th seed; numbers go on). experimental_verify's read-back replays the
+    /// loop from here.
+    pub fn loop_begins(&mut self, gen: &flexio_workload::Generator) {
+        if self.rand_reseed {
+            self.seeds = wlog::SeedGen::new(self.seed_base, self.seed64);
+        }
+        if self.experimental {
+            self.loop_start = Some(LoopStart {
+                gen: gen.clone(),
+                seeds: self.seeds.clone(),
+                first: self.writes,
+            });
+        }
+    }
+
     /// After a loop's writes: whether a read-back phase runs (it does unless the job only
-    /// reads or do_verify=0). `spec` is the job's workload (experimental_verify replays it).
+    /// reads or do_verify=0). `spec` is the job's workload: experimental_verify replays
+    /// the loop from where [`VerState::loop_begins`] saw it, or from the start of `spec`.
     pub fn begin_phase(&mut self, spec: Option<&flexio_workload::Spec>) -> bool {
         if self.check_reads || !self.do_verify {
             self.clear_log();
@@ -388,13 +426,23 @@ impl VerState {
         if let Some(r) = self.rand_initial.filter(|_| self.rand_reseed) {
             self.rand = r;
         }
-        if let Some(spec) = spec.filter(|_| self.experimental) {
-            self.replay = Some(Replay {
-                gen: flexio_workload::Generator::new(spec.clone()),
-                seeds: wlog::SeedGen::new(self.seed_base, self.seed64),
-                left: self.writes,
-                numberio: 0,
-            });
+        if self.experimental {
+            let start = match self.loop_start.take() {
+                Some(l) => Some(l),
+                None => spec.map(|spec| LoopStart {
+                    gen: flexio_workload::Generator::new(spec.clone()),
+                    seeds: wlog::SeedGen::new(self.seed_base, self.seed64),
+                    first: 0,
+                }),
+            };
+            if let Some(l) = start {
+                self.replay = Some(Replay {
+                    gen: l.gen,
+                    seeds: l.seeds,
+                    left: self.writes.saturating_sub(l.first),
+                    numberio: l.first,
+                });
+            }
         }
         true
     }
@@ -440,7 +488,11 @@ impl VerState {
         let exp = self.expectation(slot, offset, buf.len() as u64, tag);
         let place = Place {
             file,
-            flags: if tag.is_some() { "88" } else { "8" },
+            flags: if self.listed(tag.is_some()) {
+                "88"
+            } else {
+                "8"
+            },
         };
         crate::debug_log!(
             crate::debug::Cat::Verify,

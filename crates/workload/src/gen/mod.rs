@@ -280,6 +280,7 @@ impl OffRng {
     }
 }
 
+#[derive(Clone)]
 struct FileState {
     region: Region,
     /// Next sequential position per direction (relative to the region start).
@@ -310,7 +311,9 @@ struct FileState {
     trimmed: Option<(u64, u64)>,
 }
 
-/// Stateful generator for one job thread.
+/// Stateful generator for one job thread. A clone goes on from the same point (a replay
+/// of the I/O it hands out from there).
+#[derive(Clone)]
 pub struct Generator {
     spec: Spec,
     spr: Option<crate::sprandom::Sprandom>,

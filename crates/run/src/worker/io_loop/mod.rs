@@ -615,6 +615,9 @@ impl<'a, E: Engine> Worker<'a, E> {
             if let Some(z) = &mut self.zones {
                 z.loop_start();
             }
+            if let Some(vs) = self.ver.as_mut() {
+                vs.loop_begins(&self.gen);
+            }
             let end = self.do_io();
             self.end_of_loop(loop_start);
             // fio: a time-based job whose time is up ends without the read-back.

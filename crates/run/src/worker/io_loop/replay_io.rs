@@ -76,7 +76,11 @@ impl<E: Engine> Worker<'_, E> {
                 len: e.len,
                 ..Slot::default()
             };
-            if op == 1 {
+            if op == 1 && self.ver.is_some() {
+                // verify: the trace's writes are numbered, seeded and logged like the
+                // generator's, and read back after the trace.
+                self.prepare_verified_write(slot);
+            } else if op == 1 {
                 self.fill_write(slot, e.offset, e.len);
             }
             self.replay_issued();

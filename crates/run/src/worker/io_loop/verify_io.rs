@@ -189,6 +189,7 @@ impl<E: Engine> Worker<'_, E> {
         });
         if self.vasync.is_some() {
             let exp = vs.expectation(slot as usize, s.offset, s.len, tag);
+            let listed = vs.listed(tag.is_some());
             while !self.vasync.as_ref().is_some_and(|a| a.has_room()) {
                 if !self.drain_one(true) {
                     break;
@@ -196,7 +197,7 @@ impl<E: Engine> Worker<'_, E> {
             }
             let data = &self.bufs.slot_mut(slot as usize)[..s.len as usize];
             if let Some(a) = self.vasync.as_mut() {
-                a.submit(data, s.offset, s.file, exp, tag.is_some());
+                a.submit(data, s.offset, s.file, exp, listed);
             }
             self.drain_async(false);
             return;
