@@ -549,7 +549,7 @@ fn eta_of(ev: &Events, st: &mut EtaState) -> Eta {
 }
 
 fn hostname() -> String {
-    rustix::system::uname()
+    flexio_engine::os::system::uname()
         .nodename()
         .to_string_lossy()
         .into_owned()

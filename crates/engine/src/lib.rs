@@ -22,13 +22,16 @@
 //! everything else from that list. Adding an engine is one new file and one registry line.
 //! `cmdprio.rs` is an option group shared by engines; `buffer.rs` and `sys.rs` hold the
 //! aligned buffers and the system calls rustix lacks; `platform.rs` the Linux-only
-//! interfaces with their fallbacks elsewhere.
+//! interfaces with their fallbacks elsewhere; `os.rs` the operating system as the portable
+//! code calls it (rustix, or on RTEMS, which rustix does not support, `os_rtems.rs`: the
+//! same interface over libc).
 
 pub mod api;
 pub mod buffer;
 pub mod cmdprio;
 #[cfg(any(target_os = "linux", target_os = "android"))]
 pub(crate) mod device;
+pub mod os;
 pub mod platform;
 pub mod registry;
 pub mod sha256;
@@ -38,7 +41,7 @@ pub use api::*;
 // The registry's functions and the engine modules it declares (`flexio_engine::null`, ...).
 pub use registry::*;
 
-pub(crate) fn from_rustix(r: rustix::io::Result<usize>) -> i64 {
+pub(crate) fn from_rustix(r: os::io::Result<usize>) -> i64 {
     match r {
         Ok(n) => n as i64,
         Err(e) => -(e.raw_os_error() as i64),

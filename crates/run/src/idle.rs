@@ -40,9 +40,9 @@ fn calibrate_here(page_size: usize) -> f64 {
 /// The unit of work calibrated on every CPU the process may use (a thread pinned to each,
 /// all at once as fio does): mean and standard deviation over the CPUs, in µs.
 pub fn calibrate() -> (f64, f64) {
-    let page = rustix::param::page_size();
-    let cpus: Vec<usize> = match rustix::thread::sched_getaffinity(None) {
-        Ok(set) => (0..rustix::thread::CpuSet::MAX_CPU)
+    let page = flexio_engine::os::param::page_size();
+    let cpus: Vec<usize> = match flexio_engine::os::thread::sched_getaffinity(None) {
+        Ok(set) => (0..flexio_engine::os::thread::CpuSet::MAX_CPU)
             .filter(|c| set.is_set(*c))
             .collect(),
         Err(_) => Vec::new(),
@@ -55,9 +55,9 @@ pub fn calibrate() -> (f64, f64) {
                 .iter()
                 .map(|&cpu| {
                     s.spawn(move || {
-                        let mut set = rustix::thread::CpuSet::new();
+                        let mut set = flexio_engine::os::thread::CpuSet::new();
                         set.set(cpu);
-                        let _ = rustix::thread::sched_setaffinity(None, &set);
+                        let _ = flexio_engine::os::thread::sched_setaffinity(None, &set);
                         calibrate_here(page)
                     })
                 })

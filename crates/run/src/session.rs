@@ -52,7 +52,7 @@ pub fn host() -> Host<'static> {
     Host {
         ncpus: flexio_engine::sys::cpus_configured(),
         mb_memory: mem >> 20,
-        pagesize: rustix::param::page_size() as u64,
+        pagesize: flexio_engine::os::param::page_size() as u64,
         env: &host_env,
     }
 }

@@ -51,10 +51,10 @@ fn device_zones(path: &Path, name: &str) -> Result<Option<(Model, ZoneSet)>, Str
         "host-aware" => Model::HostAware,
         _ => return Ok(None),
     };
-    use rustix::fs::{Mode, OFlags};
-    let fd = rustix::fs::open(path, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())
+    use flexio_engine::os::fs::{Mode, OFlags};
+    let fd = flexio_engine::os::fs::open(path, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())
         .map_err(|e| format!("{}: {e}", path.display()))?;
-    let size = rustix::fs::seek(&fd, rustix::fs::SeekFrom::End(0))
+    let size = flexio_engine::os::fs::seek(&fd, flexio_engine::os::fs::SeekFrom::End(0))
         .map_err(|e| format!("{}: {e}", path.display()))?;
     let mut zones = Vec::new();
     let mut offset = 0u64;

@@ -44,11 +44,11 @@ pub fn apply(p: &Placement) -> Result<Option<String>, (i32, String, &'static str
 
 fn apply_placement(p: &Placement) -> Result<(), (i32, String)> {
     if let Some(cpus) = &p.cpus {
-        let mut set = rustix::thread::CpuSet::new();
+        let mut set = flexio_engine::os::thread::CpuSet::new();
         for c in cpus {
             set.set(*c);
         }
-        rustix::thread::sched_setaffinity(None, &set).map_err(|e| {
+        flexio_engine::os::thread::sched_setaffinity(None, &set).map_err(|e| {
             (
                 e.raw_os_error(),
                 format!("cannot set CPU affinity to {cpus:?}: {e}"),
@@ -56,7 +56,7 @@ fn apply_placement(p: &Placement) -> Result<(), (i32, String)> {
         })?;
     }
     if p.nice != 0 {
-        rustix::process::setpriority_process(None, p.nice)
+        flexio_engine::os::process::setpriority_process(None, p.nice)
             .map_err(|e| (e.raw_os_error(), format!("cannot set nice {}: {e}", p.nice)))?;
     }
     if let Some(name) = &p.comm {
@@ -98,8 +98,8 @@ mod tests {
     #[test]
     fn applies_to_the_calling_thread_only() {
         // On a thread of its own, so the test runner's thread keeps its placement.
-        let allowed = rustix::thread::sched_getaffinity(None).unwrap();
-        let cpu = (0..rustix::thread::CpuSet::MAX_CPU)
+        let allowed = flexio_engine::os::thread::sched_getaffinity(None).unwrap();
+        let cpu = (0..flexio_engine::os::thread::CpuSet::MAX_CPU)
             .find(|c| allowed.is_set(*c))
             .unwrap();
         let r = std::thread::spawn(move || {
@@ -111,8 +111,8 @@ mod tests {
                 ..Default::default()
             })
             .unwrap();
-            let set = rustix::thread::sched_getaffinity(None).unwrap();
-            let n = (0..rustix::thread::CpuSet::MAX_CPU)
+            let set = flexio_engine::os::thread::sched_getaffinity(None).unwrap();
+            let n = (0..flexio_engine::os::thread::CpuSet::MAX_CPU)
                 .filter(|c| set.is_set(*c))
                 .count();
             let comm = std::fs::read_to_string("/proc/thread-self/comm").unwrap();
@@ -125,7 +125,7 @@ mod tests {
         // A CPU that does not exist is a clear error, not a panic.
         let e = std::thread::spawn(|| {
             apply(&Placement {
-                cpus: Some(vec![rustix::thread::CpuSet::MAX_CPU - 1]),
+                cpus: Some(vec![flexio_engine::os::thread::CpuSet::MAX_CPU - 1]),
                 ..Default::default()
             })
         })
