@@ -227,6 +227,11 @@ fn prepare_cli_with(
         read,
         catalog: &CATALOG,
     };
+    if cfg!(target_os = "rtems") {
+        if let Some(why) = plan::rtems::run_refusal(&cli.switches.extra) {
+            return Err(why);
+        }
+    }
     let mut set = load::load(&cli, &env).map_err(|e| e.to_string())?;
     adjust(&mut set);
     plan::draw_seeds(&mut set);

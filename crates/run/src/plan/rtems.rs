@@ -7,6 +7,7 @@
 //! The check reads the options only, so it is tested on every system; planning applies it
 //! when flexio is built for RTEMS.
 
+use flexio_job::cli_extra::Extra;
 use flexio_job::options::SyncMode;
 use flexio_job::sysio::MemType;
 use flexio_job::JobOptions;
@@ -118,6 +119,21 @@ pub fn refusal(o: &JobOptions) -> Option<String> {
         .map(|(_, opt, because)| format!("{opt} is not supported by flexio on RTEMS: {because}"))
 }
 
+/// The first run-wide switch of `x` the RTEMS port cannot honour (the triggers' commands:
+/// RTEMS has no processes).
+pub fn run_refusal(x: &Extra) -> Option<String> {
+    let why: &[(bool, &str)] = &[
+        (x.trigger_cmd.is_some(), "--trigger"),
+        (x.trigger_remote_cmd.is_some(), "--trigger-remote"),
+    ];
+    why.iter().find(|(on, _)| *on).map(|(_, switch)| {
+        format!(
+            "{switch} is not supported by flexio on RTEMS: RTEMS has no processes to run a \
+             command in"
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,5 +186,23 @@ mod tests {
             ..JobOptions::default()
         };
         assert_eq!(refusal(&o), None);
+    }
+
+    #[test]
+    fn trigger_commands_are_refused_and_the_rest_of_the_triggers_run() {
+        let mut x = Extra {
+            trigger_file: Some("stop".into()),
+            trigger_timeout_us: Some(1_000_000),
+            ..Extra::default()
+        };
+        assert_eq!(run_refusal(&x), None);
+        x.trigger_remote_cmd = Some("true".into());
+        let e = run_refusal(&x).unwrap();
+        assert!(
+            e.starts_with("--trigger-remote is not supported by flexio on RTEMS"),
+            "{e}"
+        );
+        x.trigger_cmd = Some("true".into());
+        assert!(run_refusal(&x).unwrap().starts_with("--trigger is not"));
     }
 }
