@@ -16,3 +16,11 @@ pub use rustix::{fd, fs, io, mm, param, process, system, thread, time};
 mod rtems;
 #[cfg(target_os = "rtems")]
 pub use rtems::{fd, fs, io, param, process, system, thread, time};
+
+/// The RTEMS implementation, compiled on Linux for its unit tests: the C calls it makes are
+/// POSIX ones Linux has too (its uname layout is RTEMS's own, so that one is not tested
+/// here).
+#[cfg(all(test, target_os = "linux"))]
+#[allow(dead_code, unused_imports)]
+#[path = "os_rtems.rs"]
+mod rtems_on_linux;

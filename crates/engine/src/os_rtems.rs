@@ -5,7 +5,7 @@
 
 /// File descriptors: rustix re-exports std's.
 pub mod fd {
-    pub use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
+    pub use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 }
 
 /// Errors and plain reads and writes.
@@ -18,12 +18,9 @@ pub mod io {
     pub struct Errno(i32);
 
     impl Errno {
-        pub const AGAIN: Errno = Errno(libc::EAGAIN);
         pub const BUSY: Errno = Errno(libc::EBUSY);
         pub const DQUOT: Errno = Errno(libc::EDQUOT);
-        pub const INTR: Errno = Errno(libc::EINTR);
         pub const INVAL: Errno = Errno(libc::EINVAL);
-        pub const IO: Errno = Errno(libc::EIO);
         pub const NOSPC: Errno = Errno(libc::ENOSPC);
         pub const NOSYS: Errno = Errno(libc::ENOSYS);
         pub const OPNOTSUPP: Errno = Errno(libc::EOPNOTSUPP);
@@ -174,9 +171,7 @@ pub mod fs {
         pub const CREATE: OFlags = OFlags(libc::O_CREAT as u32);
         pub const TRUNC: OFlags = OFlags(libc::O_TRUNC as u32);
         pub const EXCL: OFlags = OFlags(libc::O_EXCL as u32);
-        pub const APPEND: OFlags = OFlags(libc::O_APPEND as u32);
         pub const SYNC: OFlags = OFlags(libc::O_SYNC as u32);
-        pub const NONBLOCK: OFlags = OFlags(libc::O_NONBLOCK as u32);
         pub const CLOEXEC: OFlags = OFlags(libc::O_CLOEXEC as u32);
         pub const DIRECT: OFlags = OFlags(1 << 31);
         pub const DSYNC: OFlags = OFlags(1 << 30);
@@ -192,12 +187,6 @@ pub mod fs {
         }
         pub const fn contains(self, other: OFlags) -> bool {
             self.0 & other.0 == other.0
-        }
-        pub fn insert(&mut self, other: OFlags) {
-            self.0 |= other.0;
-        }
-        pub fn remove(&mut self, other: OFlags) {
-            self.0 &= !other.0;
         }
     }
 
@@ -237,9 +226,6 @@ pub mod fs {
         }
         pub const fn from_raw_mode(mode: u32) -> Mode {
             Mode(mode as libc::mode_t)
-        }
-        pub const fn as_raw_mode(self) -> u32 {
-            self.0 as u32
         }
     }
 
@@ -432,38 +418,35 @@ pub mod process {
 pub mod system {
     use std::ffi::CStr;
 
-    /// uname(2)'s answer.
-    pub struct Uname(libc::utsname);
+    /// RTEMS's `struct utsname` (cpukit/include/sys/utsname.h): five fields of SYS_NMLN =
+    /// 48 bytes. The libc crate's newlib `utsname` (six fields of 65, "unverified") is
+    /// not RTEMS's layout; it only serves as storage larger than RTEMS writes.
+    const SYS_NMLN: usize = 48;
+
+    /// uname(2)'s answer, as RTEMS lays it out.
+    pub struct Uname([u8; 5 * SYS_NMLN]);
 
     impl Uname {
+        fn field(&self, i: usize) -> &CStr {
+            CStr::from_bytes_until_nul(&self.0[i * SYS_NMLN..(i + 1) * SYS_NMLN]).unwrap_or(c"")
+        }
+        /// The second field (after sysname).
         pub fn nodename(&self) -> &CStr {
-            field(&self.0.nodename)
+            self.field(1)
         }
-        pub fn sysname(&self) -> &CStr {
-            field(&self.0.sysname)
-        }
-        pub fn release(&self) -> &CStr {
-            field(&self.0.release)
-        }
-        pub fn machine(&self) -> &CStr {
-            field(&self.0.machine)
-        }
-    }
-
-    fn field(f: &[libc::c_char]) -> &CStr {
-        // SAFETY: c_char and u8 have the same size and alignment; the slice is the field.
-        let bytes = unsafe { std::slice::from_raw_parts(f.as_ptr().cast::<u8>(), f.len()) };
-        CStr::from_bytes_until_nul(bytes).unwrap_or(c"")
     }
 
     pub fn uname() -> Uname {
+        const _: () = assert!(std::mem::size_of::<libc::utsname>() >= 5 * SYS_NMLN);
         let mut u = std::mem::MaybeUninit::<libc::utsname>::zeroed();
-        // SAFETY: `u` is writable memory of `struct utsname`'s type; on failure it stays
-        // zeroed, which reads as empty strings.
-        unsafe {
-            libc::uname(u.as_mut_ptr());
-            Uname(u.assume_init())
-        }
+        // SAFETY: `u` is zeroed, writable memory larger than RTEMS's 240-byte structure,
+        // which is all uname writes; on failure it stays zeroed (empty strings).
+        unsafe { libc::uname(u.as_mut_ptr()) };
+        let mut out = [0u8; 5 * SYS_NMLN];
+        // SAFETY: `u` holds at least `out.len()` initialised (zeroed or written) bytes.
+        let bytes = unsafe { std::slice::from_raw_parts(u.as_ptr().cast::<u8>(), out.len()) };
+        out.copy_from_slice(bytes);
+        Uname(out)
     }
 }
 
@@ -487,16 +470,8 @@ pub mod thread {
                 self.0[cpu / 64] |= 1 << (cpu % 64);
             }
         }
-        pub fn unset(&mut self, cpu: usize) {
-            if cpu < Self::MAX_CPU {
-                self.0[cpu / 64] &= !(1 << (cpu % 64));
-            }
-        }
         pub fn is_set(&self, cpu: usize) -> bool {
             cpu < Self::MAX_CPU && self.0[cpu / 64] & (1 << (cpu % 64)) != 0
-        }
-        pub fn count(&self) -> u32 {
-            self.0.iter().map(|w| w.count_ones()).sum()
         }
     }
 
@@ -579,5 +554,124 @@ pub mod time {
             DynamicClockId::Known(c) => gettime(c.raw()),
             DynamicClockId::_Lifetime(_) => Err(Errno::INVAL),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fd::AsFd;
+    use super::fs::{self, Mode, OFlags, SeekFrom};
+    use super::io::{self, Errno, IoSlice, IoSliceMut};
+
+    #[test]
+    fn files_read_write_seek_and_refuse_what_rtems_lacks() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("f");
+        let rw = OFlags::RDWR | OFlags::CREATE | OFlags::CLOEXEC;
+        let fd = fs::open(&p, rw, Mode::from_raw_mode(0o600)).unwrap();
+        assert_eq!(io::pwrite(&fd, b"hello world", 4).unwrap(), 11);
+        let mut buf = [0u8; 5];
+        assert_eq!(io::pread(&fd, &mut buf, 10).unwrap(), 5);
+        assert_eq!(&buf, b"world");
+        assert_eq!(fs::fstat(&fd).unwrap().st_size, 15);
+        assert_eq!(fs::seek(&fd, SeekFrom::End(0)).unwrap(), 15);
+        assert_eq!(fs::seek(&fd, SeekFrom::Start(4)).unwrap(), 4);
+        let (mut a, mut b) = ([0u8; 2], [0u8; 3]);
+        let n = io::readv(&fd, &mut [IoSliceMut::new(&mut a), IoSliceMut::new(&mut b)]).unwrap();
+        assert_eq!((n, &a, &b), (5, b"he", b"llo"));
+        fs::seek(&fd, SeekFrom::Start(0)).unwrap();
+        assert_eq!(
+            io::writev(&fd, &[IoSlice::new(b"ab"), IoSlice::new(b"cd")]).unwrap(),
+            4
+        );
+        let mut c = [0u8; 4];
+        assert_eq!(io::read(&fd, &mut c).unwrap(), 4);
+        assert_eq!(&c, b"hell");
+        assert_eq!(io::write(fd.as_fd(), b"!").unwrap(), 1);
+        fs::fsync(&fd).unwrap();
+        fs::fdatasync(&fd).unwrap();
+        fs::ftruncate(&fd, 2).unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"ab");
+        // What RTEMS's C library (as bound) lacks answers ENOSYS or EINVAL, not success.
+        assert_eq!(
+            io::preadv(&fd, &mut [IoSliceMut::new(&mut a)], 0),
+            Err(Errno::NOSYS)
+        );
+        assert_eq!(
+            fs::fadvise(&fd, 0, None, fs::Advice::DontNeed),
+            Err(Errno::NOSYS)
+        );
+        assert_eq!(
+            fs::open(&p, OFlags::RDONLY | OFlags::DIRECT, Mode::empty()).err(),
+            Some(Errno::INVAL)
+        );
+        assert_eq!(
+            fs::open(&p, OFlags::WRONLY | OFlags::DSYNC, Mode::empty()).err(),
+            Some(Errno::INVAL)
+        );
+        // Errors carry errno and read as the system's text.
+        let missing = fs::open(d.path().join("no"), OFlags::RDONLY, Mode::empty()).unwrap_err();
+        assert_eq!(missing.raw_os_error(), libc::ENOENT);
+        assert_eq!(
+            std::io::Error::from(missing).kind(),
+            std::io::ErrorKind::NotFound
+        );
+    }
+
+    #[test]
+    fn directories_and_names() {
+        let d = tempfile::tempdir().unwrap();
+        let sub = d.path().join("sub");
+        fs::mkdir(&sub, Mode::from_raw_mode(0o700)).unwrap();
+        assert_eq!(
+            fs::mkdir(&sub, Mode::empty())
+                .err()
+                .map(|e| e.raw_os_error()),
+            Some(libc::EEXIST)
+        );
+        assert!(fs::stat(&sub).is_ok() && fs::lstat(&sub).is_ok());
+        let f = sub.join("f");
+        drop(
+            fs::open(
+                &f,
+                OFlags::WRONLY | OFlags::CREATE,
+                Mode::from_raw_mode(0o600),
+            )
+            .unwrap(),
+        );
+        assert_eq!(
+            fs::rmdir(&sub).err().map(|e| e.raw_os_error()),
+            Some(libc::ENOTEMPTY)
+        );
+        fs::unlink(&f).unwrap();
+        fs::rmdir(&sub).unwrap();
+        assert!(fs::stat(&sub).is_err());
+        assert_eq!(fs::stat("a\0b").err(), Some(Errno::INVAL));
+    }
+
+    #[test]
+    fn process_clock_and_cpus() {
+        assert_eq!(
+            super::process::getpid().as_raw_nonzero().get() as u32,
+            std::process::id()
+        );
+        // SAFETY: geteuid has no preconditions.
+        assert_eq!(super::process::geteuid().as_raw(), unsafe {
+            libc::geteuid()
+        });
+        assert!(super::param::page_size() >= 4096);
+        use super::time::{clock_gettime, clock_gettime_dynamic, ClockId, DynamicClockId};
+        let a = clock_gettime(ClockId::Monotonic);
+        let b = clock_gettime_dynamic(DynamicClockId::Known(ClockId::Monotonic)).unwrap();
+        assert!((b.tv_sec, b.tv_nsec) >= (a.tv_sec, a.tv_nsec) && a.tv_sec > 0);
+        let cpu = clock_gettime_dynamic(DynamicClockId::Known(ClockId::ThreadCPUTime)).unwrap();
+        assert!(cpu.tv_sec >= 0 && (0..1_000_000_000).contains(&cpu.tv_nsec));
+        let mut set = super::thread::CpuSet::new();
+        set.set(3);
+        set.set(super::thread::CpuSet::MAX_CPU);
+        assert!(set.is_set(3) && !set.is_set(2) && !set.is_set(super::thread::CpuSet::MAX_CPU));
+        assert_eq!(super::thread::sched_getaffinity(None), Err(Errno::NOSYS));
+        assert_eq!(fs::major(0x0000_0005_0000_0007), 5);
+        assert_eq!(fs::minor(0x0000_0005_0000_0007), 7);
     }
 }
