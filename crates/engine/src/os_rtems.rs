@@ -529,6 +529,8 @@ pub mod time {
         _Lifetime(std::marker::PhantomData<&'a ()>),
     }
 
+    // tv_nsec is a C long: 32 bits on RTEMS's ARM, 64 on Linux (where the tests build this).
+    #[allow(clippy::unnecessary_cast)]
     fn gettime(id: libc::clockid_t) -> Result<Timespec> {
         let mut t = libc::timespec {
             tv_sec: 0,
