@@ -334,9 +334,15 @@ impl Job {
     }
 }
 
+#[cfg(target_os = "rtems")]
+fn drop_caches() -> Result<(), String> {
+    Err("--drop-caches is not supported by flexio on RTEMS (no page cache to drop)".into())
+}
+
+#[cfg(not(target_os = "rtems"))]
 fn drop_caches() -> Result<(), String> {
     // Dirty pages are not dropped: write them back first.
-    rustix::fs::sync();
+    flexio_engine::os::fs::sync();
     std::fs::write("/proc/sys/vm/drop_caches", "3")
         .map_err(|e| format!("--drop-caches: /proc/sys/vm/drop_caches: {e} (needs root)"))
 }

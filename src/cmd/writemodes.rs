@@ -248,8 +248,15 @@ fn job(a: &Args, mode: &str) -> String {
     j
 }
 
+/// RTEMS has no O_DIRECT.
+#[cfg(target_os = "rtems")]
+fn direct_ok(_file: &Path) -> bool {
+    false
+}
+
 /// Whether the scratch file's file system takes O_DIRECT (tmpfs before Linux 6.6 and many
 /// FUSE file systems refuse it with EINVAL).
+#[cfg(not(target_os = "rtems"))]
 fn direct_ok(file: &Path) -> bool {
     use std::os::unix::fs::OpenOptionsExt;
     let probe = file.with_extension("direct-probe");
