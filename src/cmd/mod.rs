@@ -24,6 +24,8 @@ pub mod args;
 #[cfg(feature = "tools")]
 pub mod compare;
 #[cfg(feature = "tools")]
+pub mod generate;
+#[cfg(feature = "tools")]
 pub mod matrix;
 pub mod out;
 #[cfg(feature = "tools")]
@@ -197,6 +199,18 @@ pub static SUBCOMMANDS: &[Subcommand] = &[
         "[--set K=V] RUN_ID: the stored run's exact job and seeds again, warning where the machine changed",
         results::rerun,
         results::Rerun
+    ),
+    sub!(
+        "completions",
+        "bash|zsh|fish: the shell completion script for flexio and its subcommands",
+        generate::completions,
+        generate::Completions
+    ),
+    sub!(
+        "man",
+        "[SUBCOMMAND] | --out-dir DIR: the man page (flexio.1, flexio-SUBCOMMAND.1) as roff",
+        generate::man,
+        generate::Man
     ),
 ];
 
