@@ -6,7 +6,7 @@ use flexio_job::{cli, help, load, Format};
 use flexio_output::{json, normal, terse};
 use flexio_run::session::{host, load_env, run_planned, Observer, FIO_COMPAT, FIO_LATEST, VERSION};
 use flexio_run::{plan, report};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
@@ -494,11 +494,15 @@ fn write_outputs(
             return Err(());
         }
     }
-    if let (Some(page), true) = (report_page, crate::cmd::BUILT) {
+    #[cfg(not(feature = "tools"))]
+    let _ = (report_page, rep);
+    #[cfg(feature = "tools")]
+    if let Some(page) = report_page {
         // The report reads the run as any other result: its json+ text and the log files
         // the jobs wrote (relative names are relative to the working directory).
         let jp = json::report(rep, true, VERSION);
-        match crate::cmd::report::write_run_report(&jp, Path::new("."), Path::new(page)) {
+        let (here, page_path) = (std::path::Path::new("."), std::path::Path::new(page));
+        match crate::cmd::report::write_run_report(&jp, here, page_path) {
             Ok(()) => eprintln!("flexio: wrote the run's report to {page}"),
             Err(e) => {
                 eprintln!("flexio: cannot write the report '{page}': {e}");

@@ -13,9 +13,9 @@ pub const SCRATCH: &str = "flexio-default.scratch";
 
 /// Whether O_DIRECT works for a file in the current directory.
 fn direct_supported() -> bool {
-    use rustix::fs::{Mode, OFlags};
+    use flexio_engine::os::fs::{Mode, OFlags};
     let probe = ".flexio-direct-probe";
-    let r = rustix::fs::open(
+    let r = flexio_engine::os::fs::open(
         probe,
         OFlags::CREATE | OFlags::RDWR | OFlags::DIRECT | OFlags::CLOEXEC,
         Mode::from_raw_mode(0o600),

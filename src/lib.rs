@@ -21,7 +21,9 @@ macro_rules! outln {
 }
 
 /// `print!` for a subcommand's output: through [`cmd::out::stdout`], which ends the output
-/// quietly when the reader has gone and lets the subcommand finish and set its status.
+/// quietly when the reader has gone and lets the subcommand finish and set its status; only
+/// the subcommands of feature `tools` use it.
+#[cfg_attr(not(feature = "tools"), allow(unused_macros))]
 macro_rules! cmd_out {
     ($($t:tt)*) => {
         $crate::cmd::out::stdout(&format!($($t)*))

@@ -3,6 +3,7 @@
 
 mod hashes;
 
+use flexio_engine::os;
 use flexio_run::clock::{Clock, Source};
 use flexio_run::verify::{sum, Generation, Kind};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -165,9 +166,9 @@ pub fn cpuclock_test(per_cpu_reads: u64) -> i32 {
         source.name(),
         ratios.len()
     );
-    let cpus: Vec<usize> = (0..rustix::thread::CpuSet::MAX_CPU)
+    let cpus: Vec<usize> = (0..os::thread::CpuSet::MAX_CPU)
         .filter(|c| {
-            rustix::thread::sched_getaffinity(None)
+            os::thread::sched_getaffinity(None)
                 .map(|s| s.is_set(*c))
                 .unwrap_or(false)
         })
@@ -181,9 +182,9 @@ pub fn cpuclock_test(per_cpu_reads: u64) -> i32 {
             .map(|&cpu| {
                 let (last, failed, clock) = (&last, &failed, &clock);
                 s.spawn(move || {
-                    let mut set = rustix::thread::CpuSet::new();
+                    let mut set = os::thread::CpuSet::new();
                     set.set(cpu);
-                    let _ = rustix::thread::sched_setaffinity(None, &set);
+                    let _ = os::thread::sched_setaffinity(None, &set);
                     let mut first = None;
                     for _ in 0..per_cpu_reads {
                         let mut l = last.lock().unwrap_or_else(|e| e.into_inner());

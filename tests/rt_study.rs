@@ -193,10 +193,13 @@ fn the_study_on_a_loop_device_under_bfq_reads_only() {
 fn bad_input_is_a_clear_error() {
     let d = tempfile::tempdir().unwrap();
     for (args, want) in [
-        (&["rt-study"][..], "no TARGET"),
+        (
+            &["rt-study"][..],
+            "the following required arguments were not provided:\n  <TARGET>",
+        ),
         (
             &["rt-study", "--bg", "1,x", "f"],
-            "--bg: 'x' is not a valid number",
+            "invalid value '1,x' for '--bg <LIST>': 'x' is not a valid number",
         ),
         (
             &["rt-study", "--classes", "rt,fast", "f"],
@@ -205,7 +208,7 @@ fn bad_input_is_a_clear_error() {
         (&["rt-study", "--prio", "9", "f"], "0 (highest) to 7"),
         (
             &["rt-study", "--frobnicate", "f"],
-            "unknown option '--frobnicate'",
+            "unexpected argument '--frobnicate' found",
         ),
         (&["rt-study", "--bs", "-4k", "f"], "--bs"),
     ] {

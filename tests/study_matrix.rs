@@ -202,7 +202,7 @@ fn matrix_rejects_bad_arguments_clearly() {
         (vec!["--tests=write,frob"], "unknown operation 'frob'"),
         (vec!["--min-record=2m", "--max-file=1m"], "no cell"),
         (vec!["--ioengine=nosuch", "--max-file=64k"], "nosuch"),
-        (vec!["--bogus"], "unknown argument '--bogus'"),
+        (vec!["--bogus"], "unexpected argument '--bogus' found"),
     ] {
         let mut v = vec!["matrix", "--dir", dir];
         v.extend(args.iter().copied());

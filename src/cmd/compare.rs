@@ -6,157 +6,126 @@
 //!   interleaved A B A B (this flexio, `--output-format=json+`, results in a temporary
 //!   folder unless `--keep DIR`), then compares them.
 
+use super::args::{alpha, number, positive, Save};
 use super::out::stdout;
-use super::report::{label_distinctly, read_results, take_value, write_page};
+use super::report::{label_distinctly, read_results, write_page};
 use flexio_analysis::compare::{compare, Options};
 use flexio_analysis::report::{self, ReportOptions};
 use flexio_analysis::{compare_out, RunResult};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-const USAGE: &str = "usage: flexio compare [options] A.json B.json
-       flexio compare [options] A1.json A2.json ... -- B1.json B2.json ...
-       flexio compare [options] --trials N jobA.fio jobB.fio
-
-Compares B with A (flexio's or fio's JSON / json+ results) per job and direction:
-IOPS, bandwidth, mean, p50, p99 and p99.9 latency, each with the difference, a 95%
-confidence interval, a p-value (Holm-adjusted), an effect size and a verdict.
-
-  --output-format=normal|json   text table (default) or JSON
-  --html FILE                   also write an HTML report (comparison and overlaid charts)
-  --fail-if-worse PCT           exit 1 when B is significantly worse than A by PCT% or more
-  --trials N                    run jobA.fio and jobB.fio N times each, interleaved A B A B
-  --keep DIR                    with --trials: keep the results in DIR
-  --resume                      with --trials and --keep DIR: reuse the trials an
-                                interrupted comparison finished there, run the rest
-  --alpha A                     significance level (default 0.05)
-  --min-effect PCT              smallest difference that counts (default 1% across trials,
-                                5% for one result per side)
-  --resamples N                 bootstrap resamples (default 2000)
-  --seed N                      bootstrap seed (default 1)
-  --no-logs                     ignore log files beside the results
-  --save[=LABEL]                store both sides' results in the results store (labels
-                                LABEL/A and LABEL/B; flexio history, diff)
-  --store PATH|postgres://...   the results store (default $XDG_DATA_HOME/flexio/results.db)
-
-Exit status: 0 done, 1 a regression beyond --fail-if-worse, 2 bad arguments or input, or
-the results were not saved.
-";
-
-/// Parsed `flexio compare` arguments.
-#[derive(Debug, Default, PartialEq)]
+/// Is B faster than A, and is the difference real?
+///
+/// Compares B with A (flexio's or fio's JSON / json+ results) per job and direction: IOPS,
+/// bandwidth, mean, p50, p99 and p99.9 latency, each with the difference, a 95% confidence
+/// interval, a p-value (Holm-adjusted), an effect size and a verdict. With --trials it runs
+/// jobA.fio and jobB.fio N times each, interleaved A B A B, and compares those runs.
+#[derive(clap::Parser, Debug, Default, PartialEq)]
+#[command(
+    name = "compare",
+    override_usage = "flexio compare [OPTIONS] A.json B.json
+       flexio compare [OPTIONS] A1.json A2.json ... -- B1.json B2.json ...
+       flexio compare [OPTIONS] --trials N jobA.fio jobB.fio",
+    after_help = "Exit status: 0 done, 1 a regression beyond --fail-if-worse, 2 bad arguments or \
+                  input, or the results were not saved."
+)]
 pub struct Args {
+    /// A's results then B's (split by --, else one each), or with --trials the two job files
+    #[arg(value_name = "RESULT", required = true, value_hint = clap::ValueHint::FilePath)]
+    results: Vec<PathBuf>,
+    /// The first `--` (its place among the arguments splits the results).
+    #[arg(long = "b-side", hide = true)]
+    b_side: bool,
+    #[arg(skip)]
     pub a: Vec<PathBuf>,
+    #[arg(skip)]
     pub b: Vec<PathBuf>,
+    /// A text table (normal) or JSON
+    #[arg(long = "output-format", value_name = "FORMAT", default_value = "normal",
+          value_parser = ["normal", "json", "json+"])]
+    output_format: String,
+    #[arg(skip)]
     pub json: bool,
+    /// Also write an HTML report (the comparison and the overlaid charts)
+    #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// Exit 1 when B is significantly worse than A by PCT% or more
+    #[arg(long = "fail-if-worse", value_name = "PCT", value_parser = number::<f64>)]
     pub fail_if_worse: Option<f64>,
+    /// Run jobA.fio and jobB.fio N times each, interleaved A B A B
+    #[arg(long, value_name = "N", value_parser = positive::<usize>)]
     pub trials: Option<usize>,
+    /// With --trials: keep the results in DIR
+    #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
     pub keep: Option<PathBuf>,
-    /// `--resume`: trials already in the `--keep` folder are read, not run again.
+    /// With --trials and --keep DIR: reuse the trials an interrupted comparison finished
+    /// there, run the rest
+    #[arg(long)]
     pub resume: bool,
+    /// Significance level [default: 0.05]
+    #[arg(long, value_name = "A", value_parser = alpha)]
     pub alpha: Option<f64>,
+    /// Smallest difference that counts [default: 1% across trials, 5% for one result per
+    /// side]
+    #[arg(long = "min-effect", value_name = "PCT", value_parser = number::<f64>)]
     pub min_effect: Option<f64>,
+    /// Bootstrap resamples, 100 to 1000000 [default: 2000]
+    #[arg(long, value_name = "N", value_parser = resamples)]
     pub resamples: Option<usize>,
+    /// Bootstrap seed [default: 1]
+    #[arg(long, value_name = "N", value_parser = number::<u64>)]
     pub seed: Option<u64>,
+    /// Ignore log files beside the results
+    #[arg(long = "no-logs")]
     pub no_logs: bool,
-    /// `--save[=LABEL]`: both sides' results into the results store (labels LABEL/A, LABEL/B).
-    pub save: Option<Option<String>>,
-    pub store: Option<String>,
+    // --save stores both sides' results (labels LABEL/A and LABEL/B).
+    #[command(flatten)]
+    pub save: Save,
 }
 
-/// A number as the subcommands take it (a trailing `%` allowed).
-pub(crate) fn number<T: std::str::FromStr>(v: String, what: &str) -> Result<T, String> {
-    v.trim()
-        .trim_end_matches('%')
-        .parse()
-        .map_err(|_| format!("{what}: '{v}' is not a valid number"))
+fn resamples(v: &str) -> Result<usize, String> {
+    number::<usize>(v).map(|n| n.clamp(100, 1_000_000))
 }
 
-pub fn parse_args(args: &[String]) -> Result<Args, String> {
-    let mut a = Args::default();
-    let mut pos: Vec<PathBuf> = Vec::new();
-    let mut split: Option<usize> = None;
-    let mut i = 0;
-    while i < args.len() {
-        let arg = &args[i];
-        if let Some(v) = take_value(args, &mut i, &["--output-format"]) {
-            a.json = match v?.as_str() {
-                "json" | "json+" => true,
-                "normal" => false,
-                other => return Err(format!("--output-format: '{other}' is not normal or json")),
-            };
-        } else if let Some(v) = take_value(args, &mut i, &["--html"]) {
-            a.html = Some(PathBuf::from(v?));
-        } else if let Some(v) = take_value(args, &mut i, &["--fail-if-worse"]) {
-            a.fail_if_worse = Some(number(v?, "--fail-if-worse")?);
-        } else if let Some(v) = take_value(args, &mut i, &["--trials"]) {
-            let n: usize = number(v?, "--trials")?;
-            if n == 0 {
-                return Err("--trials needs at least 1".into());
+/// `flexio compare`'s arguments. The first `--` splits A's results from B's, wherever the
+/// options are (clap would take every word after it as a result): it becomes `--b-side`.
+pub fn parse_args(args: &[String]) -> Result<Args, clap::Error> {
+    let mut words = args.to_vec();
+    if let Some(w) = words.iter_mut().find(|a| *a == "--") {
+        *w = "--b-side".into();
+    }
+    super::args::try_parse(&words, |mut a: Args, m| {
+        if words.iter().any(|w| w == "--") {
+            return Err("'--' given twice".into());
+        }
+        a.json = a.output_format != "normal";
+        let mut pos: Vec<(usize, PathBuf)> = super::args::indexed(m, "results");
+        let split = m.index_of("b_side").filter(|_| a.b_side);
+        if a.trials.is_some() && (pos.len() != 2 || split.is_some()) {
+            return Err("--trials takes two job files: jobA.fio jobB.fio".into());
+        }
+        let k = match split {
+            Some(k) => pos.iter().take_while(|(i, _)| *i < k).count(),
+            None if pos.len() == 2 => 1,
+            None => {
+                return Err(format!(
+                    "give two results (A B), or A results -- B results; got {}",
+                    pos.len()
+                ))
             }
-            a.trials = Some(n);
-        } else if let Some(v) = take_value(args, &mut i, &["--keep"]) {
-            a.keep = Some(PathBuf::from(v?));
-        } else if let Some(v) = take_value(args, &mut i, &["--alpha"]) {
-            let x: f64 = number(v?, "--alpha")?;
-            if !(x > 0.0 && x < 1.0) {
-                return Err("--alpha must be between 0 and 1".into());
-            }
-            a.alpha = Some(x);
-        } else if let Some(v) = take_value(args, &mut i, &["--min-effect"]) {
-            a.min_effect = Some(number(v?, "--min-effect")?);
-        } else if let Some(v) = take_value(args, &mut i, &["--resamples"]) {
-            a.resamples = Some(number::<usize>(v?, "--resamples")?.clamp(100, 1_000_000));
-        } else if let Some(v) = take_value(args, &mut i, &["--seed"]) {
-            a.seed = Some(number(v?, "--seed")?);
-        } else if arg == "--resume" {
-            a.resume = true;
-        } else if arg == "--no-logs" {
-            a.no_logs = true;
-        } else if let Some(v) = take_value(args, &mut i, &["--store"]) {
-            a.store = Some(v?);
-        } else if let Some(save) = super::save_flag(arg) {
-            a.save = Some(save);
-        } else if arg == "--" {
-            if split.is_some() {
-                return Err("'--' given twice".into());
-            }
-            split = Some(pos.len());
-        } else if arg.starts_with('-') && arg.len() > 1 {
-            return Err(format!("unknown option '{arg}'"));
-        } else {
-            pos.push(PathBuf::from(arg));
+        };
+        a.b = pos.split_off(k).into_iter().map(|p| p.1).collect();
+        a.a = pos.into_iter().map(|p| p.1).collect();
+        if a.a.is_empty() || a.b.is_empty() {
+            return Err("a side has no result".into());
         }
-        i += 1;
-    }
-    if a.trials.is_some() && (pos.len() != 2 || split.is_some()) {
-        return Err("--trials takes two job files: jobA.fio jobB.fio".into());
-    }
-    match split {
-        Some(k) => {
-            a.b = pos.split_off(k);
-            a.a = pos;
+        a.save.check()?;
+        if a.resume && (a.trials.is_none() || a.keep.is_none()) {
+            return Err("--resume needs --trials N and --keep DIR (the folder the interrupted trials were kept in)".into());
         }
-        None if pos.len() == 2 => {
-            a.b = pos.split_off(1);
-            a.a = pos;
-        }
-        None => {
-            return Err(format!(
-                "give two results (A B), or A results -- B results; got {}",
-                pos.len()
-            ))
-        }
-    }
-    if a.a.is_empty() || a.b.is_empty() {
-        return Err("a side has no result".into());
-    }
-    super::store_needs_save(&a.store, &a.save)?;
-    if a.resume && (a.trials.is_none() || a.keep.is_none()) {
-        return Err("--resume needs --trials N and --keep DIR (the folder the interrupted trials were kept in)".into());
-    }
-    Ok(a)
+        Ok(a)
+    })
 }
 
 /// This flexio, to run again: `/proc/self/exe` where there is one (the binary this process
@@ -252,7 +221,7 @@ fn label_sides(a: &mut [RunResult], b: &mut [RunResult]) {
 }
 
 pub fn run(args: &[String]) -> i32 {
-    let a = match super::args_of("compare", args, USAGE, parse_args) {
+    let a = match super::args::report_error(parse_args(args), 2) {
         Ok(a) => a,
         Err(code) => return code,
     };
@@ -296,7 +265,7 @@ pub fn run(args: &[String]) -> i32 {
         }
     };
     let mut saved_ok = true;
-    if let Some(label) = &a.save {
+    if let Some(label) = &a.save.label() {
         for (side, paths) in [("A", &pa), ("B", &pb)] {
             let mut runs = Vec::new();
             for p in paths {
@@ -309,7 +278,7 @@ pub fn run(args: &[String]) -> i32 {
                 }
             }
             let l = label.as_ref().map(|l| format!("{l}/{side}"));
-            match super::save_batch(a.store.as_deref(), "compare", l.as_deref(), runs) {
+            match super::save_batch(a.save.store.as_deref(), "compare", l.as_deref(), runs) {
                 Ok(m) => eprintln!("flexio compare: {side}: {m}"),
                 Err(e) => {
                     eprintln!("flexio compare: {side} was not saved: {e}");
@@ -396,6 +365,10 @@ mod tests {
         v.iter().map(|x| x.to_string()).collect()
     }
 
+    fn err(v: &[&str]) -> String {
+        parse_args(&s(v)).unwrap_err().to_string()
+    }
+
     #[test]
     fn arguments() {
         let a = parse_args(&s(&["a.json", "b.json", "--fail-if-worse", "5%"])).unwrap();
@@ -413,14 +386,46 @@ mod tests {
         ]))
         .unwrap();
         assert_eq!((a.a.len(), a.b.len(), a.json), (2, 3, true));
+        assert_eq!(a.b[2], PathBuf::from("b3"));
+        // Options before and between the results (`--opt=value` counts twice for clap).
+        let a = parse_args(&s(&[
+            "--fail-if-worse=10",
+            "--html",
+            "x.html",
+            "a1",
+            "--seed=4",
+            "a2",
+            "a3",
+            "--",
+            "b1",
+            "--alpha",
+            "0.1",
+            "b2",
+        ]))
+        .unwrap();
+        assert_eq!(a.a, [PathBuf::from("a1"), "a2".into(), "a3".into()]);
+        assert_eq!(a.b, [PathBuf::from("b1"), "b2".into()]);
+        assert_eq!((a.seed, a.alpha), (Some(4), Some(0.1)));
+        let a = parse_args(&s(&["--seed=3", "--", "b1", "--no-logs", "b2"])).unwrap_err();
+        assert!(a.to_string().contains("a side has no result"), "{a}");
         let a = parse_args(&s(&["--trials", "3", "x.fio", "y.fio"])).unwrap();
         assert_eq!(a.trials, Some(3));
-        assert!(parse_args(&s(&["a", "b", "c"])).is_err());
-        assert!(parse_args(&s(&["a", "--"])).is_err());
-        assert!(parse_args(&s(&["--trials=0", "x", "y"])).is_err());
-        assert!(parse_args(&s(&["--trials=2", "x", "--", "y"])).is_err());
-        assert!(parse_args(&s(&["a", "b", "--alpha=2"])).is_err());
-        assert!(parse_args(&s(&["a", "b", "--output-format=terse"])).is_err());
-        assert!(parse_args(&s(&["a", "b", "--frobnicate"])).is_err());
+        assert!(err(&["a", "b", "c"]).contains("got 3"));
+        assert!(err(&["a", "--"]).contains("a side has no result"));
+        assert!(err(&["a", "--", "b", "--", "c"]).contains("'--' given twice"));
+        assert!(err(&["--trials=0", "x", "y"]).contains("'0' is not a positive number"));
+        assert!(err(&["--trials=2", "x", "--", "y"]).contains("two job files"));
+        assert!(err(&["a", "b", "--alpha=2"]).contains("between 0 and 1"));
+        assert!(err(&["a", "b", "--output-format=terse"])
+            .contains("[possible values: normal, json, json+]"));
+        assert!(err(&["a", "b", "--frobnicate"]).contains("unexpected argument '--frobnicate'"));
+        assert!(err(&["a", "b", "--store=x.db"]).contains("give --save too"));
+        assert!(err(&["a", "b", "--resume"]).contains("--resume needs --trials N"));
+        assert_eq!(
+            parse_args(&s(&["a", "b", "--resamples=5"]))
+                .unwrap()
+                .resamples,
+            Some(100)
+        );
     }
 }

@@ -5,40 +5,41 @@
 //!
 //! Adding a subcommand: one module here, one row in [`SUBCOMMANDS`].
 
-/// A subcommand: its name, one line of help, and its entry point (arguments after the
-/// name; returns the exit status).
+/// A subcommand: its name, one line of help, and (in builds with the subcommands) its
+/// entry point (arguments after the name; returns the exit status) and its clap command
+/// (for the completions and man pages).
 pub struct Subcommand {
     pub name: &'static str,
     pub help: &'static str,
+    #[cfg(feature = "tools")]
     pub run: fn(&[String]) -> i32,
+    #[cfg(feature = "tools")]
+    pub command: fn() -> clap::Command,
 }
 
+// The subcommands are only compiled into builds with `tools` (clap is part of it); without
+// it [`SUBCOMMANDS`] still has their names, which answer that the build lacks them.
+#[cfg(feature = "tools")]
+pub mod args;
+#[cfg(feature = "tools")]
 pub mod compare;
+#[cfg(feature = "tools")]
+pub mod generate;
+#[cfg(feature = "tools")]
 pub mod matrix;
 pub mod out;
+#[cfg(feature = "tools")]
 pub mod pts;
+#[cfg(feature = "tools")]
 pub mod report;
 #[cfg(feature = "tools")]
 pub mod results;
-pub mod rt_study;
-pub mod sweep;
-pub mod writemodes;
-
-/// The results-store subcommands (crates/store, only in builds with `tools`).
 #[cfg(feature = "tools")]
-mod store_cmds {
-    pub use super::results::{check, diff, history, import, rerun};
-}
-#[cfg(not(feature = "tools"))]
-mod store_cmds {
-    pub fn check(_: &[String]) -> i32 {
-        1
-    }
-    pub use check as diff;
-    pub use check as history;
-    pub use check as import;
-    pub use check as rerun;
-}
+pub mod rt_study;
+#[cfg(feature = "tools")]
+pub mod sweep;
+#[cfg(feature = "tools")]
+pub mod writemodes;
 
 /// Store `runs` (source, result JSON) as one batch of `kind` in the results store: a line
 /// saying where, or why not.
@@ -76,70 +77,13 @@ pub fn save_batch(
 
 /// A repeated measurement's runs disagree when their range is more than this share of
 /// their median (matrix cells, writemodes rows).
+#[cfg(feature = "tools")]
 pub(crate) const NOISY: f64 = 0.3;
 
 /// Whether runs with range `lo..=hi` around `median` disagree ([`NOISY`]); one run never does.
+#[cfg(feature = "tools")]
 pub(crate) fn runs_disagree(n: usize, lo: f64, hi: f64, median: f64) -> bool {
     n >= 2 && median > 0.0 && (hi - lo) / median > NOISY
-}
-
-/// A study's `--repeat` value: 1 to 100 (`what`: what one repeat is, "rounds", "runs").
-pub(crate) fn repeat_count(v: &str, what: &str) -> Result<u32, String> {
-    v.trim()
-        .parse()
-        .ok()
-        .filter(|n| (1..=100).contains(n))
-        .ok_or_else(|| format!("--repeat: '{v}' is not 1 to 100 {what}"))
-}
-
-/// `--save` (`Some(None)`) or `--save=LABEL` (`Some(Some(LABEL))`; an empty label is none),
-/// as the subcommands take it; `None` for any other argument.
-pub fn save_flag(arg: &str) -> Option<Option<String>> {
-    match arg.strip_prefix("--save") {
-        Some("") => Some(None),
-        Some(l) => l
-            .strip_prefix('=')
-            .map(|l| Some(l.to_string()).filter(|l| !l.is_empty())),
-        None => None,
-    }
-}
-
-/// A subcommand's arguments through its `parse`: `-h`/`--help` prints `usage` (`Err(0)`),
-/// a bad argument prints the error and the usage (`Err(2)`, the exit status).
-pub fn args_of<A>(
-    name: &str,
-    args: &[String],
-    usage: &str,
-    parse: impl FnOnce(&[String]) -> Result<A, String>,
-) -> Result<A, i32> {
-    if args.iter().any(|a| a == "-h" || a == "--help") {
-        out::stdout(usage);
-        return Err(0);
-    }
-    parse(args).map_err(|e| {
-        eprintln!("flexio {name}: {e}\n{usage}");
-        2
-    })
-}
-
-/// A positive time in milliseconds: `100ms`, `30s`, `2m`, or bare seconds; `what` names
-/// the switch in the error.
-pub fn time_ms(v: &str, what: &str) -> Result<u64, String> {
-    let v = v.trim();
-    let (num, mult) = if let Some(n) = v.strip_suffix("ms") {
-        (n, 1)
-    } else if let Some(n) = v.strip_suffix('s') {
-        (n, 1000)
-    } else if let Some(n) = v.strip_suffix('m') {
-        (n, 60_000)
-    } else {
-        (v, 1000)
-    };
-    num.parse::<u64>()
-        .ok()
-        .and_then(|n| n.checked_mul(mult))
-        .filter(|n| *n > 0)
-        .ok_or_else(|| format!("{what}: '{v}' is not a positive time (e.g. 100ms, 30s)"))
 }
 
 /// A subcommand's `--store` means nothing without `--save`: refused rather than ignored.
@@ -167,83 +111,112 @@ pub fn command_line(args: &[String]) -> String {
     s
 }
 
+/// A [`SUBCOMMANDS`] row: the name, the `flexio --help` line, and (with `tools`) the entry
+/// point and the clap arguments struct.
+macro_rules! sub {
+    ($name:literal, $help:literal, $run:path, $args:ty) => {
+        Subcommand {
+            name: $name,
+            help: $help,
+            #[cfg(feature = "tools")]
+            run: $run,
+            #[cfg(feature = "tools")]
+            command: args::command::<$args>,
+        }
+    };
+}
+
 /// Every subcommand, in `flexio --help` order.
 pub static SUBCOMMANDS: &[Subcommand] = &[
-    Subcommand {
-        name: "report",
-        help: "RESULT.json... -o report.html: one HTML page with charts and statistics",
-        run: tool(report::run),
-    },
-    Subcommand {
-        name: "compare",
-        help: "A.json B.json | A... -- B... | --trials N a.fio b.fio: is B faster, really?",
-        run: tool(compare::run),
-    },
-    Subcommand {
-        name: "matrix",
-        help: "[--dir DIR] [--max-file SIZE] ...: iozone-style file size x record size sweep",
-        run: tool(matrix::run),
-    },
-    Subcommand {
-        name: "writemodes",
-        help: "[--dir DIR] [--size SIZE] ...: buffered, bgsync, O_SYNC, fsync writes with CPU",
-        run: tool(writemodes::run),
-    },
-    Subcommand {
-        name: "sweep",
-        help: "--knob read_ahead_kb=128,4096 --opt bs=64k,8m JOB.fio: a job over settings, restored, with statistics",
-        run: tool(sweep::run),
-    },
-    Subcommand {
-        name: "rt-study",
-        help: "[options] TARGET: foreground latency per I/O class under 0/1/4 background jobs, with tests",
-        run: tool(rt_study::run),
-    },
-    Subcommand {
-        name: "pts",
-        help: "TARGET --i-understand-this-erases [--test iops|throughput|latency]: the SNIA PTS until steady state (erases TARGET)",
-        run: tool(pts::run),
-    },
-    Subcommand {
-        name: "import",
-        help: "[--label L] RESULT.json...: store fio/flexio results in the results store",
-        run: tool(store_cmds::import),
-    },
-    Subcommand {
-        name: "history",
-        help: "[--label L] [--job J] [--metric M] [--since DATE] [--html F]: a metric over stored runs, trend, change points",
-        run: tool(store_cmds::history),
-    },
-    Subcommand {
-        name: "check",
-        help: "--baseline LABEL [--trials N] [--max-regression PCT] JOB.fio: CI regression check (Markdown, JUnit; exit 1)",
-        run: tool(store_cmds::check),
-    },
-    Subcommand {
-        name: "diff",
-        help: "RUN_A RUN_B: metrics side by side, and what differs in provenance and resolved job",
-        run: tool(store_cmds::diff),
-    },
-    Subcommand {
-        name: "rerun",
-        help: "[--set K=V] RUN_ID: the stored run's exact job and seeds again, warning where the machine changed",
-        run: tool(store_cmds::rerun),
-    },
+    sub!(
+        "report",
+        "RESULT.json... -o report.html: one HTML page with charts and statistics",
+        report::run,
+        report::Args
+    ),
+    sub!(
+        "compare",
+        "A.json B.json | A... -- B... | --trials N a.fio b.fio: is B faster, really?",
+        compare::run,
+        compare::Args
+    ),
+    sub!(
+        "matrix",
+        "[--dir DIR] [--max-file SIZE] ...: iozone-style file size x record size sweep",
+        matrix::run,
+        matrix::Args
+    ),
+    sub!(
+        "writemodes",
+        "[--dir DIR] [--size SIZE] ...: buffered, bgsync, O_SYNC, fsync writes with CPU",
+        writemodes::run,
+        writemodes::Args
+    ),
+    sub!(
+        "sweep",
+        "--knob read_ahead_kb=128,4096 --opt bs=64k,8m JOB.fio: a job over settings, restored, with statistics",
+        sweep::run,
+        sweep::Args
+    ),
+    sub!(
+        "rt-study",
+        "[options] TARGET: foreground latency per I/O class under 0/1/4 background jobs, with tests",
+        rt_study::run,
+        rt_study::Args
+    ),
+    sub!(
+        "pts",
+        "TARGET --i-understand-this-erases [--test iops|throughput|latency]: the SNIA PTS until steady state (erases TARGET)",
+        pts::run,
+        pts::Args
+    ),
+    sub!(
+        "import",
+        "[--label L] RESULT.json...: store fio/flexio results in the results store",
+        results::import,
+        results::Import
+    ),
+    sub!(
+        "history",
+        "[--label L] [--job J] [--metric M] [--since DATE] [--html F]: a metric over stored runs, trend, change points",
+        results::history,
+        results::History
+    ),
+    sub!(
+        "check",
+        "--baseline LABEL [--trials N] [--max-regression PCT] JOB.fio: CI regression check (Markdown, JUnit; exit 1)",
+        results::check,
+        results::Check
+    ),
+    sub!(
+        "diff",
+        "RUN_A RUN_B: metrics side by side, and what differs in provenance and resolved job",
+        results::diff,
+        results::Diff
+    ),
+    sub!(
+        "rerun",
+        "[--set K=V] RUN_ID: the stored run's exact job and seeds again, warning where the machine changed",
+        results::rerun,
+        results::Rerun
+    ),
+    sub!(
+        "completions",
+        "bash|zsh|fish: the shell completion script for flexio and its subcommands",
+        generate::completions,
+        generate::Completions
+    ),
+    sub!(
+        "man",
+        "[SUBCOMMAND] | --out-dir DIR: the man page (flexio.1, flexio-SUBCOMMAND.1) as roff",
+        generate::man,
+        generate::Man
+    ),
 ];
 
 /// Whether this build has the subcommands (cargo feature `tools`, on by default; the small
-/// static builds for boards leave it out, see docs/embedded.md).
+/// static builds for boards leave them out, see docs/embedded.md).
 pub const BUILT: bool = cfg!(feature = "tools");
-
-/// A subcommand's entry point where this build has the subcommands; elsewhere nothing
-/// refers to it and the link leaves its code out ([`dispatch`] answers first).
-const fn tool(run: fn(&[String]) -> i32) -> fn(&[String]) -> i32 {
-    if BUILT {
-        run
-    } else {
-        |_| 1
-    }
-}
 
 /// Why a subcommand (or `--report`) is missing from this build.
 pub fn not_built(what: &str) -> String {
@@ -272,11 +245,13 @@ pub fn dispatch(args: &[String]) -> Option<i32> {
         }
         return None;
     };
-    if !BUILT {
+    #[cfg(feature = "tools")]
+    return Some((sub.run)(&args[1..]));
+    #[cfg(not(feature = "tools"))]
+    {
         eprintln!("flexio: {}", not_built(&format!("`flexio {}`", sub.name)));
-        return Some(1);
+        Some(1)
     }
-    Some((sub.run)(&args[1..]))
 }
 
 /// The `flexio --help` lines for the subcommands.
@@ -323,18 +298,6 @@ mod tests {
         assert_eq!(dispatch(&["job.fio".to_string()]), None);
         assert_eq!(dispatch(&["zzzzzzzz".to_string()]), None);
         assert_eq!(dispatch(&[]), None);
-    }
-
-    #[test]
-    fn save_and_store_arguments() {
-        assert_eq!(save_flag("--save"), Some(None));
-        assert_eq!(save_flag("--save="), Some(None));
-        assert_eq!(save_flag("--save=nightly"), Some(Some("nightly".into())));
-        assert_eq!(save_flag("--saved"), None);
-        assert_eq!(save_flag("--store=x"), None);
-        assert!(store_needs_save(&Some("x.db".into()), &None).is_err());
-        assert!(store_needs_save(&Some("x.db".into()), &Some(None)).is_ok());
-        assert!(store_needs_save(&None, &None).is_ok());
     }
 
     #[test]

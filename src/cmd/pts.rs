@@ -7,7 +7,7 @@
 //! Every step is a fio job run in this process (`flexio_run::inproc`). It destroys the
 //! target's data: it refuses a mounted device and wants `--i-understand-this-erases`.
 
-use super::report::take_value;
+use super::args::{positive, time_ms, Output};
 use flexio_analysis::pts::{self, TestDef};
 use flexio_job::value::{parse_size, KbBase};
 use flexio_run::inproc;
@@ -16,143 +16,94 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-const USAGE: &str = "usage: flexio pts TARGET --i-understand-this-erases [options]
-
-The SNIA PTS (Solid State Storage Performance Test Specification) on TARGET, a block
-device or a file, which it overwrites: purge (BLKDISCARD of the whole device, or a full
-overwrite where discard is refused), preconditioning (sequential 128 KiB writes of twice
-its capacity), then rounds over the test's matrix (every read/write mix x block size, one
-after the other, random I/O) until the tracking variable is in steady state by the PTS
-rule (5 rounds within 20% of their average, the fitted line's rise within 10%) or 25
-rounds. Prints the rounds, the verdict and the measurement window's table.
-
-  --test NAME          iops (default; tracking: 4 KiB 100% write IOPS), throughput
-                       (sequential 1024/128 KiB, tracking 1024 KiB write MB/s) or
-                       latency (QD 1, tracking 4 KiB write mean latency)
-  --round-time TIME    each cell of a round runs this long (PTS: 60s; default 60s, 5s
-                       on devices under 4 GiB)
-  --max-rounds N       at most N rounds (PTS: 25)
-  --passes N           preconditioning writes N x the capacity (PTS: 2)
-  --bs LIST            block sizes of the matrix, e.g. 4k,64k (default: the test's)
-  --mixes LIST         read percentages of the matrix, e.g. 100,65,0 (default: the test's)
-  --iodepth N          outstanding I/Os (default: 32, latency 1)
-  --ioengine NAME      engine (default libaio; psync runs at depth 1)
-  --json FILE          write the results as JSON (atomically); `flexio report` draws it
-  --output-format=normal|json   the tables (default) or the JSON on stdout
-  --i-understand-this-erases    required: every byte of TARGET is overwritten
-
-Anything other than the PTS's settings is listed as a deviation in the output.
-Exit status: 0 steady state reached, 1 not reached or a step failed, 2 bad arguments,
-128 interrupted.
-";
-
-#[derive(Debug, Clone)]
-struct Args {
+/// The SNIA PTS on TARGET until steady state (it erases TARGET)
+///
+/// The SNIA PTS (Solid State Storage Performance Test Specification) on TARGET, a block
+/// device or a file, which it overwrites: purge (BLKDISCARD of the whole device, or a full
+/// overwrite where discard is refused), preconditioning (sequential 128 KiB writes of twice
+/// its capacity), then rounds over the test's matrix (every read/write mix x block size,
+/// one after the other, random I/O) until the tracking variable is in steady state by the
+/// PTS rule (5 rounds within 20% of their average, the fitted line's rise within 10%) or 25
+/// rounds. Prints the rounds, the verdict and the measurement window's table. Anything
+/// other than the PTS's settings is listed as a deviation in the output.
+#[derive(clap::Parser, Debug, Clone)]
+#[command(
+    name = "pts",
+    after_help = "Exit status: 0 steady state reached, 1 not reached or a step failed, 2 bad \
+                  arguments, 128 interrupted."
+)]
+pub struct Args {
+    /// The block device or file to test (every byte is overwritten)
+    #[arg(value_name = "TARGET", value_hint = clap::ValueHint::FilePath)]
     target: PathBuf,
+    /// Required: every byte of TARGET is overwritten
+    #[arg(long = "i-understand-this-erases")]
     erase: bool,
+    /// iops (tracking: 4 KiB 100% write IOPS), throughput (sequential 1024/128 KiB, tracking
+    /// 1024 KiB write MB/s) or latency (QD 1, tracking 4 KiB write mean latency)
+    #[arg(long, value_name = "NAME", default_value = "iops", value_parser = test_def)]
     test: TestDef,
+    /// Each cell of a round runs this long (PTS: 60s) [default: 60s, 5s on devices under 4 GiB]
+    #[arg(long = "round-time", value_name = "TIME", value_parser = round_ms)]
     round_ms: Option<u64>,
+    /// At most N rounds (PTS: 25)
+    #[arg(long = "max-rounds", value_name = "N", default_value_t = pts::MAX_ROUNDS,
+          value_parser = positive::<usize>)]
     max_rounds: usize,
+    /// Preconditioning writes N x the capacity (PTS: 2)
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = positive::<u32>)]
     passes: u32,
-    bs: Option<Vec<u64>>,
-    mixes: Option<Vec<u32>>,
+    /// Block sizes of the matrix, e.g. 4k,64k [default: the test's]
+    #[arg(long, value_name = "LIST", value_parser = block_sizes, allow_hyphen_values = true)]
+    bs: Option<::std::vec::Vec<u64>>,
+    /// Read percentages of the matrix, e.g. 100,65,0 [default: the test's]
+    #[arg(long, value_name = "LIST", value_parser = mixes)]
+    mixes: Option<::std::vec::Vec<u32>>,
+    /// Outstanding I/Os [default: 32, latency 1]
+    #[arg(long, value_name = "N", value_parser = positive::<u32>)]
     iodepth: Option<u32>,
+    /// The engine (psync runs at depth 1)
+    #[arg(long, value_name = "NAME", default_value = "libaio")]
     ioengine: String,
+    /// Write the results as JSON (atomically); `flexio report` draws it
+    #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
-    json_stdout: bool,
+    #[command(flatten)]
+    output: Output,
+}
+
+fn test_def(v: &str) -> Result<TestDef, String> {
+    TestDef::of(v).ok_or(format!("'{v}' is not iops, throughput or latency"))
 }
 
 fn round_ms(v: &str) -> Result<u64, String> {
-    super::time_ms(v, "--round-time").and_then(|ms| {
+    time_ms(v).and_then(|ms| {
         (ms >= 1000)
             .then_some(ms)
-            .ok_or_else(|| format!("--round-time: '{v}' is shorter than 1s"))
+            .ok_or_else(|| format!("'{v}' is shorter than 1s"))
     })
 }
 
-fn parse_args(args: &[String]) -> Result<Args, String> {
-    let mut a = Args {
-        target: PathBuf::new(),
-        erase: false,
-        test: TestDef::of("iops").expect("known"),
-        round_ms: None,
-        max_rounds: pts::MAX_ROUNDS,
-        passes: 2,
-        bs: None,
-        mixes: None,
-        iodepth: None,
-        ioengine: "libaio".into(),
-        json: None,
-        json_stdout: false,
-    };
-    let mut target = None;
-    let num = |v: String, what: &str| -> Result<u64, String> {
-        v.trim()
-            .parse::<u64>()
-            .ok()
-            .filter(|n| *n > 0)
-            .ok_or(format!("{what}: '{v}' is not a positive number"))
-    };
-    let mut i = 0;
-    while i < args.len() {
-        let arg = args[i].as_str();
-        if let Some(v) = take_value(args, &mut i, &["--test"]) {
-            let v = v?;
-            a.test = TestDef::of(&v)
-                .ok_or(format!("--test: '{v}' is not iops, throughput or latency"))?;
-        } else if let Some(v) = take_value(args, &mut i, &["--round-time"]) {
-            a.round_ms = Some(round_ms(&v?)?);
-        } else if let Some(v) = take_value(args, &mut i, &["--max-rounds"]) {
-            a.max_rounds = num(v?, "--max-rounds")? as usize;
-        } else if let Some(v) = take_value(args, &mut i, &["--passes"]) {
-            a.passes = num(v?, "--passes")? as u32;
-        } else if let Some(v) = take_value(args, &mut i, &["--iodepth"]) {
-            a.iodepth = Some(num(v?, "--iodepth")? as u32);
-        } else if let Some(v) = take_value(args, &mut i, &["--ioengine"]) {
-            a.ioengine = v?;
-        } else if let Some(v) = take_value(args, &mut i, &["--bs"]) {
-            let mut out = Vec::new();
-            for b in v?.split(',') {
-                let n = parse_size(b.trim(), KbBase::K1024).map_err(|e| format!("--bs: {e}"))?;
-                if n == 0 || n % 512 != 0 {
-                    return Err(format!("--bs: {b} is not a multiple of 512 bytes"));
-                }
-                out.push(n);
-            }
-            a.bs = Some(out);
-        } else if let Some(v) = take_value(args, &mut i, &["--mixes"]) {
-            let mut out = Vec::new();
-            for m in v?.split(',') {
-                let n: u32 = m
-                    .trim()
-                    .parse()
-                    .ok()
-                    .filter(|n| *n <= 100)
-                    .ok_or(format!("--mixes: '{m}' is not a read percentage (0-100)"))?;
-                out.push(n);
-            }
-            a.mixes = Some(out);
-        } else if let Some(v) = take_value(args, &mut i, &["--json"]) {
-            a.json = Some(PathBuf::from(v?));
-        } else if let Some(v) = take_value(args, &mut i, &["--output-format"]) {
-            match v?.as_str() {
-                "normal" => a.json_stdout = false,
-                "json" => a.json_stdout = true,
-                o => return Err(format!("--output-format: '{o}' is not normal or json")),
-            }
-        } else if arg == "--i-understand-this-erases" {
-            a.erase = true;
-        } else if arg.starts_with('-') {
-            return Err(format!("unknown option {arg}"));
-        } else if target.is_none() {
-            target = Some(PathBuf::from(arg));
-        } else {
-            return Err(format!("one TARGET only ('{arg}' is a second)"));
-        }
-        i += 1;
-    }
-    a.target = target.ok_or("no TARGET: name the device (or file) to test")?;
-    Ok(a)
+fn block_sizes(v: &str) -> Result<Vec<u64>, String> {
+    v.split(',')
+        .map(|b| match parse_size(b.trim(), KbBase::K1024) {
+            Ok(n) if n > 0 && n % 512 == 0 => Ok(n),
+            Ok(_) => Err(format!("{b} is not a multiple of 512 bytes")),
+            Err(e) => Err(e.to_string()),
+        })
+        .collect()
+}
+
+fn mixes(v: &str) -> Result<Vec<u32>, String> {
+    v.split(',')
+        .map(|m| {
+            m.trim()
+                .parse()
+                .ok()
+                .filter(|n| *n <= 100)
+                .ok_or(format!("'{m}' is not a read percentage (0-100)"))
+        })
+        .collect()
 }
 
 /// The target's size and logical block size; refuses a device in use.
@@ -239,7 +190,7 @@ fn step(label: &str, job: &str, quiet: bool) -> Result<f64, String> {
 }
 
 pub fn run(args: &[String]) -> i32 {
-    let a = match super::args_of("pts", args, USAGE, parse_args) {
+    let a = match super::args::args_of::<Args, _>(args, 2, super::args::as_is) {
         Ok(a) => a,
         Err(code) => return code,
     };
@@ -349,7 +300,7 @@ pub fn run(args: &[String]) -> i32 {
         );
         return 2;
     }
-    let quiet = a.json_stdout;
+    let quiet = a.output.json();
     // Purge: a trim of the whole target (BLKDISCARD on a block device); where it is
     // refused, a full overwrite.
     let purge = format!(
@@ -514,7 +465,7 @@ pub fn run(args: &[String]) -> i32 {
             return 1;
         }
     }
-    if a.json_stdout {
+    if a.output.json() {
         super::out::stdout(&text);
     } else {
         let mut o = String::new();
@@ -564,33 +515,49 @@ pub fn run(args: &[String]) -> i32 {
 mod tests {
     use super::*;
 
-    fn s(v: &[&str]) -> Vec<String> {
-        v.iter().map(|x| x.to_string()).collect()
+    fn parse_args(v: &[&str]) -> Result<Args, String> {
+        let v: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+        super::super::args::try_parse(&v, super::super::args::as_is).map_err(|e| e.to_string())
     }
 
     #[test]
     fn arguments() {
-        let a = parse_args(&s(&[
+        let a = parse_args(&[
             "/dev/x",
             "--test=latency",
             "--round-time",
             "2s",
             "--bs",
             "4k,8k",
-        ]))
+        ])
         .unwrap();
         assert_eq!(a.test.name, "latency");
         assert_eq!(a.round_ms, Some(2000));
         assert_eq!(a.bs, Some(vec![4096, 8192]));
         assert!(!a.erase);
-        assert!(parse_args(&s(&["--test=fast", "/dev/x"]))
+        assert_eq!(
+            (a.max_rounds, a.passes, a.ioengine.as_str()),
+            (25, 2, "libaio")
+        );
+        assert_eq!(parse_args(&["/x"]).unwrap().test.name, "iops");
+        assert!(parse_args(&["--test=fast", "/dev/x"])
             .unwrap_err()
-            .contains("iops"));
-        assert!(parse_args(&s(&[])).unwrap_err().contains("no TARGET"));
-        assert!(parse_args(&s(&["/x", "--round-time=10ms"])).is_err());
-        assert!(parse_args(&s(&["/x", "--bs=1000"]))
+            .contains("'fast' is not iops, throughput or latency"));
+        assert!(parse_args(&[]).unwrap_err().contains("<TARGET>"));
+        assert!(parse_args(&["/x", "/y"])
             .unwrap_err()
-            .contains("512"));
-        assert!(parse_args(&s(&["/x", "--mixes=101"])).is_err());
+            .contains("unexpected argument '/y'"));
+        assert!(parse_args(&["/x", "--round-time=10ms"])
+            .unwrap_err()
+            .contains("shorter than 1s"));
+        assert!(parse_args(&["/x", "--bs=1000"])
+            .unwrap_err()
+            .contains("1000 is not a multiple of 512"));
+        assert!(parse_args(&["/x", "--mixes=101"])
+            .unwrap_err()
+            .contains("read percentage"));
+        assert!(parse_args(&["/x", "--passes=0"])
+            .unwrap_err()
+            .contains("positive"));
     }
 }

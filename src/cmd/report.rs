@@ -5,78 +5,32 @@ use flexio_analysis::report::{self, ReportOptions};
 use flexio_analysis::{input, RunResult};
 use std::path::{Path, PathBuf};
 
-const USAGE: &str = "usage: flexio report RESULT.json... [-o FILE] [--title TEXT] [--no-logs]
-
-Writes one self-contained HTML page (no network needed) from flexio's or fio's
---output-format=json or json+ results, `flexio matrix --json` matrices (heat maps) and
-`flexio sweep --json` sweeps (lines over each axis with confidence bands, a heat map
-for two axes). Log files beside a result (write_lat_log,
-write_bw_log, write_iops_log, write_hist_log) add curves over time and exact
-statistics of every logged I/O. Several results overlay their curves.
-
-  -o, --output FILE   where to write the page (default report.html; - for stdout)
-  --title TEXT        page title
-  --no-logs           ignore log files
-";
-
-/// Parsed `flexio report` arguments.
-#[derive(Debug, PartialEq)]
+/// One self-contained HTML page (no network needed) from results
+///
+/// Writes one self-contained HTML page (no network needed) from flexio's or fio's
+/// --output-format=json or json+ results, `flexio matrix --json` matrices (heat maps),
+/// `flexio sweep --json` sweeps (lines over each axis with confidence bands, a heat map for
+/// two axes) and the studies' JSON (rt-study, pts, writemodes). Log files beside a result
+/// (write_lat_log, write_bw_log, write_iops_log, write_hist_log) add curves over time and
+/// exact statistics of every logged I/O. Several results overlay their curves.
+#[derive(clap::Parser, Debug, PartialEq)]
+#[command(
+    name = "report",
+    after_help = "Exit status: 0 done, 2 bad arguments or input."
+)]
 pub struct Args {
+    /// Result files: flexio's or fio's JSON / json+, matrices, sweeps, studies
+    #[arg(value_name = "RESULT.json", required = true, value_hint = clap::ValueHint::FilePath)]
     pub results: Vec<PathBuf>,
+    /// Where to write the page (- for stdout)
+    #[arg(short, long, value_name = "FILE", default_value = "report.html")]
     pub output: PathBuf,
+    /// Page title
+    #[arg(long, value_name = "TEXT")]
     pub title: Option<String>,
+    /// Ignore log files
+    #[arg(long = "no-logs", action = clap::ArgAction::SetFalse)]
     pub logs: bool,
-}
-
-/// Value of `--opt=value` or `--opt value` / `-o value`.
-pub fn take_value(
-    args: &[String],
-    i: &mut usize,
-    names: &[&str],
-) -> Option<Result<String, String>> {
-    let a = &args[*i];
-    for n in names {
-        if a == n {
-            *i += 1;
-            return Some(
-                args.get(*i)
-                    .cloned()
-                    .ok_or_else(|| format!("{n} needs a value")),
-            );
-        }
-        if let Some(v) = a.strip_prefix(&format!("{n}=")) {
-            return Some(Ok(v.to_string()));
-        }
-    }
-    None
-}
-
-pub fn parse_args(args: &[String]) -> Result<Args, String> {
-    let mut out = Args {
-        results: Vec::new(),
-        output: PathBuf::from("report.html"),
-        title: None,
-        logs: true,
-    };
-    let mut i = 0;
-    while i < args.len() {
-        if let Some(v) = take_value(args, &mut i, &["-o", "--output"]) {
-            out.output = PathBuf::from(v?);
-        } else if let Some(v) = take_value(args, &mut i, &["--title"]) {
-            out.title = Some(v?);
-        } else if args[i] == "--no-logs" {
-            out.logs = false;
-        } else if args[i].starts_with('-') && args[i] != "-" {
-            return Err(format!("unknown option '{}'", args[i]));
-        } else {
-            out.results.push(PathBuf::from(&args[i]));
-        }
-        i += 1;
-    }
-    if out.results.is_empty() {
-        return Err("no result file given".into());
-    }
-    Ok(out)
 }
 
 /// Read result files (with their logs unless told not to) and give each a distinct label.
@@ -127,7 +81,7 @@ pub fn write_run_report(json_plus: &str, log_dir: &Path, out: &Path) -> Result<(
 }
 
 pub fn run(args: &[String]) -> i32 {
-    let a = match super::args_of("report", args, USAGE, parse_args) {
+    let a = match super::args::args_of::<Args, _>(args, 2, super::args::as_is) {
         Ok(a) => a,
         Err(code) => return code,
     };
@@ -198,13 +152,14 @@ pub fn run(args: &[String]) -> i32 {
 mod tests {
     use super::*;
 
-    fn s(v: &[&str]) -> Vec<String> {
-        v.iter().map(|x| x.to_string()).collect()
+    fn parse_args(v: &[&str]) -> Result<Args, clap::Error> {
+        let v: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+        super::super::args::try_parse(&v, super::super::args::as_is)
     }
 
     #[test]
     fn arguments() {
-        let a = parse_args(&s(&["a.json", "-o", "x.html", "b.json", "--title=T"])).unwrap();
+        let a = parse_args(&["a.json", "-o", "x.html", "b.json", "--title=T"]).unwrap();
         assert_eq!(
             a.results,
             vec![PathBuf::from("a.json"), PathBuf::from("b.json")]
@@ -212,11 +167,26 @@ mod tests {
         assert_eq!(a.output, PathBuf::from("x.html"));
         assert_eq!(a.title.as_deref(), Some("T"));
         assert!(a.logs);
-        assert!(parse_args(&s(&["--no-logs", "a"]))
-            .map(|a| !a.logs)
-            .unwrap());
-        assert!(parse_args(&s(&[])).is_err());
-        assert!(parse_args(&s(&["a", "-o"])).is_err());
-        assert!(parse_args(&s(&["a", "--bogus"])).is_err());
+        assert_eq!(
+            parse_args(&["a"]).unwrap().output,
+            PathBuf::from("report.html")
+        );
+        assert!(parse_args(&["--no-logs", "a"]).map(|a| !a.logs).unwrap());
+        assert_eq!(
+            parse_args(&["-o", "-", "-"]).unwrap().results,
+            vec![PathBuf::from("-")]
+        );
+        assert!(parse_args(&[])
+            .unwrap_err()
+            .to_string()
+            .contains("<RESULT.json>"));
+        assert!(parse_args(&["a", "-o"])
+            .unwrap_err()
+            .to_string()
+            .contains("'--output <FILE>'"));
+        let e = parse_args(&["a", "--bogus"]).unwrap_err().to_string();
+        assert!(e.contains("unexpected argument '--bogus'"), "{e}");
+        let e = parse_args(&["a", "--titel=x"]).unwrap_err().to_string();
+        assert!(e.contains("similar argument exists: '--title'"), "{e}");
     }
 }

@@ -2,9 +2,9 @@
 //! (crates/store): `flexio import`, `flexio history`, `flexio check`, `flexio diff` and
 //! `flexio rerun`.
 
-use super::compare::number;
+use super::args::{alpha, args_of, as_is, number};
 use super::out::stdout;
-use super::report::{take_value, write_page};
+use super::report::write_page;
 use flexio_analysis::compare::{compare, Metric, Options, Row};
 use flexio_analysis::history::{self, Point, Series};
 use flexio_analysis::{flatten, fmt, RunResult};
@@ -24,46 +24,45 @@ fn open(spec: Option<&str>, who: &str) -> Result<Store, i32> {
 // ---------------------------------------------------------------------------------------
 // flexio import
 
-const IMPORT_USAGE: &str =
-    "usage: flexio import [--store PATH|postgres://...] [--label LABEL] RESULT.json...
+/// `--store`, as the subcommands over the results store take it.
+#[derive(clap::Args, Debug, Clone, Default, PartialEq)]
+pub struct StoreArg {
+    /// The results store: a SQLite file or postgres://... (default
+    /// $XDG_DATA_HOME/flexio/results.db)
+    #[arg(long, value_name = "PATH|URL")]
+    pub store: Option<String>,
+}
 
-Stores existing results (fio's or flexio's JSON or json+ output files) in the results
-store, as one batch: their text, provenance where flexio recorded it, summary metrics and
-latency histograms. Nothing is stored when one file is not a result.
-";
+/// Store existing results (fio's or flexio's JSON) in the results store
+///
+/// Stores existing results (fio's or flexio's JSON or json+ output files) in the results
+/// store, as one batch: their text, provenance where flexio recorded it, summary metrics and
+/// latency histograms. Nothing is stored when one file is not a result.
+#[derive(clap::Parser, Debug)]
+#[command(
+    name = "import",
+    after_help = "Exit status: 0 stored, 2 bad arguments or input."
+)]
+pub struct Import {
+    #[command(flatten)]
+    store: StoreArg,
+    /// The batch's label
+    #[arg(long, value_name = "LABEL")]
+    label: Option<String>,
+    /// Result files (fio's or flexio's JSON or json+ output)
+    #[arg(value_name = "RESULT.json", required = true, value_hint = clap::ValueHint::FilePath)]
+    files: Vec<PathBuf>,
+}
 
 pub fn import(args: &[String]) -> i32 {
-    if args.iter().any(|a| a == "-h" || a == "--help") {
-        stdout(IMPORT_USAGE);
-        return 0;
-    }
-    let (mut store, mut label, mut files) = (None, None, Vec::new());
-    let mut i = 0;
-    while i < args.len() {
-        if let Some(v) = take_value(args, &mut i, &["--store"]) {
-            match v {
-                Ok(v) => store = Some(v),
-                Err(e) => return usage_error("import", &e, IMPORT_USAGE),
-            }
-        } else if let Some(v) = take_value(args, &mut i, &["--label"]) {
-            match v {
-                Ok(v) => label = Some(v),
-                Err(e) => return usage_error("import", &e, IMPORT_USAGE),
-            }
-        } else if args[i].starts_with('-') && args[i].len() > 1 {
-            return usage_error(
-                "import",
-                &format!("unknown option '{}'", args[i]),
-                IMPORT_USAGE,
-            );
-        } else {
-            files.push(PathBuf::from(&args[i]));
-        }
-        i += 1;
-    }
-    if files.is_empty() {
-        return usage_error("import", "no result files given", IMPORT_USAGE);
-    }
+    let Import {
+        store: StoreArg { store },
+        label,
+        files,
+    } = match args_of(args, 2, as_is) {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
     let mut runs = Vec::new();
     for f in &files {
         match std::fs::read_to_string(f) {
@@ -101,29 +100,53 @@ pub fn import(args: &[String]) -> i32 {
     }
 }
 
-fn usage_error(who: &str, e: &str, usage: &str) -> i32 {
-    eprintln!("flexio {who}: {e}\n{usage}");
-    2
-}
-
 // ---------------------------------------------------------------------------------------
 // flexio history
 
-const HISTORY_USAGE: &str = "usage: flexio history [options]
+/// A metric of the stored runs over time: trend and change points
+///
+/// A metric of the stored runs over time, per job and direction: each run's value, its
+/// change from the run before, the trend (Theil-Sen slope, Mann-Kendall test) and the
+/// change points (where the level moved, penalised optimal partitioning).
+#[derive(clap::Parser, Debug)]
+#[command(
+    name = "history",
+    after_help = "Exit status: 0 done, 2 bad arguments or a store error."
+)]
+pub struct History {
+    #[command(flatten)]
+    store: StoreArg,
+    /// Only runs saved with this label
+    #[arg(long, value_name = "LABEL")]
+    label: Option<String>,
+    /// Only this job
+    #[arg(long, value_name = "NAME")]
+    job: Option<String>,
+    /// IOPS, bw, mean, p50, p99 or p99.9
+    #[arg(long, value_name = "M", default_value = "IOPS", value_parser = metric)]
+    metric: &'static str,
+    /// Runs saved since YYYY-MM-DD[ HH:MM] (UTC)
+    #[arg(long, value_name = "DATE", value_parser = since)]
+    since: Option<i64>,
+    /// Smallest change of level reported, in %
+    #[arg(long = "min-shift", value_name = "PCT", default_value = "5%", value_parser = number::<f64>)]
+    min_shift: f64,
+    /// Also draw the series as an HTML page
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+    /// List the stored runs instead (id, time, label, kind, source)
+    #[arg(long)]
+    runs: bool,
+}
 
-A metric of the stored runs over time, per job and direction: each run's value, its
-change from the run before, the trend (Theil-Sen slope, Mann-Kendall test) and the change
-points (where the level moved, penalised optimal partitioning).
+fn metric(v: &str) -> Result<&'static str, String> {
+    metric_name(v).ok_or_else(|| format!("'{v}' is not IOPS, bw, mean, p50, p99 or p99.9"))
+}
 
-  --store PATH|postgres://...   the results store (default $XDG_DATA_HOME/flexio/results.db)
-  --label LABEL                 only runs saved with this label
-  --job NAME                    only this job
-  --metric M                    IOPS (default), bw, mean, p50, p99 or p99.9
-  --since DATE                  runs saved since YYYY-MM-DD[ HH:MM] (UTC)
-  --min-shift PCT               smallest change of level reported (default 5%)
-  --html FILE                   also draw the series as an HTML page
-  --runs                        list the stored runs instead (id, time, label, kind, source)
-";
+fn since(v: &str) -> Result<i64, String> {
+    history::parse_utc(v)
+        .ok_or_else(|| format!("'{v}' is not a date (YYYY-MM-DD or YYYY-MM-DD HH:MM, UTC)"))
+}
 
 fn metric_name(m: &str) -> Option<&'static str> {
     let m = m.trim();
@@ -139,51 +162,20 @@ fn metric_name(m: &str) -> Option<&'static str> {
 }
 
 pub fn history(args: &[String]) -> i32 {
-    if args.iter().any(|a| a == "-h" || a == "--help") {
-        stdout(HISTORY_USAGE);
-        return 0;
-    }
-    let mut store = None;
-    let mut f = Filter::default();
-    let mut metric = "IOPS";
-    let mut html = None;
-    let mut min_shift = 5.0;
-    let mut runs_only = false;
-    let mut i = 0;
-    while i < args.len() {
-        let r: Result<(), String> = (|| {
-            if let Some(v) = take_value(args, &mut i, &["--store"]) {
-                store = Some(v?);
-            } else if let Some(v) = take_value(args, &mut i, &["--label"]) {
-                f.label = Some(v?);
-            } else if let Some(v) = take_value(args, &mut i, &["--job"]) {
-                f.job = Some(v?);
-            } else if let Some(v) = take_value(args, &mut i, &["--metric"]) {
-                let v = v?;
-                metric = metric_name(&v).ok_or_else(|| {
-                    format!("--metric: '{v}' is not IOPS, bw, mean, p50, p99 or p99.9")
-                })?;
-            } else if let Some(v) = take_value(args, &mut i, &["--since"]) {
-                let v = v?;
-                f.since = Some(history::parse_utc(&v).ok_or_else(|| {
-                    format!("--since: '{v}' is not a date (YYYY-MM-DD or YYYY-MM-DD HH:MM, UTC)")
-                })?);
-            } else if let Some(v) = take_value(args, &mut i, &["--min-shift"]) {
-                min_shift = number(v?, "--min-shift")?;
-            } else if let Some(v) = take_value(args, &mut i, &["--html"]) {
-                html = Some(PathBuf::from(v?));
-            } else if args[i] == "--runs" {
-                runs_only = true;
-            } else {
-                return Err(format!("unknown argument '{}'", args[i]));
-            }
-            Ok(())
-        })();
-        if let Err(e) = r {
-            return usage_error("history", &e, HISTORY_USAGE);
-        }
-        i += 1;
-    }
+    let History {
+        store: StoreArg { store },
+        label,
+        job,
+        metric,
+        since,
+        min_shift,
+        html,
+        runs: runs_only,
+    } = match args_of(args, 2, as_is) {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
+    let f = Filter { label, job, since };
     let mut s = match open(store.as_deref(), "history") {
         Ok(s) => s,
         Err(c) => return c,
@@ -351,107 +343,81 @@ fn history_text(series: &[Series], kernels: &[(i64, String)], min_shift: f64, lo
 // ---------------------------------------------------------------------------------------
 // flexio check
 
-const CHECK_USAGE: &str = "usage: flexio check --baseline LABEL [options] JOB.fio
-
-Runs JOB.fio N times in this process and compares the runs with the newest batch of runs
-stored under LABEL, with flexio compare's statistics (per job, direction and metric: the
-difference, its 95% confidence interval, a Holm-adjusted p-value). A regression is a
-significant change for the worse by at least --max-regression. Prints a Markdown summary
-(also appended to $GITHUB_STEP_SUMMARY when set) and writes JUnit XML with --junit.
-
-  --baseline LABEL              the stored runs to compare with (required)
-  --store PATH|postgres://...   the results store (default $XDG_DATA_HOME/flexio/results.db)
-  --trials N                    runs of the job (default 5)
-  --max-regression PCT          smallest regression that fails the check (default 5%)
-  --metrics LIST                metrics checked: IOPS,bw,mean,p50,p99,p99.9 (default all)
-  --alpha A                     significance level (default 0.05)
-  --seed N                      the statistics' bootstrap seed (default 1)
-  --junit FILE                  write JUnit XML (one test case per job, direction, metric)
-  --markdown FILE               also write the Markdown summary to FILE
-  --update-baseline             on a pass (or with no baseline yet), store the runs as the
-                                new baseline under LABEL
-  --save[=LABEL]                store the runs whatever the verdict (kind 'check')
-
-Exit status: 0 no regression, 1 a regression, 2 bad arguments, no baseline, a failed run.
-";
-
-#[derive(Debug, Default)]
-struct CheckArgs {
+/// CI regression check: a job's runs against a stored baseline
+///
+/// Runs JOB.fio N times in this process and compares the runs with the newest batch of runs
+/// stored under LABEL, with flexio compare's statistics (per job, direction and metric: the
+/// difference, its 95% confidence interval, a Holm-adjusted p-value). A regression is a
+/// significant change for the worse by at least --max-regression. Prints a Markdown summary
+/// (also appended to $GITHUB_STEP_SUMMARY when set) and writes JUnit XML with --junit.
+#[derive(clap::Parser, Debug, Default)]
+#[command(
+    name = "check",
+    after_help = "Exit status: 0 no regression, 1 a regression, 2 bad arguments, no baseline, \
+                  a failed run."
+)]
+pub struct Check {
+    /// The stored runs to compare with
+    #[arg(long, value_name = "LABEL", required = true)]
     baseline: String,
-    store: Option<String>,
+    #[command(flatten)]
+    store: StoreArg,
+    /// Runs of the job (at least 2)
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = trials)]
     trials: usize,
+    /// Smallest regression that fails the check, in %
+    #[arg(long = "max-regression", value_name = "PCT", default_value = "5%",
+          value_parser = |v: &str| number::<f64>(v).map(f64::abs))]
     max_regression: f64,
+    /// Metrics checked: IOPS,bw,mean,p50,p99,p99.9 [default: all]
+    #[arg(long = "metrics", value_name = "LIST", value_parser = metric_list)]
+    metrics_arg: Option<::std::vec::Vec<&'static str>>,
+    /// The metrics checked (from --metrics)
+    #[arg(skip)]
     metrics: Vec<&'static str>,
+    /// Significance level
+    #[arg(long, value_name = "A", default_value_t = 0.05, value_parser = alpha)]
     alpha: f64,
+    /// The statistics' bootstrap seed
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = number::<u64>)]
     seed: u64,
+    /// Write JUnit XML (one test case per job, direction, metric)
+    #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
+    /// Also write the Markdown summary to FILE
+    #[arg(long, value_name = "FILE")]
     markdown: Option<PathBuf>,
+    /// On a pass (or with no baseline yet), store the runs as the new baseline under LABEL
+    #[arg(long = "update-baseline")]
     update: bool,
+    /// Store the runs whatever the verdict (kind 'check')
+    #[arg(long, value_name = "LABEL", require_equals = true)]
     save: Option<Option<String>>,
+    /// The job file
+    #[arg(value_name = "JOB.fio", value_hint = clap::ValueHint::FilePath)]
     job: PathBuf,
 }
 
-fn check_args(args: &[String]) -> Result<CheckArgs, String> {
-    let mut a = CheckArgs {
-        trials: 5,
-        max_regression: 5.0,
-        alpha: 0.05,
-        seed: 1,
-        metrics: Metric::ALL.iter().map(|m| m.name()).collect(),
-        ..Default::default()
-    };
-    let mut job = None;
-    let mut baseline = None;
-    let mut i = 0;
-    while i < args.len() {
-        if let Some(v) = take_value(args, &mut i, &["--baseline"]) {
-            baseline = Some(v?);
-        } else if let Some(v) = take_value(args, &mut i, &["--store"]) {
-            a.store = Some(v?);
-        } else if let Some(v) = take_value(args, &mut i, &["--trials"]) {
-            a.trials = number(v?, "--trials")?;
-            if a.trials < 2 {
-                return Err("--trials needs at least 2".into());
-            }
-        } else if let Some(v) = take_value(args, &mut i, &["--max-regression"]) {
-            a.max_regression = number::<f64>(v?, "--max-regression")?.abs();
-        } else if let Some(v) = take_value(args, &mut i, &["--metrics"]) {
-            let v = v?;
-            a.metrics = v
-                .split(',')
-                .map(|m| {
-                    metric_name(m).ok_or_else(|| {
-                        format!("--metrics: '{m}' is not IOPS, bw, mean, p50, p99 or p99.9")
-                    })
-                })
-                .collect::<Result<_, _>>()?;
-        } else if let Some(v) = take_value(args, &mut i, &["--alpha"]) {
-            a.alpha = number(v?, "--alpha")?;
-            if !(a.alpha > 0.0 && a.alpha < 1.0) {
-                return Err("--alpha must be between 0 and 1".into());
-            }
-        } else if let Some(v) = take_value(args, &mut i, &["--seed"]) {
-            a.seed = number(v?, "--seed")?;
-        } else if let Some(v) = take_value(args, &mut i, &["--junit"]) {
-            a.junit = Some(PathBuf::from(v?));
-        } else if let Some(v) = take_value(args, &mut i, &["--markdown"]) {
-            a.markdown = Some(PathBuf::from(v?));
-        } else if args[i] == "--update-baseline" {
-            a.update = true;
-        } else if let Some(save) = super::save_flag(&args[i]) {
-            a.save = Some(save);
-        } else if args[i].starts_with('-') && args[i].len() > 1 {
-            return Err(format!("unknown option '{}'", args[i]));
-        } else if job.is_some() {
-            return Err("one job file".into());
-        } else {
-            job = Some(PathBuf::from(&args[i]));
-        }
-        i += 1;
+fn trials(v: &str) -> Result<usize, String> {
+    match number(v)? {
+        n @ 2.. => Ok(n),
+        _ => Err("needs at least 2".into()),
     }
-    a.baseline = baseline.ok_or("--baseline LABEL is required")?;
-    a.job = job.ok_or("no job file given")?;
-    Ok(a)
+}
+
+fn metric_list(v: &str) -> Result<Vec<&'static str>, String> {
+    v.split(',').map(metric).collect()
+}
+
+fn check_args(args: &[String]) -> Result<Check, clap::Error> {
+    super::args::try_parse(args, |mut a: Check, _| {
+        a.save = a.save.map(|l| l.filter(|l| !l.is_empty()));
+        a.metrics = a
+            .metrics_arg
+            .take()
+            .unwrap_or_else(|| Metric::ALL.iter().map(|m| m.name()).collect());
+        Ok(a)
+    })
 }
 
 /// Run the job text `text` once in this process: its json+ result.
@@ -473,13 +439,9 @@ struct Checked<'a> {
 }
 
 pub fn check(args: &[String]) -> i32 {
-    if args.iter().any(|a| a == "-h" || a == "--help") {
-        stdout(CHECK_USAGE);
-        return 0;
-    }
-    let a = match check_args(args) {
+    let a = match super::args::report_error(check_args(args), 2) {
         Ok(a) => a,
-        Err(e) => return usage_error("check", &e, CHECK_USAGE),
+        Err(code) => return code,
     };
     let text = match std::fs::read_to_string(&a.job) {
         Ok(t) => t,
@@ -488,7 +450,7 @@ pub fn check(args: &[String]) -> i32 {
             return 2;
         }
     };
-    let mut store = match open(a.store.as_deref(), "check") {
+    let mut store = match open(a.store.store.as_deref(), "check") {
         Ok(s) => s,
         Err(c) => return c,
     };
@@ -645,7 +607,7 @@ pub fn check(args: &[String]) -> i32 {
 }
 
 fn markdown(
-    a: &CheckArgs,
+    a: &Check,
     baseline: &[StoredRun],
     checked: &[Checked],
     notes: &[String],
@@ -726,7 +688,7 @@ fn xml_esc(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-fn junit(a: &CheckArgs, checked: &[Checked]) -> String {
+fn junit(a: &Check, checked: &[Checked]) -> String {
     let failures = checked.iter().filter(|c| c.regression).count();
     let mut o = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
@@ -782,13 +744,27 @@ fn junit(a: &CheckArgs, checked: &[Checked]) -> String {
 // ---------------------------------------------------------------------------------------
 // flexio diff
 
-const DIFF_USAGE: &str = "usage: flexio diff [--store PATH|postgres://...] RUN_A RUN_B
-
-Two results side by side: each job's metrics with the change from A to B, then what
-differs in their provenance (kernel, device settings, file system, tool) and in their
-resolved jobs (every option, defaults included). A run is a stored run's id or a result
-file (fio's or flexio's JSON).
-";
+/// Two results side by side: metrics, provenance and resolved jobs
+///
+/// Two results side by side: each job's metrics with the change from A to B, then what
+/// differs in their provenance (kernel, device settings, file system, tool) and in their
+/// resolved jobs (every option, defaults included). A run is a stored run's id or a result
+/// file (fio's or flexio's JSON).
+#[derive(clap::Parser, Debug)]
+#[command(
+    name = "diff",
+    after_help = "Exit status: 0 done, 2 bad arguments or input."
+)]
+pub struct Diff {
+    #[command(flatten)]
+    store: StoreArg,
+    /// A stored run's id or a result file
+    #[arg(value_name = "RUN_A", value_hint = clap::ValueHint::FilePath)]
+    a: String,
+    /// A stored run's id or a result file
+    #[arg(value_name = "RUN_B", value_hint = clap::ValueHint::FilePath)]
+    b: String,
+}
 
 /// A stored run's id or a result file: its text and a name.
 fn load_result(
@@ -868,33 +844,15 @@ fn resolved_jobs(run: &RunResult, doc: &Value) -> Vec<(String, Vec<(String, Stri
 }
 
 pub fn diff(args: &[String]) -> i32 {
-    if args.iter().any(|a| a == "-h" || a == "--help") {
-        stdout(DIFF_USAGE);
-        return 0;
-    }
-    let mut spec = None;
-    let mut which = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        if let Some(v) = take_value(args, &mut i, &["--store"]) {
-            match v {
-                Ok(v) => spec = Some(v),
-                Err(e) => return usage_error("diff", &e, DIFF_USAGE),
-            }
-        } else if args[i].starts_with("--") {
-            return usage_error("diff", &format!("unknown option '{}'", args[i]), DIFF_USAGE);
-        } else {
-            which.push(args[i].clone());
-        }
-        i += 1;
-    }
-    if which.len() != 2 {
-        return usage_error(
-            "diff",
-            "give two runs (stored ids or result files)",
-            DIFF_USAGE,
-        );
-    }
+    let Diff {
+        store: StoreArg { store: spec },
+        a,
+        b,
+    } = match args_of(args, 2, as_is) {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
+    let which = [a, b];
     let mut store = None;
     let mut sides = Vec::new();
     for w in &which {
@@ -1050,16 +1008,66 @@ fn diff_text(na: &str, nb: &str, a: &(RunResult, Value), b: &(RunResult, Value))
 // ---------------------------------------------------------------------------------------
 // flexio rerun
 
-const RERUN_USAGE: &str =
-    "usage: flexio rerun [--store PATH|postgres://...] [--set KEY=VALUE]... RUN_ID [flexio options]
+/// A stored run's exact job and seeds again
+///
+/// Runs a stored run's exact resolved job again: the options it was given, in global scope
+/// and per job, with the random seeds it used (a job with randrepeat=0 gets the seed it
+/// drew), under the same --compat. Warns where the host, a target's file system or device,
+/// the tool or the cgroup limits differ from the stored provenance.
+#[derive(clap::Parser, Debug)]
+#[command(
+    name = "rerun",
+    after_help = "Exit status: the run's, or 2 bad arguments or no such run."
+)]
+pub struct Rerun {
+    #[command(flatten)]
+    store: StoreArg,
+    /// Change an option in every job (e.g. --set write_iolog=again.log)
+    #[arg(long, value_name = "KEY=VALUE", value_parser = key_value)]
+    set: Vec<(String, String)>,
+    /// The stored run's id
+    #[arg(value_name = "RUN_ID", value_parser = run_id)]
+    id: i64,
+    /// flexio options for the new run (--output-format, --output, --save, ...)
+    #[arg(value_name = "FLEXIO-OPTIONS", allow_hyphen_values = true)]
+    rest: Vec<String>,
+}
 
-Runs a stored run's exact resolved job again: the options it was given, in global scope
-and per job, with the random seeds it used (a job with randrepeat=0 gets the seed it drew),
-under the same --compat. Warns where the host, a target's file system or device, the tool
-or the cgroup limits differ from the stored provenance. --set KEY=VALUE changes an option
-in every job (e.g. --set write_iolog=again.log); further flexio options (--output-format,
---output, --save) apply to the new run.
-";
+fn key_value(v: &str) -> Result<(String, String), String> {
+    v.split_once('=')
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .ok_or_else(|| "--set takes KEY=VALUE".into())
+}
+
+/// clap gives every word from the first of flexio's options on to `rest`: a `--set` or
+/// `--store` among them is still rerun's own.
+fn rerun_check(mut a: Rerun, _: &clap::ArgMatches) -> Result<Rerun, String> {
+    let mut words = std::mem::take(&mut a.rest).into_iter();
+    while let Some(w) = words.next() {
+        let (name, value) = match w.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (w.as_str(), None),
+        };
+        if name != "--set" && name != "--store" {
+            a.rest.push(w);
+            continue;
+        }
+        let v = value
+            .or_else(|| words.next())
+            .ok_or_else(|| format!("{name} needs a value"))?;
+        if name == "--set" {
+            a.set.push(key_value(&v)?);
+        } else {
+            a.store.store = Some(v);
+        }
+    }
+    Ok(a)
+}
+
+fn run_id(v: &str) -> Result<i64, String> {
+    v.parse()
+        .map_err(|_| format!("'{v}' is not a stored run's id"))
+}
 
 /// The job file text that reproduces a stored run, from its provenance's resolved job.
 pub fn job_text(doc: &Value, sets: &[(String, String)]) -> Result<String, String> {
@@ -1119,11 +1127,8 @@ pub fn rerun(args: &[String]) -> i32 {
 /// The command line that runs a stored run again (a job file written into a temporary
 /// folder, which must live until the run ends), or the exit status when it cannot.
 pub(crate) fn rerun_argv(args: &[String]) -> Result<(Vec<String>, super::compare::TempDir), i32> {
-    if args.iter().any(|a| a == "-h" || a == "--help") {
-        stdout(RERUN_USAGE);
-        return Err(0);
-    }
-    rerun_argv_inner(args).map_err(|(code, msg)| {
+    let a = args_of(args, 2, rerun_check)?;
+    rerun_argv_inner(a).map_err(|(code, msg)| {
         if !msg.is_empty() {
             eprintln!("{msg}");
         }
@@ -1131,60 +1136,13 @@ pub(crate) fn rerun_argv(args: &[String]) -> Result<(Vec<String>, super::compare
     })
 }
 
-fn rerun_argv_inner(
-    args: &[String],
-) -> Result<(Vec<String>, super::compare::TempDir), (i32, String)> {
-    let mut spec = None;
-    let mut sets = Vec::new();
-    let mut id = None;
-    let mut rest = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        if let Some(v) = take_value(args, &mut i, &["--store"]) {
-            match v {
-                Ok(v) => spec = Some(v),
-                Err(e) => return Err((2, format!("flexio rerun: {e}\n{RERUN_USAGE}"))),
-            }
-            i += 1;
-            continue;
-        }
-        if let Some(v) = take_value(args, &mut i, &["--set"]) {
-            match v.map(|v| {
-                v.split_once('=')
-                    .map(|(k, v)| (k.to_string(), v.to_string()))
-            }) {
-                Ok(Some(kv)) => sets.push(kv),
-                _ => {
-                    return Err((
-                        2,
-                        format!("flexio rerun: --set takes KEY=VALUE\n{RERUN_USAGE}"),
-                    ))
-                }
-            }
-            i += 1;
-            continue;
-        }
-        if id.is_none() {
-            match args[i].parse::<i64>() {
-                Ok(n) => id = Some(n),
-                Err(_) => {
-                    return Err((
-                        2,
-                        format!(
-                            "flexio rerun: '{}' is not a stored run's id\n{RERUN_USAGE}",
-                            args[i]
-                        ),
-                    ))
-                }
-            }
-        } else {
-            rest.push(args[i].clone());
-        }
-        i += 1;
-    }
-    let Some(id) = id else {
-        return Err((2, format!("flexio rerun: no run id given\n{RERUN_USAGE}")));
-    };
+fn rerun_argv_inner(a: Rerun) -> Result<(Vec<String>, super::compare::TempDir), (i32, String)> {
+    let Rerun {
+        store: StoreArg { store: spec },
+        set: sets,
+        id,
+        rest,
+    } = a;
     let fail = |m: String| (2, format!("flexio rerun: {m}"));
     let mut s = Store::open(spec.as_deref()).map_err(|e| fail(e.to_string()))?;
     let stored = s.get(id).map_err(|e| fail(e.to_string()))?;
@@ -1267,6 +1225,40 @@ mod tests {
         assert!(check_args(&s(&["--baseline=b"])).is_err());
         assert!(check_args(&s(&["--baseline=b", "j", "--trials=1"])).is_err());
         assert!(check_args(&s(&["--baseline=b", "j", "--metrics=p42"])).is_err());
+    }
+
+    #[test]
+    fn rerun_arguments() {
+        let r = |v: &[&str]| super::super::args::try_parse(&s(v), rerun_check);
+        // --set and --store before or after the id; flexio's own options after it.
+        let a = r(&[
+            "--store=x.db",
+            "7",
+            "--set",
+            "a=b",
+            "--output-format=terse",
+            "--set=c=d=e",
+        ])
+        .unwrap();
+        assert_eq!((a.store.store.as_deref(), a.id), (Some("x.db"), 7));
+        assert_eq!(
+            a.set,
+            [("a".into(), "b".into()), ("c".into(), "d=e".into())]
+        );
+        assert_eq!(a.rest, ["--output-format=terse"]);
+        let a = r(&["--set=k=v", "3", "--output=o.json", "--save=x"]).unwrap();
+        assert_eq!((a.id, a.rest.len()), (3, 2));
+        let e = r(&["x"]).unwrap_err().to_string();
+        assert!(e.contains("'x' is not a stored run's id"), "{e}");
+        let e = r(&["--set", "k", "3"]).unwrap_err().to_string();
+        assert!(e.contains("--set takes KEY=VALUE"), "{e}");
+        assert!(r(&[]).unwrap_err().to_string().contains("<RUN_ID>"));
+        let e = r(&["3", "--output-format=json", "--set"])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--set needs a value"), "{e}");
+        let a = r(&["3", "--output-format=json", "--store", "y.db"]).unwrap();
+        assert_eq!((a.store.store.as_deref(), a.rest.len()), (Some("y.db"), 1));
     }
 
     #[test]

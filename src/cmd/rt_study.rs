@@ -9,302 +9,211 @@
 //! (`flexio_analysis::study`), and writes JSON and an HTML page with the sorted
 //! response-time curves (the report's distribution charts) when asked.
 
+use super::args::{alpha, engine_name, number, positive, size, Save};
 use super::compare::temp_dir_named;
-use super::report::{take_value, write_page};
+use super::report::write_page;
 use flexio_analysis::logs::LogKind;
 use flexio_analysis::model::Ddir;
 use flexio_analysis::report::{self, ReportOptions};
 use flexio_analysis::study::{self, Case};
 use flexio_analysis::RunResult;
-use flexio_job::value::parse_size;
-use flexio_job::value::KbBase;
 use flexio_run::VERSION;
 use std::path::{Path, PathBuf};
 
-const USAGE: &str = "usage: flexio rt-study [options] TARGET
-
-The real-time interference study: a foreground job issues --requests requests in each
-I/O priority class of --classes while each number of background jobs in --bg loads the
-same TARGET (a file, created and filled when missing or short, or a block device, only
-read unless --rw=write). Prints per case the foreground's response times (mean, stdev,
-RMS, percentiles) and tests: does the response time change with background load, and do
-the classes differ under load (Mann-Whitney U, Holm-adjusted)?
-
-Foreground:
-  --requests N        requests per case (default 4096)
-  --bs SIZE           request size (default 4k)
-  --pattern random|sequential   (default random)
-  --rw read|write     direction (default read)
-  --think USEC        sparse requests: think time between them (default 0: dense)
-  --classes LIST      I/O priority classes: rt, be, idle (default rt,be)
-  --prio N            priority level within the class, 0-7 (default 4)
-  --engine NAME       foreground ioengine (default psync)
-Background:
-  --bg LIST           background job counts (default 0,1,4)
-  --bg-bs SIZE        background request size (default 1m)
-  --bg-rw read|write|randread|randwrite   (default read: sequential streams)
-  --bg-engine NAME    (default libaio when built in, else psync)
-  --bg-depth N        background iodepth (default 16)
-  --cpuio N           also N CPU-burning jobs (ioengine=cpuio) in every loaded case
-  --warmup MS         background head start before the foreground (default 1000)
-Target and run:
-  --size SIZE         region used (default: a block device's size; 1g for a new file)
-  --direct 0|1        O_DIRECT (default 1; tmpfs needs 0)
-  --max-case-seconds S  upper bound of one case (default 600)
-  --repeat R          runs per case, interleaved round by round (default 3); the
-                      tests then also compare the runs' medians (drift between runs)
-  --no-warmup-run     skip the unrecorded run of the first case made before the study
-  --alpha A           significance level (default 0.05)
-Output:
-  --json FILE         the study as JSON
-  --html FILE         an HTML page: table, tests and the response-time curves
-  --keep DIR          keep every case's job file, json+ result and logs in DIR
-  --resume            with --keep DIR: reuse the runs an interrupted study finished there
-                      (same settings), run the rest
-  --save[=LABEL]      store every case's result in the results store (one batch)
-  --store PATH        the results store (SQLite file or postgres://...)
-
-Exit status: 0 done, 1 a case failed, 2 bad arguments.
-";
-
-#[derive(Debug, Clone, PartialEq)]
+/// The real-time interference study: foreground latency per I/O class under background load
+///
+/// A foreground job issues --requests requests in each I/O priority class of --classes while
+/// each number of background jobs in --bg loads the same TARGET (a file, created and filled
+/// when missing or short, or a block device, only read unless --rw=write). Prints per case
+/// the foreground's response times (mean, stdev, RMS, percentiles) and tests: does the
+/// response time change with background load, and do the classes differ under load
+/// (Mann-Whitney U, Holm-adjusted)?
+#[derive(clap::Parser, Debug, Clone, PartialEq)]
+#[command(
+    name = "rt-study",
+    after_help = "Exit status: 0 done, 1 a case failed, 2 bad arguments."
+)]
 pub struct Args {
+    /// A file (created and filled when missing or short) or a block device
+    #[arg(value_name = "TARGET", value_parser = target, value_hint = clap::ValueHint::FilePath)]
     pub target: PathBuf,
+    /// Requests per case
+    #[arg(long, value_name = "N", default_value_t = 4096, value_parser = positive::<u64>,
+          help_heading = "Foreground")]
     pub requests: u64,
+    /// Request size
+    #[arg(long, value_name = "SIZE", default_value = "4k", value_parser = size, allow_hyphen_values = true,
+          help_heading = "Foreground")]
     pub bs: u64,
+    /// random or sequential
+    #[arg(long = "pattern", value_name = "PATTERN", default_value = "random",
+          value_parser = pattern, action = clap::ArgAction::Set, help_heading = "Foreground")]
     pub random: bool,
+    /// read or write
+    #[arg(long = "rw", value_name = "DIR", default_value = "read", value_parser = direction, action = clap::ArgAction::Set,
+          help_heading = "Foreground")]
     pub write: bool,
+    /// Sparse requests: think time between them in µs (0: dense)
+    #[arg(long = "think", value_name = "USEC", default_value_t = 0, value_parser = number::<u64>,
+          help_heading = "Foreground")]
     pub think_us: u64,
-    pub classes: Vec<String>,
+    /// I/O priority classes: rt, be, idle
+    #[arg(long, value_name = "LIST", default_value = "rt,be", value_parser = classes,
+          help_heading = "Foreground")]
+    pub classes: ::std::vec::Vec<String>,
+    /// Priority level within the class, 0-7
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = prio,
+          help_heading = "Foreground")]
     pub prio: u32,
+    /// Foreground ioengine
+    #[arg(long, value_name = "NAME", default_value = "psync", value_parser = engine_name,
+          help_heading = "Foreground")]
     pub engine: String,
-    pub bg: Vec<u32>,
+    /// Background job counts
+    #[arg(long, value_name = "LIST", default_value = "0,1,4", value_parser = bg_counts,
+          help_heading = "Background")]
+    pub bg: ::std::vec::Vec<u32>,
+    /// Background request size
+    #[arg(long = "bg-bs", value_name = "SIZE", default_value = "1m", value_parser = size, allow_hyphen_values = true,
+          help_heading = "Background")]
     pub bg_bs: u64,
+    /// Background direction (read: sequential streams)
+    #[arg(long = "bg-rw", value_name = "RW", default_value = "read",
+          value_parser = ["read", "write", "randread", "randwrite"], help_heading = "Background")]
     pub bg_rw: String,
+    /// Background ioengine [default: libaio when built in, else psync]
+    #[arg(long = "bg-engine", value_name = "NAME", value_parser = engine_name,
+          help_heading = "Background")]
     pub bg_engine: Option<String>,
+    /// Background iodepth
+    #[arg(long = "bg-depth", value_name = "N", default_value_t = 16,
+          value_parser = positive::<u32>, help_heading = "Background")]
     pub bg_depth: u32,
+    /// Also N CPU-burning jobs (ioengine=cpuio) in every loaded case
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = number::<u32>,
+          help_heading = "Background")]
     pub cpuio: u32,
+    /// Background head start before the foreground, in ms
+    #[arg(long = "warmup", value_name = "MS", default_value_t = 1000,
+          value_parser = number::<u64>, help_heading = "Background")]
     pub warmup_ms: u64,
+    /// Region used [default: a block device's size; 1g for a new file]
+    #[arg(long, value_name = "SIZE", value_parser = size, allow_hyphen_values = true, help_heading = "Target and run")]
     pub size: Option<u64>,
+    /// O_DIRECT: 0 or 1 (tmpfs needs 0)
+    #[arg(long, value_name = "0|1", default_value = "1", value_parser = zero_one, action = clap::ArgAction::Set,
+          help_heading = "Target and run")]
     pub direct: bool,
+    /// Upper bound of one case
+    #[arg(long = "max-case-seconds", value_name = "S", default_value_t = 600,
+          value_parser = positive::<u64>, help_heading = "Target and run")]
     pub max_case_s: u64,
-    pub warmup_run: bool,
+    /// Runs per case, interleaved round by round; the tests then also compare the runs'
+    /// medians (drift between runs)
+    #[arg(long, value_name = "R", default_value_t = 3,
+          value_parser = clap::value_parser!(u32).range(1..=100), help_heading = "Target and run")]
     pub repeat: u32,
+    /// Skip the unrecorded run of the first case made before the study
+    #[arg(long = "no-warmup-run", action = clap::ArgAction::SetFalse,
+          help_heading = "Target and run")]
+    pub warmup_run: bool,
+    /// Significance level
+    #[arg(long, value_name = "A", default_value_t = 0.05, value_parser = alpha,
+          help_heading = "Target and run")]
     pub alpha: f64,
+    /// The study as JSON
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub json: Option<PathBuf>,
+    /// An HTML page: table, tests and the response-time curves
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub html: Option<PathBuf>,
+    /// Keep every case's job file, json+ result and logs in DIR
+    #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath,
+          help_heading = "Output")]
     pub keep: Option<PathBuf>,
-    /// `--resume`: runs already finished in the `--keep` folder are read, not run again.
+    /// With --keep DIR: reuse the runs an interrupted study finished there (same settings),
+    /// run the rest
+    #[arg(long, help_heading = "Output")]
     pub resume: bool,
-    /// `--save[=LABEL]`: every case's result into the results store, one batch.
-    pub save: Option<Option<String>>,
-    pub store: Option<String>,
+    // --save stores every case's result (one batch).
+    #[command(flatten, next_help_heading = "Output")]
+    pub save: Save,
 }
 
-impl Default for Args {
-    fn default() -> Self {
-        Args {
-            target: PathBuf::new(),
-            requests: 4096,
-            bs: 4096,
-            random: true,
-            write: false,
-            think_us: 0,
-            classes: vec!["rt".into(), "be".into()],
-            prio: 4,
-            engine: "psync".into(),
-            bg: vec![0, 1, 4],
-            bg_bs: 1 << 20,
-            bg_rw: "read".into(),
-            bg_engine: None,
-            bg_depth: 16,
-            cpuio: 0,
-            warmup_ms: 1000,
-            size: None,
-            direct: true,
-            max_case_s: 600,
-            warmup_run: true,
-            repeat: 3,
-            alpha: 0.05,
-            json: None,
-            html: None,
-            keep: None,
-            resume: false,
-            save: None,
-            store: None,
+fn target(v: &str) -> Result<PathBuf, String> {
+    if v.contains('\n') || v.is_empty() {
+        return Err("not a usable path".into());
+    }
+    Ok(PathBuf::from(v))
+}
+
+fn pattern(v: &str) -> Result<bool, String> {
+    match v {
+        "random" | "rand" => Ok(true),
+        "sequential" | "seq" => Ok(false),
+        o => Err(format!("'{o}' is not random or sequential")),
+    }
+}
+
+fn direction(v: &str) -> Result<bool, String> {
+    match v {
+        "read" => Ok(false),
+        "write" => Ok(true),
+        o => Err(format!("'{o}' is not read or write")),
+    }
+}
+
+fn zero_one(v: &str) -> Result<bool, String> {
+    match v {
+        "1" => Ok(true),
+        "0" => Ok(false),
+        o => Err(format!("'{o}' is not 0 or 1")),
+    }
+}
+
+fn prio(v: &str) -> Result<u32, String> {
+    match number(v)? {
+        n @ 0..=7 => Ok(n),
+        _ => Err("the level is 0 (highest) to 7".into()),
+    }
+}
+
+/// Classes, each once, in the order given.
+fn classes(v: &str) -> Result<Vec<String>, String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in v.split(',') {
+        if !matches!(c, "rt" | "be" | "idle") {
+            return Err(format!("'{c}' is not rt, be or idle"));
+        }
+        if !out.iter().any(|x| x == c) {
+            out.push(c.to_string());
         }
     }
+    Ok(out)
 }
 
-fn num<T: std::str::FromStr>(name: &str, v: &str) -> Result<T, String> {
-    v.parse()
-        .map_err(|_| format!("{name}: '{v}' is not a valid number"))
-}
-
-fn size(name: &str, v: &str) -> Result<u64, String> {
-    match parse_size(v, KbBase::K1024) {
-        Ok(0) => Err(format!("{name}: must be more than 0")),
-        Ok(n) => Ok(n),
-        Err(e) => Err(format!("{name}: {e}")),
-    }
-}
-
-/// A job-file-safe engine name (letters, digits, `_`, `-`).
-fn engine_name(name: &str, v: &str) -> Result<String, String> {
-    if v.is_empty()
-        || !v
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-    {
-        return Err(format!("{name}: '{v}' is not an engine name"));
-    }
-    Ok(v.to_string())
-}
-
-pub fn parse_args(args: &[String]) -> Result<Args, String> {
-    let mut a = Args::default();
-    let mut target = None;
-    let mut i = 0;
-    while i < args.len() {
-        macro_rules! val {
-            ($($n:literal),+) => {
-                take_value(args, &mut i, &[$($n),+])
-            };
+/// Background job counts, each once, in the order given.
+fn bg_counts(v: &str) -> Result<Vec<u32>, String> {
+    let mut out = Vec::new();
+    for n in v.split(',') {
+        let n: u32 = number(n)?;
+        if n > 256 {
+            return Err(format!("{n} background jobs is more than 256"));
         }
-        if let Some(v) = val!("--requests") {
-            a.requests = num("--requests", &v?)?;
-            if a.requests == 0 {
-                return Err("--requests: must be more than 0".into());
-            }
-        } else if let Some(v) = val!("--bs") {
-            a.bs = size("--bs", &v?)?;
-        } else if let Some(v) = val!("--pattern") {
-            a.random = match v?.as_str() {
-                "random" | "rand" => true,
-                "sequential" | "seq" => false,
-                o => return Err(format!("--pattern: '{o}' is not random or sequential")),
-            };
-        } else if let Some(v) = val!("--rw") {
-            a.write = match v?.as_str() {
-                "read" => false,
-                "write" => true,
-                o => return Err(format!("--rw: '{o}' is not read or write")),
-            };
-        } else if let Some(v) = val!("--think") {
-            a.think_us = num("--think", &v?)?;
-        } else if let Some(v) = val!("--classes") {
-            let v = v?;
-            a.classes = Vec::new();
-            for c in v.split(',') {
-                if !matches!(c, "rt" | "be" | "idle") {
-                    return Err(format!("--classes: '{c}' is not rt, be or idle"));
-                }
-                if !a.classes.iter().any(|x| x == c) {
-                    a.classes.push(c.to_string());
-                }
-            }
-        } else if let Some(v) = val!("--prio") {
-            a.prio = num("--prio", &v?)?;
-            if a.prio > 7 {
-                return Err("--prio: the level is 0 (highest) to 7".into());
-            }
-        } else if let Some(v) = val!("--engine") {
-            a.engine = engine_name("--engine", &v?)?;
-        } else if let Some(v) = val!("--bg") {
-            let v = v?;
-            a.bg = Vec::new();
-            for n in v.split(',') {
-                let n: u32 = num("--bg", n)?;
-                if n > 256 {
-                    return Err(format!("--bg: {n} background jobs is more than 256"));
-                }
-                if !a.bg.contains(&n) {
-                    a.bg.push(n);
-                }
-            }
-        } else if let Some(v) = val!("--bg-bs") {
-            a.bg_bs = size("--bg-bs", &v?)?;
-        } else if let Some(v) = val!("--bg-rw") {
-            let v = v?;
-            if !matches!(v.as_str(), "read" | "write" | "randread" | "randwrite") {
-                return Err(format!(
-                    "--bg-rw: '{v}' is not read, write, randread or randwrite"
-                ));
-            }
-            a.bg_rw = v;
-        } else if let Some(v) = val!("--bg-engine") {
-            a.bg_engine = Some(engine_name("--bg-engine", &v?)?);
-        } else if let Some(v) = val!("--bg-depth") {
-            a.bg_depth = num("--bg-depth", &v?)?;
-            if a.bg_depth == 0 {
-                return Err("--bg-depth: must be at least 1".into());
-            }
-        } else if let Some(v) = val!("--cpuio") {
-            a.cpuio = num("--cpuio", &v?)?;
-        } else if let Some(v) = val!("--warmup") {
-            a.warmup_ms = num("--warmup", &v?)?;
-        } else if let Some(v) = val!("--size") {
-            a.size = Some(size("--size", &v?)?);
-        } else if let Some(v) = val!("--direct") {
-            a.direct = match v?.as_str() {
-                "1" => true,
-                "0" => false,
-                o => return Err(format!("--direct: '{o}' is not 0 or 1")),
-            };
-        } else if let Some(v) = val!("--max-case-seconds") {
-            a.max_case_s = num("--max-case-seconds", &v?)?;
-            if a.max_case_s == 0 {
-                return Err("--max-case-seconds: must be more than 0".into());
-            }
-        } else if let Some(v) = val!("--repeat") {
-            a.repeat = num("--repeat", &v?)?;
-            if a.repeat == 0 || a.repeat > 100 {
-                return Err("--repeat: 1 to 100 runs per case".into());
-            }
-        } else if args[i] == "--resume" {
-            a.resume = true;
-        } else if args[i] == "--no-warmup-run" {
-            a.warmup_run = false;
-        } else if let Some(v) = val!("--alpha") {
-            a.alpha = num("--alpha", &v?)?;
-            if !(a.alpha > 0.0 && a.alpha < 1.0) {
-                return Err("--alpha: must be between 0 and 1".into());
-            }
-        } else if let Some(v) = val!("--json") {
-            a.json = Some(PathBuf::from(v?));
-        } else if let Some(v) = val!("--html") {
-            a.html = Some(PathBuf::from(v?));
-        } else if let Some(v) = val!("--keep") {
-            a.keep = Some(PathBuf::from(v?));
-        } else if let Some(v) = val!("--store") {
-            a.store = Some(v?);
-        } else if let Some(save) = super::save_flag(&args[i]) {
-            a.save = Some(save);
-        } else if args[i].starts_with('-') && args[i] != "-" {
-            return Err(format!("unknown option '{}'", args[i]));
-        } else if target.is_some() {
-            return Err(format!("one TARGET only; '{}' is a second", args[i]));
-        } else {
-            target = Some(PathBuf::from(&args[i]));
+        if !out.contains(&n) {
+            out.push(n);
         }
-        i += 1;
     }
-    let t = target.ok_or("no TARGET: give a file or a block device")?;
-    let s = t.to_string_lossy();
-    if s.contains('\n') || s.is_empty() {
-        return Err("TARGET: not a usable path".into());
-    }
-    a.target = t;
-    if a.bg.is_empty() || a.classes.is_empty() {
-        return Err("--bg and --classes need at least one value".into());
-    }
-    super::store_needs_save(&a.store, &a.save)?;
-    if a.resume && a.keep.is_none() {
-        return Err(
-            "--resume needs --keep DIR: the folder the interrupted study kept its runs in".into(),
-        );
-    }
-    Ok(a)
+    Ok(out)
+}
+
+/// `flexio rt-study`'s arguments.
+pub fn parse_args(args: &[String]) -> Result<Args, clap::Error> {
+    super::args::try_parse(args, |a: Args, _| {
+        a.save.check()?;
+        super::args::resume_needs_keep(a.resume, &a.keep, "study")?;
+        Ok(a)
+    })
 }
 
 /// Whether the target is a block device.
@@ -599,7 +508,7 @@ fn study(a: &Args) -> Result<StudyOut, String> {
                         p
                     }
                 };
-                if a.save.is_some() {
+                if a.save.label().is_some() {
                     let text = std::fs::read_to_string(&out)
                         .map_err(|e| format!("{name}: cannot read {}: {e}", out.display()))?;
                     texts.push((format!("flexio rt-study: {name}"), text));
@@ -663,7 +572,7 @@ fn study(a: &Args) -> Result<StudyOut, String> {
 }
 
 pub fn run(args: &[String]) -> i32 {
-    let a = match super::args_of("rt-study", args, USAGE, parse_args) {
+    let a = match super::args::report_error(parse_args(args), 2) {
         Ok(a) => a,
         Err(code) => return code,
     };
@@ -700,8 +609,8 @@ pub fn run(args: &[String]) -> i32 {
             return 1;
         }
     }
-    if let Some(label) = &a.save {
-        match super::save_batch(a.store.as_deref(), "rt-study", label.as_deref(), texts) {
+    if let Some(label) = &a.save.label() {
+        match super::save_batch(a.save.store.as_deref(), "rt-study", label.as_deref(), texts) {
             Ok(m) => eprintln!("flexio rt-study: {m}"),
             Err(e) => {
                 eprintln!("flexio rt-study: the results were not saved: {e}");
@@ -735,6 +644,59 @@ mod tests {
         assert_eq!(a.bg, vec![0, 2]);
         assert_eq!(a.classes, vec!["be"]);
         assert_eq!(a.target, PathBuf::from("f"));
+        // The defaults the help promises.
+        let d = parse_args(&s(&["f"])).unwrap();
+        assert_eq!(
+            (
+                d.requests,
+                d.bs,
+                d.random,
+                d.write,
+                d.think_us,
+                d.prio,
+                d.engine.as_str()
+            ),
+            (4096, 4096, true, false, 0, 4, "psync")
+        );
+        assert_eq!(
+            (d.classes, d.bg),
+            (vec!["rt".to_string(), "be".into()], vec![0, 1, 4])
+        );
+        assert_eq!(
+            (
+                d.bg_bs,
+                d.bg_rw.as_str(),
+                d.bg_engine,
+                d.bg_depth,
+                d.cpuio,
+                d.warmup_ms
+            ),
+            (1 << 20, "read", None, 16, 0, 1000)
+        );
+        assert_eq!(
+            (
+                d.size,
+                d.direct,
+                d.max_case_s,
+                d.repeat,
+                d.warmup_run,
+                d.alpha
+            ),
+            (None, true, 600, 3, true, 0.05)
+        );
+        let a = parse_args(&s(&[
+            "--pattern=seq",
+            "--rw",
+            "write",
+            "--direct=0",
+            "--no-warmup-run",
+            "f",
+        ]))
+        .unwrap();
+        assert_eq!(
+            (a.random, a.write, a.direct, a.warmup_run),
+            (false, true, false, false)
+        );
         for bad in [
             &["--bg", "x", "f"][..],
             &["--classes", "rt,fast", "f"],
@@ -745,6 +707,11 @@ mod tests {
             &[],
             &["--engine", "psync\nrw=write", "f"],
             &["--bs"],
+            &["--repeat=0", "f"],
+            &["--direct=2", "f"],
+            &["--resume", "f"],
+            &["--store=x.db", "f"],
+            &["--bg-rw=trim", "f"],
         ] {
             assert!(parse_args(&s(bad)).is_err(), "{bad:?}");
         }

@@ -4,7 +4,7 @@
 //! the baseline with `flexio compare`'s statistics, and the best point for `--metric`.
 //! The runner (points, order, knobs and their restore journal) is `flexio_run::sweep`.
 
-use super::report::take_value;
+use super::args::{number, positive, Save};
 use flexio_analysis::compare::{self, Metric, Options};
 use flexio_analysis::model::{Ddir, RunResult};
 use flexio_analysis::stats::{mean, variance};
@@ -16,163 +16,116 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-const USAGE: &str = "\
-usage: flexio sweep [options] JOB.fio
-       flexio sweep [options] -- FIO-OPTIONS...   (a job given as fio's command line)
-       flexio sweep --restore
-
-Runs the job at every point of the axes (their cartesian product), each point --repeat
-times in a shuffled order, and compares every point with the baseline.
-
-  --opt NAME=V1,V2,...      an axis over a job option (bs, iodepth, rw, direct, ...)
-  --knob NAME=V1,V2,...     an axis over a block-queue knob of the job's devices:
-                            read_ahead_kb, scheduler, nr_requests, max_sectors_kb,
-                            rq_affinity, nomerges, wbt_lat_usec, or a tunable of the
-                            active scheduler (low_latency, read_expire, ...); on a
-                            dm or md device the queue's knobs are its slaves';
-                            fs_read_ahead_kb: the readahead of the target's file
-                            system (its /sys/class/bdi entry; FUSE and NFS too)
-  --repeat N                runs per point (default 3)
-  --seed S                  the shuffle's seed (default: from the clock; printed)
-  --baseline 'K=V K=V'      the point the others are compared with (default: the point
-                            of the current knob values and the first option values)
-  --metric M                bw, iops, mean, p50, p99 or p99.9 (default bw)
-  --drop-caches             drop the page cache before every run (root)
-  --settle MS               how long the job's disks must be quiet before their reads are
-                            counted, after each run (default 300: readahead queued behind
-                            an IOPS cap belongs to the run; 0: no wait)
-  --json FILE               the sweep as JSON (rewritten after every run while it lasts)
-  --html FILE               the sweep's page: the metric, p99 and read amplification over
-                            each axis, a heat map for two axes (as flexio report draws it)
-  --keep DIR                keep every run's json+ result (and device reads) in DIR
-  --resume                  with --keep DIR: reuse the runs an interrupted sweep finished
-                            there (same points and seed), run the rest
-  --save[=LABEL]            store every run's result in the results store, one batch
-  --store PATH              the results store (SQLite file or postgres://...)
-  --restore                 put back knob values a killed sweep left set, and exit
-
-Knob values are journaled before they are written and restored at the end, on a failing
-job, on SIGINT and SIGTERM; after a crash, `flexio sweep --restore` (or the next sweep)
-restores them.
-";
-
-struct Args {
-    axes: Vec<Axis>,
-    repeat: usize,
-    seed: Option<u32>,
-    baseline: Option<String>,
-    metric: Metric,
-    drop_caches: bool,
-    /// How long the disks must be quiet before and after a run (ms; 0: no wait).
-    settle_ms: u64,
-    json: Option<PathBuf>,
-    html: Option<PathBuf>,
-    /// `--save[=LABEL]`: every run's result into the results store, as one batch.
-    save: Option<Option<String>>,
-    store: Option<String>,
-    restore: bool,
-    /// `--keep DIR`: each run's json+ result and device reads, for the record and `--resume`.
-    keep: Option<PathBuf>,
-    resume: bool,
+/// A job over settings (job options, block-queue knobs), restored, with statistics
+///
+/// Runs the job at every point of the axes (their cartesian product), each point --repeat
+/// times in a shuffled order, and compares every point with the baseline. The job is a job
+/// file, or fio's command line after --.
+#[derive(clap::Parser, Debug)]
+#[command(
+    name = "sweep",
+    override_usage = "flexio sweep [OPTIONS] JOB.fio
+       flexio sweep [OPTIONS] -- FIO-OPTIONS...   (a job given as fio's command line)
+       flexio sweep --restore",
+    after_help = "Knob values are journaled before they are written and restored at the end, on \
+                  a failing job, on SIGINT and SIGTERM; after a crash, `flexio sweep --restore` \
+                  (or the next sweep) restores them.\n\nExit status: 0 done, 1 bad arguments or \
+                  a failed run, 130 interrupted."
+)]
+pub struct Args {
+    /// The job file
+    #[arg(value_name = "JOB.fio", value_hint = clap::ValueHint::FilePath)]
     job: Option<PathBuf>,
+    /// The job as fio's command line (after --)
+    #[arg(value_name = "FIO-OPTIONS", last = true)]
     fio_args: Vec<String>,
+    /// An axis over a job option (bs, iodepth, rw, direct, ...)
+    #[arg(long = "opt", value_name = "NAME=V1,V2,...", value_parser = opt_axis)]
+    opts: Vec<Axis>,
+    /// An axis over a block-queue knob of the job's devices: read_ahead_kb, scheduler,
+    /// nr_requests, max_sectors_kb, rq_affinity, nomerges, wbt_lat_usec, or a tunable of the
+    /// active scheduler (low_latency, read_expire, ...); on a dm or md device the queue's
+    /// knobs are its slaves'; fs_read_ahead_kb: the readahead of the target's file system
+    /// (its /sys/class/bdi entry; FUSE and NFS too)
+    #[arg(long = "knob", value_name = "NAME=V1,V2,...", value_parser = knob_axis)]
+    knobs: Vec<Axis>,
+    /// The axes in the order given (--opt and --knob together)
+    #[arg(skip)]
+    axes: Vec<Axis>,
+    /// Runs per point
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = positive::<usize>)]
+    repeat: usize,
+    /// The shuffle's seed [default: from the clock; printed]
+    #[arg(long, value_name = "S", value_parser = number::<u32>)]
+    seed: Option<u32>,
+    /// The point the others are compared with [default: the point of the current knob
+    /// values and the first option values]
+    #[arg(long, value_name = "'K=V K=V'")]
+    baseline: Option<String>,
+    /// bw, iops, mean, p50, p99 or p99.9
+    #[arg(long, value_name = "M", default_value = "bw", value_parser = metric_named)]
+    metric: Metric,
+    /// Drop the page cache before every run (root)
+    #[arg(long = "drop-caches")]
+    drop_caches: bool,
+    /// How long the job's disks must be quiet before their reads are counted, after each run,
+    /// in ms, 0 to 10000 (readahead queued behind an IOPS cap belongs to the run; 0: no wait)
+    #[arg(long = "settle", value_name = "MS", default_value_t = 300,
+          value_parser = clap::value_parser!(u64).range(0..=10_000))]
+    settle_ms: u64,
+    /// The sweep as JSON (rewritten after every run while it lasts)
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// The sweep's page: the metric, p99 and read amplification over each axis, a heat map
+    /// for two axes (as flexio report draws it)
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+    /// Keep every run's json+ result (and device reads) in DIR
+    #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
+    keep: Option<PathBuf>,
+    /// With --keep DIR: reuse the runs an interrupted sweep finished there (same points and
+    /// seed), run the rest
+    #[arg(long)]
+    resume: bool,
+    // --save stores every run's result, one batch.
+    #[command(flatten)]
+    save: Save,
+    /// Put back knob values a killed sweep left set, and exit
+    #[arg(long)]
+    restore: bool,
 }
 
 fn metric_named(s: &str) -> Result<Metric, String> {
     Metric::ALL
         .into_iter()
         .find(|m| m.name().eq_ignore_ascii_case(s))
-        .ok_or_else(|| format!("--metric {s}: one of bw, iops, mean, p50, p99, p99.9"))
+        .ok_or_else(|| format!("'{s}' is not one of bw, iops, mean, p50, p99, p99.9"))
 }
 
-fn parse_args(args: &[String]) -> Result<Args, String> {
-    let mut a = Args {
-        axes: Vec::new(),
-        repeat: 3,
-        seed: None,
-        baseline: None,
-        metric: Metric::Bw,
-        drop_caches: false,
-        settle_ms: 300,
-        json: None,
-        html: None,
-        save: None,
-        store: None,
-        restore: false,
-        keep: None,
-        resume: false,
-        job: None,
-        fio_args: Vec::new(),
-    };
-    let mut i = 0;
-    while i < args.len() {
-        let s = &args[i];
-        if s == "--" {
-            a.fio_args = args[i + 1..].to_vec();
-            break;
-        } else if let Some(v) = take_value(args, &mut i, &["--opt"]) {
-            a.axes.push(sweep::parse_axis(&v?, false)?);
-        } else if let Some(v) = take_value(args, &mut i, &["--knob"]) {
-            a.axes.push(sweep::parse_axis(&v?, true)?);
-        } else if let Some(v) = take_value(args, &mut i, &["--repeat"]) {
-            let v = v?;
-            a.repeat = v
-                .parse()
-                .ok()
-                .filter(|n| *n >= 1)
-                .ok_or_else(|| format!("--repeat {v}: a count of at least 1"))?;
-        } else if let Some(v) = take_value(args, &mut i, &["--seed"]) {
-            let v = v?;
-            a.seed = Some(v.parse().map_err(|_| format!("--seed {v}: a number"))?);
-        } else if let Some(v) = take_value(args, &mut i, &["--baseline"]) {
-            a.baseline = Some(v?);
-        } else if let Some(v) = take_value(args, &mut i, &["--metric"]) {
-            a.metric = metric_named(&v?)?;
-        } else if let Some(v) = take_value(args, &mut i, &["--json"]) {
-            a.json = Some(PathBuf::from(v?));
-        } else if let Some(v) = take_value(args, &mut i, &["--html"]) {
-            a.html = Some(PathBuf::from(v?));
-        } else if let Some(v) = take_value(args, &mut i, &["--store"]) {
-            a.store = Some(v?);
-        } else if let Some(save) = super::save_flag(s) {
-            a.save = Some(save);
-        } else if let Some(v) = take_value(args, &mut i, &["--settle"]) {
-            let v = v?;
-            a.settle_ms = v
-                .parse()
-                .ok()
-                .filter(|n| *n <= 10_000)
-                .ok_or_else(|| format!("--settle {v}: milliseconds, 0 to 10000"))?;
-        } else if s == "--drop-caches" {
-            a.drop_caches = true;
-        } else if s == "--restore" {
-            a.restore = true;
-        } else if let Some(v) = take_value(args, &mut i, &["--keep"]) {
-            a.keep = Some(PathBuf::from(v?));
-        } else if s == "--resume" {
-            a.resume = true;
-        } else if s.starts_with('-') {
-            return Err(format!("unknown option '{s}'"));
-        } else if a.job.is_none() {
-            a.job = Some(PathBuf::from(s));
-        } else {
-            return Err(format!("one job file, not '{s}' too"));
+fn opt_axis(v: &str) -> Result<Axis, String> {
+    sweep::parse_axis(v, false)
+}
+
+fn knob_axis(v: &str) -> Result<Axis, String> {
+    sweep::parse_axis(v, true)
+}
+
+fn parse_args(args: &[String]) -> Result<Args, clap::Error> {
+    super::args::try_parse(args, |mut a: Args, m| {
+        let mut axes = super::args::indexed::<Axis>(m, "opts");
+        axes.extend(super::args::indexed::<Axis>(m, "knobs"));
+        axes.sort_by_key(|(i, _)| *i);
+        a.axes = axes.into_iter().map(|(_, x)| x).collect();
+        if !a.restore && a.job.is_none() == a.fio_args.is_empty() {
+            return Err("give a job file, or fio options after --".into());
         }
-        i += 1;
-    }
-    if !a.restore && a.job.is_none() == a.fio_args.is_empty() {
-        return Err("give a job file, or fio options after --".into());
-    }
-    if !a.restore && a.axes.is_empty() {
-        return Err("give at least one axis (--opt or --knob)".into());
-    }
-    super::store_needs_save(&a.store, &a.save)?;
-    if a.resume && a.keep.is_none() {
-        return Err(
-            "--resume needs --keep DIR: the folder the interrupted sweep kept its runs in".into(),
-        );
-    }
-    Ok(a)
+        if !a.restore && a.axes.is_empty() {
+            return Err("give at least one axis (--opt or --knob)".into());
+        }
+        a.save.check()?;
+        super::args::resume_needs_keep(a.resume, &a.keep, "sweep")?;
+        Ok(a)
+    })
 }
 
 /// The `--keep` folder's record of a sweep: its points and seed, so that `--resume` goes on
@@ -334,24 +287,23 @@ impl Job {
     }
 }
 
+#[cfg(target_os = "rtems")]
+fn drop_caches() -> Result<(), String> {
+    Err("--drop-caches is not supported by flexio on RTEMS (no page cache to drop)".into())
+}
+
+#[cfg(not(target_os = "rtems"))]
 fn drop_caches() -> Result<(), String> {
     // Dirty pages are not dropped: write them back first.
-    rustix::fs::sync();
+    flexio_engine::os::fs::sync();
     std::fs::write("/proc/sys/vm/drop_caches", "3")
         .map_err(|e| format!("--drop-caches: /proc/sys/vm/drop_caches: {e} (needs root)"))
 }
 
 pub fn run(args: &[String]) -> i32 {
-    if args.iter().any(|a| a == "--help" || a == "-h") {
-        super::out::stdout(USAGE);
-        return 0;
-    }
-    let a = match parse_args(args) {
+    let a = match super::args::report_error(parse_args(args), 1) {
         Ok(a) => a,
-        Err(e) => {
-            eprintln!("flexio sweep: {e}\n\n{USAGE}");
-            return 1;
-        }
+        Err(code) => return code,
     };
     // What a killed sweep left set comes back first.
     match sweep::restore_pending() {
@@ -502,7 +454,7 @@ fn sweep_run(a: &Args) -> Result<i32, String> {
         };
         match done {
             Ok((r, f, text)) => {
-                if a.save.is_some() {
+                if a.save.label().is_some() {
                     to_save.push((format!("flexio sweep: {}", p.label()), text));
                 }
                 runs[pi].push((r, f))
@@ -566,8 +518,8 @@ fn sweep_run(a: &Args) -> Result<i32, String> {
             .map_err(|e| format!("{}: {e}", p.display()))?;
     }
     let mut code = i32::from(restored.is_err());
-    if let Some(label) = &a.save {
-        match super::save_batch(a.store.as_deref(), "sweep", label.as_deref(), to_save) {
+    if let Some(label) = &a.save.label() {
+        match super::save_batch(a.save.store.as_deref(), "sweep", label.as_deref(), to_save) {
             Ok(m) => eprintln!("flexio sweep: {m}"),
             Err(e) => {
                 eprintln!("flexio sweep: the runs were not saved: {e}");
@@ -965,5 +917,31 @@ mod tests {
         .unwrap();
         assert_eq!(a.fio_args, ["--name=x", "--ioengine=null"]);
         assert!(parse_args(&s(&["--metric", "p42", "--opt=a=1", "j"])).is_err());
+        // --opt and --knob axes keep their order on the command line.
+        let a = parse_args(&s(&[
+            "--knob=nomerges=0,2",
+            "--opt",
+            "bs=4k,8k",
+            "--knob",
+            "nr_requests=4,8",
+            "j",
+        ]))
+        .unwrap();
+        let names: Vec<&str> = a.axes.iter().map(|x| x.name.as_str()).collect();
+        assert_eq!(names, ["nomerges", "bs", "nr_requests"]);
+        assert_eq!((a.settle_ms, a.metric), (300, Metric::Bw));
+        for (bad, msg) in [
+            (&["--opt=bs=4k", "--settle=20000", "j"][..], "10000"),
+            (&["--opt=bs=4k", "j", "k"], "unexpected argument 'k'"),
+            (
+                &["--opt=bs=4k", "--resume", "j"],
+                "--resume needs --keep DIR",
+            ),
+            (&["--opt=bs=4k", "--store=r.db", "j"], "give --save too"),
+            (&["--opt=bs", "j"], "NAME=value"),
+        ] {
+            let e = parse_args(&s(bad)).unwrap_err().to_string();
+            assert!(e.contains(msg), "{bad:?}: {e}");
+        }
     }
 }

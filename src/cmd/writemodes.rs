@@ -14,10 +14,8 @@
 //! Each mode is a fio job run in-process (`super::inproc`) on a fresh file; its CPU is the
 //! job thread's usr/sys time (fio's `cpu` line), plus the syncer thread's for `bgsync`.
 
-use super::report::take_value;
-use super::time_ms;
+use super::args::{positive, size, time_ms, Output, Scratch};
 use super::NOISY;
-use flexio_job::value::{parse_size, KbBase};
 use flexio_run::inproc;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
@@ -25,36 +23,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-const USAGE: &str = "usage: flexio writemodes [options]
-
-Sequential writes several ways in one run, each on a fresh file: buffered (page cache
-only), bgsync (buffered while a syncer thread fdatasyncs the file throughout, one sync
-every interval from the first write), osync (O_SYNC), dsync (O_DSYNC), fsync (fsync
-every N writes), end_fsync (buffered, one fsync at the end, timed), direct (O_DIRECT).
-Prints MiB/s, IOPS, completion latency and the usr/sys CPU of each (fio's cpu line, per
-job thread; bgsync adds its syncer).
-
-  --dir DIR            where the scratch file goes (default: the current directory)
-  --file PATH          the scratch file itself (removed at the end)
-  --size SIZE          bytes written per mode (default 64m)
-  --bs SIZE            write size (default 4k)
-  --every N            fsync mode: fsync after every N writes (default 32)
-  --bg-interval TIME   bgsync mode: from one of the syncer's fdatasyncs to the next
-                       (default 100ms; 0: back to back)
-  --runtime TIME       stop a mode after this long even if --size is not written (default 30s)
-  --modes LIST         which modes, e.g. buffered,osync, or all (default: buffered, bgsync,
-                       osync, fsync; with all, direct is left out, with a note, where
-                       the file system refuses O_DIRECT)
-  --repeat N           run every mode N times, round after round (default 1): each row
-                       shows the median run, its MiB/s range, and ~ when runs disagree
-  --ioengine NAME      engine of the jobs (default psync)
-  --json FILE          write the results as JSON (atomically)
-  --html FILE          write an HTML page: the table and the modes' MiB/s as bars
-  --output-format=normal|json   the table (default) or the JSON on stdout
-
-Exit status: 0 done, 1 a mode failed, 2 bad arguments, 128 interrupted.
-";
 
 /// The modes, in the order they run.
 pub const MODES: [&str; 7] = [
@@ -69,130 +37,122 @@ pub const MODES: [&str; 7] = [
 /// The modes run when `--modes` is not given.
 pub const DEFAULT_MODES: [&str; 4] = ["buffered", "bgsync", "osync", "fsync"];
 
-/// Parsed arguments.
-#[derive(Debug, Clone)]
+/// Sequential writes several ways, each with its CPU
+///
+/// Sequential writes several ways in one run, each on a fresh file: buffered (page cache
+/// only), bgsync (buffered while a syncer thread fdatasyncs the file throughout, one sync
+/// every interval from the first write), osync (O_SYNC), dsync (O_DSYNC), fsync (fsync every
+/// N writes), end_fsync (buffered, one fsync at the end, timed), direct (O_DIRECT). Prints
+/// MiB/s, IOPS, completion latency and the usr/sys CPU of each (fio's cpu line, per job
+/// thread; bgsync adds its syncer).
+#[derive(clap::Parser, Debug, Clone)]
+#[command(
+    name = "writemodes",
+    after_help = "Exit status: 0 done, 1 a mode failed, 2 bad arguments, 128 interrupted."
+)]
 pub struct Args {
+    #[command(flatten)]
+    pub scratch: Scratch,
+    /// The scratch file (from --dir or --file)
+    #[arg(skip)]
     pub file: PathBuf,
+    /// Bytes written per mode
+    #[arg(long, value_name = "SIZE", default_value = "64m", value_parser = size, allow_hyphen_values = true)]
     pub size: u64,
+    /// Write size
+    #[arg(long, value_name = "SIZE", default_value = "4k", value_parser = size, allow_hyphen_values = true)]
     pub bs: u64,
+    /// fsync mode: fsync after every N writes
+    #[arg(long, value_name = "N", default_value_t = 32, value_parser = positive::<u64>)]
     pub every: u64,
+    /// bgsync mode: from one of the syncer's fdatasyncs to the next (0: back to back)
+    #[arg(long = "bg-interval", value_name = "TIME", default_value = "100ms",
+          value_parser = interval)]
     pub bg_interval: Duration,
+    /// Stop a mode after this long even if --size is not written
+    #[arg(long = "runtime", value_name = "TIME", default_value = "30s", value_parser = time_ms)]
     pub runtime_ms: u64,
+    /// Which modes, e.g. buffered,osync, or all (with all, direct is left out, with a note,
+    /// where the file system refuses O_DIRECT)
+    #[arg(long = "modes", value_name = "LIST", default_value = "buffered,bgsync,osync,fsync",
+          value_parser = modes)]
+    modes_arg: Modes,
+    /// The modes to run, in their order
+    #[arg(skip)]
     pub modes: Vec<&'static str>,
     /// `--modes all`: modes the file system cannot do (O_DIRECT) are left out, not failed.
+    #[arg(skip)]
     pub all_modes: bool,
+    /// Run every mode N times, round after round: each row shows the median run, its MiB/s
+    /// range, and ~ when runs disagree
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=100))]
     pub repeat: u32,
+    /// Engine of the jobs
+    #[arg(long, value_name = "NAME", default_value = "psync")]
     pub ioengine: String,
+    /// Write the results as JSON (atomically)
+    #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Write an HTML page: the table and the modes' MiB/s as bars
+    #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
-    pub json_stdout: bool,
+    #[command(flatten)]
+    pub output: Output,
 }
 
-pub fn parse_args(args: &[String]) -> Result<Args, String> {
-    let mut a = Args {
-        file: PathBuf::new(),
-        size: 64 << 20,
-        bs: 4096,
-        every: 32,
-        bg_interval: Duration::from_millis(100),
-        runtime_ms: 30_000,
-        modes: DEFAULT_MODES.to_vec(),
-        all_modes: false,
-        repeat: 1,
-        ioengine: "psync".into(),
-        json: None,
-        html: None,
-        json_stdout: false,
-    };
-    let (mut dir, mut file) = (None, None);
-    let size = |v: String, what: &str| -> Result<u64, String> {
-        parse_size(v.trim(), KbBase::K1024)
-            .map_err(|e| format!("{what}: {e}"))
-            .and_then(|n| {
-                (n > 0)
-                    .then_some(n)
-                    .ok_or(format!("{what}: must be more than 0"))
-            })
-    };
-    let mut i = 0;
-    while i < args.len() {
-        let arg = args[i].as_str();
-        if let Some(v) = take_value(args, &mut i, &["--dir"]) {
-            dir = Some(PathBuf::from(v?));
-        } else if let Some(v) = take_value(args, &mut i, &["--file"]) {
-            file = Some(PathBuf::from(v?));
-        } else if let Some(v) = take_value(args, &mut i, &["--size"]) {
-            a.size = size(v?, "--size")?;
-        } else if let Some(v) = take_value(args, &mut i, &["--bs"]) {
-            a.bs = size(v?, "--bs")?;
-        } else if let Some(v) = take_value(args, &mut i, &["--every"]) {
-            let v = v?;
-            a.every = v
-                .trim()
-                .parse()
-                .ok()
-                .filter(|n| *n > 0)
-                .ok_or_else(|| format!("--every: '{v}' is not a positive number of writes"))?;
-        } else if let Some(v) = take_value(args, &mut i, &["--bg-interval"]) {
-            let v = v?;
-            a.bg_interval = if v.trim() == "0" {
-                Duration::ZERO
-            } else {
-                Duration::from_millis(time_ms(&v, "--bg-interval")?)
-            };
-        } else if let Some(v) = take_value(args, &mut i, &["--repeat"]) {
-            a.repeat = super::repeat_count(&v?, "runs")?;
-        } else if let Some(v) = take_value(args, &mut i, &["--runtime"]) {
-            a.runtime_ms = time_ms(&v?, "--runtime")?;
-        } else if let Some(v) = take_value(args, &mut i, &["--modes"]) {
-            let v = v?;
-            let mut m = Vec::new();
-            if v.trim() == "all" {
-                a.all_modes = true;
-                m.extend(MODES);
-            }
-            for t in v
-                .split(',')
-                .map(str::trim)
-                .filter(|t| !t.is_empty() && *t != "all")
-            {
-                let Some(x) = MODES.iter().find(|x| **x == t) else {
-                    return Err(format!(
-                        "--modes: unknown mode '{t}' (one of {}, or all)",
-                        MODES.join(", ")
-                    ));
-                };
-                m.push(*x);
-            }
-            if m.is_empty() {
-                return Err("--modes: no mode given".into());
-            }
-            a.modes = MODES.into_iter().filter(|x| m.contains(x)).collect();
-        } else if let Some(v) = take_value(args, &mut i, &["--ioengine"]) {
-            a.ioengine = v?;
-        } else if let Some(v) = take_value(args, &mut i, &["--json"]) {
-            a.json = Some(PathBuf::from(v?));
-        } else if let Some(v) = take_value(args, &mut i, &["--html"]) {
-            a.html = Some(PathBuf::from(v?));
-        } else if let Some(v) = take_value(args, &mut i, &["--output-format"]) {
-            a.json_stdout = match v?.as_str() {
-                "json" => true,
-                "normal" => false,
-                o => return Err(format!("--output-format: '{o}' is not normal or json")),
-            };
-        } else {
-            return Err(format!("unknown argument '{arg}'"));
+/// `--modes`: the modes named (in their run order), and whether `all` was asked for.
+#[derive(Debug, Clone)]
+struct Modes(Vec<&'static str>, bool);
+
+fn modes(v: &str) -> Result<Modes, String> {
+    let mut m = Vec::new();
+    let all = v.trim() == "all";
+    if all {
+        m.extend(MODES);
+    }
+    for t in v
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty() && *t != "all")
+    {
+        let Some(x) = MODES.iter().find(|x| **x == t) else {
+            return Err(format!(
+                "unknown mode '{t}' (one of {}, or all)",
+                MODES.join(", ")
+            ));
+        };
+        m.push(*x);
+    }
+    if m.is_empty() {
+        return Err("no mode given".into());
+    }
+    Ok(Modes(
+        MODES.into_iter().filter(|x| m.contains(x)).collect(),
+        all,
+    ))
+}
+
+fn interval(v: &str) -> Result<Duration, String> {
+    if v.trim() == "0" {
+        return Ok(Duration::ZERO);
+    }
+    time_ms(v).map(Duration::from_millis)
+}
+
+/// `flexio writemodes`'s arguments (the scratch file's folder must exist).
+pub fn parse_args(args: &[String]) -> Result<Args, clap::Error> {
+    super::args::try_parse(args, |mut a: Args, _| {
+        if a.bs > a.size {
+            return Err(format!(
+                "--bs ({}) is larger than --size ({})",
+                a.bs, a.size
+            ));
         }
-        i += 1;
-    }
-    if a.bs > a.size {
-        return Err(format!(
-            "--bs ({}) is larger than --size ({})",
-            a.bs, a.size
-        ));
-    }
-    a.file = flexio_run::inproc::scratch_file(dir, file, "writemodes")?;
-    Ok(a)
+        Modes(a.modes, a.all_modes) = a.modes_arg.clone();
+        a.file = a.scratch.path("writemodes")?;
+        Ok(a)
+    })
 }
 
 /// One mode's figures (one run).
@@ -248,8 +208,15 @@ fn job(a: &Args, mode: &str) -> String {
     j
 }
 
+/// RTEMS has no O_DIRECT.
+#[cfg(target_os = "rtems")]
+fn direct_ok(_file: &Path) -> bool {
+    false
+}
+
 /// Whether the scratch file's file system takes O_DIRECT (tmpfs before Linux 6.6 and many
 /// FUSE file systems refuse it with EINVAL).
+#[cfg(not(target_os = "rtems"))]
 fn direct_ok(file: &Path) -> bool {
     use std::os::unix::fs::OpenOptionsExt;
     let probe = file.with_extension("direct-probe");
@@ -544,16 +511,9 @@ pub fn json_doc(a: &Args, res: &[ModeResult], error: Option<&str>) -> String {
 }
 
 pub fn run(args: &[String]) -> i32 {
-    if args.iter().any(|a| a == "-h" || a == "--help") {
-        cmd_out!("{USAGE}");
-        return 0;
-    }
-    let a = match parse_args(args) {
+    let a = match super::args::report_error(parse_args(args), 2) {
         Ok(a) => a,
-        Err(e) => {
-            eprintln!("flexio writemodes: {e}\n{USAGE}");
-            return 2;
-        }
+        Err(code) => return code,
     };
     let mut a = a;
     if a.modes.contains(&"direct") && !direct_ok(&a.file) {
@@ -618,7 +578,7 @@ pub fn run(args: &[String]) -> i32 {
             return 1;
         }
     }
-    if a.json_stdout {
+    if a.output.json() {
         cmd_out!("{doc}");
     } else {
         cmd_out!("{}", table(&a, &res));
@@ -649,6 +609,10 @@ mod tests {
         v.iter().map(|x| x.to_string()).collect()
     }
 
+    fn parse_args(v: &[String]) -> Result<Args, String> {
+        super::parse_args(v).map_err(|e| e.to_string())
+    }
+
     #[test]
     fn arguments_and_jobs() {
         let d = tempfile::tempdir().unwrap();
@@ -677,8 +641,10 @@ mod tests {
             (vec!["--bg-interval=soon"], "positive time"),
             (vec!["--bs=8k", "--size=4k"], "larger than"),
             (vec!["--size=1.5m"], "fractional"),
-            (vec!["--nope"], "unknown argument"),
-            (vec!["--repeat=0"], "1 to 100 runs"),
+            (vec!["--nope"], "unexpected argument '--nope'"),
+            (vec!["--repeat=0"], "0 is not in 1..=100"),
+            (vec!["--runtime=0"], "'0' is not a positive time"),
+            (vec!["--modes="], "no mode given"),
         ] {
             let mut v = s(&["--dir", &dir]);
             v.extend(s(&args));

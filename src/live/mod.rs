@@ -63,7 +63,7 @@ impl Live {
     /// is an error before any I/O. `view`: draw the full-screen view (the caller checked for
     /// a terminal). `terminate` stops the run (`q` in the view).
     pub fn start(sw: &cli::Live, view: bool, terminate: Arc<AtomicBool>) -> Result<Live, String> {
-        let host = rustix::system::uname()
+        let host = flexio_engine::os::system::uname()
             .nodename()
             .to_string_lossy()
             .into_owned();

@@ -304,7 +304,7 @@ pub fn main(cli: Cli, sigs: &(Arc<AtomicBool>, Signals)) -> i32 {
         );
         return 1;
     }
-    let host = rustix::system::uname()
+    let host = flexio_engine::os::system::uname()
         .nodename()
         .to_string_lossy()
         .into_owned();

@@ -18,7 +18,7 @@ pub fn check_private(path: &Path, what: &str) -> Result<(), String> {
             path.display()
         ));
     }
-    let me = rustix::process::geteuid().as_raw();
+    let me = flexio_engine::os::process::geteuid().as_raw();
     if m.uid() != me && me != 0 {
         return Err(format!(
             "{what} {} belongs to another user (uid {}); it must be yours",

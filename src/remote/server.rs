@@ -79,6 +79,13 @@ pub fn main(remote: &Remote, sigs: &(Arc<AtomicBool>, Signals)) -> i32 {
         }
     };
     if let Some(pidfile) = remote.daemonize.as_deref() {
+        if cfg!(target_os = "rtems") {
+            eprintln!(
+                "flexio: --server: --daemonize is not supported by flexio on RTEMS: RTEMS has \
+                 no processes to start the server in"
+            );
+            return 1;
+        }
         if std::env::var_os(DAEMON_PIDFILE_ENV).is_none() {
             return spawn_daemon(pidfile);
         }
@@ -549,7 +556,7 @@ fn eta_of(ev: &Events, st: &mut EtaState) -> Eta {
 }
 
 fn hostname() -> String {
-    rustix::system::uname()
+    flexio_engine::os::system::uname()
         .nodename()
         .to_string_lossy()
         .into_owned()

@@ -53,12 +53,14 @@ impl Memory {
 /// Where the allocation came from, for freeing it.
 enum Backing {
     Heap(Layout),
+    #[cfg(not(target_os = "rtems"))]
     Map {
         base: *mut std::ffi::c_void,
         len: usize,
         /// A file flexio created for the mapping: removed on drop.
         remove: Option<PathBuf>,
     },
+    #[cfg(not(target_os = "rtems"))]
     Shm {
         base: *mut std::ffi::c_void,
     },
@@ -75,7 +77,8 @@ pub struct IoBuffers {
 // moves that ownership.
 unsafe impl Send for IoBuffers {}
 
-fn os_err(e: rustix::io::Errno) -> io::Error {
+#[cfg(not(target_os = "rtems"))]
+fn os_err(e: crate::os::io::Errno) -> io::Error {
     io::Error::from_raw_os_error(e.raw_os_error())
 }
 
@@ -113,9 +116,9 @@ impl IoBuffers {
         let page = if mem.huge() {
             huge_page.max(4096)
         } else {
-            rustix::param::page_size()
+            crate::os::param::page_size()
         };
-        let slack = if align > rustix::param::page_size() {
+        let slack = if align > crate::os::param::page_size() {
             align
         } else {
             0
@@ -198,8 +201,28 @@ impl IoBuffers {
         })
     }
 
+    /// RTEMS has no System V shared memory.
+    #[cfg(target_os = "rtems")]
+    fn shm(len: usize, huge: bool) -> io::Result<(*mut std::ffi::c_void, Backing)> {
+        let _ = (len, huge);
+        Err(crate::platform::unsupported("System V shared memory"))
+    }
+
+    /// RTEMS's C library (as the libc crate binds it) has no mmap flags.
+    #[cfg(target_os = "rtems")]
+    fn map(
+        len: usize,
+        shared: bool,
+        huge: bool,
+        file: Option<&Path>,
+    ) -> io::Result<(*mut std::ffi::c_void, Backing)> {
+        let _ = (len, shared, huge, file);
+        Err(crate::platform::unsupported("mmap(2) memory"))
+    }
+
     /// A private System V segment of `len` bytes, attached; marked for removal at once,
     /// so it goes when it is detached (or the process ends), whatever happens.
+    #[cfg(not(target_os = "rtems"))]
     fn shm(len: usize, huge: bool) -> io::Result<(*mut std::ffi::c_void, Backing)> {
         let flags = libc::IPC_CREAT | 0o600 | if huge { shm_huge_flag()? } else { 0 };
         // SAFETY: plain system call with integer arguments.
@@ -219,6 +242,7 @@ impl IoBuffers {
     }
 
     /// An mmap(2) of `len` bytes: anonymous, or of `file` (created and sized if needed).
+    #[cfg(not(target_os = "rtems"))]
     fn map(
         len: usize,
         shared: bool,
@@ -339,6 +363,7 @@ impl Drop for IoBuffers {
         match &self.backing {
             // SAFETY: ptr was allocated with exactly this layout and is freed once.
             Backing::Heap(layout) => unsafe { dealloc(self.ptr.as_ptr(), *layout) },
+            #[cfg(not(target_os = "rtems"))]
             Backing::Map { base, len, remove } => {
                 // SAFETY: the mapping made in `map`, unmapped once, here.
                 let _ = unsafe { rustix::mm::munmap(*base, *len) };
@@ -346,6 +371,7 @@ impl Drop for IoBuffers {
                     let _ = std::fs::remove_file(p);
                 }
             }
+            #[cfg(not(target_os = "rtems"))]
             Backing::Shm { base } => {
                 // SAFETY: the segment attached in `shm`, detached once, here (it was
                 // marked for removal then, so this frees it).
@@ -359,6 +385,8 @@ impl Drop for IoBuffers {
 /// mapping, touched and locked so the rest of the system has that much less memory.
 /// Unlocked and unmapped when dropped.
 pub struct LockedMem {
+    // RTEMS never makes one (`new` refuses), so nothing reads it there.
+    #[cfg_attr(target_os = "rtems", allow(dead_code))]
     ptr: NonNull<u8>,
     len: usize,
 }
@@ -367,7 +395,16 @@ pub struct LockedMem {
 unsafe impl Send for LockedMem {}
 
 impl LockedMem {
+    /// RTEMS: not supported by flexio (no mmap flags in its C library's bindings; RTEMS
+    /// does not page memory out anyway).
+    #[cfg(target_os = "rtems")]
+    pub fn new(len: usize) -> io::Result<LockedMem> {
+        let _ = len;
+        Err(crate::platform::unsupported("lockmem (mlock of a mapping)"))
+    }
+
     /// Map and lock `len` bytes (`len` > 0).
+    #[cfg(not(target_os = "rtems"))]
     pub fn new(len: usize) -> io::Result<LockedMem> {
         if len == 0 {
             return Err(io::Error::new(
@@ -406,6 +443,7 @@ impl LockedMem {
     }
 }
 
+#[cfg(not(target_os = "rtems"))]
 impl Drop for LockedMem {
     fn drop(&mut self) {
         // SAFETY: the mapping made in `new`, unlocked and unmapped once, here.
@@ -417,6 +455,7 @@ impl Drop for LockedMem {
 }
 
 /// SHM_HUGETLB, where the system has it.
+#[cfg(not(target_os = "rtems"))]
 fn shm_huge_flag() -> io::Result<i32> {
     #[cfg(any(target_os = "linux", target_os = "android"))]
     {
@@ -432,6 +471,7 @@ fn shm_huge_flag() -> io::Result<i32> {
 }
 
 /// MAP_HUGETLB, where the system has it.
+#[cfg(not(target_os = "rtems"))]
 fn map_huge_flag() -> io::Result<rustix::mm::MapFlags> {
     #[cfg(any(target_os = "linux", target_os = "android"))]
     {

@@ -23,13 +23,16 @@
 //! `cmdprio.rs` is an option group shared by engines; `buffer.rs` and `sys.rs` hold the
 //! aligned buffers and the system calls rustix lacks; `platform.rs` the Linux-only
 //! interfaces with their fallbacks elsewhere; `tls.rs` (cargo feature `tls`) the TLS client
-//! the http and nbd engines use.
+//! the http and nbd engines use; `os.rs` the operating system as the portable code calls it
+//! (rustix, or on RTEMS, which rustix does not support, `os_rtems.rs`: the same interface
+//! over libc).
 
 pub mod api;
 pub mod buffer;
 pub mod cmdprio;
 #[cfg(any(target_os = "linux", target_os = "android"))]
 pub(crate) mod device;
+pub mod os;
 pub mod platform;
 pub mod registry;
 pub mod sha256;
@@ -41,7 +44,7 @@ pub use api::*;
 // The registry's functions and the engine modules it declares (`flexio_engine::null`, ...).
 pub use registry::*;
 
-pub(crate) fn from_rustix(r: rustix::io::Result<usize>) -> i64 {
+pub(crate) fn from_rustix(r: os::io::Result<usize>) -> i64 {
     match r {
         Ok(n) => n as i64,
         Err(e) => -(e.raw_os_error() as i64),

@@ -21,9 +21,14 @@
 //! What the core reads from `/proc` and `/sys` (block devices, disk statistics, CPU
 //! facts) is plain file reading that finds nothing elsewhere; those readers already treat
 //! a missing file as "unknown".
+//!
+//! RTEMS gets the "elsewhere" column, with these differences: the `Unsupported` errors say
+//! "not supported by flexio on RTEMS"; `fallocate` answers `EOPNOTSUPP` in every mode and
+//! `syncfs` is `Unsupported` (its C library, as the libc crate binds it, has neither
+//! posix_fallocate nor sync).
 
+use crate::os::fd::BorrowedFd;
 use crate::sys::Usage;
-use rustix::fd::BorrowedFd;
 use std::io;
 use std::path::Path;
 
@@ -34,11 +39,13 @@ pub const RWF_ATOMIC: u32 = 0x40;
 pub const LINUX: bool = cfg!(any(target_os = "linux", target_os = "android"));
 
 #[cfg(not(any(target_os = "linux", target_os = "android")))]
-fn unsupported(what: &str) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::Unsupported,
-        format!("{what} is not available on this system"),
-    )
+pub(crate) fn unsupported(what: &str) -> io::Error {
+    let msg = if cfg!(target_os = "rtems") {
+        format!("{what} is not supported by flexio on RTEMS")
+    } else {
+        format!("{what} is not available on this system")
+    };
+    io::Error::new(io::ErrorKind::Unsupported, msg)
 }
 
 /// Give the calling thread its own copy of the file-descriptor table (unshare(CLONE_FILES)).
@@ -152,7 +159,7 @@ pub fn thread_id() -> i32 {
     }
     #[cfg(not(any(target_os = "linux", target_os = "android")))]
     {
-        rustix::process::getpid().as_raw_nonzero().get()
+        crate::os::process::getpid().as_raw_nonzero().get()
     }
 }
 
@@ -167,7 +174,7 @@ pub fn total_memory() -> u64 {
     {
         // SAFETY: sysconf has no memory-safety preconditions.
         let pages = unsafe { libc::sysconf(libc::_SC_PHYS_PAGES) };
-        (pages.max(0) as u64).saturating_mul(rustix::param::page_size() as u64)
+        (pages.max(0) as u64).saturating_mul(crate::os::param::page_size() as u64)
     }
 }
 
@@ -213,6 +220,7 @@ pub(crate) unsafe fn advise_hugepages(ptr: *mut u8, len: usize) {
 
 /// MADV_HUGEPAGE on a mapping, its refusal returned (mmap's `thp`); ENOSYS where the
 /// system has no transparent huge pages.
+#[cfg(not(target_os = "rtems"))]
 ///
 /// # Safety
 /// `[ptr, ptr + len)` must be a mapping the caller owns.
@@ -242,7 +250,9 @@ pub fn statx_basic(path: &Path) -> io::Result<()> {
     }
     #[cfg(not(any(target_os = "linux", target_os = "android")))]
     {
-        rustix::fs::stat(path).map(|_| ()).map_err(io::Error::from)
+        crate::os::fs::stat(path)
+            .map(|_| ())
+            .map_err(io::Error::from)
     }
 }
 
@@ -258,6 +268,19 @@ pub enum FallocMode {
 }
 
 /// fallocate(2) in one of its modes; the keep-size and punch-hole modes are Linux's.
+#[cfg(target_os = "rtems")]
+pub fn fallocate(
+    fd: BorrowedFd<'_>,
+    mode: FallocMode,
+    offset: u64,
+    len: u64,
+) -> crate::os::io::Result<()> {
+    let _ = (fd, mode, offset, len);
+    Err(crate::os::io::Errno::OPNOTSUPP)
+}
+
+/// fallocate(2) in one of its modes; the keep-size and punch-hole modes are Linux's.
+#[cfg(not(target_os = "rtems"))]
 pub fn fallocate(
     fd: BorrowedFd<'_>,
     mode: FallocMode,
@@ -302,11 +325,16 @@ pub fn syncfs(fd: BorrowedFd<'_>) -> io::Result<()> {
     {
         rustix::fs::syncfs(fd).map_err(io::Error::from)
     }
-    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    #[cfg(not(any(target_os = "linux", target_os = "android", target_os = "rtems")))]
     {
         let _ = fd;
         rustix::fs::sync();
         Ok(())
+    }
+    #[cfg(target_os = "rtems")]
+    {
+        let _ = fd;
+        Err(unsupported("syncfs or sync (end_syncfs)"))
     }
 }
 

@@ -72,14 +72,14 @@ pub static FIO_ONLY_ENGINES: &[(&str, &str)] = &[
 
 macro_rules! registry {
     // Each line is `"file" => module: Type, ...;`, optionally preceded by
-    // `#[cfg(predicate)] "name": "what it needs"`: such an engine is compiled only where the
-    // predicate holds and its name is otherwise rejected as "not built into this flexio: it
-    // needs ...". The first rules bring every line to one shape
+    // `#[cfg(predicate)] "name", ...: "what it needs"`: such an engine is compiled only where
+    // the predicate holds and its names are otherwise rejected as "not built into this
+    // flexio: it needs ...". The first rules bring every line to one shape
     // (`[predicate] [name: needs]? ...`, an always-built line gets
     // `all()`, which always holds) so the last rule can put the predicate on each item it
     // generates for that line.
-    (@line [$($done:tt)*] #[cfg($c:meta)] $name:literal: $needs:literal $file:literal => $m:ident: $($ty:ident),+; $($rest:tt)*) => {
-        registry!(@line [$($done)* [$c] [$name: $needs] $file => $m: $($ty),+;] $($rest)*);
+    (@line [$($done:tt)*] #[cfg($c:meta)] $($name:literal),+: $needs:literal $file:literal => $m:ident: $($ty:ident),+; $($rest:tt)*) => {
+        registry!(@line [$($done)* [$c] [$($name),+: $needs] $file => $m: $($ty),+;] $($rest)*);
     };
     (@line [$($done:tt)*] $file:literal => $m:ident: $($ty:ident),+; $($rest:tt)*) => {
         registry!(@line [$($done)* [all()] [] $file => $m: $($ty),+;] $($rest)*);
@@ -87,7 +87,7 @@ macro_rules! registry {
     (@line [$($done:tt)*]) => {
         registry!(@emit $($done)*);
     };
-    (@emit $( [$c:meta] [$($name:literal: $needs:literal)?] $file:literal => $m:ident: $($ty:ident),+; )*) => {
+    (@emit $( [$c:meta] [$($($name:literal),+: $needs:literal)?] $file:literal => $m:ident: $($ty:ident),+; )*) => {
         $(
             #[cfg($c)]
             #[path = $file]
@@ -105,17 +105,17 @@ macro_rules! registry {
 
         /// Engines this build leaves out (their cargo feature is off or the target lacks
         /// the kernel interface).
-        pub static LEFT_OUT_ENGINES: &[(&str, &str)] = &[$($(
+        pub static LEFT_OUT_ENGINES: &[(&str, &str)] = &[$($($(
             #[cfg(not($c))]
             ($name, $needs),
-        )?)*];
+        )+)?)*];
 
         /// The optional engines this build has, by the name their line gives.
         #[cfg(test)]
-        static OPTIONAL_BUILT: &[&str] = &[$($(
+        static OPTIONAL_BUILT: &[&str] = &[$($($(
             #[cfg($c)]
             $name,
-        )?)*];
+        )+)?)*];
 
         /// Each engine's private options, for the job language.
         static ENGINE_OPTIONS: &[EngineOptions] = &[$($(
@@ -207,7 +207,10 @@ registry! {
     "engines/sync.rs" => sync: SyncRw, Psync, Vsync, Pvsync;
     #[cfg(any(target_os = "linux", target_os = "android"))] "pvsync2": "Linux (preadv2/pwritev2)"
     "engines/pvsync2.rs" => pvsync2: Pvsync2;
+    // RTEMS: what the RTEMS port leaves out (docs/embedded.md).
+    #[cfg(not(target_os = "rtems"))] "mmap": "mmap(2) of files (not supported by flexio on RTEMS)"
     "engines/mmap.rs" => mmap: Mmap;
+    #[cfg(not(target_os = "rtems"))] "page_fault": "anonymous mmap(2) (not supported by flexio on RTEMS)"
     "engines/page_fault.rs" => page_fault: PageFault;
     "engines/null.rs" => null: Null;
     "engines/ftruncate.rs" => ftruncate: Ftruncate;
@@ -215,6 +218,7 @@ registry! {
     "engines/dirops.rs" => dirops: DirCreate, DirStat, DirDelete;
     #[cfg(any(target_os = "linux", target_os = "android"))] "mdtree": "Linux (getdents64)"
     "engines/mdtree.rs" => mdtree: MdTree;
+    #[cfg(not(target_os = "rtems"))] "falloc": "fallocate (not supported by flexio on RTEMS)"
     "engines/falloc.rs" => falloc: Falloc;
     // Linux's asynchronous interfaces, cargo features on by default. io_uring needs a
     // 64-bit target (the io-uring crate's bindings are 64-bit only).
@@ -227,10 +231,14 @@ registry! {
     #[cfg(all(feature = "libaio", target_os = "linux"))]
     "libaio": "Linux and the cargo feature libaio"
     "engines/libaio.rs" => libaio: Libaio;
+    #[cfg(not(target_os = "rtems"))] "posixaio": "POSIX AIO through libc (not supported by flexio on RTEMS)"
     "engines/posixaio.rs" => posixaio: Posixaio;
     "engines/cpuio.rs" => cpuio: CpuIo;
+    #[cfg(not(target_os = "rtems"))] "exec": "processes (not supported by flexio on RTEMS)"
     "engines/exec.rs" => exec: Exec;
+    #[cfg(not(target_os = "rtems"))] "cmdtime": "processes (not supported by flexio on RTEMS)"
     "engines/cmdtime.rs" => cmdtime: CmdTime;
+    #[cfg(not(target_os = "rtems"))] "net", "netsplice": "rustix's sockets (not supported by flexio on RTEMS)"
     "engines/net.rs" => net: Net, NetSplice;
     #[cfg(any(target_os = "linux", target_os = "android"))] "splice": "Linux (splice/vmsplice)"
     "engines/splice.rs" => splice: Splice;

@@ -3,6 +3,7 @@
 //! with their fallbacks and are re-exported here.
 
 pub use crate::platform::{ioprio_get_self, ioprio_set_self, private_fd_table, thread_usage};
+#[cfg(not(target_os = "rtems"))]
 use std::io;
 
 /// The CPU's time-stamp counter (x86-64), or `None` on other architectures.
@@ -104,6 +105,7 @@ pub fn ctime(secs: i64) -> String {
 }
 
 /// setsockopt(TCP_MAXSEG): the TCP maximum segment size (rustix has no wrapper for it).
+#[cfg(not(target_os = "rtems"))]
 pub fn set_tcp_maxseg(fd: rustix::fd::BorrowedFd<'_>, mss: u32) -> io::Result<()> {
     use rustix::fd::AsRawFd;
     let v: libc::c_int = mss.min(i32::MAX as u32) as libc::c_int;

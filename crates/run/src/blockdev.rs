@@ -2,7 +2,8 @@
 //! uses them (a mounted file system on the device or one of its partitions, swap, a holder
 //! such as device-mapper, or an exclusive opener), so that destructive jobs can refuse.
 
-use rustix::fs::{Mode, OFlags, SeekFrom};
+use flexio_engine::os;
+use flexio_engine::os::fs::{Mode, OFlags, SeekFrom};
 use std::os::fd::AsFd;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
@@ -47,13 +48,13 @@ pub fn probe(path: &Path) -> std::io::Result<Option<BlockInfo>> {
     if !m.file_type().is_block_device() {
         return Ok(None);
     }
-    let fd = rustix::fs::open(path, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())
+    let fd = os::fs::open(path, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())
         .map_err(|e| std::io::Error::from_raw_os_error(e.raw_os_error()))?;
-    let size = rustix::fs::seek(&fd, SeekFrom::End(0))
+    let size = os::fs::seek(&fd, SeekFrom::End(0))
         .map_err(|e| std::io::Error::from_raw_os_error(e.raw_os_error()))?;
     let lbs = flexio_engine::platform::logical_block_size(fd.as_fd());
     let rdev = m.rdev();
-    let name = sysfs_dir(rustix::fs::major(rdev), rustix::fs::minor(rdev))
+    let name = sysfs_dir(os::fs::major(rdev), os::fs::minor(rdev))
         .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| path.display().to_string());
     Ok(Some(BlockInfo {
@@ -79,7 +80,7 @@ fn devno_of_dir(dir: &Path) -> Option<String> {
 pub fn in_use(path: &Path) -> Option<String> {
     let m = std::fs::metadata(path).ok()?;
     let rdev = m.rdev();
-    let dir = sysfs_dir(rustix::fs::major(rdev), rustix::fs::minor(rdev))?;
+    let dir = sysfs_dir(os::fs::major(rdev), os::fs::minor(rdev))?;
     let name = dir.file_name()?.to_string_lossy().into_owned();
     // The device and its partitions.
     let mut devs: Vec<(String, String)> = Vec::new();
@@ -110,11 +111,7 @@ pub fn in_use(path: &Path) -> Option<String> {
         if let Some(dev) = line.split_whitespace().next() {
             if let Ok(sm) = std::fs::metadata(dev) {
                 if sm.file_type().is_block_device() {
-                    let d = format!(
-                        "{}:{}",
-                        rustix::fs::major(sm.rdev()),
-                        rustix::fs::minor(sm.rdev())
-                    );
+                    let d = format!("{}:{}", os::fs::major(sm.rdev()), os::fs::minor(sm.rdev()));
                     if let Some((n, _)) = devs.iter().find(|(_, x)| *x == d) {
                         return Some(format!("{n} is in use as swap"));
                     }
@@ -136,12 +133,12 @@ pub fn in_use(path: &Path) -> Option<String> {
         }
     }
     // Anything else that claimed the device exclusively.
-    match rustix::fs::open(
+    match os::fs::open(
         path,
         OFlags::RDONLY | OFlags::EXCL | OFlags::CLOEXEC,
         Mode::empty(),
     ) {
-        Err(e) if e == rustix::io::Errno::BUSY => Some(format!(
+        Err(e) if e == os::io::Errno::BUSY => Some(format!(
             "{name} is in use (opened exclusively by another program)"
         )),
         _ => None,

@@ -11,7 +11,8 @@
 //! The clock measures itself at start (read cost, resolution); both are reported in the
 //! JSON output's `flexio` section.
 
-use rustix::time::{clock_gettime, ClockId};
+use flexio_engine::os;
+use flexio_engine::os::time::{clock_gettime, ClockId};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Source {
@@ -45,10 +46,10 @@ impl Timekeeper {
         let thread = std::thread::Builder::new()
             .name("flexio-gtod".into())
             .spawn(move || {
-                let mut set = rustix::thread::CpuSet::new();
-                let pinned = cpu < rustix::thread::CpuSet::MAX_CPU && {
+                let mut set = os::thread::CpuSet::new();
+                let pinned = cpu < os::thread::CpuSet::MAX_CPU && {
                     set.set(cpu);
-                    rustix::thread::sched_setaffinity(None, &set).is_ok()
+                    os::thread::sched_setaffinity(None, &set).is_ok()
                 };
                 if !pinned {
                     eprintln!("gtod: setaffinity failed");
@@ -244,8 +245,8 @@ impl Default for Clock {
 /// A clock by its `clock_gettime` id (fio's `log_alternate_epoch_clock_id`); Linux's
 /// numbering (the ids fio documents).
 #[cfg(any(target_os = "linux", target_os = "android"))]
-fn clock_by_id(id: i32) -> Option<rustix::time::DynamicClockId<'static>> {
-    use rustix::time::{ClockId, DynamicClockId as D};
+fn clock_by_id(id: i32) -> Option<os::time::DynamicClockId<'static>> {
+    use os::time::{ClockId, DynamicClockId as D};
     Some(match id {
         0 => D::Known(ClockId::Realtime),
         1 => D::Known(ClockId::Monotonic),
@@ -264,8 +265,8 @@ fn clock_by_id(id: i32) -> Option<rustix::time::DynamicClockId<'static>> {
 
 /// Elsewhere only the portable clocks, by Linux's ids.
 #[cfg(not(any(target_os = "linux", target_os = "android")))]
-fn clock_by_id(id: i32) -> Option<rustix::time::DynamicClockId<'static>> {
-    use rustix::time::{ClockId, DynamicClockId as D};
+fn clock_by_id(id: i32) -> Option<os::time::DynamicClockId<'static>> {
+    use os::time::{ClockId, DynamicClockId as D};
     Some(match id {
         0 => D::Known(ClockId::Realtime),
         1 => D::Known(ClockId::Monotonic),
@@ -278,7 +279,7 @@ fn clock_by_id(id: i32) -> Option<rustix::time::DynamicClockId<'static>> {
 /// Milliseconds since the epoch of clock `id`.
 pub fn clock_ms(id: i32) -> Result<u64, String> {
     let c = clock_by_id(id).ok_or_else(|| format!("unknown clock id {id}"))?;
-    let t = rustix::time::clock_gettime_dynamic(c)
+    let t = os::time::clock_gettime_dynamic(c)
         .map_err(|e| format!("clock_gettime of clock id {id}: {e}"))?;
     Ok(t.tv_sec.max(0) as u64 * 1000 + t.tv_nsec.max(0) as u64 / 1_000_000)
 }
@@ -322,7 +323,7 @@ mod tests {
         let inner = Clock::with_source(Source::Monotonic);
         // A CPU that does not exist: the keeper says so and keeps time unpinned (a pinned
         // one could wait behind the other tests on a busy machine).
-        let (c, keeper) = Timekeeper::start(inner, rustix::thread::CpuSet::MAX_CPU + 1);
+        let (c, keeper) = Timekeeper::start(inner, os::thread::CpuSet::MAX_CPU + 1);
         assert_eq!(c.source(), Source::Offloaded);
         let a = c.now();
         let t = std::time::Instant::now();

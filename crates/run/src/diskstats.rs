@@ -64,7 +64,10 @@ pub(crate) fn numbers_of(path: &Path, own: bool) -> Option<(u32, u32)> {
     } else {
         meta.dev()
     };
-    Some((rustix::fs::major(dev), rustix::fs::minor(dev)))
+    Some((
+        flexio_engine::os::fs::major(dev),
+        flexio_engine::os::fs::minor(dev),
+    ))
 }
 
 /// The device numbers of the disk holding `path` (for a block device, the device itself).

@@ -2,16 +2,17 @@
 //! and pre-reading.
 
 use crate::plan::ThreadPlan;
+use flexio_engine::os;
+use flexio_engine::os::fs::{Mode, OFlags};
 use flexio_engine::platform::{fallocate, FallocMode};
 use flexio_job::options::Fallocate;
 use flexio_workload::fill::fill;
 use flexio_workload::Taus88;
-use rustix::fs::{Mode, OFlags};
 use std::io;
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::Path;
 
-fn ioerr(e: rustix::io::Errno) -> io::Error {
+fn ioerr(e: os::io::Errno) -> io::Error {
     io::Error::from_raw_os_error(e.raw_os_error())
 }
 
@@ -110,23 +111,22 @@ pub fn lay_out(t: &ThreadPlan, which: &[usize], readonly: bool) -> io::Result<()
         create_parent(&f.path)?;
         // Read jobs (and overwrite, and engines that cannot extend files) need real data.
         if l.write_data {
-            let fd = rustix::fs::open(
+            let fd = os::fs::open(
                 &f.path,
                 OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC | OFlags::CLOEXEC,
                 Mode::from_raw_mode(0o644),
             )
             .map_err(ioerr)?;
             if !l.fill {
-                rustix::fs::ftruncate(&fd, f.need).map_err(ioerr)?;
+                os::fs::ftruncate(&fd, f.need).map_err(ioerr)?;
             }
             let mut off = 0u64;
             while off < f.need {
                 let n = chunk_len(f.need - off, chunk.len());
-                let w = match rustix::io::pwrite(&fd, &chunk[..n], off) {
+                let w = match os::io::pwrite(&fd, &chunk[..n], off) {
                     // fill_device: the file system is full, the file is as large as it gets.
                     Err(e)
-                        if l.fill
-                            && (e == rustix::io::Errno::NOSPC || e == rustix::io::Errno::DQUOT) =>
+                        if l.fill && (e == os::io::Errno::NOSPC || e == os::io::Errno::DQUOT) =>
                     {
                         break;
                     }
@@ -141,11 +141,11 @@ pub fn lay_out(t: &ThreadPlan, which: &[usize], readonly: bool) -> io::Result<()
                 off += w as u64;
             }
             if l.create_fsync {
-                rustix::fs::fsync(&fd).map_err(ioerr)?;
+                os::fs::fsync(&fd).map_err(ioerr)?;
             }
         } else {
             let _ = std::fs::remove_file(&f.path);
-            let fd = rustix::fs::open(
+            let fd = os::fs::open(
                 &f.path,
                 OFlags::WRONLY | OFlags::CREATE | OFlags::CLOEXEC,
                 Mode::from_raw_mode(0o644),
@@ -156,7 +156,7 @@ pub fn lay_out(t: &ThreadPlan, which: &[usize], readonly: bool) -> io::Result<()
                 allocate(&fd, l.fallocate, f.need)?;
             }
             if l.create_fsync {
-                rustix::fs::fsync(&fd).map_err(ioerr)?;
+                os::fs::fsync(&fd).map_err(ioerr)?;
             }
         }
     }
@@ -166,19 +166,19 @@ pub fn lay_out(t: &ThreadPlan, which: &[usize], readonly: bool) -> io::Result<()
 fn allocate(fd: &OwnedFd, mode: Fallocate, size: u64) -> io::Result<()> {
     match mode {
         Fallocate::None => Ok(()),
-        Fallocate::Truncate => rustix::fs::ftruncate(fd, size).map_err(ioerr),
+        Fallocate::Truncate => os::fs::ftruncate(fd, size).map_err(ioerr),
         Fallocate::Keep => match fallocate(fd.as_fd(), FallocMode::KeepSize, 0, size) {
             Ok(()) => Ok(()),
-            Err(e) if e == rustix::io::Errno::OPNOTSUPP => Ok(()),
+            Err(e) if e == os::io::Errno::OPNOTSUPP => Ok(()),
             Err(e) => Err(ioerr(e)),
         },
         Fallocate::Native | Fallocate::Posix => {
             match fallocate(fd.as_fd(), FallocMode::Extend, 0, size) {
                 Ok(()) => Ok(()),
                 // native falls back to no allocation where the file system cannot preallocate.
-                Err(e) if e == rustix::io::Errno::OPNOTSUPP && mode == Fallocate::Native => Ok(()),
-                Err(e) if e == rustix::io::Errno::OPNOTSUPP => {
-                    rustix::fs::ftruncate(fd, size).map_err(ioerr)
+                Err(e) if e == os::io::Errno::OPNOTSUPP && mode == Fallocate::Native => Ok(()),
+                Err(e) if e == os::io::Errno::OPNOTSUPP => {
+                    os::fs::ftruncate(fd, size).map_err(ioerr)
                 }
                 Err(e) => Err(ioerr(e)),
             }
@@ -192,7 +192,7 @@ pub fn open(path: &Path, flags: OFlags) -> io::Result<OwnedFd> {
     if flags.contains(OFlags::CREATE) {
         create_parent(path)?;
     }
-    rustix::fs::open(path, flags, Mode::from_raw_mode(0o600)).map_err(ioerr)
+    os::fs::open(path, flags, Mode::from_raw_mode(0o600)).map_err(ioerr)
 }
 
 /// Drop the page cache of a file range (fio's `invalidate`).
@@ -204,7 +204,7 @@ pub fn invalidate(fd: impl AsFd, start: u64, len: u64) -> io::Result<()> {
         len
     };
     let len = std::num::NonZeroU64::new(len);
-    rustix::fs::fadvise(fd, start, len, rustix::fs::Advice::DontNeed).map_err(ioerr)
+    os::fs::fadvise(fd, start, len, os::fs::Advice::DontNeed).map_err(ioerr)
 }
 
 /// Read a file range into the page cache (`pre_read`).
@@ -213,7 +213,7 @@ pub fn pre_read(fd: impl AsFd, start: u64, len: u64) -> io::Result<()> {
     let mut off = start;
     while off < start + len {
         let n = chunk_len(start + len - off, buf.len());
-        let r = rustix::io::pread(&fd, &mut buf[..n], off).map_err(ioerr)?;
+        let r = os::io::pread(&fd, &mut buf[..n], off).map_err(ioerr)?;
         if r == 0 {
             break;
         }

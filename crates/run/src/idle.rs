@@ -6,6 +6,7 @@
 //! work (one page of bytes written, timed per CPU) for fio's `unit work` line and
 //! `--idle-prof=calibrate`.
 
+use flexio_engine::os;
 use flexio_job::cli_extra::IdleProf;
 use std::time::Instant;
 
@@ -40,9 +41,9 @@ fn calibrate_here(page_size: usize) -> f64 {
 /// The unit of work calibrated on every CPU the process may use (a thread pinned to each,
 /// all at once as fio does): mean and standard deviation over the CPUs, in µs.
 pub fn calibrate() -> (f64, f64) {
-    let page = rustix::param::page_size();
-    let cpus: Vec<usize> = match rustix::thread::sched_getaffinity(None) {
-        Ok(set) => (0..rustix::thread::CpuSet::MAX_CPU)
+    let page = os::param::page_size();
+    let cpus: Vec<usize> = match os::thread::sched_getaffinity(None) {
+        Ok(set) => (0..os::thread::CpuSet::MAX_CPU)
             .filter(|c| set.is_set(*c))
             .collect(),
         Err(_) => Vec::new(),
@@ -55,9 +56,9 @@ pub fn calibrate() -> (f64, f64) {
                 .iter()
                 .map(|&cpu| {
                     s.spawn(move || {
-                        let mut set = rustix::thread::CpuSet::new();
+                        let mut set = os::thread::CpuSet::new();
                         set.set(cpu);
-                        let _ = rustix::thread::sched_setaffinity(None, &set);
+                        let _ = os::thread::sched_setaffinity(None, &set);
                         calibrate_here(page)
                     })
                 })

@@ -52,7 +52,7 @@ pub fn host() -> Host<'static> {
     Host {
         ncpus: flexio_engine::sys::cpus_configured(),
         mb_memory: mem >> 20,
-        pagesize: rustix::param::page_size() as u64,
+        pagesize: flexio_engine::os::param::page_size() as u64,
         env: &host_env,
     }
 }
@@ -227,6 +227,11 @@ fn prepare_cli_with(
         read,
         catalog: &CATALOG,
     };
+    if cfg!(target_os = "rtems") {
+        if let Some(why) = plan::rtems::run_refusal(&cli.switches.extra) {
+            return Err(why);
+        }
+    }
     let mut set = load::load(&cli, &env).map_err(|e| e.to_string())?;
     adjust(&mut set);
     plan::draw_seeds(&mut set);

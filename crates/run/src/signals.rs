@@ -4,7 +4,14 @@
 //! at once; fio never gives up its report for that); one after it ends the process at once
 //! (exit status 130), for a user who does not want to wait for the jobs to stop.
 //! SIGUSR1 (or a file `fio-dump-status` in $TMPDIR) prints the statistics so far.
+//!
+//! RTEMS: no handlers are installed (signal-hook does not build there, and an RTEMS
+//! application gets no signals from a terminal); the program that embeds the run stops it
+//! through `session::interrupt`, and the status file still works.
 
+#[cfg(target_os = "rtems")]
+use libc::{SIGINT, SIGTERM};
+#[cfg(not(target_os = "rtems"))]
 use signal_hook::consts::{SIGINT, SIGTERM, SIGUSR1};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -37,7 +44,15 @@ impl Signals {
     }
 }
 
+/// RTEMS: no handlers (see the module's text); `terminate` is left to the caller.
+#[cfg(target_os = "rtems")]
+pub fn install(terminate: Arc<AtomicBool>) -> Signals {
+    let _ = terminate;
+    Signals::default()
+}
+
 /// Install the handlers. `terminate` is set on the first signal.
+#[cfg(not(target_os = "rtems"))]
 pub fn install(terminate: Arc<AtomicBool>) -> Signals {
     let s = Signals {
         int: Arc::new(AtomicBool::new(false)),

@@ -654,7 +654,11 @@ mod tests {
         let f = t.path().join("x");
         std::fs::write(&f, "x").unwrap();
         let dev = std::fs::metadata(&f).unwrap().dev();
-        let id = format!("{}:{}", rustix::fs::major(dev), rustix::fs::minor(dev));
+        let id = format!(
+            "{}:{}",
+            flexio_engine::os::fs::major(dev),
+            flexio_engine::os::fs::minor(dev)
+        );
         let sys = t.path().join("sys");
         std::fs::create_dir_all(sys.join("class/bdi").join(&id)).unwrap();
         assert_eq!(bdi_of(&sys, &f), None, "no read_ahead_kb: no bdi");

@@ -8,74 +8,80 @@
 pub mod ops;
 mod tables;
 
-use super::report::take_value;
-use flexio_job::value::{parse_size, KbBase};
+use super::args::{positive, size, Output, Scratch};
 use ops::{Cell, Op, Settings};
 use std::path::PathBuf;
 
-const USAGE: &str = "usage: flexio matrix [options]
-
-iozone's automatic mode (-a): file size x record size over write, rewrite, read,
-reread, randread, randwrite, bkwdread, recrewrite, strideread, fwrite, frewrite,
-fread, freread, each cell a fio job run by flexio's engine (the f* tests through a
-user-space buffered stream). One table per operation in KiB/s; page-cache hits show
-as the fast tiers: nothing is dropped from the cache unless --cold.
-
-  --dir DIR              where the scratch file goes (default: the current directory)
-  --file PATH            the scratch file itself (removed at the end)
-  --min-file SIZE        smallest file size (default 64k)
-  --max-file SIZE        largest file size, the size limit (default 512m)
-  --min-record SIZE      smallest record size (default 4k)
-  --max-record SIZE      largest record size (default 16m)
-  --all-records          also records below 64 KiB for files above 32 MiB (iozone -z;
-                         iozone's -a leaves them out)
-  --tests LIST           operations by name or iozone test number, e.g. write,read or
-                         0,1,2 (default: all; write runs first in every cell anyway,
-                         the others need the file)
-  --direct               O_DIRECT for the fio jobs (not the stdio tests)
-  --fsync                include an fsync of the file in the writers' time (iozone -e)
-  --cold                 drop the file's cached pages before each reading test
-  --stride N             stride read: N records between reads (default 17, iozone -j)
-  --ioengine NAME        engine of the fio jobs (default psync)
-  --repeat N             run the whole matrix N times (default 1): each cell shows the
-                         median of its runs, with its spread; cells whose runs disagree
-                         (~) and cells far from their neighbours (!) are flagged
-  --json FILE            write the results as JSON (atomically) for flexio report
-  --html FILE            write the HTML page (heat maps and lines per operation)
-  --output-format=normal|json   tables (default) or the JSON on stdout
-
-Exit status: 0 done, 1 a cell failed, 2 bad arguments, 128 interrupted.
-";
-
-/// Parsed `flexio matrix` arguments.
-#[derive(Debug, Clone)]
+/// iozone's automatic mode: file size x record size over the operations
+///
+/// iozone's automatic mode (-a): file size x record size over write, rewrite, read, reread,
+/// randread, randwrite, bkwdread, recrewrite, strideread, fwrite, frewrite, fread, freread,
+/// each cell a fio job run by flexio's engine (the f* tests through a user-space buffered
+/// stream). One table per operation in KiB/s; page-cache hits show as the fast tiers:
+/// nothing is dropped from the cache unless --cold.
+#[derive(clap::Parser, Debug, Clone)]
+#[command(
+    name = "matrix",
+    after_help = "Exit status: 0 done, 1 a cell failed, 2 bad arguments, 128 interrupted."
+)]
 pub struct Args {
+    #[command(flatten)]
+    pub scratch: Scratch,
+    /// The scratch file (from --dir or --file)
+    #[arg(skip)]
     pub file: PathBuf,
+    /// Smallest file size
+    #[arg(long = "min-file", value_name = "SIZE", default_value = "64k", value_parser = size, allow_hyphen_values = true)]
     pub min_file: u64,
+    /// Largest file size, the size limit
+    #[arg(long = "max-file", value_name = "SIZE", default_value = "512m", value_parser = size, allow_hyphen_values = true)]
     pub max_file: u64,
+    /// Smallest record size
+    #[arg(long = "min-record", value_name = "SIZE", default_value = "4k", value_parser = size, allow_hyphen_values = true)]
     pub min_record: u64,
+    /// Largest record size
+    #[arg(long = "max-record", value_name = "SIZE", default_value = "16m", value_parser = size, allow_hyphen_values = true)]
     pub max_record: u64,
+    /// Also records below 64 KiB for files above 32 MiB (iozone -z; iozone's -a leaves them
+    /// out)
+    #[arg(long = "all-records")]
     pub all_records: bool,
+    /// Operations by name or iozone test number, e.g. write,read or 0,1,2 [default: all;
+    /// write runs first in every cell anyway, the others need the file]
+    #[arg(long = "tests", value_name = "LIST", value_parser = parse_tests)]
+    tests: Option<::std::vec::Vec<Op>>,
+    /// The operations (from --tests)
+    #[arg(skip)]
     pub ops: Vec<Op>,
+    /// O_DIRECT for the fio jobs (not the stdio tests)
+    #[arg(long)]
     pub direct: bool,
+    /// Include an fsync of the file in the writers' time (iozone -e)
+    #[arg(long)]
     pub fsync: bool,
+    /// Drop the file's cached pages before each reading test
+    #[arg(long)]
     pub cold: bool,
+    /// Stride read: N records between reads (iozone -j)
+    #[arg(long, value_name = "N", default_value_t = 17, value_parser = positive::<u64>)]
     pub stride: u64,
+    /// Engine of the fio jobs
+    #[arg(long, value_name = "NAME", default_value = "psync")]
     pub ioengine: String,
-    /// Rounds of the whole matrix (`--repeat`).
+    /// Run the whole matrix N times: each cell shows the median of its runs, with its
+    /// spread; cells whose runs disagree (~) and cells far from their neighbours (!) are
+    /// flagged
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=100))]
     pub repeat: u32,
+    /// Write the results as JSON (atomically) for flexio report
+    #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Write the HTML page (heat maps and lines per operation)
+    #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
-    pub json_stdout: bool,
-}
-
-fn size(v: Result<String, String>, what: &str) -> Result<u64, String> {
-    let v = v?;
-    let n = parse_size(v.trim(), KbBase::K1024).map_err(|e| format!("{what}: {e}"))?;
-    if n == 0 {
-        return Err(format!("{what}: must be more than 0"));
-    }
-    Ok(n)
+    #[command(flatten)]
+    pub output: Output,
 }
 
 fn parse_tests(list: &str) -> Result<Vec<Op>, String> {
@@ -83,119 +89,50 @@ fn parse_tests(list: &str) -> Result<Vec<Op>, String> {
     for t in list.split(',').map(str::trim).filter(|t| !t.is_empty()) {
         if let Ok(n) = t.parse::<u32>() {
             let set = Op::iozone_test(n)
-                .ok_or_else(|| format!("--tests: iozone test {n} is not one flexio runs (0-7)"))?;
+                .ok_or_else(|| format!("iozone test {n} is not one flexio runs (0-7)"))?;
             ops.extend_from_slice(set);
         } else {
             let op = Op::from_name(t).ok_or_else(|| {
                 let names: Vec<&str> = Op::ALL.iter().map(|o| o.name()).collect();
-                format!(
-                    "--tests: unknown operation '{t}' (one of {})",
-                    names.join(", ")
-                )
+                format!("unknown operation '{t}' (one of {})", names.join(", "))
             })?;
             ops.push(op);
         }
     }
     if ops.is_empty() {
-        return Err("--tests: no operation given".into());
+        return Err("no operation given".into());
     }
     Ok(Op::ALL.into_iter().filter(|o| ops.contains(o)).collect())
 }
 
-pub fn parse_args(args: &[String]) -> Result<Args, String> {
-    let mut a = Args {
-        file: PathBuf::new(),
-        min_file: 64 << 10,
-        max_file: 512 << 20,
-        min_record: 4 << 10,
-        max_record: 16 << 20,
-        all_records: false,
-        ops: Op::ALL.to_vec(),
-        direct: false,
-        fsync: false,
-        cold: false,
-        stride: 17,
-        ioengine: "psync".into(),
-        repeat: 1,
-        json: None,
-        html: None,
-        json_stdout: false,
-    };
-    let mut dir: Option<PathBuf> = None;
-    let mut file: Option<PathBuf> = None;
-    let mut i = 0;
-    while i < args.len() {
-        let arg = args[i].as_str();
-        if let Some(v) = take_value(args, &mut i, &["--dir"]) {
-            dir = Some(PathBuf::from(v?));
-        } else if let Some(v) = take_value(args, &mut i, &["--file"]) {
-            file = Some(PathBuf::from(v?));
-        } else if let Some(v) = take_value(args, &mut i, &["--min-file"]) {
-            a.min_file = size(v, "--min-file")?;
-        } else if let Some(v) = take_value(args, &mut i, &["--max-file"]) {
-            a.max_file = size(v, "--max-file")?;
-        } else if let Some(v) = take_value(args, &mut i, &["--min-record"]) {
-            a.min_record = size(v, "--min-record")?;
-        } else if let Some(v) = take_value(args, &mut i, &["--max-record"]) {
-            a.max_record = size(v, "--max-record")?;
-        } else if let Some(v) = take_value(args, &mut i, &["--tests"]) {
-            a.ops = parse_tests(&v?)?;
-        } else if let Some(v) = take_value(args, &mut i, &["--stride"]) {
-            let v = v?;
-            a.stride =
-                v.trim().parse().ok().filter(|n| *n > 0).ok_or_else(|| {
-                    format!("--stride: '{v}' is not a positive number of records")
-                })?;
-        } else if let Some(v) = take_value(args, &mut i, &["--ioengine"]) {
-            a.ioengine = v?;
-        } else if let Some(v) = take_value(args, &mut i, &["--repeat"]) {
-            a.repeat = super::repeat_count(&v?, "rounds")?;
-        } else if let Some(v) = take_value(args, &mut i, &["--json"]) {
-            a.json = Some(PathBuf::from(v?));
-        } else if let Some(v) = take_value(args, &mut i, &["--html"]) {
-            a.html = Some(PathBuf::from(v?));
-        } else if let Some(v) = take_value(args, &mut i, &["--output-format"]) {
-            a.json_stdout = match v?.as_str() {
-                "json" => true,
-                "normal" => false,
-                o => return Err(format!("--output-format: '{o}' is not normal or json")),
-            };
-        } else if arg == "--all-records" {
-            a.all_records = true;
-        } else if arg == "--direct" {
-            a.direct = true;
-        } else if arg == "--fsync" {
-            a.fsync = true;
-        } else if arg == "--cold" {
-            a.cold = true;
-        } else {
-            return Err(format!("unknown argument '{arg}'"));
+/// `flexio matrix`'s arguments (the scratch file's folder must exist).
+pub fn parse_args(args: &[String]) -> Result<Args, clap::Error> {
+    super::args::try_parse(args, |mut a: Args, _| {
+        a.ops = a.tests.take().unwrap_or_else(|| Op::ALL.to_vec());
+        if a.min_file > a.max_file {
+            return Err(format!(
+                "--min-file ({}) is larger than --max-file ({})",
+                a.min_file, a.max_file
+            ));
         }
-        i += 1;
-    }
-    if a.min_file > a.max_file {
-        return Err(format!(
-            "--min-file ({}) is larger than --max-file ({})",
-            a.min_file, a.max_file
-        ));
-    }
-    if a.min_record > a.max_record {
-        return Err(format!(
-            "--min-record ({}) is larger than --max-record ({})",
-            a.min_record, a.max_record
-        ));
-    }
-    if a.min_record > a.max_file {
-        return Err(format!(
-            "--min-record ({}) is larger than --max-file ({}): no cell",
-            a.min_record, a.max_file
-        ));
-    }
-    if a.direct && a.min_record % 512 != 0 {
-        return Err("--direct needs records that are multiples of 512 bytes".into());
-    }
-    a.file = flexio_run::inproc::scratch_file(dir, file, "matrix")?;
-    Ok(a)
+        if a.min_record > a.max_record {
+            return Err(format!(
+                "--min-record ({}) is larger than --max-record ({})",
+                a.min_record, a.max_record
+            ));
+        }
+        if a.min_record > a.max_file {
+            return Err(format!(
+                "--min-record ({}) is larger than --max-file ({}): no cell",
+                a.min_record, a.max_file
+            ));
+        }
+        if a.direct && a.min_record % 512 != 0 {
+            return Err("--direct needs records that are multiples of 512 bytes".into());
+        }
+        a.file = a.scratch.path("matrix")?;
+        Ok(a)
+    })
 }
 
 /// Doubling from `lo` up to `hi`.
@@ -287,16 +224,9 @@ pub fn sweep(a: &Args, mut each: impl FnMut(&Cell)) -> (Vec<Cell>, Result<(), St
 }
 
 pub fn run(args: &[String]) -> i32 {
-    if args.iter().any(|a| a == "-h" || a == "--help") {
-        cmd_out!("{USAGE}");
-        return 0;
-    }
-    let a = match parse_args(args) {
+    let a = match super::args::report_error(parse_args(args), 2) {
         Ok(a) => a,
-        Err(e) => {
-            eprintln!("flexio matrix: {e}\n{USAGE}");
-            return 2;
-        }
+        Err(code) => return code,
     };
     let n = cells(&a).len();
     eprintln!(
@@ -348,7 +278,7 @@ pub fn run(args: &[String]) -> i32 {
             return 1;
         }
     }
-    if a.json_stdout {
+    if a.output.json() {
         cmd_out!("{doc}");
     } else {
         cmd_out!("{}", tables::text(&a, &cells));
@@ -372,6 +302,10 @@ mod tests {
 
     fn s(v: &[&str]) -> Vec<String> {
         v.iter().map(|x| x.to_string()).collect()
+    }
+
+    fn parse_args(v: &[String]) -> Result<Args, String> {
+        super::parse_args(v).map_err(|e| e.to_string())
     }
 
     #[test]
@@ -408,11 +342,15 @@ mod tests {
             (vec!["--tests=write,bogus"], "unknown operation 'bogus'"),
             (vec!["--tests=9"], "iozone test 9"),
             (vec!["--stride=0"], "positive"),
-            (vec!["--frobnicate"], "unknown argument"),
+            (vec!["--frobnicate"], "unexpected argument '--frobnicate'"),
+            (vec!["--tset=write"], "similar argument exists: '--tests'"),
             (vec!["--min-record=1m", "--max-file=64k"], "no cell"),
-            (vec!["--output-format=xml"], "not normal or json"),
-            (vec!["--json"], "needs a value"),
-            (vec!["--repeat=0"], "1 to 100 rounds"),
+            (
+                vec!["--output-format=xml"],
+                "invalid value 'xml' for '--output-format <FORMAT>'",
+            ),
+            (vec!["--json"], "a value is required for '--json <FILE>'"),
+            (vec!["--repeat=0"], "0 is not in 1..=100"),
         ] {
             let mut v = s(&["--dir", &dir]);
             v.extend(s(&args));

@@ -296,12 +296,14 @@ mod tests {
 
     fn args(ops: Vec<Op>, repeat: u32) -> super::super::Args {
         super::super::Args {
+            scratch: Default::default(),
             file: PathBuf::from("/t/f"),
             min_file: 0,
             max_file: 0,
             min_record: 0,
             max_record: 0,
             all_records: false,
+            tests: None,
             ops,
             direct: false,
             fsync: false,
@@ -311,7 +313,7 @@ mod tests {
             repeat,
             json: None,
             html: None,
-            json_stdout: false,
+            output: Default::default(),
         }
     }
 

@@ -11,7 +11,7 @@
 use crate::api::{EngineDef, Caps, Engine, EngineConfig, IoReq, Queued};
 use crate::fileops::{FileStatOpts, StatKind};
 use flexio_job::table::OptDef;
-use rustix::fs::Mode;
+use crate::os::fs::Mode;
 use std::io;
 use std::path::Path;
 
@@ -65,12 +65,12 @@ impl EngineDef for DirDelete {
     }
 }
 
-fn io_err(e: rustix::io::Errno) -> io::Error {
+fn io_err(e: crate::os::io::Errno) -> io::Error {
     io::Error::from_raw_os_error(e.raw_os_error())
 }
 
 fn mkdir(path: &Path) -> io::Result<()> {
-    rustix::fs::mkdir(path, Mode::from_raw_mode(0o700)).map_err(io_err)
+    crate::os::fs::mkdir(path, Mode::from_raw_mode(0o700)).map_err(io_err)
 }
 
 impl<const K: u8> Engine for DirOp<K> {
@@ -102,11 +102,11 @@ impl<const K: u8> Engine for DirOp<K> {
         match K {
             CREATE => mkdir(path),
             STAT => match self.stat {
-                StatKind::Stat => rustix::fs::stat(path).map(|_| ()).map_err(io_err),
-                StatKind::Lstat => rustix::fs::lstat(path).map(|_| ()).map_err(io_err),
+                StatKind::Stat => crate::os::fs::stat(path).map(|_| ()).map_err(io_err),
+                StatKind::Lstat => crate::os::fs::lstat(path).map(|_| ()).map_err(io_err),
                 StatKind::Statx => crate::platform::statx_basic(path),
             },
-            _ => rustix::fs::rmdir(path).map_err(io_err),
+            _ => crate::os::fs::rmdir(path).map_err(io_err),
         }
     }
     #[inline]

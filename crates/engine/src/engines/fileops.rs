@@ -4,7 +4,7 @@
 use crate::api::{EngineDef, Caps, Engine, EngineConfig, IoReq, Queued};
 use flexio_job::engine_opts::parse;
 use flexio_job::table::{Kind, OptDef};
-use rustix::fs::{Mode, OFlags};
+use crate::os::fs::{Mode, OFlags};
 use std::io;
 use std::path::Path;
 
@@ -83,7 +83,7 @@ impl EngineDef for FileDelete {
     }
 }
 
-fn io_err(e: rustix::io::Errno) -> io::Error {
+fn io_err(e: crate::os::io::Errno) -> io::Error {
     io::Error::from_raw_os_error(e.raw_os_error())
 }
 
@@ -102,7 +102,7 @@ impl<const K: u8> Engine for FileOp<K> {
     fn file_op(&mut self, path: &Path) -> io::Result<()> {
         match K {
             CREATE => {
-                let fd = rustix::fs::open(
+                let fd = crate::os::fs::open(
                     path,
                     OFlags::CREATE | OFlags::RDWR | OFlags::CLOEXEC,
                     Mode::from_raw_mode(0o600),
@@ -112,11 +112,11 @@ impl<const K: u8> Engine for FileOp<K> {
                 Ok(())
             }
             STAT => match self.stat {
-                StatKind::Stat => rustix::fs::stat(path).map(|_| ()).map_err(io_err),
-                StatKind::Lstat => rustix::fs::lstat(path).map(|_| ()).map_err(io_err),
+                StatKind::Stat => crate::os::fs::stat(path).map(|_| ()).map_err(io_err),
+                StatKind::Lstat => crate::os::fs::lstat(path).map(|_| ()).map_err(io_err),
                 StatKind::Statx => crate::platform::statx_basic(path),
             },
-            _ => rustix::fs::unlink(path).map_err(io_err),
+            _ => crate::os::fs::unlink(path).map_err(io_err),
         }
     }
     #[inline]

@@ -2,7 +2,7 @@
 //! counts as transferred bytes); reads are invalid.
 
 use crate::api::{EngineDef, Caps, Engine, EngineConfig, IoReq, Op, Queued};
-use rustix::fd::BorrowedFd;
+use crate::os::fd::BorrowedFd;
 
 pub struct Ftruncate;
 
@@ -26,9 +26,9 @@ impl Engine for Ftruncate {
         // SAFETY: the core keeps the descriptor open while the request is outstanding.
         let fd = unsafe { BorrowedFd::borrow_raw(io.fd) };
         let r = match io.op {
-            Op::Write => rustix::fs::ftruncate(fd, io.offset).map(|_| io.len as i64),
-            Op::Sync => rustix::fs::fsync(fd).map(|_| 0),
-            Op::Datasync => rustix::fs::fdatasync(fd).map(|_| 0),
+            Op::Write => crate::os::fs::ftruncate(fd, io.offset).map(|_| io.len as i64),
+            Op::Sync => crate::os::fs::fsync(fd).map(|_| 0),
+            Op::Datasync => crate::os::fs::fdatasync(fd).map(|_| 0),
             _ => return Queued::Completed(-(libc::EINVAL as i64)),
         };
         Queued::Completed(r.unwrap_or_else(|e| -(e.raw_os_error() as i64)))

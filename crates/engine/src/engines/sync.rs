@@ -3,8 +3,8 @@
 
 use crate::api::{EngineDef, Caps, Completion, Engine, EngineConfig, FileInfo, IoReq, Op, Queued};
 use crate::from_rustix;
-use rustix::fd::BorrowedFd;
-use rustix::io::{IoSlice, IoSliceMut};
+use crate::os::fd::BorrowedFd;
+use crate::os::io::{IoSlice, IoSliceMut};
 use std::io;
 
 pub(crate) const SYNC_CAPS: Caps = Caps {
@@ -65,7 +65,7 @@ pub(crate) fn wbuf(io: &IoReq) -> &[u8] {
 #[inline]
 pub(crate) fn do_sync(io: &IoReq) -> i64 {
     let r = match io.op {
-        Op::Sync => rustix::fs::fsync(fd(io)),
+        Op::Sync => crate::os::fs::fsync(fd(io)),
         Op::SyncRange => {
             return match crate::platform::sync_file_range(
                 fd(io),
@@ -77,7 +77,7 @@ pub(crate) fn do_sync(io: &IoReq) -> i64 {
                 Err(e) => -(e.raw_os_error().unwrap_or(libc::EIO) as i64),
             }
         }
-        _ => rustix::fs::fdatasync(fd(io)),
+        _ => crate::os::fs::fdatasync(fd(io)),
     };
     match r {
         Ok(()) => 0,
@@ -118,8 +118,8 @@ impl Engine for Psync {
     #[inline]
     fn queue(&mut self, io: &IoReq) -> Queued {
         Queued::Completed(match io.op {
-            Op::Read => from_rustix(rustix::io::pread(fd(io), buf(io), io.offset)),
-            Op::Write => from_rustix(rustix::io::pwrite(fd(io), wbuf(io), io.offset)),
+            Op::Read => from_rustix(crate::os::io::pread(fd(io), buf(io), io.offset)),
+            Op::Write => from_rustix(crate::os::io::pwrite(fd(io), wbuf(io), io.offset)),
             Op::Sync | Op::Datasync | Op::SyncRange => do_sync(io),
             Op::Trim => do_trim(io),
         })
@@ -182,13 +182,13 @@ impl Engine for SyncRw {
         let i = io.file as usize;
         let known = self.pos.get(i).copied().unwrap_or(u64::MAX);
         if known != io.offset {
-            if let Err(e) = rustix::fs::seek(fd(io), rustix::fs::SeekFrom::Start(io.offset)) {
+            if let Err(e) = crate::os::fs::seek(fd(io), crate::os::fs::SeekFrom::Start(io.offset)) {
                 return Queued::Completed(-(e.raw_os_error() as i64));
             }
         }
         let r = match io.op {
-            Op::Read => from_rustix(rustix::io::read(fd(io), buf(io))),
-            Op::Write => from_rustix(rustix::io::write(fd(io), wbuf(io))),
+            Op::Read => from_rustix(crate::os::io::read(fd(io), buf(io))),
+            Op::Write => from_rustix(crate::os::io::write(fd(io), wbuf(io))),
             _ => einval(),
         };
         if let Some(p) = self.pos.get_mut(i) {
@@ -211,6 +211,12 @@ impl EngineDef for Pvsync {
     fn build(_: &EngineConfig) -> Self {
         Pvsync
     }
+    #[cfg(target_os = "rtems")]
+    fn probe(_: &EngineConfig) -> Result<(), String> {
+        Err("ioengine 'pvsync' is not supported by flexio on RTEMS: its C library has no \
+             preadv/pwritev (use psync)"
+            .into())
+    }
 }
 
 impl Engine for Pvsync {
@@ -220,12 +226,12 @@ impl Engine for Pvsync {
     #[inline]
     fn queue(&mut self, io: &IoReq) -> Queued {
         Queued::Completed(match io.op {
-            Op::Read => from_rustix(rustix::io::preadv(
+            Op::Read => from_rustix(crate::os::io::preadv(
                 fd(io),
                 &mut [IoSliceMut::new(buf(io))],
                 io.offset,
             )),
-            Op::Write => from_rustix(rustix::io::pwritev(
+            Op::Write => from_rustix(crate::os::io::pwritev(
                 fd(io),
                 &[IoSlice::new(wbuf(io))],
                 io.offset,
@@ -310,7 +316,7 @@ impl Engine for Vsync {
         }
         let first = self.pending[0];
         let n = self.pending.len();
-        let res = match rustix::fs::seek(fd(&first), rustix::fs::SeekFrom::Start(first.offset)) {
+        let res = match crate::os::fs::seek(fd(&first), crate::os::fs::SeekFrom::Start(first.offset)) {
             Err(e) => -(e.raw_os_error() as i64),
             Ok(_) => {
                 // At most the queue depth of vectors, kept on the stack for small depths.
@@ -322,13 +328,13 @@ impl Engine for Vsync {
                         for (slot, r) in v.iter_mut().zip(&self.pending) {
                             *slot = IoSliceMut::new(buf(r));
                         }
-                        from_rustix(rustix::io::readv(fd(&first), &mut v[..n]))
+                        from_rustix(crate::os::io::readv(fd(&first), &mut v[..n]))
                     } else {
                         let mut v: [IoSlice; STACK] = std::array::from_fn(|_| IoSlice::new(&[]));
                         for (slot, r) in v.iter_mut().zip(&self.pending) {
                             *slot = IoSlice::new(wbuf(r));
                         }
-                        from_rustix(rustix::io::writev(fd(&first), &v[..n]))
+                        from_rustix(crate::os::io::writev(fd(&first), &v[..n]))
                     }
                 } else if first.op == Op::Read {
                     let mut v: Vec<IoSliceMut> = self
@@ -336,11 +342,11 @@ impl Engine for Vsync {
                         .iter()
                         .map(|r| IoSliceMut::new(buf(r)))
                         .collect();
-                    from_rustix(rustix::io::readv(fd(&first), &mut v))
+                    from_rustix(crate::os::io::readv(fd(&first), &mut v))
                 } else {
                     let v: Vec<IoSlice> =
                         self.pending.iter().map(|r| IoSlice::new(wbuf(r))).collect();
-                    from_rustix(rustix::io::writev(fd(&first), &v))
+                    from_rustix(crate::os::io::writev(fd(&first), &v))
                 }
             }
         };

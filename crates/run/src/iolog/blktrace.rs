@@ -214,7 +214,9 @@ pub fn lookup_device(dir: &Path, major: u32, minor: u32) -> Option<PathBuf> {
             if let Ok(m) = std::fs::symlink_metadata(e.path()) {
                 use std::os::unix::fs::MetadataExt;
                 let rdev = m.rdev();
-                if rustix::fs::major(rdev) == major && rustix::fs::minor(rdev) == minor {
+                if flexio_engine::os::fs::major(rdev) == major
+                    && flexio_engine::os::fs::minor(rdev) == minor
+                {
                     return Some(e.path());
                 }
             }

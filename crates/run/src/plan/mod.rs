@@ -11,6 +11,7 @@ pub mod newest;
 pub mod numa;
 pub mod replay;
 pub mod resolved;
+pub mod rtems;
 pub mod sysio;
 pub mod zones;
 
@@ -303,6 +304,11 @@ pub fn plan_with(
 
 fn validate(def: &JobDef, caps: &Caps, readonly: bool) -> Result<(), PlanError> {
     let o = &def.opts;
+    if cfg!(target_os = "rtems") {
+        if let Some(why) = rtems::refusal(o) {
+            return Err(err(def, why));
+        }
+    }
     let rw = o.rw;
     // zonemode=zbd: a trim of a write-pointer zone resets it, without the engine.
     let zbd_trims = o.zonemode == flexio_job::options::ZoneMode::Zbd;
@@ -354,9 +360,9 @@ fn validate(def: &JobDef, caps: &Caps, readonly: bool) -> Result<(), PlanError> 
         // fio warns and ignores time_based; flexio does the same, loudly.
     }
     if let Some(cpus) = &o.cpus_allowed {
-        let allowed = rustix::thread::sched_getaffinity(None).ok();
+        let allowed = flexio_engine::os::thread::sched_getaffinity(None).ok();
         if let Some(set) = allowed {
-            let usable: Vec<usize> = (0..rustix::thread::CpuSet::MAX_CPU)
+            let usable: Vec<usize> = (0..flexio_engine::os::thread::CpuSet::MAX_CPU)
                 .filter(|c| set.is_set(*c))
                 .collect();
             if let Some(bad) = cpus.iter().find(|c| !usable.contains(c)) {

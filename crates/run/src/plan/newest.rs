@@ -36,8 +36,11 @@ pub const RAMP_TICK_NS: u64 = 1_000_000_000;
 
 /// `atomic` in fio 3.33: files opened with O_ATOMIC (fio's value, which Linux ignores) and
 /// O_DIRECT, which it implies.
-pub fn atomic_open_flags(o: &flexio_job::JobOptions, compat: Compat) -> rustix::fs::OFlags {
-    use rustix::fs::OFlags;
+pub fn atomic_open_flags(
+    o: &flexio_job::JobOptions,
+    compat: Compat,
+) -> flexio_engine::os::fs::OFlags {
+    use flexio_engine::os::fs::OFlags;
     const O_ATOMIC: u32 = 0o40000000;
     if o.extra.atomic && compat.is_fio333() {
         OFlags::DIRECT | OFlags::from_bits_retain(O_ATOMIC)

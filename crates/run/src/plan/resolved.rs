@@ -3,6 +3,8 @@
 //! nothing reads [`JobOptions`]: each part of the worker gets its own section below.
 
 use crate::progress::RunState;
+use flexio_engine::os;
+use flexio_engine::os::fs::OFlags;
 use flexio_engine::{Caps, EngineConfig};
 /// The error classes of [`ErrorPolicy::tolerates`] (fio's `continue_on_error` bits), for
 /// the parts that classify a failed request.
@@ -13,7 +15,6 @@ use flexio_stats::StatsConfig;
 use flexio_workload::fill::Fill;
 use flexio_workload::rate::{Process, Schedule};
 use flexio_workload::rng::slot;
-use rustix::fs::OFlags;
 use std::path::PathBuf;
 
 /// How the job loop runs: depth, batching, budget and stopping rules.
@@ -136,7 +137,7 @@ pub struct OpenPlan {
     /// Drop the region's page cache at open and again before each further loop.
     pub invalidate: bool,
     /// fadvise advice at open.
-    pub advice: Option<rustix::fs::Advice>,
+    pub advice: Option<os::fs::Advice>,
     /// The access pattern is random (for engines that map files).
     pub random: bool,
     /// fsync a written file when it is closed, and between loops.
@@ -737,7 +738,7 @@ pub fn buffer_plan(
             );
             if tw { rw.max(o.max_bs_dir(2)) } else { rw }.max(1) as usize
         },
-        align: (o.iomem_align as usize).max(rustix::param::page_size()),
+        align: (o.iomem_align as usize).max(os::param::page_size()),
         thp: o.iomem_thp,
         fill: fill_mode(o),
         fill_seed: seeds[slot::BUF] as u32,
@@ -778,11 +779,11 @@ pub fn open_plan(o: &JobOptions, nfiles: usize) -> OpenPlan {
     let advice = match o.fadvise_hint {
         _ if o.pre_read => None,
         FadviseHint::Off => None,
-        FadviseHint::Random => Some(rustix::fs::Advice::Random),
-        FadviseHint::Sequential => Some(rustix::fs::Advice::Sequential),
-        FadviseHint::NoReuse => Some(rustix::fs::Advice::NoReuse),
-        FadviseHint::Auto if o.rw.is_random() => Some(rustix::fs::Advice::Random),
-        FadviseHint::Auto => Some(rustix::fs::Advice::Sequential),
+        FadviseHint::Random => Some(os::fs::Advice::Random),
+        FadviseHint::Sequential => Some(os::fs::Advice::Sequential),
+        FadviseHint::NoReuse => Some(os::fs::Advice::NoReuse),
+        FadviseHint::Auto if o.rw.is_random() => Some(os::fs::Advice::Random),
+        FadviseHint::Auto => Some(os::fs::Advice::Sequential),
     };
     OpenPlan {
         flags: open_flags(o, writable),
@@ -1016,8 +1017,8 @@ pub fn verify_plan(
         }
     }
     if let Some(cpus) = &o.verify_async_cpus {
-        if let Ok(set) = rustix::thread::sched_getaffinity(None) {
-            let usable: Vec<usize> = (0..rustix::thread::CpuSet::MAX_CPU)
+        if let Ok(set) = os::thread::sched_getaffinity(None) {
+            let usable: Vec<usize> = (0..os::thread::CpuSet::MAX_CPU)
                 .filter(|c| set.is_set(*c))
                 .collect();
             if let Some(bad) = cpus.iter().find(|c| !usable.contains(c)) {

@@ -7,6 +7,7 @@
 //! pointers and open-zone limit come from the kernel (`BLKREPORTZONE`, sysfs).
 
 use super::{err, PlanError, ThreadPlan};
+use flexio_engine::os;
 use flexio_job::options::{JobOptions, ZoneMode};
 use flexio_job::JobDef;
 use flexio_workload::zbd::{Cond, JobParams, Model, Range, Zone, ZoneSet};
@@ -51,10 +52,10 @@ fn device_zones(path: &Path, name: &str) -> Result<Option<(Model, ZoneSet)>, Str
         "host-aware" => Model::HostAware,
         _ => return Ok(None),
     };
-    use rustix::fs::{Mode, OFlags};
-    let fd = rustix::fs::open(path, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())
+    use os::fs::{Mode, OFlags};
+    let fd = os::fs::open(path, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())
         .map_err(|e| format!("{}: {e}", path.display()))?;
-    let size = rustix::fs::seek(&fd, rustix::fs::SeekFrom::End(0))
+    let size = os::fs::seek(&fd, os::fs::SeekFrom::End(0))
         .map_err(|e| format!("{}: {e}", path.display()))?;
     let mut zones = Vec::new();
     let mut offset = 0u64;

@@ -5,6 +5,7 @@
 
 use crate::files;
 use crate::plan::{FilePlan, OpenPlan};
+use flexio_engine::os;
 use flexio_engine::{Engine, FileInfo};
 use std::os::fd::{AsRawFd, OwnedFd};
 
@@ -204,10 +205,7 @@ impl FileTable {
         let mut warning = None;
         if p.pre_read {
             // Pre-read through a buffered descriptor (O_DIRECT would bypass the cache).
-            if let Ok(b) = files::open(
-                &f.path,
-                rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::CLOEXEC,
-            ) {
+            if let Ok(b) = files::open(&f.path, os::fs::OFlags::RDONLY | os::fs::OFlags::CLOEXEC) {
                 let _ = files::pre_read(&b, f.region.start, f.region.len);
             }
         } else if p.invalidate && !f.is_char_dev() {
@@ -221,7 +219,7 @@ impl FileTable {
         }
         if let Some(adv) = p.advice {
             let len = std::num::NonZeroU64::new(f.region.len);
-            let _ = rustix::fs::fadvise(&fd, f.region.start, len, adv);
+            let _ = os::fs::fadvise(&fd, f.region.start, len, adv);
         }
         let info = FileInfo {
             path: &f.path,
@@ -249,7 +247,7 @@ impl FileTable {
             crate::debug_log!(crate::debug::Cat::File, "close file {i}");
             let _ = e.close_file(i as u32);
             if fsync {
-                let _ = rustix::fs::fsync(&fd);
+                let _ = os::fs::fsync(&fd);
             }
             drop(fd);
             self.raw[i] = -1;
@@ -270,7 +268,7 @@ impl FileTable {
     pub fn fsync_all(&self) -> bool {
         let mut ok = true;
         for fd in self.fds.iter().flatten() {
-            ok &= rustix::fs::fsync(fd).is_ok();
+            ok &= os::fs::fsync(fd).is_ok();
         }
         ok
     }
@@ -280,14 +278,12 @@ impl FileTable {
     pub fn syncfs_all(&self) -> usize {
         let mut done: Vec<u64> = Vec::new();
         for fd in self.fds.iter().flatten() {
-            let dev = rustix::fs::fstat(fd)
-                .map(|st| st.st_dev)
-                .unwrap_or(u64::MAX);
+            let dev = os::fs::fstat(fd).map(|st| st.st_dev).unwrap_or(u64::MAX);
             if done.contains(&dev) {
                 continue;
             }
             done.push(dev);
-            let _ = flexio_engine::platform::syncfs(rustix::fd::AsFd::as_fd(fd));
+            let _ = flexio_engine::platform::syncfs(os::fd::AsFd::as_fd(fd));
         }
         done.len()
     }
@@ -299,7 +295,7 @@ impl FileTable {
         for (i, fd) in self.fds.iter().enumerate() {
             let Some(fd) = fd else { continue };
             if p.fsync_on_close {
-                let _ = rustix::fs::fsync(fd);
+                let _ = os::fs::fsync(fd);
             }
             if p.invalidate && !files[i].is_char_dev() {
                 let r = &files[i].region;
@@ -350,9 +346,7 @@ mod tests {
 
     fn open_plan() -> OpenPlan {
         OpenPlan {
-            flags: rustix::fs::OFlags::RDWR
-                | rustix::fs::OFlags::CREATE
-                | rustix::fs::OFlags::CLOEXEC,
+            flags: os::fs::OFlags::RDWR | os::fs::OFlags::CREATE | os::fs::OFlags::CLOEXEC,
             writable: true,
             limit: Some(2),
             pre_read: false,
@@ -426,7 +420,7 @@ mod tests {
         let mut files = plan(d.path(), 1);
         files[0].path = d.path().join("missing/dir/f");
         let p = OpenPlan {
-            flags: rustix::fs::OFlags::RDONLY,
+            flags: os::fs::OFlags::RDONLY,
             ..open_plan()
         };
         let (errno, msg) = FileTable::new(1)

@@ -643,14 +643,14 @@ impl Fmt {
         let out = match cpus {
             Some(cpus) => std::thread::scope(|sc| {
                 sc.spawn(move || {
-                    let mut set = rustix::thread::CpuSet::new();
+                    let mut set = flexio_engine::os::thread::CpuSet::new();
                     for c in cpus
                         .iter()
-                        .filter(|c| **c < rustix::thread::CpuSet::MAX_CPU)
+                        .filter(|c| **c < flexio_engine::os::thread::CpuSet::MAX_CPU)
                     {
                         set.set(*c);
                     }
-                    let _ = rustix::thread::sched_setaffinity(None, &set);
+                    let _ = flexio_engine::os::thread::sched_setaffinity(None, &set);
                     deflate_all()
                 })
                 .join()

@@ -1,6 +1,7 @@
 //! Thread placement: CPU affinity, nice value and I/O priority of the calling job thread.
 
 use crate::plan::Placement;
+use flexio_engine::os;
 
 /// Apply `p` to the calling thread; the error is (errno, one line saying what failed, the
 /// function fio names in the job's error: `setgid`, `setuid`, else `thread placement`).
@@ -44,11 +45,11 @@ pub fn apply(p: &Placement) -> Result<Option<String>, (i32, String, &'static str
 
 fn apply_placement(p: &Placement) -> Result<(), (i32, String)> {
     if let Some(cpus) = &p.cpus {
-        let mut set = rustix::thread::CpuSet::new();
+        let mut set = os::thread::CpuSet::new();
         for c in cpus {
             set.set(*c);
         }
-        rustix::thread::sched_setaffinity(None, &set).map_err(|e| {
+        os::thread::sched_setaffinity(None, &set).map_err(|e| {
             (
                 e.raw_os_error(),
                 format!("cannot set CPU affinity to {cpus:?}: {e}"),
@@ -56,7 +57,7 @@ fn apply_placement(p: &Placement) -> Result<(), (i32, String)> {
         })?;
     }
     if p.nice != 0 {
-        rustix::process::setpriority_process(None, p.nice)
+        os::process::setpriority_process(None, p.nice)
             .map_err(|e| (e.raw_os_error(), format!("cannot set nice {}: {e}", p.nice)))?;
     }
     if let Some(name) = &p.comm {
@@ -98,8 +99,8 @@ mod tests {
     #[test]
     fn applies_to_the_calling_thread_only() {
         // On a thread of its own, so the test runner's thread keeps its placement.
-        let allowed = rustix::thread::sched_getaffinity(None).unwrap();
-        let cpu = (0..rustix::thread::CpuSet::MAX_CPU)
+        let allowed = os::thread::sched_getaffinity(None).unwrap();
+        let cpu = (0..os::thread::CpuSet::MAX_CPU)
             .find(|c| allowed.is_set(*c))
             .unwrap();
         let r = std::thread::spawn(move || {
@@ -111,8 +112,8 @@ mod tests {
                 ..Default::default()
             })
             .unwrap();
-            let set = rustix::thread::sched_getaffinity(None).unwrap();
-            let n = (0..rustix::thread::CpuSet::MAX_CPU)
+            let set = os::thread::sched_getaffinity(None).unwrap();
+            let n = (0..os::thread::CpuSet::MAX_CPU)
                 .filter(|c| set.is_set(*c))
                 .count();
             let comm = std::fs::read_to_string("/proc/thread-self/comm").unwrap();
@@ -125,7 +126,7 @@ mod tests {
         // A CPU that does not exist is a clear error, not a panic.
         let e = std::thread::spawn(|| {
             apply(&Placement {
-                cpus: Some(vec![rustix::thread::CpuSet::MAX_CPU - 1]),
+                cpus: Some(vec![os::thread::CpuSet::MAX_CPU - 1]),
                 ..Default::default()
             })
         })

@@ -149,11 +149,11 @@ impl AsyncVerifier {
 
 /// Pin the calling verifier thread to `cpus` (verify_async_cpus).
 fn pin(cpus: &[usize]) -> std::io::Result<()> {
-    let mut set = rustix::thread::CpuSet::new();
+    let mut set = flexio_engine::os::thread::CpuSet::new();
     for c in cpus {
         set.set(*c);
     }
-    rustix::thread::sched_setaffinity(None, &set).map_err(|e| {
+    flexio_engine::os::thread::sched_setaffinity(None, &set).map_err(|e| {
         std::io::Error::new(
             std::io::Error::from(e).kind(),
             format!("verify thread affinity failed: cannot set CPU affinity to {cpus:?}: {e}"),
