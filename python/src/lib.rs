@@ -27,7 +27,7 @@ use pyo3::types::{PyDict, PyList, PyString};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 
 pyo3::create_exception!(
@@ -176,14 +176,20 @@ fn prepare(
 /// Run with the GIL released: the run goes on a thread of its own while this one waits
 /// for it, looking at Python's signals ten times a second. Ctrl-C stops the run as SIGINT
 /// stops `flexio` (the jobs end, the report of what ran is built), then raises
-/// `KeyboardInterrupt`.
+/// `KeyboardInterrupt`. Concurrent runs (from several Python threads) run one after the
+/// other.
 fn run_released(py: Python<'_>, p: Prepared) -> PyResult<Outcome> {
+    // Runs of one process take turns: the engines share a few process-wide facts
+    // (`flexio_engine::IO_JOBS_PENDING`, flow counters), as the flexio command runs one
+    // job set at a time.
+    static TURN: Mutex<()> = Mutex::new(());
     let stop = Arc::new(AtomicBool::new(false));
     let (tx, rx) = mpsc::channel();
     let flag = stop.clone();
     std::thread::Builder::new()
         .name("flexio-run".into())
         .spawn(move || {
+            let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
             let out =
                 flexio_run::run_prepared(p, &Quiet, flag, flexio_run::signals::Signals::default());
             let _ = tx.send(out);
@@ -218,10 +224,34 @@ fn run_released(py: Python<'_>, p: Prepared) -> PyResult<Outcome> {
     }
 }
 
+/// What the logs need of a plan thread once it has run.
+struct PlanThread {
+    name: String,
+    groupid: u32,
+    logs: Vec<LogFile>,
+}
+
+impl PlanThread {
+    fn of(t: &ThreadPlan) -> PlanThread {
+        PlanThread {
+            name: t.name.clone(),
+            groupid: t.groupid,
+            logs: plan_logs(t),
+        }
+    }
+
+    /// The logs the thread wrote (files never written, or empty, are left out).
+    fn written(&self) -> impl Iterator<Item = &LogFile> {
+        self.logs
+            .iter()
+            .filter(|f| f.path.metadata().is_ok_and(|m| m.len() > 0))
+    }
+}
+
 /// The plan threads behind each job of the report, in report order: the threads merged
 /// as the report merges them (`group_reporting`), `None` where the results cannot be
 /// matched to the plans.
-fn threads_per_job(plans: &[ThreadPlan], results: &[ThreadResult]) -> Option<Vec<Vec<usize>>> {
+fn threads_per_job(plans: &[PlanThread], results: &[ThreadResult]) -> Option<Vec<Vec<usize>>> {
     let mut units: Vec<Vec<usize>> = Vec::new();
     let mut last: Option<(u32, bool)> = None;
     let mut next = 0;
@@ -312,6 +342,7 @@ fn read_sample_log(path: &Path, lay: Layout) -> std::io::Result<LogColumns> {
 }
 
 /// One log file found for a job.
+#[derive(Clone)]
 struct LogFile {
     path: PathBuf,
     kind: LogKind,
@@ -366,7 +397,7 @@ fn logs_to_py<'py>(
     Ok(out)
 }
 
-/// The sample logs a plan thread wrote (histogram logs are left out).
+/// The sample logs a plan thread writes (histogram logs are left out).
 fn plan_logs(t: &ThreadPlan) -> Vec<LogFile> {
     let Some(l) = &t.meter.logs else {
         return Vec::new();
@@ -396,11 +427,8 @@ fn plan_logs(t: &ThreadPlan) -> Vec<LogFile> {
     if let Some(p) = &l.iops {
         add(p, LogKind::Iops);
     }
-    // Compressed logs (log_store_compressed) are not text; files never written are absent.
-    v.retain(|f| {
-        f.path.extension().is_some_and(|e| e == "log")
-            && f.path.metadata().is_ok_and(|m| m.len() > 0)
-    });
+    // Compressed logs (log_store_compressed) are not text.
+    v.retain(|f| f.path.extension().is_some_and(|e| e == "log"));
     v
 }
 
@@ -591,7 +619,7 @@ fn run<'py>(
     let (prepared, mut warnings) = py
         .detach(|| prepare(job.as_deref(), is_text, &options, &args))
         .map_err(JobError::new_err)?;
-    let plans: Vec<ThreadPlan> = prepared.plans().to_vec();
+    let plans: Vec<PlanThread> = prepared.plans().iter().map(PlanThread::of).collect();
     let out = run_released(py, prepared)?;
     let Some(report) = out.report.as_ref() else {
         return Err(RunError::new_err(format!(
@@ -613,7 +641,11 @@ fn run<'py>(
         match threads_per_job(&plans, &out.results).filter(|u| u.len() == parsed.jobs.len()) {
             Some(units) => units
                 .iter()
-                .map(|ts| ts.iter().flat_map(|&i| plan_logs(&plans[i])).collect())
+                .map(|ts| {
+                    ts.iter()
+                        .flat_map(|&i| plans[i].written().cloned())
+                        .collect()
+                })
                 .collect(),
             // Matched by name where the threads cannot be told apart.
             None => parsed
@@ -623,7 +655,7 @@ fn run<'py>(
                     plans
                         .iter()
                         .filter(|t| t.name == j.name)
-                        .flat_map(plan_logs)
+                        .flat_map(|t| t.written().cloned())
                         .collect()
                 })
                 .collect(),
