@@ -228,3 +228,34 @@ def test_ctrl_c_stops_the_run():
     assert time.monotonic() - t0 < 10
     # The next run is not affected.
     assert flexio.run(name="after", ioengine="null", rw="read", size="1M").jobs[0].read.io_bytes == MiB
+
+
+def test_concurrent_runs_take_turns():
+    results = {}
+
+    def go(name):
+        results[name] = flexio.run(name=name, ioengine="null", rw="read", size="16M", time_based=True, runtime="500ms")
+
+    threads = [threading.Thread(target=go, args=(n,)) for n in ("p", "q")]
+    t0 = time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    # One run after the other, each whole.
+    assert time.monotonic() - t0 >= 1.0
+    assert sorted(results) == ["p", "q"]
+    for name, r in results.items():
+        assert r.jobs[0].name == name and r.jobs[0].job_runtime_ms >= 450
+
+
+def test_command_line_switches():
+    job = "[a]\nioengine=null\nrw=read\nsize=1M\n[b]\nioengine=null\nrw=write\nsize=2M\n"
+    r = flexio.run(job, args=["--section=b"])
+    assert [j.name for j in r.jobs] == ["b"]
+    assert r.jobs[0].write.io_bytes == 2 * MiB
+    # fio 3.33's behaviour and JSON layout.
+    old = flexio.run(job, args=["--compat=3.33"])
+    assert json.loads(old.json)["fio version"] == "fio-3.33"
+    assert json.loads(flexio.run(job).json)["fio version"] != "fio-3.33"
+    assert [j.name for j in old.jobs] == ["a", "b"]
