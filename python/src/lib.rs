@@ -162,7 +162,14 @@ fn prepare(
         secs.retain(|s| s.global || only.contains(&s.name));
     }
     cli.sections.extend(secs);
-    let mut p = flexio_run::prepare_cli(cli, &read_file)?;
+    let mut p = flexio_run::prepare_cli(cli, &read_file).map_err(|e| match job {
+        // The job made of the keyword options is named after them, not "built-in job".
+        None => match e.strip_prefix("built-in job: ") {
+            Some(rest) => format!("{KEYWORDS}: {rest}"),
+            None => e,
+        },
+        Some(_) => e,
+    })?;
     warnings.append(&mut p.set.warnings);
     if p.cli.switches.warnings_fatal && !warnings.is_empty() {
         return Err(format!(

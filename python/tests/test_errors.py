@@ -34,6 +34,12 @@ def test_unknown_keyword_option_with_suggestion():
     assert "did you mean 'blocksize'" in msg, msg
 
 
+def test_job_of_keywords_without_size():
+    with pytest.raises(flexio.JobError) as e:
+        flexio.run(ioengine="null")
+    assert str(e.value).startswith("keyword arguments: job 'flexio': you need to specify size="), str(e.value)
+
+
 def test_unknown_engine():
     with pytest.raises(flexio.JobError) as e:
         flexio.run(name="k", ioengine="warpdrive", size="1M")
