@@ -2,6 +2,7 @@
 //! of every result), where the sources are a git checkout; a build from a source archive
 //! has none and the provenance leaves it out.
 
+use std::path::PathBuf;
 use std::process::Command;
 
 fn git(args: &[&str]) -> Option<String> {
@@ -13,14 +14,31 @@ fn git(args: &[&str]) -> Option<String> {
     (!s.is_empty()).then_some(s)
 }
 
+/// Where git keeps `name` (`HEAD`, `packed-refs`, `refs/heads/main`): in a linked worktree
+/// HEAD is the worktree's own and the refs are the main repository's.
+fn git_path(name: &str) -> Option<PathBuf> {
+    git(&["rev-parse", "--path-format=absolute", "--git-path", name]).map(PathBuf::from)
+}
+
 fn main() {
     println!("cargo:rerun-if-env-changed=FLEXIO_GIT_COMMIT");
-    if let Some(dir) = git(&["rev-parse", "--absolute-git-dir"]) {
-        for f in ["HEAD", "packed-refs"] {
-            println!("cargo:rerun-if-changed={dir}/{f}");
+    // Only files that exist are watched: cargo reruns a build script whose watched file is
+    // missing at every build, and rebuilds every crate depending on this one with it. A
+    // branch without a loose ref file (its ref is packed) is watched through the folder
+    // the file appears in at the branch's next commit.
+    for name in ["HEAD", "packed-refs"] {
+        if let Some(p) = git_path(name).filter(|p| p.exists()) {
+            println!("cargo:rerun-if-changed={}", p.display());
         }
-        if let Some(r) = git(&["symbolic-ref", "-q", "HEAD"]) {
-            println!("cargo:rerun-if-changed={dir}/{r}");
+    }
+    if let Some(p) = git(&["symbolic-ref", "-q", "HEAD"]).and_then(|r| git_path(&r)) {
+        let p = if p.exists() {
+            Some(p.as_path())
+        } else {
+            p.parent().filter(|d| d.is_dir())
+        };
+        if let Some(p) = p {
+            println!("cargo:rerun-if-changed={}", p.display());
         }
     }
     let commit = std::env::var("FLEXIO_GIT_COMMIT")

@@ -200,6 +200,13 @@ fn job(v: &Value, global: &[(String, String)]) -> JobResult {
         logs: Default::default(),
         ops: ops(fx),
         steady: steady(fx),
+        sync: v.get("sync").and_then(|s| {
+            let total_ios = u(&s["total_ios"]);
+            (total_ios > 0).then(|| SyncResult {
+                total_ios,
+                lat: lat(s.get("lat_ns")),
+            })
+        }),
     }
 }
 
@@ -385,6 +392,7 @@ mod tests {
         assert_eq!(d.bw_samples.n, 3);
         assert_eq!(r.disks[0].util, 12.5);
         assert_eq!(j.ctx, 7);
+        assert_eq!(j.sync, None, "a job without sync calls has no sync figures");
         // RMS = sqrt(50^2 + 100 * 999/1000).
         assert!((d.clat.rms() - (2500.0f64 + 99.9).sqrt()).abs() < 1e-9);
     }
@@ -402,5 +410,20 @@ mod tests {
         assert!(too_few_for(99.9, 999));
         assert!(!too_few_for(99.9, 1000));
         assert!(!too_few_for(100.0, 1));
+    }
+
+    #[test]
+    fn reads_sync_calls() {
+        let doc = r#"{ "jobs" : [ { "jobname" : "s",
+            "write" : { "io_bytes" : 8192, "total_ios" : 2, "runtime" : 1 },
+            "sync" : { "total_ios" : 2, "lat_ns" : { "min" : 100, "max" : 300, "mean" : 200.0,
+              "stddev" : 141.4, "N" : 2, "percentile" : { "99.000000" : 300 } } } } ] }"#;
+        let r = parse(doc, Path::new("s.json")).unwrap();
+        let s = r.jobs[0].sync.as_ref().expect("the job's sync calls");
+        assert_eq!(
+            (s.total_ios, s.lat.min, s.lat.max, s.lat.n),
+            (2, 100, 300, 2)
+        );
+        assert_eq!(s.lat.percentile(99.0), Some(300));
     }
 }

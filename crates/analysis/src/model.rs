@@ -149,6 +149,16 @@ pub struct JobResult {
     pub ops: Vec<OpFigures>,
     /// flexio's steady-state additions (`flexio.steadystate`: ss_ramp=auto, ss_departure).
     pub steady: Option<SteadyWatch>,
+    /// The job's sync calls (fsync, fdatasync, sync_file_range), when it made any: fio
+    /// reports their count and latency only.
+    pub sync: Option<SyncResult>,
+}
+
+/// A job's sync calls (the JSON's `sync`: `total_ios` and `lat_ns`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SyncResult {
+    pub total_ios: u64,
+    pub lat: Lat,
 }
 
 /// A job's steady-state series with what flexio found in it.

@@ -1,0 +1,7 @@
+"""``python -m flexio ARGS``: the flexio command."""
+
+import sys
+
+from ._cli import main
+
+sys.exit(main())
