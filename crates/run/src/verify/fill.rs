@@ -51,7 +51,7 @@ const FIO_GOLDEN: u64 = 0x61C8_8646_80B5_83EB;
 const FIO_BUCKETS: usize = 4;
 
 /// The bytes fio writes as verify data for `seed` (fio 3.33 and the newest alike): the
-/// words are dealt to [`FIO_BUCKETS`] streams, stream `p` starting at `seed` times the
+/// words are dealt to `FIO_BUCKETS` streams, stream `p` starting at `seed` times the
 /// `p`-th of 1, 2, 3, 5 and multiplied by the golden ratio after each word it gives; the
 /// words after the last whole round come from the first stream alone, a partial last word
 /// taking the leading bytes of its little-endian value. fio lays the headers over this.
