@@ -38,10 +38,15 @@ impl BlockInfo {
 
 /// `Some` if `path` is a block or a character device.
 pub fn probe(path: &Path) -> std::io::Result<Option<BlockInfo>> {
-    let m = match std::fs::metadata(path) {
-        Ok(m) => m,
-        Err(_) => return Ok(None),
-    };
+    match std::fs::metadata(path) {
+        Ok(m) => probe_with(path, &m),
+        Err(_) => Ok(None),
+    }
+}
+
+/// [`probe`] for a path already looked at: `m` is its metadata (planning stats each file
+/// once and uses the answer for the device check, the file type and the size).
+pub fn probe_with(path: &Path, m: &std::fs::Metadata) -> std::io::Result<Option<BlockInfo>> {
     if m.file_type().is_char_device() {
         return Ok(Some(BlockInfo::char_device(path)));
     }

@@ -48,17 +48,19 @@ fn read_stat(p: &Path) -> Option<[u64; 11]> {
 /// file system's device, or with `own` a block device's own numbers.
 pub(crate) fn numbers_of(path: &Path, own: bool) -> Option<(u32, u32)> {
     use std::os::unix::fs::FileTypeExt;
-    let probe = if path.exists() {
-        path.to_path_buf()
-    } else {
-        path.parent()?.to_path_buf()
+    // One look at the path, and at its directory only when it is missing.
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(_) => {
+            let dir = path.parent()?;
+            std::fs::metadata(if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            })
+            .ok()?
+        }
     };
-    let probe = if probe.as_os_str().is_empty() {
-        PathBuf::from(".")
-    } else {
-        probe
-    };
-    let meta = std::fs::metadata(&probe).ok()?;
     let dev = if own && meta.file_type().is_block_device() {
         meta.rdev()
     } else {

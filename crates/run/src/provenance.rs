@@ -55,14 +55,29 @@ pub fn collect(targets: &[PathBuf], compat: &str) -> Vec<(String, Fact)> {
     let mut out = Vec::new();
     out.push(("tool".to_string(), Fact::Obj(tool(compat).0)));
     out.push(("host".to_string(), Fact::Obj(host().0)));
-    let mut seen: Vec<&PathBuf> = Vec::new();
+    // A job of many files (nrfiles=100000) has as many targets: each is looked at once,
+    // and the file system and disk facts are read once per device they are on.
+    let mut seen: std::collections::HashSet<&PathBuf> = std::collections::HashSet::new();
+    let mut on_device: Vec<(DeviceKey, Vec<(String, Fact)>)> = Vec::new();
     let mut list = Vec::new();
     for t in targets {
-        if seen.contains(&t) {
+        if !seen.insert(t) {
             continue;
         }
-        seen.push(t);
-        list.push(Fact::Obj(target(t).0));
+        let key = device_key(t);
+        let facts = match on_device.iter().find(|(k, _)| Some(*k) == key) {
+            Some((_, f)) => f.clone(),
+            None => {
+                let f = target(t).0;
+                if let Some(k) = key {
+                    on_device.push((k, f.clone()));
+                }
+                f
+            }
+        };
+        let mut entry = vec![("path".to_string(), Fact::Str(t.display().to_string()))];
+        entry.extend(facts);
+        list.push(Fact::Obj(entry));
     }
     if !list.is_empty() {
         out.push(("targets".to_string(), Fact::List(list)));
@@ -271,12 +286,30 @@ fn parse_mountinfo(info: &str, id: &str) -> Option<(String, String, String, Stri
     })
 }
 
+/// (is a block device, device numbers): see [`device_key`].
+type DeviceKey = (bool, u64);
+
+/// What a target's file system and disk facts depend on: whether it is a block device, and
+/// the device numbers (a block device's own, else its file system's, or its directory's
+/// while it does not exist yet). `None` when neither can be looked at.
+fn device_key(path: &Path) -> Option<DeviceKey> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let m = std::fs::metadata(path).or_else(|_| {
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+        std::fs::metadata(dir.unwrap_or(Path::new(".")))
+    });
+    let m = m.ok()?;
+    let block = m.file_type().is_block_device();
+    Some((block, if block { m.rdev() } else { m.dev() }))
+}
+
+/// A target's file system and disk (its path is added by the caller).
 fn target(path: &Path) -> Facts {
     use std::os::unix::fs::FileTypeExt;
     let block = std::fs::metadata(path)
         .map(|m| m.file_type().is_block_device())
         .unwrap_or(false);
-    let mut t = Facts::default().str("path", Some(path.display().to_string()));
+    let mut t = Facts::default();
     if !block {
         if let Some((point, fstype, opts, source)) = mount_of(path) {
             t = t.obj(

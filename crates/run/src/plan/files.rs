@@ -69,14 +69,6 @@ pub fn count_of(o: &flexio_job::JobOptions) -> u32 {
     }
 }
 
-/// Current size of a regular file (None if missing).
-fn existing_size(p: &Path) -> Option<u64> {
-    std::fs::metadata(p)
-        .ok()
-        .filter(|m| m.is_file())
-        .map(|m| m.len())
-}
-
 /// The files of clone `sub` of a job.
 /// Length of the pseudo-file of engines that move no data (no end in practice).
 const NOIO_LEN: u64 = 1 << 60;
@@ -183,8 +175,12 @@ pub fn resolve(
     }
     let names: Vec<PathBuf> = found.into_iter().chain(names).collect();
     let mut blocks: Vec<Option<crate::blockdev::BlockInfo>> = Vec::new();
+    // Each name is looked at once (one stat): the device check, the file type check and
+    // the existing size below all use this answer.
+    let metas: Vec<Option<std::fs::Metadata>> =
+        names.iter().map(|n| std::fs::metadata(n).ok()).collect();
     let filetype = o.newest.filetype;
-    for n in &names {
+    for (n, meta) in names.iter().zip(&metas) {
         if filetype == flexio_job::newest::FileTypeOpt::File {
             // filetype=file: every file is taken to be a regular file, nothing is classified.
             blocks.push(None);
@@ -194,12 +190,14 @@ pub fn resolve(
             // filetype=char: every file is taken to be a character device, unlooked at.
             Some(crate::blockdev::BlockInfo::char_device(n))
         } else {
-            crate::blockdev::probe(n).map_err(|e| {
-                err(
-                    def,
-                    format!("cannot open block device '{}': {e}", n.display()),
-                )
-            })?
+            meta.as_ref()
+                .map_or(Ok(None), |m| crate::blockdev::probe_with(n, m))
+                .map_err(|e| {
+                    err(
+                        def,
+                        format!("cannot open block device '{}': {e}", n.display()),
+                    )
+                })?
         };
         if let Some(dev) = b.as_ref() {
             // Engines that create, remove or rename names (or work on directories) never
@@ -225,7 +223,7 @@ pub fn resolve(
             ));
         }
         if b.is_none() && !caps.dirs {
-            if let Ok(m) = std::fs::metadata(n) {
+            if let Some(m) = meta {
                 if !m.is_file() {
                     let what = if m.is_dir() {
                         "a directory"
@@ -248,7 +246,7 @@ pub fn resolve(
     let min_bs = o.min_bs();
     // ---- sizes
     let mut existing: Vec<Option<u64>> = Vec::with_capacity(names.len());
-    for (p, b) in names.iter().zip(&blocks) {
+    for ((p, b), meta) in names.iter().zip(&blocks).zip(&metas) {
         existing.push(match b {
             // A character device has no size (the job's size= or filesize= gives it),
             // unless its engine can tell (sg's READ CAPACITY, mtd's MEMGETINFO).
@@ -257,7 +255,7 @@ pub fn resolve(
             }
             Some(b) if b.char_dev => None,
             Some(b) => Some(b.size),
-            None => existing_size(p),
+            None => meta.as_ref().filter(|m| m.is_file()).map(|m| m.len()),
         });
     }
     let no_size = |n: &Path, i: usize| -> String {
