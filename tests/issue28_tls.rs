@@ -8,6 +8,7 @@
 //! with words that say so.
 
 mod common;
+use common::certs::*;
 use common::*;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -37,97 +38,26 @@ fn have_tools() -> bool {
     true
 }
 
-fn openssl(dir: &Path, args: &[&str]) {
-    let o = Command::new("openssl")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "openssl {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
-
-/// A CA `name` (name.pem, name.key).
-fn ca(dir: &Path, name: &str) {
-    openssl(
-        dir,
-        &[
-            "req",
-            "-x509",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:P-256",
-            "-nodes",
-            "-days",
-            "2",
-            "-subj",
-            &format!("/CN={name}"),
-            "-keyout",
-            &format!("{name}.key"),
-            "-out",
-            &format!("{name}.pem"),
-        ],
-    );
-}
-
-/// A server certificate `name` (name.pem, name.key) for the names `san`, signed by `by`.
-fn cert(dir: &Path, name: &str, by: &str, san: &str) {
-    openssl(
-        dir,
-        &[
-            "req",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:P-256",
-            "-nodes",
-            "-subj",
-            &format!("/CN={name}"),
-            "-keyout",
-            &format!("{name}.key"),
-            "-out",
-            &format!("{name}.csr"),
-        ],
-    );
-    std::fs::write(
-        dir.join(format!("{name}.ext")),
-        format!("subjectAltName={san}\nextendedKeyUsage=serverAuth\n"),
-    )
-    .unwrap();
-    openssl(
-        dir,
-        &[
-            "x509",
-            "-req",
-            "-in",
-            &format!("{name}.csr"),
-            "-CA",
-            &format!("{by}.pem"),
-            "-CAkey",
-            &format!("{by}.key"),
-            "-CAcreateserial",
-            "-days",
-            "2",
-            "-extfile",
-            &format!("{name}.ext"),
-            "-out",
-            &format!("{name}.pem"),
-        ],
-    );
-}
-
 /// Certificates for the tests: the CA `ca`, a server certificate `srv` for 127.0.0.1 and
 /// localhost, one `other` for another name, and an unrelated CA `rogue`.
 fn pki() -> tempfile::TempDir {
     let d = tempfile::tempdir().unwrap();
     ca(d.path(), "ca");
     ca(d.path(), "rogue");
-    cert(d.path(), "srv", "ca", "IP:127.0.0.1,DNS:localhost");
-    cert(d.path(), "other", "ca", "DNS:elsewhere.example");
+    cert(
+        d.path(),
+        "srv",
+        "ca",
+        "IP:127.0.0.1,DNS:localhost",
+        "serverAuth",
+    );
+    cert(
+        d.path(),
+        "other",
+        "ca",
+        "DNS:elsewhere.example",
+        "serverAuth",
+    );
     d
 }
 

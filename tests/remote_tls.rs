@@ -5,6 +5,7 @@
 
 mod common;
 
+use common::certs::*;
 use common::*;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -14,6 +15,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// openssl, or `None` with a visible SKIP (CI installs it and requires it).
+/// The names every test certificate is for.
+const SAN: &str = "IP:127.0.0.1,DNS:localhost";
+
 fn have_openssl() -> bool {
     let ok = Command::new("openssl")
         .arg("version")
@@ -29,96 +33,6 @@ fn have_openssl() -> bool {
     ok
 }
 
-fn openssl(dir: &Path, args: &[&str]) {
-    let o = Command::new("openssl")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "openssl {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
-
-fn private(p: &Path) {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o600)).unwrap();
-}
-
-/// A CA `name` (name.pem, name.key).
-fn ca(dir: &Path, name: &str) {
-    openssl(
-        dir,
-        &[
-            "req",
-            "-x509",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:P-256",
-            "-nodes",
-            "-days",
-            "2",
-            "-subj",
-            &format!("/CN={name}"),
-            "-keyout",
-            &format!("{name}.key"),
-            "-out",
-            &format!("{name}.pem"),
-        ],
-    );
-}
-
-/// A certificate `name` (name.pem, name.key, private) signed by the CA `by`, for `usage`
-/// (serverAuth or clientAuth).
-fn cert(dir: &Path, name: &str, by: &str, usage: &str) {
-    openssl(
-        dir,
-        &[
-            "req",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:P-256",
-            "-nodes",
-            "-subj",
-            &format!("/CN={name}"),
-            "-keyout",
-            &format!("{name}.key"),
-            "-out",
-            &format!("{name}.csr"),
-        ],
-    );
-    std::fs::write(
-        dir.join(format!("{name}.ext")),
-        format!("subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage={usage}\n"),
-    )
-    .unwrap();
-    openssl(
-        dir,
-        &[
-            "x509",
-            "-req",
-            "-in",
-            &format!("{name}.csr"),
-            "-CA",
-            &format!("{by}.pem"),
-            "-CAkey",
-            &format!("{by}.key"),
-            "-CAcreateserial",
-            "-days",
-            "2",
-            "-extfile",
-            &format!("{name}.ext"),
-            "-out",
-            &format!("{name}.pem"),
-        ],
-    );
-    private(&dir.join(format!("{name}.key")));
-}
-
 /// Two CAs; the server's certificate, a client's and an outsider's (signed by the other
 /// CA), all under `dir/pki`.
 fn pki(dir: &Path) -> PathBuf {
@@ -126,9 +40,9 @@ fn pki(dir: &Path) -> PathBuf {
     std::fs::create_dir_all(&p).unwrap();
     ca(&p, "ca");
     ca(&p, "other");
-    cert(&p, "server", "ca", "serverAuth");
-    cert(&p, "client", "ca", "clientAuth");
-    cert(&p, "outsider", "other", "clientAuth");
+    cert(&p, "server", "ca", SAN, "serverAuth");
+    cert(&p, "client", "ca", SAN, "clientAuth");
+    cert(&p, "outsider", "other", SAN, "clientAuth");
     p
 }
 

@@ -2,6 +2,7 @@
 //! output structure the way scripts that read fio's output would see it.
 #![allow(dead_code)]
 
+pub mod certs;
 pub mod chromium;
 pub mod faultfs;
 pub mod fstargets;
