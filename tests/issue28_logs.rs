@@ -394,14 +394,21 @@ fn closed_reader(
     use std::io::Read;
     use std::os::unix::process::ExitStatusExt;
     // A panic would print its backtrace: the test would see it.
-    let mut child = spawn_in(bin, args, dir, &[("RUST_BACKTRACE", "1")]);
-    let mut out = child.stdout.take().unwrap();
-    if first > 0 {
+    let env = [("RUST_BACKTRACE", "1")];
+    let o = if first == 0 {
+        // The reader gone before the first byte: gone before flexio starts (closing it
+        // after the start would race a short output such as --help into the pipe).
+        spawn_into_closed_pipe(bin, args, dir, &env)
+            .wait_with_output()
+            .unwrap()
+    } else {
+        let mut child = spawn_in(bin, args, dir, &env);
+        let mut out = child.stdout.take().unwrap();
         let mut buf = vec![0u8; first];
         out.read_exact(&mut buf).unwrap();
-    }
-    drop(out);
-    let o = child.wait_with_output().unwrap();
+        drop(out);
+        child.wait_with_output().unwrap()
+    };
     (
         o.status.signal(),
         o.status.code().unwrap_or(-1),

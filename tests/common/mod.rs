@@ -372,6 +372,27 @@ pub fn spawn_in(
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", bin.display()))
 }
 
+/// [`spawn_in`] with stdout a pipe whose reader is gone before the program starts: its
+/// first write to stdout fails (EPIPE, SIGPIPE) however the processes are scheduled.
+pub fn spawn_into_closed_pipe(
+    bin: &Path,
+    args: &[&str],
+    dir: &Path,
+    env: &[(&str, &str)],
+) -> std::process::Child {
+    let (reader, writer) = rustix::pipe::pipe().expect("pipe");
+    drop(reader);
+    Command::new(bin)
+        .args(args)
+        .current_dir(dir)
+        .env("TZ", "UTC")
+        .envs(env.iter().copied())
+        .stdout(std::process::Stdio::from(writer))
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", bin.display()))
+}
+
 /// ETXTBSY on Linux (the tests do not link libc).
 fn libc_etxtbsy() -> i32 {
     26
