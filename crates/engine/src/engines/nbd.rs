@@ -263,14 +263,7 @@ fn start_tls(mut c: Conn, uri: &Uri) -> io::Result<Conn> {
     opt.extend_from_slice(&OPT_STARTTLS.to_be_bytes());
     opt.extend_from_slice(&0u32.to_be_bytes());
     c.write_all(&opt)?;
-    if be64(&mut c)? != REPLY_MAGIC {
-        return Err(proto("bad option reply"));
-    }
-    let _opt = be32(&mut c)?;
-    let rtype = be32(&mut c)?;
-    let len = be32(&mut c)? as usize;
-    let mut data = vec![0u8; len.min(1 << 20)];
-    c.read_exact(&mut data)?;
+    let (rtype, _data) = option_reply(&mut c)?;
     match rtype {
         REP_ACK => {}
         REP_ERR_UNSUP | REP_ERR_POLICY => {
@@ -285,6 +278,19 @@ fn start_tls(mut c: Conn, uri: &Uri) -> io::Result<Conn> {
         .connect(&name, c)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("nbd: {e}")))?;
     Ok(Conn::Tls(Box::new(t)))
+}
+
+/// One reply of the newstyle option haggling: its type and its data (at most 1 MiB kept).
+fn option_reply(c: &mut Conn) -> io::Result<(u32, Vec<u8>)> {
+    if be64(c)? != REPLY_MAGIC {
+        return Err(proto("bad option reply"));
+    }
+    let _opt = be32(c)?;
+    let rtype = be32(c)?;
+    let len = be32(c)? as usize;
+    let mut data = vec![0u8; len.min(1 << 20)];
+    c.read_exact(&mut data)?;
+    Ok((rtype, data))
 }
 
 fn be64(c: &mut Conn) -> io::Result<u64> {
@@ -360,14 +366,7 @@ fn connect(uri: &str) -> io::Result<Export> {
     c.write_all(&opt)?;
     let mut info: Option<(u64, u16)> = None;
     loop {
-        if be64(&mut c)? != REPLY_MAGIC {
-            return Err(proto("bad option reply"));
-        }
-        let _opt = be32(&mut c)?;
-        let rtype = be32(&mut c)?;
-        let len = be32(&mut c)? as usize;
-        let mut data = vec![0u8; len.min(1 << 20)];
-        c.read_exact(&mut data)?;
+        let (rtype, data) = option_reply(&mut c)?;
         if rtype == REP_INFO && data.len() >= 12 && data[..2] == [0, 0] {
             let size = u64::from_be_bytes(data[2..10].try_into().unwrap_or([0; 8]));
             let flags = u16::from_be_bytes([data[10], data[11]]);
