@@ -16,6 +16,12 @@
 //! * Reads stay below the write pointer (moved into the zone's written part, or to the
 //!   next zone with data) unless `read_beyond_wp`.
 //! * A mixed read/write job writes first while nothing is written yet.
+//! * With `verify`, a writing job resets every zone of its range that holds data when a
+//!   loop begins (so that no reset in the middle of the writes loses data the read-back
+//!   expects), and a full zone is never opened for writing.
+//! * With `zoneskip`, a sequential job moves on after a zone's worth of I/O (or at the
+//!   zone's end, or, reading, at its write pointer): its next zone is `zonesize + zoneskip`
+//!   after the start of the previous one, from the start again past the end.
 //!
 //! fio keeps the open zones in a fixed array and picks from it by index, stale entries
 //! included; [`ZoneSet`] keeps the same array so the picks are the same.
@@ -151,6 +157,8 @@ pub struct JobParams {
     pub mixed: bool,
     /// The job writes (fio's td_write).
     pub writes: bool,
+    /// zoneskip: bytes skipped after each zone by a sequential job (0: none).
+    pub zone_skip: u64,
 }
 
 /// A job thread's view of one file: the part it works on, in whole zones.
@@ -170,6 +178,9 @@ pub struct JobZones {
     pub num_open: u32,
     /// Zone resets this thread did.
     pub resets: u64,
+    /// zoneskip: bytes drawn since the job last moved to another zone (over all its files,
+    /// as fio counts them per thread).
+    pub zone_bytes: u64,
     /// Writes in flight that fill their zone: (table, zone, offset). Their completion closes the
     /// zone; where fio waits for the requests in flight, the closes happen then.
     pending: Vec<(u64, u32, u64)>,
@@ -637,6 +648,10 @@ impl ZoneSet {
         let min_bs = p.min_bs[ddir].max(1);
         let zb = self.zone_idx(offset);
         let mut acts = Actions::default();
+        if zb >= self.nr {
+            // Past the last zone: nothing there.
+            return Adjust::Eof { actions: acts };
+        }
         let zone = self.zones[zb as usize];
         if !zone.has_wp {
             return self.adjust_conventional(ddir, offset, len, min_bs, zb);
@@ -896,6 +911,65 @@ impl ZoneSet {
         }
         self.reset_zone(job, i, acts);
         Ok(true)
+    }
+
+    /// With `verify`, a writing job resets the zones of its range that hold data when a
+    /// loop begins, before anything is written (fio's zbd_file_reset): the resets are
+    /// counted; a real device's zones to reset are returned as (start, length).
+    pub fn reset_for_verify(&mut self, job: &mut JobZones, r: &Range) -> Vec<(u64, u64)> {
+        let p = job.params;
+        let mut dev = Vec::new();
+        if !p.verify || !p.writes {
+            return dev;
+        }
+        for i in r.min_zone..r.max_zone {
+            let z = self.zones[i as usize];
+            if !z.has_wp || z.wp == z.start {
+                continue;
+            }
+            let mut a = Actions::default();
+            self.reset_zone(job, i, &mut a);
+            dev.extend(a.reset);
+        }
+        dev
+    }
+
+    /// zoneskip for a sequential job: where its next I/O of `ddir` starts, given where the
+    /// previous one ended (`ended`, absolute), where it would continue (`last_pos`: past a
+    /// zone's capacity, the zone's end) and the start of the zone it went to last (`base`,
+    /// moved here). The job moves on when it has drawn a zone's worth of bytes since it
+    /// last moved, when `last_pos` is at the end of the zone `ended` falls in, or, for a
+    /// read that may not pass the write pointer, at that zone's write pointer: to
+    /// `zonesize + zoneskip` after `base`, or to the start of its range past the range's
+    /// end.
+    pub fn skip_zones(
+        &self,
+        job: &mut JobZones,
+        r: &Range,
+        ddir: usize,
+        ended: u64,
+        last_pos: u64,
+        base: &mut u64,
+    ) -> u64 {
+        let p = job.params;
+        if p.random || p.zone_skip == 0 || ddir > 1 {
+            return last_pos;
+        }
+        let i = self.zone_idx(ended) as usize;
+        let z = &self.zones[i];
+        let end = self.zones.get(i + 1).map_or(z.start, |n| n.start);
+        if job.zone_bytes >= self.zone_size
+            || last_pos >= end
+            || (ddir == 0 && !p.read_beyond_wp && last_pos >= z.wp)
+        {
+            job.zone_bytes = 0;
+            *base = base.saturating_add(self.zone_size + p.zone_skip);
+            if *base >= r.offset + r.io_size {
+                *base = r.offset;
+            }
+            return *base;
+        }
+        last_pos
     }
 
     /// Data written in all zones (fio's sectors_with_data, in bytes).

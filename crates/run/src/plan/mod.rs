@@ -929,6 +929,8 @@ fn workload_spec(
         },
         select_nr: o.file_service_nr,
         wrap,
+        // fio goes on to io_size (given) or the end of the time with another pass.
+        zone_eof_pass: o.zonemode == ZoneMode::Zbd && (o.time_based || o.io_size.is_some()),
         seeds: *seeds,
         gen: match o.random_generator {
             RandGenOpt::Tausworthe => RandGen::Tausworthe,

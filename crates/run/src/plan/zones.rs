@@ -130,6 +130,7 @@ fn params(o: &JobOptions) -> JobParams {
         random: o.rw.is_random(),
         mixed: o.rw.reads() && o.rw.writes(),
         writes: o.rw.writes(),
+        zone_skip: o.zoneskip,
     }
 }
 
@@ -142,12 +143,6 @@ fn check_options(def: &JobDef) -> Result<(), PlanError> {
             "io_submit_mode=offload with zonemode=zbd is not supported by flexio (fio 3.33 aborts on it)",
         ));
     }
-    if o.verify != flexio_job::options::verify_code::NONE && o.rw.writes() {
-        return Err(err(
-            def,
-            "verify with zonemode=zbd is not supported by flexio",
-        ));
-    }
     if o.rw.trims() {
         if o.min_bs_dir(2) != o.max_bs_dir(2)
             || o.bssplit.as_ref().is_some_and(|s| !s[2].is_empty())
@@ -155,15 +150,6 @@ fn check_options(def: &JobDef) -> Result<(), PlanError> {
             return Err(err(
                 def,
                 "bsrange and bssplit are not allowed for trim with zonemode=zbd",
-            ));
-        }
-        if o.rw.writes() {
-            return Err(err(
-                def,
-                format!(
-                    "rw={} (trims and writes in one job) with zonemode=zbd is not supported by flexio",
-                    o.rw.as_str()
-                ),
             ));
         }
     }
@@ -225,12 +211,6 @@ pub fn apply(def: &JobDef, t: &mut ThreadPlan, reg: &mut Registry) -> Result<(),
                         "{fname}: zoneskip {} is not a multiple of the device zone size {}.",
                         o.zoneskip, s.zone_size
                     ),
-                ));
-            }
-            if o.zoneskip > 0 {
-                return Err(err(
-                    def,
-                    "zoneskip with zonemode=zbd is not supported by flexio",
                 ));
             }
             if o.rw.trims() && o.bs[2] != s.zone_size {

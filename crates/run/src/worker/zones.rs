@@ -36,6 +36,12 @@ pub struct Zones {
     resets_before: u64,
     failure: Option<Failure>,
     before: Before,
+    /// zoneskip: per file, the start of the zone the job went to last, and whether its
+    /// next sequential I/O starts there (a loop began, or the file ran out of data).
+    skip_base: Vec<u64>,
+    skip_fresh: Vec<bool>,
+    /// Zones of real devices to reset before the loop's first I/O (verify).
+    device_resets: Vec<(usize, u64, u64)>,
 }
 
 impl Zones {
@@ -46,6 +52,9 @@ impl Zones {
             resets_before: 0,
             failure: None,
             before: Before::default(),
+            skip_base: plan.files.iter().map(|f| f.range.offset).collect(),
+            skip_fresh: vec![true; plan.files.len()],
+            device_resets: Vec::new(),
         }
     }
 
@@ -56,13 +65,34 @@ impl Zones {
             .unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A loop starts (fio resets a file's zone accounting when a job opens it).
+    /// A loop starts (fio resets a file's zone accounting when a job opens it; a verifying
+    /// writer resets the zones of its range that hold data).
     pub fn loop_start(&mut self) {
         for i in 0..self.plan.files.len() {
-            let r = self.plan.files[i].range;
-            let p = self.job.params;
-            self.set(i).file_reset(&p, &r);
+            self.file_reset(i);
+            self.skip_fresh[i] = true;
         }
+    }
+
+    fn file_reset(&mut self, i: usize) {
+        let r = self.plan.files[i].range;
+        let p = self.job.params;
+        let mut job = std::mem::take(&mut self.job);
+        let dev = {
+            let mut s = self.set(i);
+            s.file_reset(&p, &r);
+            s.reset_for_verify(&mut job, &r)
+        };
+        self.job = job;
+        if self.plan.files[i].device {
+            self.device_resets
+                .extend(dev.into_iter().map(|(off, len)| (i, off, len)));
+        }
+    }
+
+    /// The real device zones to reset before the next I/O (taken once).
+    pub fn take_device_resets(&mut self) -> Vec<(usize, u64, u64)> {
+        std::mem::take(&mut self.device_resets)
     }
 
     /// The measured part starts (after ramp): resets are counted from here.
@@ -133,19 +163,53 @@ impl Zoned for Zones {
 
     fn continue_at(&mut self, file: usize, ddir: usize, pos: u64) -> u64 {
         let p = self.job.params;
-        self.set(file).skip_capacity_gap(&p, ddir, pos)
+        if p.zone_skip == 0 || p.random {
+            return self.set(file).skip_capacity_gap(&p, ddir, pos);
+        }
+        // zoneskip: a loop (or a pass after the file ran out) continues from the zone
+        // the job went to last.
+        let pos = if std::mem::take(&mut self.skip_fresh[file]) {
+            self.skip_base[file]
+        } else {
+            pos
+        };
+        let r = self.plan.files[file].range;
+        let mut job = std::mem::take(&mut self.job);
+        let mut base = self.skip_base[file];
+        let at = {
+            let s = self.set(file);
+            let to = s.skip_capacity_gap(&p, ddir, pos);
+            s.skip_zones(&mut job, &r, ddir, pos, to, &mut base)
+        };
+        self.skip_base[file] = base;
+        self.job = job;
+        at
     }
 
     fn restarted(&mut self, file: usize) {
-        let r = self.plan.files[file].range;
+        self.file_reset(file);
+    }
+
+    fn seq_end(&mut self, file: usize, len: u64) -> u64 {
         let p = self.job.params;
-        self.set(file).file_reset(&p, &r);
+        if p.zone_skip == 0 || p.random {
+            return len;
+        }
+        let f = &self.plan.files[file];
+        self.skip_base[file] - f.range.offset + len
     }
 
     fn adjust(&mut self, file: usize, ddir: usize, offset: u64, len: u64) -> Option<(u64, u64)> {
         let r = self.plan.files[file].range;
         let mut job = std::mem::take(&mut self.job);
+        job.zone_bytes += len;
         let a = self.set(file).adjust(&mut job, &r, ddir, offset, len);
+        if matches!(a, Adjust::Eof { .. }) && job.params.zone_skip > 0 {
+            // The file has nothing more: its next pass starts from its start again.
+            job.zone_bytes = 0;
+            self.skip_base[file] = r.offset;
+            self.skip_fresh[file] = true;
+        }
         self.job = job;
         match a {
             Adjust::Go {

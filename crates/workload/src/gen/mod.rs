@@ -70,6 +70,11 @@ pub trait Zoned {
     /// A random workload started the file over (its random map was full): fio resets the
     /// file, its zone accounting included.
     fn restarted(&mut self, file: usize);
+    /// Where a sequential pass over the file ends (relative to its region, `len` its
+    /// length): zoneskip counts it from the zone the job went to last, as fio does.
+    fn seq_end(&mut self, _file: usize, len: u64) -> u64 {
+        len
+    }
 }
 
 /// No zones: every hook is the identity.
@@ -151,6 +156,9 @@ pub struct Spec {
     /// Wrap around at the end of a region (time_based, or io_size beyond size) instead of
     /// ending the file.
     pub wrap: bool,
+    /// zonemode=zbd: a file the zones have nothing more for starts another pass (fio goes
+    /// on while a given io_size or the time is not used up) instead of ending.
+    pub zone_eof_pass: bool,
     /// fio's per-stream seeds (see `rng::fio_seeds`).
     pub seeds: [u64; slot::COUNT],
     pub gen: RandGen,
@@ -309,6 +317,8 @@ struct FileState {
     /// rewrites (fio writes where the file's latest trim started; sequential trimwrite gets
     /// there by advancing both positions).
     trimmed: Option<(u64, u64)>,
+    /// zonemode=zbd: I/Os of the file since it last started ([`Generator::zone_eof`]).
+    zoned_ios: u64,
 }
 
 /// Stateful generator for one job thread. A clone goes on from the same point (a replay
@@ -552,6 +562,7 @@ impl Generator {
             zone_done: 0,
             tw_start: [u64::MAX; 2],
             trimmed: None,
+            zoned_ios: 0,
         }
     }
 
@@ -846,10 +857,34 @@ impl Generator {
         let abs = f.region.start.wrapping_add(f.pos[ddir]);
         let at = z.continue_at(fi, ddir, abs);
         f.pos[ddir] = at.wrapping_sub(f.region.start);
+        if self.randtrimwrite && ddir == 1 {
+            // The write of the block just trimmed (the trim reset its zone): where the
+            // zones put it.
+            if let Some((offset, len)) = self.files[fi].trimmed.take() {
+                let (offset, len) = z.adjust(fi, 1, offset, len)?;
+                let f = &mut self.files[fi];
+                f.pos[1] = (offset + len).wrapping_sub(f.region.start);
+                self.issues[1] += 1;
+                let io = NextIo {
+                    file: fi,
+                    ddir: 1,
+                    offset,
+                    len,
+                    wrapped: false,
+                };
+                self.trimwrite_started(&io);
+                self.files[fi].zoned_ios += 1;
+                return Some(io);
+            }
+        }
         let io = self.attempt_with(fi, ddir, z)?;
+        if self.randtrimwrite && io.ddir == 2 {
+            self.files[fi].trimmed = Some((io.offset, io.len));
+        }
         if self.trimwrite {
             self.trimwrite_started(&io);
         }
+        self.files[fi].zoned_ios += 1;
         Some(io)
     }
 
@@ -1066,7 +1101,17 @@ impl Generator {
             let (zs, _) = self.zone(fi);
             off = zs;
         }
-        let l = match self.len_at(fi, off, ddir, false) {
+        let got = if Z::ON {
+            let end = z.seq_end(fi, len);
+            if off >= end {
+                None
+            } else {
+                self.draw_len(ddir, false, end - off)
+            }
+        } else {
+            self.len_at(fi, off, ddir, false)
+        };
+        let l = match got {
             Some(l) => l,
             None if self.spec.wrap || self.spec.strided.is_some() => {
                 self.wrapped |= self.spec.wrap;
@@ -1084,13 +1129,7 @@ impl Generator {
             self.spec.rw_nr
         };
         let (off, l) = if Z::ON {
-            match self.zoned(fi, ddir, off, l, z) {
-                Some(v) => v,
-                None => {
-                    self.mark_done(fi);
-                    return None;
-                }
-            }
+            self.zoned(fi, ddir, off, l, z)?
         } else {
             (off, l)
         };
@@ -1098,7 +1137,8 @@ impl Generator {
         Some((off, l))
     }
 
-    /// The zones' adjustment of an I/O at `off` (relative to the region).
+    /// The zones' adjustment of an I/O at `off` (relative to the region); `None` when the
+    /// file has nothing more for it ([`Self::zone_eof`]).
     #[cold]
     fn zoned<Z: Zoned>(
         &mut self,
@@ -1109,8 +1149,42 @@ impl Generator {
         z: &mut Z,
     ) -> Option<(u64, u64)> {
         let start = self.files[fi].region.start;
-        let (o, l) = z.adjust(fi, ddir, start + off, l)?;
+        let Some((o, l)) = z.adjust(fi, ddir, start + off, l) else {
+            self.zone_eof(fi, z);
+            return None;
+        };
         Some((o.wrapping_sub(start), l))
+    }
+
+    /// The zones have nothing more in file `fi` (fio's io_u_eof): the file is done, unless
+    /// the job goes on ([`Spec::zone_eof_pass`]: io_size given, or time_based) and did I/O
+    /// since it last started: fio then starts another pass (positions and random map back to the
+    /// start, the streams seeded again, the zone accounting reset). A pass that found
+    /// nothing ends the file, as fio's does. One file only: with several, fio's next pass
+    /// waits for all of them, which the generator does not model (they end).
+    #[cold]
+    fn zone_eof<Z: Zoned>(&mut self, fi: usize, z: &mut Z) {
+        if !self.spec.zone_eof_pass || self.files.len() != 1 || self.files[fi].zoned_ios == 0 {
+            self.mark_done(fi);
+            return;
+        }
+        let f = &mut self.files[fi];
+        f.pos = [0; 3];
+        if let Some(m) = &mut f.map {
+            m.clear();
+        }
+        if let Some(l) = &mut f.lfsr {
+            l.reset();
+        }
+        f.run_left = 0;
+        f.tw_start = [u64::MAX; 2];
+        f.trimmed = None;
+        f.zoned_ios = 0;
+        self.wrapped = true;
+        if self.spec.repeatable && !self.spec.time_based {
+            self.reseed();
+        }
+        z.restarted(fi);
     }
 
     /// fio's backwards sequential I/O (`rw=read:-N`): `end` is where the previous I/O ended

@@ -90,13 +90,7 @@ impl Generator {
         match self.len_at(fi, off, ddir, false) {
             Some(l) => {
                 let (off, l) = if Z::ON {
-                    match self.zoned(fi, ddir, off, l, z) {
-                        Some(v) => v,
-                        None => {
-                            self.mark_done(fi);
-                            return None;
-                        }
-                    }
+                    self.zoned(fi, ddir, off, l, z)?
                 } else {
                     (off, l)
                 };
@@ -181,16 +175,9 @@ impl Generator {
         // drawn with the length that goes (fio's order).
         let drawn = off;
         let off = if Z::ON {
-            match self.zoned(fi, ddir, off, l, z) {
-                Some((o, len)) => {
-                    l = len;
-                    o
-                }
-                None => {
-                    self.mark_done(fi);
-                    return None;
-                }
-            }
+            let (o, len) = self.zoned(fi, ddir, off, l, z)?;
+            l = len;
+            o
         } else {
             off
         };

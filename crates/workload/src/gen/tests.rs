@@ -24,6 +24,7 @@ fn spec(random: bool, size: u64) -> Spec {
         select: FileSelect::RoundRobin,
         select_nr: 1,
         wrap: false,
+        zone_eof_pass: false,
         seeds: crate::rng::fio_seeds(0x89, 1, true),
         gen: RandGen::Tausworthe,
         lfsr_usable_seed: true,

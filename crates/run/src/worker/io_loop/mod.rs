@@ -614,6 +614,15 @@ impl<'a, E: Engine> Worker<'a, E> {
             self.progress.set_state(self.plan.io.state);
             if let Some(z) = &mut self.zones {
                 z.loop_start();
+                // A verifying writer's zones with data are reset before it writes.
+                let resets = z.take_device_resets();
+                self.stats.zone_resets = Some(z.resets());
+                if !resets
+                    .into_iter()
+                    .all(|(f, off, len)| self.reset_device_zone(f, off, len))
+                {
+                    break;
+                }
             }
             if let Some(vs) = self.ver.as_mut() {
                 vs.loop_begins(&self.gen);
@@ -1014,26 +1023,36 @@ impl<'a, E: Engine> Worker<'a, E> {
             self.quiesce();
         }
         if let Some((file, off, len)) = before.reset {
-            if !self.ensure_open(file) {
-                return false;
-            }
-            let r = match self.files.borrow(file) {
-                Some(fd) => flexio_engine::platform::reset_zones(fd, off, len),
-                None => Err(std::io::Error::from_raw_os_error(libc::EBADF)),
-            };
-            if let Err(e) = r {
-                let errno = e.raw_os_error().unwrap_or(libc::EIO);
-                self.ctx.notes.err(&format!(
-                    "{}: resetting wp for {} sectors at sector {} failed ({errno}).",
-                    self.plan.files[file].path.display(),
-                    len >> 9,
-                    off >> 9
-                ));
-                self.fail(errno, "resetting wp failed");
+            if !self.reset_device_zone(file, off, len) {
                 return false;
             }
         }
         !self.stop
+    }
+
+    /// zonemode=zbd on a zoned device: reset the zone at `off` (`len` bytes) of `file`.
+    /// False (the job failed, with fio's message) when the device refuses.
+    #[cold]
+    fn reset_device_zone(&mut self, file: usize, off: u64, len: u64) -> bool {
+        if !self.ensure_open(file) {
+            return false;
+        }
+        let r = match self.files.borrow(file) {
+            Some(fd) => flexio_engine::platform::reset_zones(fd, off, len),
+            None => Err(std::io::Error::from_raw_os_error(libc::EBADF)),
+        };
+        if let Err(e) = r {
+            let errno = e.raw_os_error().unwrap_or(libc::EIO);
+            self.ctx.notes.err(&format!(
+                "{}: resetting wp for {} sectors at sector {} failed ({errno}).",
+                self.plan.files[file].path.display(),
+                len >> 9,
+                off >> 9
+            ));
+            self.fail(errno, "resetting wp failed");
+            return false;
+        }
+        true
     }
 
     /// serialize_overlap: reap until no request in flight overlaps the one in `slot`.
