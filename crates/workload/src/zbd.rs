@@ -927,6 +927,8 @@ impl ZoneSet {
             if !z.has_wp || z.wp == z.start {
                 continue;
             }
+            // An open zone reset here is closed too: the loop opens its zones afresh.
+            self.close_zone(job, i);
             let mut a = Actions::default();
             self.reset_zone(job, i, &mut a);
             dev.extend(a.reset);

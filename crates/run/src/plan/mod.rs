@@ -929,8 +929,11 @@ fn workload_spec(
         },
         select_nr: o.file_service_nr,
         wrap,
-        // fio goes on to io_size (given) or the end of the time with another pass.
-        zone_eof_pass: o.zonemode == ZoneMode::Zbd && (o.time_based || o.io_size.is_some()),
+        // fio goes on to io_size (given) or the end of the time with another pass; a
+        // verifying writer's pass ends there, its read-back follows (then another loop).
+        zone_eof_pass: o.zonemode == ZoneMode::Zbd
+            && (o.time_based || o.io_size.is_some())
+            && !(o.verify != flexio_job::options::verify_code::NONE && o.rw.writes()),
         seeds: *seeds,
         gen: match o.random_generator {
             RandGenOpt::Tausworthe => RandGen::Tausworthe,

@@ -143,6 +143,21 @@ fn check_options(def: &JobDef) -> Result<(), PlanError> {
             "io_submit_mode=offload with zonemode=zbd is not supported by flexio (fio 3.33 aborts on it)",
         ));
     }
+    let verify = o.verify != flexio_job::options::verify_code::NONE;
+    if verify && o.rw.writes() && o.zbd.zone_reset_frequency > 0.0 {
+        return Err(err(
+            def,
+            "zone_reset_frequency with verify and zonemode=zbd is not supported by flexio \
+             (its resets during the writes lose data the read-back expects; fio 3.33 aborts on it)",
+        ));
+    }
+    if verify && o.experimental_verify {
+        return Err(err(
+            def,
+            "experimental_verify with zonemode=zbd is not supported by flexio \
+             (fio 3.33 reads nothing back; newer fio refuses it)",
+        ));
+    }
     if o.rw.trims() {
         if o.min_bs_dir(2) != o.max_bs_dir(2)
             || o.bssplit.as_ref().is_some_and(|s| !s[2].is_empty())
@@ -385,27 +400,55 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         for (extra, what) in [
             (
-                "--io_submit_mode=offload",
+                &["--io_submit_mode=offload"][..],
                 "io_submit_mode=offload with zonemode=zbd",
             ),
-            ("--verify=crc32c", "verify with zonemode=zbd"),
-            ("--zoneskip=2M", "zoneskip with zonemode=zbd"),
+            (
+                &["--verify=crc32c", "--zone_reset_frequency=0.5"][..],
+                "zone_reset_frequency with verify and zonemode=zbd",
+            ),
+            (
+                &["--verify=crc32c", "--experimental_verify=1"][..],
+                "experimental_verify with zonemode=zbd",
+            ),
         ] {
-            let e = plan(
-                d.path(),
-                &[
-                    "--name=a",
-                    "--filename=@F@",
-                    "--zonemode=zbd",
-                    "--zonesize=1M",
-                    "--rw=write",
-                    extra,
-                ],
-            )
-            .unwrap_err();
+            let mut args = vec![
+                "--name=a",
+                "--filename=@F@",
+                "--zonemode=zbd",
+                "--zonesize=1M",
+                "--rw=write",
+            ];
+            args.extend_from_slice(extra);
+            let e = plan(d.path(), &args).unwrap_err();
             assert!(
                 e.contains(what) && e.contains("not supported by flexio"),
                 "{e}"
+            );
+        }
+        // What runs now: verify, trims and writes in one job, zoneskip.
+        for extra in [
+            &["--verify=crc32c"][..],
+            &["--rw=trimwrite", "--bs=1M"][..],
+            &["--rw=randtrimwrite", "--bs=4k,4k,1M"][..],
+            &["--zoneskip=2M"][..],
+        ] {
+            let mut args = vec![
+                "--name=a",
+                "--filename=@F@",
+                "--zonemode=zbd",
+                "--zonesize=1M",
+                "--rw=write",
+            ];
+            args.extend_from_slice(extra);
+            let p = plan(d.path(), &args).unwrap_or_else(|e| panic!("{extra:?}: {e}"));
+            assert_eq!(
+                p[0].zbd.as_ref().unwrap().params.zone_skip,
+                if extra[0] == "--zoneskip=2M" {
+                    2 << 20
+                } else {
+                    0
+                }
             );
         }
     }

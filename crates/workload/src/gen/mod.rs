@@ -859,10 +859,14 @@ impl Generator {
         f.pos[ddir] = at.wrapping_sub(f.region.start);
         if self.randtrimwrite && ddir == 1 {
             // The write of the block just trimmed (the trim reset its zone): where the
-            // zones put it.
-            if let Some((offset, len)) = self.files[fi].trimmed.take() {
-                let (offset, len) = z.adjust(fi, 1, offset, len)?;
+            // zones put it. One the zones moved elsewhere (the open-zone limit) is
+            // followed by another write of the trimmed block, as in fio.
+            if let Some((trim_at, trim_len)) = self.files[fi].trimmed.take() {
+                let (offset, len) = z.adjust(fi, 1, trim_at, trim_len)?;
                 let f = &mut self.files[fi];
+                if offset != trim_at {
+                    f.trimmed = Some((trim_at, trim_len));
+                }
                 f.pos[1] = (offset + len).wrapping_sub(f.region.start);
                 self.issues[1] += 1;
                 let io = NextIo {

@@ -601,8 +601,10 @@ impl<'a, E: Engine> Worker<'a, E> {
             self.progress.set_state(RunState::Ramp);
         }
         let loops = self.plan.io.loops;
-        for l in 0..loops {
+        let mut l = 0;
+        while l < loops {
             let loop_start = self.clock.now();
+            let ios_before = self.completed_total;
             self.loop_start_ns = loop_start;
             self.pace.restart(loop_start, self.bytes, self.ios);
             if l == 0 {
@@ -640,7 +642,17 @@ impl<'a, E: Engine> Worker<'a, E> {
             if end == End::Stop || self.stop || self.terminated() {
                 break;
             }
-            if l + 1 < loops {
+            // zonemode=zbd: a time-based job whose zones have nothing more (a verifying
+            // writer's zones all full) goes on with another loop, as fio's does, while its
+            // loops do I/O.
+            let again = end == End::Done
+                && self.plan.io.time_based
+                && self.zones.is_some()
+                && self.completed_total > ios_before;
+            if !again {
+                l += 1;
+            }
+            if l < loops {
                 // Inside the measured run: the fsyncs, cache drops and unlinks between
                 // loops are the target's time.
                 let t0 = self.clock.now();
