@@ -1164,6 +1164,175 @@ mod tests {
     }
 
     #[test]
+    fn a_verifying_writer_resets_and_closes_its_zones_with_data_as_a_loop_begins() {
+        let mut s = ZoneSet::emulated(4 << 20, 1 << 20, 0).unwrap();
+        s.set_max_open(2);
+        let mut j = job(true);
+        j.params.verify = true;
+        let r = s
+            .fit_range(1 << 20, 3 << 20, false, &mut Vec::new())
+            .unwrap();
+        s.file_reset(&j.params, &r);
+        // Nothing written yet: nothing to reset, nothing counted.
+        assert!(s.reset_for_verify(&mut j, &r).is_empty());
+        assert_eq!(j.resets, 0);
+        for zone in [1u64, 2] {
+            let (off, len, _) = go(s.adjust(&mut j, &r, 1, zone << 20, 65536));
+            s.queued(&mut j, 1, off, len, true);
+        }
+        assert_eq!((s.num_open, j.num_open), (2, 2));
+        assert!(
+            s.reset_for_verify(&mut j, &r).is_empty(),
+            "emulated: no device call"
+        );
+        assert_eq!(j.resets, 2);
+        assert_eq!((s.zone(1).wp, s.zone(2).wp), (1 << 20, 2 << 20));
+        assert_eq!(
+            (s.num_open, j.num_open),
+            (0, 0),
+            "the loop opens its zones afresh"
+        );
+        // A job that does not verify keeps its data.
+        let mut k = job(true);
+        let (off, len, _) = go(s.adjust(&mut k, &r, 1, 3 << 20, 65536));
+        s.queued(&mut k, 1, off, len, true);
+        assert!(s.reset_for_verify(&mut k, &r).is_empty());
+        assert_eq!((k.resets, s.zone(3).wp), (0, (3 << 20) + 65536));
+        // A real device's zones are handed back to reset.
+        let zones = (0..4u64)
+            .map(|i| Zone::new(i << 20, 1 << 20, (i << 20) + 4096 * i, true, Cond::ImpOpen))
+            .collect();
+        let mut d = ZoneSet::reported(Model::HostManaged, 1 << 20, zones);
+        let rd = range(&d, 4 << 20);
+        assert_eq!(
+            d.reset_for_verify(&mut j, &rd),
+            vec![(1 << 20, 1 << 20), (2 << 20, 1 << 20), (3 << 20, 1 << 20)]
+        );
+    }
+
+    #[test]
+    fn a_verifying_writer_never_reopens_a_full_zone() {
+        let mut s = ZoneSet::emulated(2 << 20, 1 << 20, 0).unwrap();
+        let mut j = job(false);
+        j.params.verify = true;
+        let r = range(&s, 2 << 20);
+        s.file_reset(&j.params, &r);
+        for _ in 0..16 {
+            let (off, len, _) = go(s.adjust(&mut j, &r, 1, 0, 65536));
+            s.queued(&mut j, 1, off, len, true);
+        }
+        // Zone 0 is full: the write goes to zone 1 instead of resetting zone 0.
+        let (off, _, _) = go(s.adjust(&mut j, &r, 1, 0, 65536));
+        assert_eq!((off, j.resets), (1 << 20, 0));
+        for _ in 0..16 {
+            let (off, len, _) = go(s.adjust(&mut j, &r, 1, 1 << 20, 65536));
+            s.queued(&mut j, 1, off, len, true);
+        }
+        // Everything full: nothing more for this loop.
+        assert!(matches!(
+            s.adjust(&mut j, &r, 1, 0, 65536),
+            Adjust::Eof { .. }
+        ));
+        assert_eq!(j.resets, 0);
+    }
+
+    #[test]
+    fn zoneskip_moves_on_after_a_zone_s_worth_and_wraps_to_the_range_start() {
+        let s = ZoneSet::emulated(16 << 20, 1 << 20, 0).unwrap();
+        let mut j = job(false);
+        j.params.zone_skip = 2 << 20;
+        let r = range(&s, 16 << 20);
+        let mut base = 0;
+        // Inside the first zone, less than a zone drawn: go on.
+        j.zone_bytes = 768 << 10;
+        assert_eq!(
+            s.skip_zones(&mut j, &r, 1, 768 << 10, 768 << 10, &mut base),
+            768 << 10
+        );
+        // A zone's worth drawn: 1 MiB + 2 MiB after the zone's start.
+        j.zone_bytes = 1 << 20;
+        assert_eq!(
+            s.skip_zones(&mut j, &r, 1, 1 << 20, 1 << 20, &mut base),
+            3 << 20
+        );
+        assert_eq!((base, j.zone_bytes), (3 << 20, 0));
+        // Less drawn, but at the end of the zone the previous I/O ended in (a capacity
+        // gap skipped to it): move on too.
+        assert_eq!(
+            s.skip_zones(&mut j, &r, 1, (3 << 20) + 4096, (3 << 20) + 4096, &mut base),
+            (3 << 20) + 4096
+        );
+        assert_eq!(
+            s.skip_zones(&mut j, &r, 1, (3 << 20) + (768 << 10), 4 << 20, &mut base),
+            6 << 20
+        );
+        // Past the end of the range: its start again.
+        base = 15 << 20;
+        j.zone_bytes = 1 << 20;
+        assert_eq!(
+            s.skip_zones(&mut j, &r, 1, 16 << 20, 16 << 20, &mut base),
+            0
+        );
+        // Random jobs and trims do not skip.
+        j.zone_bytes = 1 << 20;
+        j.params.random = true;
+        assert_eq!(
+            s.skip_zones(&mut j, &r, 1, 5 << 20, 5 << 20, &mut base),
+            5 << 20
+        );
+        j.params.random = false;
+        assert_eq!(
+            s.skip_zones(&mut j, &r, 2, 5 << 20, 5 << 20, &mut base),
+            5 << 20
+        );
+    }
+
+    #[test]
+    fn zoneskip_reads_move_on_at_the_write_pointer() {
+        let mut s = ZoneSet::emulated(8 << 20, 1 << 20, 0).unwrap();
+        let mut w = job(false);
+        let r = range(&s, 8 << 20);
+        for _ in 0..4 {
+            let (off, len, _) = go(s.adjust(&mut w, &r, 1, 0, 65536));
+            s.queued(&mut w, 1, off, len, true);
+        }
+        let mut j = job(false);
+        j.params.zone_skip = 1 << 20;
+        let mut base = 0;
+        // 256 KiB written in zone 0: a read that reached them moves on.
+        assert_eq!(
+            s.skip_zones(&mut j, &r, 0, 128 << 10, 128 << 10, &mut base),
+            128 << 10
+        );
+        assert_eq!(
+            s.skip_zones(&mut j, &r, 0, 256 << 10, 256 << 10, &mut base),
+            2 << 20
+        );
+        // Unless reads may pass the write pointer.
+        j.params.read_beyond_wp = true;
+        base = 0;
+        assert_eq!(
+            s.skip_zones(&mut j, &r, 0, 256 << 10, 256 << 10, &mut base),
+            256 << 10
+        );
+    }
+
+    #[test]
+    fn offsets_past_the_last_zone_have_nothing() {
+        let mut s = ZoneSet::emulated(2 << 20, 1 << 20, 0).unwrap();
+        let mut j = job(false);
+        let r = range(&s, 2 << 20);
+        assert!(matches!(
+            s.adjust(&mut j, &r, 1, 2 << 20, 4096),
+            Adjust::Eof { .. }
+        ));
+        assert!(matches!(
+            s.adjust(&mut j, &r, 0, 5 << 20, 4096),
+            Adjust::Eof { .. }
+        ));
+    }
+
+    #[test]
     fn trims_reset_zones_at_their_start_only() {
         let mut s = ZoneSet::emulated(4 << 20, 1 << 20, 0).unwrap();
         let mut j = job(false);
