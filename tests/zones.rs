@@ -463,3 +463,384 @@ fn the_newest_layout_shows_resets_on_every_line_of_zbd_jobs_only() {
         .get("zone_resets")
         .is_none());
 }
+
+// ---- verify, trims and writes in one job, zoneskip ------------------------------------
+
+/// What a run did: its exit status, each job's issued requests (read, write, trim: the
+/// `issued rwts` line) and error (JSON), the zone resets of each write line in order.
+#[derive(Debug, PartialEq)]
+struct Outcome {
+    code: i32,
+    issued: Vec<[u64; 3]>,
+    errors: Vec<u64>,
+    resets: Vec<u64>,
+}
+
+fn outcome(r: &Run) -> Outcome {
+    let (json, normal) = split_json(&r.stdout);
+    let j = json_of(&json);
+    let errors = j["jobs"]
+        .as_array()
+        .map(|a| a.iter().map(|x| x["error"].as_u64().unwrap_or(0)).collect())
+        .unwrap_or_default();
+    let issued = normal
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("issued rwts: total="))
+        .map(|t| {
+            let n: Vec<u64> = t
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+                .split(',')
+                .filter_map(|v| v.parse().ok())
+                .collect();
+            [0, 1, 2].map(|d| n.get(d).copied().unwrap_or(u64::MAX))
+        })
+        .collect();
+    let resets = normal
+        .lines()
+        .filter_map(|l| l.split("; ").nth(1)?.strip_suffix(" zone resets"))
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    Outcome {
+        code: r.code,
+        issued,
+        errors,
+        resets,
+    }
+}
+
+/// Both tools on `f` (16 MiB) with a job file (`j.fio`): the same outcome, the same
+/// requests in each of `logs` (the jobs' write_iolog files), and that outcome returned.
+fn same_job_file(what: &str, job: &str, logs: &[&str]) -> Option<Outcome> {
+    let fio = fio_bin()?;
+    let _guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut got = Vec::new();
+    for (bin, env) in [(fio, &[][..]), (flexio_bin(), ORACLE_COMPAT)] {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::File::create(d.path().join("f"))
+            .unwrap()
+            .set_len(16 << 20)
+            .unwrap();
+        std::fs::write(d.path().join("j.fio"), job).unwrap();
+        let r = run_in_env(
+            &bin,
+            &["j.fio", "--output-format=normal,json"],
+            d.path(),
+            env,
+        );
+        let logs: Vec<_> = logs.iter().map(|l| ios(&d.path().join(l))).collect();
+        got.push((outcome(&r), logs, r));
+    }
+    let (x, f) = (got.pop().unwrap(), got.pop().unwrap());
+    assert_eq!(
+        f.0, x.0,
+        "{what}: outcome\nfio:\n{}{}\nflexio:\n{}{}",
+        f.2.stdout, f.2.stderr, x.2.stdout, x.2.stderr
+    );
+    for (i, l) in logs.iter().enumerate() {
+        if let Some(k) = f.1[i].iter().zip(&x.1[i]).position(|(p, q)| p != q) {
+            panic!(
+                "{what}: {l}: request #{k} differs: fio {:?}, flexio {:?}",
+                f.1[i][k], x.1[i][k]
+            );
+        }
+        assert_eq!(
+            f.1[i].len(),
+            x.1[i].len(),
+            "{what}: {l}: number of requests"
+        );
+    }
+    Some(f.0)
+}
+
+/// One job on `f` given as command-line options, through [`same_job_file`].
+fn same_job(what: &str, opts: &[&str]) -> Option<Outcome> {
+    let mut job = String::from("[z]\nfilename=f\nzonemode=zbd\nzonesize=1M\nwrite_iolog=io.log\n");
+    for o in opts {
+        job.push_str(o.trim_start_matches("--"));
+        job.push('\n');
+    }
+    same_job_file(what, &job, &["io.log"])
+}
+
+/// The single job's outcome: exit status, issued (read, write, trim), zone resets.
+fn one(o: &Option<Outcome>) -> Option<(i32, [u64; 3], u64)> {
+    let o = o.as_ref()?;
+    assert_eq!(o.issued.len(), 1, "{o:?}");
+    Some((o.code, o.issued[0], o.resets.first().copied().unwrap_or(0)))
+}
+
+#[test]
+fn verify_with_zones_writes_then_reads_back_as_fio_does() {
+    let cases: &[(&[&str], (i32, [u64; 3], u64))] = &[
+        (
+            &["rw=write", "bs=4k", "verify=crc32c"],
+            (0, [4096, 4096, 0], 0),
+        ),
+        (
+            &["rw=randwrite", "bs=4k", "verify=crc32c"],
+            (0, [4096, 4096, 0], 0),
+        ),
+        // Each loop resets the zones with data before it writes (and closes them).
+        (
+            &[
+                "rw=randwrite",
+                "bs=16k",
+                "verify=crc32c",
+                "max_open_zones=2",
+                "loops=2",
+            ],
+            (0, [2048, 2048, 0], 16),
+        ),
+        (
+            &[
+                "rw=randrw",
+                "bs=16k",
+                "verify=md5",
+                "max_open_zones=3",
+                "loops=2",
+            ],
+            (0, [2048, 1058, 0], 10),
+        ),
+        (
+            &[
+                "rw=randwrite",
+                "bs=16k",
+                "verify=crc32c",
+                "verify_backlog=16",
+            ],
+            (0, [1024, 1024, 0], 0),
+        ),
+        // fio 3.33 loops one pass at a time: resets between them.
+        (
+            &["rw=randwrite", "bs=16k", "verify=crc32c", "io_size=40M"],
+            (0, [2048, 2048, 0], 16),
+        ),
+        (
+            &[
+                "rw=write",
+                "bs=16k",
+                "verify=crc32c",
+                "zonecapacity=768k",
+                "loops=2",
+            ],
+            (0, [1536, 1536, 0], 16),
+        ),
+        (
+            &[
+                "rw=randwrite",
+                "bs=16k",
+                "verify=crc32c",
+                "offset=2M",
+                "size=8M",
+                "loops=2",
+            ],
+            (0, [1024, 1024, 0], 8),
+        ),
+    ];
+    for (opts, want) in cases {
+        let got = one(&same_job(&format!("{opts:?}"), opts));
+        if got.is_none() {
+            return;
+        }
+        assert_eq!(got, Some(*want), "{opts:?}");
+    }
+}
+
+#[test]
+fn trims_and_writes_in_one_zoned_job_as_fio_does() {
+    let cases: &[(&[&str], (i32, [u64; 3], u64))] = &[
+        (&["rw=trimwrite", "bs=1M"], (0, [0, 16, 16], 0)),
+        (&["rw=trimwrite", "bs=4k,4k,1M"], (0, [0, 3841, 16], 0)),
+        (&["rw=trimwrite", "bs=1M", "loops=2"], (0, [0, 32, 32], 16)),
+        (
+            &["rw=trimwrite", "bs=4k,4k,1M", "verify=crc32c"],
+            (0, [3841, 3841, 16], 0),
+        ),
+    ];
+    for (opts, want) in cases {
+        let got = one(&same_job(&format!("{opts:?}"), opts));
+        if got.is_none() {
+            return;
+        }
+        assert_eq!(got, Some(*want), "{opts:?}");
+    }
+    // randtrimwrite starts with a random trim, which looks for a zone with data: on empty
+    // zones there is none, and the job ends at once without I/O (fio 3.33 prints no
+    // statistics for it).
+    for bs in ["bs=1M", "bs=4k,4k,1M"] {
+        let Some(o) = same_job(bs, &["rw=randtrimwrite", bs]) else {
+            return;
+        };
+        assert_eq!((o.code, o.errors.as_slice()), (0, &[0][..]), "{bs}");
+    }
+    // After a writer: each trim resets a zone with data, its write fills it again; one the
+    // open-zone limit sends elsewhere is followed by another write of the trimmed block.
+    let job = "[global]\nfilename=f\nzonemode=zbd\nzonesize=1M\n\
+               [w]\nrw=write\nbs=1M\n\
+               [tw]\nstonewall\nrw=randtrimwrite\nbs=1M\nwrite_iolog=tw.log\n";
+    let Some(o) = same_job_file("randtrimwrite after a writer", job, &["tw.log"]) else {
+        return;
+    };
+    assert_eq!(o.issued[1], [0, 16, 16]);
+    assert_eq!(o.resets, [0, 16]);
+    let job = "[global]\nfilename=f\nzonemode=zbd\nzonesize=1M\nbs=16k\n\
+               [w]\nrw=randwrite\nmax_open_zones=4\n\
+               [v]\nstonewall\nrw=randread\nnumber_ios=1\n\
+               [tw]\nstonewall\nrw=randtrimwrite\nbs=4k,4k,1M\nwrite_iolog=tw.log\n";
+    let Some(o) = same_job_file("randtrimwrite under the limit", job, &["tw.log"]) else {
+        return;
+    };
+    // (the third job's seeds put its first trim's write in another open zone)
+    assert_eq!(o.issued[2], [0, 17, 16]);
+    assert_eq!(o.resets, [7, 16], "fio 3.33: on the write lines only");
+}
+
+#[test]
+fn zoneskip_with_zones_moves_on_as_fio_does() {
+    let cases: &[(&[&str], (i32, [u64; 3], u64))] = &[
+        // One zone, two skipped, from the start again past the end.
+        (&["rw=write", "bs=4k", "zoneskip=2M"], (0, [0, 4096, 0], 10)),
+        // Loops go on from the zone the previous one reached.
+        (
+            &["rw=write", "bs=256k", "zoneskip=2M", "loops=2"],
+            (0, [0, 128, 0], 26),
+        ),
+        (
+            &[
+                "rw=write",
+                "bs=256k",
+                "zoneskip=2M",
+                "io_size=6M",
+                "loops=2",
+                "offset=1M",
+            ],
+            (0, [0, 48, 0], 7),
+        ),
+        // A block size that does not divide the zone: a zone's worth drawn moves on.
+        (&["rw=write", "bs=48k", "zoneskip=2M"], (0, [0, 342, 0], 15)),
+        (
+            &["rw=write", "bs=256k", "zoneskip=2M", "zonecapacity=768k"],
+            (0, [0, 64, 0], 16),
+        ),
+        // Random I/O does not skip.
+        (
+            &["rw=randwrite", "bs=256k", "zoneskip=2M"],
+            (0, [0, 64, 0], 0),
+        ),
+    ];
+    for (opts, want) in cases {
+        let got = one(&same_job(&format!("{opts:?}"), opts));
+        if got.is_none() {
+            return;
+        }
+        assert_eq!(got, Some(*want), "{opts:?}");
+    }
+    // Reads move on at the write pointer; a pass that finds nothing more starts over while
+    // the given io_size asks for more.
+    let job = "[global]\nfilename=f\nzonemode=zbd\nzonesize=1M\n\
+               [w]\nrw=write\nbs=256k\nzoneskip=1M\nio_size=5M\nwrite_iolog=w.log\n\
+               [r]\nstonewall\nrw=read\nbs=128k\nzoneskip=2M\nio_size=6M\nwrite_iolog=r.log\n\
+               [rr]\nstonewall\nrw=randread\nbs=128k\nzoneskip=2M\nio_size=2M\nwrite_iolog=rr.log\n";
+    let Some(o) = same_job_file("zoneskip reads", job, &["w.log", "r.log", "rr.log"]) else {
+        return;
+    };
+    assert_eq!(o.issued, [[0, 20, 0], [48, 0, 0], [16, 0, 0]]);
+}
+
+#[test]
+fn zoned_reads_start_over_while_io_size_asks_for_more() {
+    let job = "[global]\nfilename=f\nzonemode=zbd\nzonesize=1M\n\
+               [w]\nrw=write\nbs=256k\nio_size=5M\n\
+               [r]\nstonewall\nrw=read\nbs=128k\nio_size=12M\nwrite_iolog=r.log\n\
+               [s]\nstonewall\nrw=read\nbs=128k\nwrite_iolog=s.log\n";
+    let Some(o) = same_job_file("reads past the data", job, &["r.log", "s.log"]) else {
+        return;
+    };
+    // io_size given: 12 MiB read over the 5 MiB there; not given: what is there.
+    assert_eq!(o.issued, [[0, 20, 0], [96, 0, 0], [40, 0, 0]]);
+}
+
+/// A reader with verify after a zoned writer, the file corrupted in between (exec_prerun).
+fn corrupted_read_back_job(corrupt: bool) -> String {
+    let pre = if corrupt {
+        "exec_prerun=sh -c 'printf XXXXXXXX | dd of=f bs=1 seek=5342880 conv=notrunc 2>/dev/null'\n"
+    } else {
+        ""
+    };
+    format!(
+        "[global]\nfilename=f\nzonemode=zbd\nzonesize=1M\nbs=16k\nverify=crc32c\n\
+         [w]\nrw=randwrite\nmax_open_zones=3\ndo_verify=0\n\
+         [r]\nstonewall\nrw=read\n{pre}"
+    )
+}
+
+#[test]
+fn verify_catches_corruption_of_zoned_data() {
+    // flexio alone: the read-back passes on intact data and fails on the corrupted block.
+    let _guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    for corrupt in [false, true] {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::File::create(d.path().join("f"))
+            .unwrap()
+            .set_len(16 << 20)
+            .unwrap();
+        std::fs::write(d.path().join("j.fio"), corrupted_read_back_job(corrupt)).unwrap();
+        let r = flexio(&["j.fio"], d.path());
+        let all = format!("{}{}", r.stdout, r.stderr);
+        if corrupt {
+            assert_eq!(r.code, 1, "{all}");
+            assert!(
+                all.contains("crc32c: verify failed at file f offset 5341184, length 16384"),
+                "{all}"
+            );
+        } else {
+            assert_eq!(r.code, 0, "{all}");
+            assert!(!all.contains("verify failed"), "{all}");
+        }
+    }
+    drop(_guard);
+    // And as fio 3.33: the same block, the same counts.
+    let Some(o) = same_job_file("corrupted", &corrupted_read_back_job(true), &[]) else {
+        return;
+    };
+    assert_eq!(o.code, 1);
+    assert_eq!(o.errors, [0, 84]);
+    assert_eq!(o.issued, [[0, 1024, 0], [327, 0, 0]]);
+}
+
+#[test]
+fn what_stays_refused_with_zones_is_named() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::File::create(d.path().join("f"))
+        .unwrap()
+        .set_len(16 << 20)
+        .unwrap();
+    for (extra, what) in [
+        (
+            "--zone_reset_frequency=0.25",
+            "zone_reset_frequency with verify and zonemode=zbd is not supported by flexio",
+        ),
+        (
+            "--experimental_verify=1",
+            "experimental_verify with zonemode=zbd is not supported by flexio",
+        ),
+    ] {
+        let r = flexio(
+            &[
+                "--name=z",
+                "--filename=f",
+                "--zonemode=zbd",
+                "--zonesize=1M",
+                "--rw=randwrite",
+                "--bs=16k",
+                "--verify=crc32c",
+                extra,
+            ],
+            d.path(),
+        );
+        assert_eq!(r.code, 1, "{extra}: {}", r.stderr);
+        assert!(r.stderr.contains(what), "{extra}: {}", r.stderr);
+    }
+}
