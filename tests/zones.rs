@@ -564,8 +564,14 @@ fn same_job(what: &str, opts: &[&str]) -> Option<Outcome> {
     same_job_file(what, &job, &["io.log"])
 }
 
-/// The single job's outcome: exit status, issued (read, write, trim), zone resets.
-fn one(o: &Option<Outcome>) -> Option<(i32, [u64; 3], u64)> {
+/// A single job's outcome: exit status, issued (read, write, trim), zone resets.
+type Single = (i32, [u64; 3], u64);
+
+/// A job's options and the outcome both tools must have.
+type Case = (&'static [&'static str], Single);
+
+/// The single job's outcome.
+fn one(o: &Option<Outcome>) -> Option<Single> {
     let o = o.as_ref()?;
     assert_eq!(o.issued.len(), 1, "{o:?}");
     Some((o.code, o.issued[0], o.resets.first().copied().unwrap_or(0)))
@@ -573,7 +579,7 @@ fn one(o: &Option<Outcome>) -> Option<(i32, [u64; 3], u64)> {
 
 #[test]
 fn verify_with_zones_writes_then_reads_back_as_fio_does() {
-    let cases: &[(&[&str], (i32, [u64; 3], u64))] = &[
+    let cases: &[Case] = &[
         (
             &["rw=write", "bs=4k", "verify=crc32c"],
             (0, [4096, 4096, 0], 0),
@@ -650,7 +656,7 @@ fn verify_with_zones_writes_then_reads_back_as_fio_does() {
 
 #[test]
 fn trims_and_writes_in_one_zoned_job_as_fio_does() {
-    let cases: &[(&[&str], (i32, [u64; 3], u64))] = &[
+    let cases: &[Case] = &[
         (&["rw=trimwrite", "bs=1M"], (0, [0, 16, 16], 0)),
         (&["rw=trimwrite", "bs=4k,4k,1M"], (0, [0, 3841, 16], 0)),
         (&["rw=trimwrite", "bs=1M", "loops=2"], (0, [0, 32, 32], 16)),
@@ -699,7 +705,7 @@ fn trims_and_writes_in_one_zoned_job_as_fio_does() {
 
 #[test]
 fn zoneskip_with_zones_moves_on_as_fio_does() {
-    let cases: &[(&[&str], (i32, [u64; 3], u64))] = &[
+    let cases: &[Case] = &[
         // One zone, two skipped, from the start again past the end.
         (&["rw=write", "bs=4k", "zoneskip=2M"], (0, [0, 4096, 0], 10)),
         // Loops go on from the zone the previous one reached.

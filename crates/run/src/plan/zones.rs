@@ -158,15 +158,14 @@ fn check_options(def: &JobDef) -> Result<(), PlanError> {
              (fio 3.33 reads nothing back; newer fio refuses it)",
         ));
     }
-    if o.rw.trims() {
-        if o.min_bs_dir(2) != o.max_bs_dir(2)
-            || o.bssplit.as_ref().is_some_and(|s| !s[2].is_empty())
-        {
-            return Err(err(
-                def,
-                "bsrange and bssplit are not allowed for trim with zonemode=zbd",
-            ));
-        }
+    if o.rw.trims()
+        && (o.min_bs_dir(2) != o.max_bs_dir(2)
+            || o.bssplit.as_ref().is_some_and(|s| !s[2].is_empty()))
+    {
+        return Err(err(
+            def,
+            "bsrange and bssplit are not allowed for trim with zonemode=zbd",
+        ));
     }
     if o.zbd.job_max_open_zones > 0 && o.zbd.max_open_zones == 0 {
         return Err(err(
