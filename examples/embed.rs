@@ -27,6 +27,11 @@ impl Observer for Watch {
 
 fn main() {
     let dir = std::env::args().nth(1).unwrap_or_else(|| ".".into());
+    std::process::exit(demo(&dir));
+}
+
+/// The whole example in `dir`; the exit status of the first run.
+fn demo(dir: &str) -> i32 {
     let file = format!("{dir}/flexio-embed.scratch");
     let job = format!(
         "[global]\nfilename={file}\nsize=16m\nunlink=1\n\n\
@@ -37,7 +42,7 @@ fn main() {
         Ok(p) => p,
         Err(e) => {
             eprintln!("embed: {e}");
-            std::process::exit(1);
+            return 1;
         }
     };
     for t in prepared.plans() {
@@ -66,14 +71,14 @@ fn main() {
     // 3. Typed results: the model every output format renders.
     let Some(report) = outcome.report else {
         eprintln!("embed: the job did not run (exit status {})", outcome.code);
-        std::process::exit(1);
+        return 1;
     };
     print_summary(&report);
     // A second run that wants no events at all.
     let again = flexio_run::prepare_job_text(&job, &["--compat=3.33"]).expect("the same job");
     let code = again.run(&Quiet).code;
     println!("second run (fio 3.33 layout): exit status {code}");
-    std::process::exit(outcome.code);
+    outcome.code
 }
 
 fn print_summary(r: &RunReport) {
@@ -93,5 +98,16 @@ fn print_summary(r: &RunReport) {
                 .map(|(_, v)| *v)
                 .unwrap_or(0)
         );
+    }
+}
+
+/// `cargo test` runs the example (Cargo.toml: `test = true`), in a temporary directory.
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_example_runs_and_cleans_up() {
+        let d = tempfile::tempdir().unwrap();
+        assert_eq!(super::demo(&d.path().display().to_string()), 0);
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
     }
 }

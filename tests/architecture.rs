@@ -175,3 +175,40 @@ fn the_run_engine_does_not_depend_on_the_binary() {
         "crates/run depends on the flexio binary crate"
     );
 }
+
+/// Cargo.toml sets `autotests = false`: a file under tests/ runs only as a module of
+/// tests/suite.rs or as a `[[test]]` target of its own. One in neither would never run.
+#[test]
+fn every_test_file_runs() {
+    let manifest = std::fs::read_to_string(root("Cargo.toml")).unwrap();
+    let targets: BTreeSet<String> = manifest
+        .split("[[test]]")
+        .skip(1)
+        .filter_map(|t| {
+            let path = t.lines().find(|l| l.trim_start().starts_with("path"))?;
+            Some(path.split('"').nth(1)?.to_string())
+        })
+        .collect();
+    let suite = std::fs::read_to_string(root("tests/suite.rs")).unwrap();
+    let modules: BTreeSet<String> = suite
+        .lines()
+        .filter_map(|l| l.strip_prefix("mod ")?.strip_suffix(';'))
+        .map(|m| format!("tests/{m}.rs"))
+        .collect();
+    assert!(targets.contains("tests/suite.rs"), "{targets:?}");
+    let mut files = BTreeSet::new();
+    for e in std::fs::read_dir(root("tests")).unwrap() {
+        let name = e.unwrap().file_name().to_string_lossy().into_owned();
+        if name.ends_with(".rs") && name != "suite.rs" {
+            files.insert(format!("tests/{name}"));
+        }
+    }
+    for f in &files {
+        let (t, m) = (targets.contains(f), modules.contains(f));
+        assert!(t || m, "{f} is neither a module of tests/suite.rs nor a [[test]] target");
+        assert!(!(t && m), "{f} is both a module of tests/suite.rs and a [[test]] target");
+    }
+    for t in &targets {
+        assert!(root(t).is_file(), "[[test]] path {t} does not exist");
+    }
+}

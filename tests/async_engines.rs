@@ -2,7 +2,7 @@
 //! tests create and remove themselves. Where the machine lacks something (root, loop
 //! devices, io_uring) the test prints `SKIP: <reason>` and passes.
 
-mod common;
+use crate::common;
 use common::loopdev::LoopDev;
 use common::*;
 use serde_json::Value;

@@ -5,7 +5,7 @@
 //! values. The same numbers in the newest fio's layout (flexio's default) must give fio
 //! 3.33's text changed exactly as the 3.42 delta (§5.1, §5.2) says, and nothing else.
 
-mod common;
+use crate::common;
 use common::*;
 use flexio_stats::report::*;
 use serde_json::Value;

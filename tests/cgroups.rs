@@ -6,7 +6,7 @@
 //! arranges it here), the process joins through cgroup.procs, and a weight is refused with
 //! fio's message, both against fio 3.33.
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::{Path, PathBuf};
 

@@ -2,7 +2,7 @@
 //! fio 3.33: the same I/O counts, fio's "you need to specify size=" when no size is given,
 //! and the device nodes untouched by anything a job does (unlink, engines that remove names).
 
-mod common;
+use crate::common;
 use common::*;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! flexio's `--cmdhelp=<name>` says so ("not supported by flexio"). Nothing of fio's is
 //! unknown to flexio.
 
-mod common;
+use crate::common;
 use common::*;
 use std::collections::BTreeSet;
 

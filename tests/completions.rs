@@ -5,7 +5,7 @@
 //! renders with every switch.
 #![cfg(feature = "tools")]
 
-mod common;
+use crate::common;
 use common::{flexio, Run};
 use std::path::Path;
 use std::process::Command;

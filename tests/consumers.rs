@@ -1,6 +1,6 @@
 //! fio's own helper scripts read flexio's output.
 
-mod common;
+use crate::common;
 use common::*;
 
 fn script(name: &str) -> Option<std::path::PathBuf> {

@@ -2,7 +2,7 @@
 //! setgid/setuid; files laid out before the job belong to the invoking user (root), files
 //! the job creates itself to the job's user. Compared with fio 3.33.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::Value;
 use std::os::unix::fs::MetadataExt;

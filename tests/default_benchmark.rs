@@ -1,7 +1,7 @@
 //! The README's first command: `flexio` with no job runs the built-in benchmark in the
 //! current directory, prints the summary table and removes its scratch file.
 
-mod common;
+use crate::common;
 use common::*;
 
 #[test]

@@ -4,7 +4,7 @@
 //! the machine lacks loop devices, dmsetup or the device-mapper driver, the test prints
 //! `SKIP: <reason>` and passes.
 
-mod common;
+use crate::common;
 use common::loopdev::LoopDev;
 use common::*;
 use std::path::PathBuf;

@@ -3,7 +3,7 @@
 //! and a run stops before any job with one line naming what is missing. The command
 //! encodings are unit-tested in the engines' files against the kernel's layouts.
 
-mod common;
+use crate::common;
 use common::*;
 
 fn run(args: &[&str]) -> Run {

@@ -4,7 +4,7 @@
 //! report (err=, file, offset, direction) and exit code, against fio where fio is the
 //! reference. Needs root and /dev/fuse; skips with the reason otherwise.
 
-mod common;
+use crate::common;
 use common::faultfs::FaultFs;
 use common::*;
 use std::path::Path;

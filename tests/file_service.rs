@@ -2,7 +2,7 @@
 //! both, with the files (and offsets) of every request compared one by one (write_iolog),
 //! and fio's messages for bad parameters.
 
-mod common;
+use crate::common;
 use common::*;
 
 /// The requests of a version-3 iolog: (file, action, offset).

@@ -4,7 +4,7 @@
 //! and the run-level steps (disk discovery, provenance) once more each, however many files
 //! share a device.
 
-mod common;
+use crate::common;
 use common::*;
 use std::process::Command;
 

@@ -3,7 +3,7 @@
 //! job writes until the file system is full, and that ends it cleanly: the same bytes
 //! written, exit status 0, fio's "No space left on device" line and no job error.
 
-mod common;
+use crate::common;
 use common::fstargets::{FsKind, FsTarget};
 use common::*;
 

@@ -2,7 +2,7 @@
 //! (normal: line shapes; JSON/JSON+: keys in order and value types; terse: fields and
 //! their kinds). Numbers differ, layouts must not.
 
-mod common;
+use crate::common;
 use common::*;
 
 /// Split a `--output-format=normal,json+,terse` output into (normal, json, terse) parts.

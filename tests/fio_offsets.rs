@@ -3,7 +3,7 @@
 //! logs with log_offset=1 (tests/fixtures/capture-offsets.sh); flexio's are read back from
 //! its own lat log the same way.
 
-mod common;
+use crate::common;
 use common::*;
 
 fn fixture(name: &str) -> (String, Vec<u64>) {

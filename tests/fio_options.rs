@@ -4,7 +4,7 @@
 //! and the newest fio's steadystate=lat, ramp_size over a reporting group, protocol=vsock,
 //! libaio_vectored and cmdprio_hint.
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::Path;
 use std::time::{Duration, Instant};

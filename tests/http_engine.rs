@@ -5,7 +5,7 @@
 //! oracle run; the object names and the signature are fio's.) HTTPS and Swift:
 //! tests/issue28_tls.rs.
 
-mod common;
+use crate::common;
 use common::*;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Command, Stdio};

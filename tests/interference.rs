@@ -2,7 +2,7 @@
 //! sequential 1 MiB readers, compared with the same run where it is best-effort. The
 //! real-time reader must see clearly lower latency. Prints the numbers either way.
 
-mod common;
+use crate::common;
 use common::loopdev::LoopDev;
 use common::*;
 

@@ -3,7 +3,7 @@
 //! job; the replay options place, skip, redirect and pace I/O as fio's do; a blktrace of a
 //! loop device replays.
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::Path;
 

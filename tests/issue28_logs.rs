@@ -4,7 +4,7 @@
 //! included), inflated to what the plain run writes, and read by fio 3.33's
 //! `--inflate-log` in fio 3.33's layout.
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::Path;
 

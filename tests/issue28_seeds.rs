@@ -2,7 +2,7 @@
 //! `rand_seeds[...]` lines, `--debug=parse`'s steadystate lines (against fio 3.33), and the
 //! items after them (each test says which).
 
-mod common;
+use crate::common;
 use common::*;
 
 /// The messages of `--debug=<cat>` lines of category `cat` (`<cat:8> <pid:5> <message>`),

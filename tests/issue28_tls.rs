@@ -7,7 +7,7 @@
 //! A wrong CA, a certificate for another name and a plain client at a TLS-only server fail
 //! with words that say so.
 
-mod common;
+use crate::common;
 use common::certs::*;
 use common::*;
 use std::io::{BufRead, BufReader, Read, Write};

@@ -1,7 +1,7 @@
 //! Issue 28's verification items and the LFSR seeds: `random_generator=lfsr` with any seed,
 //! trim verification's counts, and `verify_only` in the newest fio's way and in fio 3.33's.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::Value;
 use std::path::Path;

@@ -6,7 +6,7 @@
 //! behaviour (skips those parts with `SKIP:` when fio is missing, unless
 //! FLEXIO_REQUIRE_FIO=1).
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::Value;
 use std::path::Path;

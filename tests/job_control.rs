@@ -1,7 +1,7 @@
 //! Job control options against fio 3.33: exec_prerun/exec_postrun, exitall with
 //! exit_what, wait_for.
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::Path;
 

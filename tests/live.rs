@@ -4,7 +4,7 @@
 //! frantic scrapers). Built with the cargo feature `live` (a default one).
 #![cfg(feature = "live")]
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::Value;

@@ -3,7 +3,7 @@
 //! same text; log times from a clock's epoch (`log_unix_epoch`, `log_alternate_epoch`);
 //! and fio 3.37/3.38's `log_window_value=both` and `log_issue_time` columns.
 
-mod common;
+use crate::common;
 use common::*;
 use std::collections::BTreeSet;
 use std::path::Path;

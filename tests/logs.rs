@@ -2,7 +2,7 @@
 //! sequence of directions, block sizes and offsets as fio for the same job; and flexio's
 //! per-interval JSON Lines stream.
 
-mod common;
+use crate::common;
 use common::*;
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! afterwards, every operation in the JSON and the normal output, clear errors when the
 //! file system is full or read-only. No timing is asserted (benchmarks are in bench/).
 
-mod common;
+use crate::common;
 use common::fstargets::{FsKind, FsTarget};
 use common::{flexio, json_of};
 use std::path::Path;

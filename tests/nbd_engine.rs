@@ -2,7 +2,7 @@
 //! the export's size becomes the job's, data written comes back verified, trims and
 //! flushes reach the server, and fio 3.33's nbd engine does the same requests.
 
-mod common;
+use crate::common;
 use common::*;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};

@@ -2,7 +2,7 @@
 //! (unicast and multicast), unix sockets, ping-pong, and fio 3.33 on the other end of the
 //! connection (both ways), which shows flexio speaks fio's wire protocol.
 
-mod common;
+use crate::common;
 use common::*;
 use std::time::Duration;
 

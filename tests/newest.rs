@@ -2,7 +2,7 @@
 //! 3.42, against the figures the fio 3.42 delta reference verified; where fio 3.33 differs,
 //! `--compat=3.33` must reproduce the installed fio.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::Value;
 

@@ -2,7 +2,7 @@
 //! (`FLEXIO_COMPAT=3.33`) gives fio 3.33's: each run here is made three times, by flexio,
 //! by flexio as fio 3.33 and (where installed) by fio 3.33, and the three are compared.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::Value;
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! program as the job). Each runs end to end, and against fio 3.33 the same job gives the
 //! same output layout and about the same number of requests.
 
-mod common;
+use crate::common;
 use common::*;
 use std::time::{Duration, Instant};
 

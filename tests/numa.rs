@@ -2,7 +2,7 @@
 //! program the exec engine starts from it (a child inherits both), the same as under fio
 //! 3.33; values fio refuses are refused with fio's words.
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 //! structure, the same requests, fio's note under --compat=3.33 and not in the newest
 //! layout, and fio's refusal of engines that cannot be offloaded.
 
-mod common;
+use crate::common;
 use common::*;
 
 fn offsets(log: &std::path::Path) -> Vec<u64> {

@@ -1,7 +1,7 @@
 //! `invalidate` is fio's: the page cache of a job's files is dropped when they are opened,
 //! again every time a time-based job starts a file over, and again for every loop.
 
-mod common;
+use crate::common;
 use common::*;
 
 fn iops(args: &[&str], dir: &std::path::Path) -> f64 {

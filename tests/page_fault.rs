@@ -4,7 +4,7 @@
 //! in the installed fio 3.33. The newest fio is not installed: its documented behaviour is
 //! checked directly.
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::Path;
 

@@ -1,7 +1,7 @@
 //! fio's command line around a run: the status line of time-based jobs, interrupts, and
 //! fio's program switches (--debug, --idle-prof, --trigger*, --crctest, ...).
 
-mod common;
+use crate::common;
 use common::*;
 
 /// fio knows no ETA before the third started second of the run: its line is then only

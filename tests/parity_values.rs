@@ -2,7 +2,7 @@
 //! (`rw=read:-8k`), blank bssplit and zoned percentages, options without a job, and
 //! `numjobs=0`.
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::Path;
 

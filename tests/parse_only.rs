@@ -3,7 +3,7 @@
 //! is accepted by flexio too, except those using what flexio does not support (listed below,
 //! each with its reason, and rejected with a message naming it).
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::{Path, PathBuf};
 

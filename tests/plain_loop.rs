@@ -10,7 +10,7 @@
 //! features whose checks it leaves out, and the full one (FLEXIO_GENERAL_PATH=2 forces it);
 //! those are compared the same way.
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::Path;
 

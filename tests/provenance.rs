@@ -2,7 +2,7 @@
 //! system and device, checked against /proc and /sys on a loop device and on tmpfs; what
 //! cannot be read is left out, and fio's keys are unchanged.
 
-mod common;
+use crate::common;
 use common::fstargets::{FsKind, FsTarget};
 use common::loopdev::LoopDev;
 use serde_json::Value;

@@ -2,7 +2,7 @@
 //! rounds, the verdict checked against the PTS rule computed here by hand from the
 //! rounds it reports, and its refusals (no consent, a mounted device).
 
-mod common;
+use crate::common;
 
 use common::loopdev::LoopDev;
 use common::*;

@@ -3,7 +3,7 @@
 //! pooled per-host histograms, interoperation with fio 3.33 both ways, and servers that
 //! fail on purpose (unreachable, hung, killed mid-run, wrong protocol version).
 
-mod common;
+use crate::common;
 
 use common::{fio_bin, flexio_bin, free_port, json_of, run_bounded, shapes};
 use serde_json::Value;

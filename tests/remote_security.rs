@@ -1,7 +1,7 @@
 //! The server's security model (docs/multi-host.md, "Security"): what remote jobs may do,
 //! who may connect, and a server that survives junk connections and vanished clients.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::io::{Read, Write};

@@ -3,7 +3,7 @@
 //! certificates, missing ones and readable keys refused with reasons on both ends; a
 //! token standing in for a client certificate; and what crosses the network encrypted.
 
-mod common;
+use crate::common;
 
 use common::certs::*;
 use common::*;

@@ -6,7 +6,7 @@
 //! results and of `--trials` runs, `--fail-if-worse`, and flexio's RMS / few-samples
 //! additions to the normal and JSON output.
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;

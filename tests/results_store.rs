@@ -7,7 +7,7 @@
 //! corrupt) while the run's result file is still written. The CLI tests run on a SQLite
 //! file and, where `FLEXIO_TEST_POSTGRES` names a server, on PostgreSQL too.
 
-mod common;
+use crate::common;
 use common::loopdev::LoopDev;
 use common::{flexio, run_in_env, Run};
 use serde_json::Value;

@@ -3,7 +3,7 @@
 //! number of foreground requests, the tests cover both questions, JSON and the HTML page
 //! are written, and bad input is a clear error.
 
-mod common;
+use crate::common;
 use common::fstargets::{FsKind, FsTarget};
 use common::loopdev::LoopDev;
 use common::*;

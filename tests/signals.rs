@@ -2,7 +2,7 @@
 //! report is still written, as valid JSON, files the job was told to remove are removed,
 //! and the exit status is fio's (128). SIGUSR1 prints the statistics so far.
 
-mod common;
+use crate::common;
 use common::*;
 
 use std::time::{Duration, Instant};

@@ -2,7 +2,7 @@
 //! pipe with splice/vmsplice) and `e4defrag` (ext4's EXT4_IOC_MOVE_EXT on a loop device
 //! with an ext4 file system the test makes and removes), each against fio 3.33.
 
-mod common;
+use crate::common;
 use common::*;
 
 fn io(j: &serde_json::Value, d: &str) -> (u64, u64) {

@@ -2,7 +2,7 @@
 //! found on a device whose speed steps down mid-run (flexio-faultfs `--slow-at`), none
 //! on the same device without the step, and the options' errors.
 
-mod common;
+use crate::common;
 
 use common::faultfs::FaultFs;
 use common::*;

@@ -3,7 +3,7 @@
 //! done, scratch files removed, clear errors for bad arguments, and the heat map of
 //! `flexio report` rendered by headless Chromium.
 
-mod common;
+use crate::common;
 use common::flexio;
 use common::fstargets::{FsKind, FsTarget};
 use serde_json::Value;

@@ -1,7 +1,7 @@
 //! The study tests' file systems (tests/common/fstargets.rs) mount as what they claim to be,
 //! take a file, and go away.
 
-mod common;
+use crate::common;
 use common::fstargets::{FsKind, FsTarget};
 
 #[test]

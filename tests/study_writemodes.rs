@@ -3,7 +3,7 @@
 //! sync statistics, the syncer's fdatasyncs, and on ext4 the loop device's completed writes
 //! for O_SYNC against buffered), CPU columns within 0-100 %, scratch file removed.
 
-mod common;
+use crate::common;
 use common::flexio;
 use common::fstargets::{FsKind, FsTarget};
 use serde_json::Value;

@@ -3,7 +3,7 @@
 //! are found restored in sysfs after a normal end, a failing job, SIGINT, and SIGKILL
 //! followed by `flexio sweep --restore`.
 
-mod common;
+use crate::common;
 
 use common::loopdev::LoopDev;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! device this test creates), `lockmem` (VmLck while the job runs) and `mem`/`iomem`
 //! (what /proc/<pid>/maps shows while the job runs, and a mapped file removed after).
 
-mod common;
+use crate::common;
 use common::loopdev::LoopDev;
 use common::*;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! file systems on loop devices the test makes (and removes). No timing is asserted beyond
 //! "a 20 ms sleep takes at least 20 ms".
 
-mod common;
+use crate::common;
 use common::loopdev::LoopDev;
 use common::{flexio, json_of, run_in_env};
 use std::process::Command;

@@ -16,7 +16,7 @@
 //! flexio by default); flexio's `trim_mode=punch` punches holes instead, so trim
 //! verification works on files (tmpfs and ext4 here) and zeroes ranges of devices.
 
-mod common;
+use crate::common;
 use common::faultfs::FaultFs;
 use common::fstargets::{FsKind, FsTarget};
 use common::loopdev::LoopDev;

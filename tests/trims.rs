@@ -3,7 +3,7 @@
 //! range reads back as zeros); on a regular file the ioctl answers ENOTTY, and the job ends
 //! with that error, as in fio. Compared with fio 3.33 on the same device.
 
-mod common;
+use crate::common;
 use common::loopdev::LoopDev;
 use common::*;
 use std::io::{Read, Seek, SeekFrom};

@@ -3,7 +3,7 @@
 //! and the verify options (backlog, interval, offset, pattern, continue_on_error, state
 //! save/load) behave as fio's.
 
-mod common;
+use crate::common;
 use common::*;
 use std::collections::BTreeSet;
 use std::path::Path;

@@ -17,7 +17,7 @@
 //! own, since only fio 3.33 is installed here. Skips with `SKIP:` when fio is missing,
 //! unless FLEXIO_REQUIRE_FIO=1.
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::Path;
 

@@ -4,7 +4,7 @@
 //! pattern form, interval and header offset; and verify-state files read and written
 //! across. Skips with `SKIP:` when fio is missing, unless FLEXIO_REQUIRE_FIO=1.
 
-mod common;
+use crate::common;
 
 use common::{fio_bin, run_in};
 use flexio_run::verify::format::{Expect, Place};

@@ -4,7 +4,7 @@
 //! is verified. fio 3.33 has no such option: `--compat=3.33` refuses it as fio 3.33 does.
 //! The newest fio is not installed, so the documented semantics are checked directly.
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 //! asked-for share of zeros with `buffer_compress_percentage`. Compared with fio 3.33's
 //! files where fio is installed.
 
-mod common;
+use crate::common;
 use common::*;
 
 fn zero_share(p: &std::path::Path) -> f64 {

@@ -3,7 +3,7 @@
 //! reset counts, the output layouts of both fio versions, and fio's messages for jobs it
 //! refuses.
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::Path;
 
