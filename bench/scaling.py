@@ -28,8 +28,15 @@ Curves (--only picks some):
 `--quick` runs every curve at small sizes (a smoke test of the script: 1-second points, the
 smallest numbers of jobs, files and depths, and short run lengths).
 
+`--cores[=N]` pins each job to one core, the same way for both tools: the first N cores of
+the script's CPU affinity (all of them without N) become `cpus_allowed` with
+`cpus_allowed_policy=split`, which puts job i (counted from 0 in the order the tool numbers
+its jobs) on core i mod N. Jobs then cannot migrate, so on a machine with many cores a curve
+shows what each tool does with one core per job rather than what the scheduler does; the
+numjobs curve gains a point at N jobs (one per core) when N is not already one of its points.
+
 Usage: python3 bench/scaling.py [--runs 3] [--runtime 3] [--quick] [--only numjobs,nrfiles,...]
-                                [--json FILE] [--cgroup]
+                                [--cores[=N]] [--json FILE] [--cgroup]
 """
 
 import argparse
@@ -44,13 +51,30 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare  # noqa: E402  (the shared runner: run(), tmpfs_dir(), make_file())
 
+# --cores: the options that pin job i to core i mod N, given to both tools (empty: unpinned).
+PIN = []
+
+
+def pin_args(cores):
+    """fio's and flexio's options that put job i on cores[i mod len(cores)]: the set as
+    cpus_allowed, split one core per job (round robin over the set in job order)."""
+    return [f"--cpus_allowed={','.join(str(c) for c in cores)}", "--cpus_allowed_policy=split"]
+
+
+def cores_of(n):
+    """The first `n` cores (all with n == 0) of this process's CPU affinity."""
+    mine = sorted(os.sched_getaffinity(0))
+    if n < 0 or n > len(mine):
+        sys.exit(f"--cores={n}: this process may run on {len(mine)} cores ({mine})")
+    return mine[:n] if n else mine
+
 
 def measure(tool, args, runtime, cwd, fixed=False, wall_rate=False, after=None):
     """One run of a tool: IOPS (with `wall_rate`: I/Os over the command's wall time), I/Os,
     CPU s per million I/Os, peak PSS MiB, wall s. `after` runs when the tool has ended."""
     exe = "fio" if tool == "fio" else compare.FLEXIO
     timing = [] if fixed else ["--time_based", f"--runtime={runtime}"]
-    r = compare.run([exe, "--name=bench", *args, *timing, "--output-format=json"], cwd)
+    r = compare.run([exe, "--name=bench", *args, *PIN, *timing, "--output-format=json"], cwd)
     if after:
         after()
     doc = json.loads(r["out"][r["out"].index("{"):])
@@ -108,7 +132,10 @@ def curve_numjobs(a, tmp, out):
             "--group_reporting"]
     for mode, extra in (("processes", []), ("threads", ["--thread"])):
         rows = []
-        for n in ((1, 4) if a.quick else (1, 4, 16, 64, 256)):
+        points = [1, 4] if a.quick else [1, 4, 16, 64, 256]
+        if a.cores_list and len(a.cores_list) not in points:
+            points = sorted(points + [len(a.cores_list)])
+        for n in points:
             rows.append((n, point([*base, f"--numjobs={n}"], a.runs, a.runtime, tmp, fio_args=extra)))
         table(f"numjobs, fio as {mode} (psync 4 KiB random reads, 256 MiB file on tmpfs)", "numjobs", rows)
         out[f"numjobs-{mode}"] = rows
@@ -182,8 +209,13 @@ def main():
     ap.add_argument("--quick", action="store_true", help="every curve at small sizes (a smoke test)")
     ap.add_argument("--cgroup", action="store_true",
                     help="run the tools in a CPU cgroup of their own (see compare.py; root)")
+    ap.add_argument("--cores", type=int, nargs="?", const=0, default=None, metavar="N",
+                    help="pin job i to core i mod N (the first N cores of the script's "
+                         "affinity; all of them without N), both tools alike")
     ap.add_argument("--json", default=None)
     a = ap.parse_args()
+    a.cores_list = cores_of(a.cores) if a.cores is not None else []
+    PIN[:] = pin_args(a.cores_list) if a.cores_list else []
     if a.quick:
         a.runtime = min(a.runtime, 1)
     if not shutil.which("fio"):
@@ -194,6 +226,9 @@ def main():
     fio_ver = subprocess.run(["fio", "--version"], capture_output=True, text=True).stdout.strip()
     print(f"fio: {fio_ver}   flexio: {os.path.relpath(compare.FLEXIO)}   "
           f"{a.runs} x {a.runtime} s per tool and point, alternating")
+    if a.cores_list:
+        print(f"pinned: job i on core i mod {len(a.cores_list)} of {a.cores_list} "
+              f"({' '.join(PIN)}, both tools)")
     if a.cgroup:
         compare.cgroup_setup()
     tmp, mounted = compare.tmpfs_dir()
@@ -214,7 +249,7 @@ def main():
           "PSS: peak proportional memory of the process tree; wall: the whole command")
     if a.json:
         with open(a.json + ".tmp", "w") as f:
-            json.dump({"fio": fio_ver, "curves": {k: [[str(p), m] for p, m in v] for k, v in out.items()}},
+            json.dump({"fio": fio_ver, "cores": a.cores_list, "curves": {k: [[str(p), m] for p, m in v] for k, v in out.items()}},
                       f, indent=2)
         os.replace(a.json + ".tmp", a.json)
 

@@ -290,6 +290,81 @@ fn replay_options_place_skip_and_redirect_as_fio() {
     );
 }
 
+/// Entries the replay reader parses ahead per batch (`worker::replay::BATCH`).
+const BATCH: usize = 4096;
+
+/// (direction, block size, offset) of each I/O.
+type Seq = Vec<(u32, u64, u64)>;
+
+#[test]
+fn long_traces_replay_whole_across_batches_one_per_clone() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("f");
+    std::fs::write(&f, vec![3u8; 1 << 20]).unwrap();
+    let f = f.display();
+    // Clone 0's trace: version 2, lengths that are no multiple of a batch, a bad line in
+    // the third batch (noted and passed over) and a write in the second.
+    let n0 = 3 * BATCH + 1234;
+    let mut t0 = format!("fio version 2 iolog\n{f} add\n{f} open\n");
+    for i in 0..n0 {
+        if i == 2 * BATCH + 17 {
+            t0 += &format!("{f} read x\n");
+        }
+        let dir = if i == BATCH + 5 { "write" } else { "read" };
+        t0 += &format!("{f} {dir} {} 4096\n", (i * 7919 % 256) * 4096);
+    }
+    t0 += &format!("{f} close\n");
+    // Clone 1's: version 3, another length and other offsets, replayed without stalls.
+    let n1 = BATCH + 3;
+    let mut t1 = format!("fio version 3 iolog\n0 {f} add\n1 {f} open\n");
+    for i in 0..n1 {
+        t1 += &format!("{} {f} read {} 2048\n", 2 + i, (i * 31 % 512) * 2048);
+    }
+    t1 += &format!("{} {f} close\n", n1 + 2);
+    let (a, b) = (d.path().join("t0.iolog"), d.path().join("t1.iolog"));
+    std::fs::write(&a, &t0).unwrap();
+    std::fs::write(&b, &t1).unwrap();
+    let args = || -> Vec<String> {
+        let _ = std::fs::remove_file(d.path().join("rp_lat.1.log"));
+        let _ = std::fs::remove_file(d.path().join("rp_lat.2.log"));
+        vec![
+            "--name=r".into(),
+            format!("--read_iolog={}:{}", a.display(), b.display()),
+            "--numjobs=2".into(),
+            "--replay_no_stall=1".into(),
+            "--write_lat_log=rp".into(),
+            "--log_offset=1".into(),
+            "--output-format=terse".into(),
+        ]
+    };
+    let logs = |bin: &Path| -> (Run, [Seq; 2]) {
+        let r = ok(bin, &args(), d.path());
+        let seq = |i| lat_seq(&read(&d.path().join(format!("rp_lat.{i}.log"))));
+        (r, [seq(1), seq(2)])
+    };
+    let (r, [s0, s1]) = logs(&flexio_bin());
+    // The bad line is no I/O.
+    let want0: Vec<_> = trace_seq(&t0.replace(&format!("{f} read x\n"), ""));
+    assert_eq!(want0.len(), n0);
+    assert_eq!(s0, want0, "clone 0 replays its whole trace in order");
+    assert_eq!(s1, trace_seq(&t1), "clone 1 replays its own");
+    assert_eq!(s1.len(), n1);
+    assert!(
+        r.stderr.contains("bad iolog file action: read"),
+        "{}",
+        r.stderr
+    );
+    let Some(fio) = fio_bin() else { return };
+    let (fr, [f0, f1]) = logs(&fio);
+    assert_eq!((s0, s1), (f0, f1), "as fio replays them");
+    assert!(
+        fr.stderr.contains("bad iolog file action: read"),
+        "{}",
+        fr.stderr
+    );
+}
+
 #[test]
 fn replay_keeps_the_traces_pace() {
     let Some(fio) = fio_bin() else { return };

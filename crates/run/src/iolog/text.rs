@@ -108,6 +108,9 @@ pub struct TextReader {
     index: HashMap<PathBuf, u32>,
     /// Files added so far (with `replay_redirect`: whether the one file was added).
     added: Vec<bool>,
+    /// The file of the last line, by name: consecutive lines mostly name the same file,
+    /// which then costs a comparison instead of a hash lookup.
+    last_file: Option<(String, u32)>,
     line: String,
     lineno: u64,
     last_time: u64,
@@ -137,6 +140,7 @@ impl TextReader {
                 .map(|(i, p)| (p.clone(), i as u32))
                 .collect(),
             added: vec![false; files.len()],
+            last_file: None,
             opts,
             line,
             lineno: 1,
@@ -145,11 +149,32 @@ impl TextReader {
         })
     }
 
-    fn file_index(&self, name: &str) -> Option<u32> {
-        if self.opts.redirect.is_some() {
+    /// The index of file `name` (the one file with `replay_redirect`); `last_file` is the
+    /// reader's (a separate borrow from the line `name` is in).
+    fn file_index(
+        redirect: bool,
+        index: &HashMap<PathBuf, u32>,
+        last_file: &mut Option<(String, u32)>,
+        name: &str,
+    ) -> Option<u32> {
+        if redirect {
             return Some(0);
         }
-        self.index.get(Path::new(name)).copied()
+        if let Some((n, i)) = last_file {
+            if n == name {
+                return Some(*i);
+            }
+        }
+        let i = index.get(Path::new(name)).copied()?;
+        match last_file {
+            Some((n, j)) => {
+                n.clear();
+                n.push_str(name);
+                *j = i;
+            }
+            None => *last_file = Some((name.to_string(), i)),
+        }
+        Some(i)
     }
 
     pub fn next_entry(&mut self, notes: &mut Vec<String>) -> Result<Option<Entry>, String> {
@@ -230,7 +255,9 @@ impl TextReader {
             if act == Act::Wait && self.opts.no_stall {
                 continue;
             }
-            let Some(file) = self.file_index(l.name) else {
+            let redirect = self.opts.redirect.is_some();
+            let Some(file) = Self::file_index(redirect, &self.index, &mut self.last_file, l.name)
+            else {
                 note(
                     notes,
                     format!(
@@ -411,6 +438,32 @@ mod tests {
         let e = entries(&p, &red);
         assert!(e.iter().all(|e| e.file == 0));
         assert_eq!(e.iter().filter(|e| e.act == Act::Add).count(), 1);
+    }
+
+    #[test]
+    fn lines_naming_files_by_other_spellings_find_them() {
+        // The last line's file is remembered by its spelling; another spelling of the same
+        // path is still that file, as fio's lookup finds it.
+        let (_d, p) = trace(
+            "fio version 2 iolog\n/a add\n/b add\n/a read 0 512\n/a read 512 512\n/b read 0 512\n/a/ read 1024 512\n//b read 512 512\n/b read 1024 512\n/c read 0 512\n/a read 1536 512\n",
+        );
+        let e: Vec<(u32, u64)> = entries(&p, &ReplayOpts::default())
+            .iter()
+            .filter(|e| e.act == Act::Read)
+            .map(|e| (e.file, e.offset))
+            .collect();
+        assert_eq!(
+            e,
+            [
+                (0, 0),
+                (0, 512),
+                (1, 0),
+                (0, 1024),
+                (1, 512),
+                (1, 1024),
+                (0, 1536)
+            ]
+        );
     }
 
     #[test]
