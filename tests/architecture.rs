@@ -205,8 +205,14 @@ fn every_test_file_runs() {
     }
     for f in &files {
         let (t, m) = (targets.contains(f), modules.contains(f));
-        assert!(t || m, "{f} is neither a module of tests/suite.rs nor a [[test]] target");
-        assert!(!(t && m), "{f} is both a module of tests/suite.rs and a [[test]] target");
+        assert!(
+            t || m,
+            "{f} is neither a module of tests/suite.rs nor a [[test]] target"
+        );
+        assert!(
+            !(t && m),
+            "{f} is both a module of tests/suite.rs and a [[test]] target"
+        );
     }
     for t in &targets {
         assert!(root(t).is_file(), "[[test]] path {t} does not exist");

@@ -1205,3 +1205,81 @@ fn a_skewed_server_clock_is_measured_and_does_not_move_the_windows() {
     assert!((1.9..10.0).contains(&len), "last-done window {len} s");
     assert!(j["flexio"]["cluster"]["common"].is_object());
 }
+
+/// A job file with a global section and two jobs: each job's own options apart from it.
+const WITH_GLOBAL: &str = "[global]\nioengine=null\nbs=8k\nsize=4m\nthread\nramp_time=0\n\
+                           iodepth_batch=1\n\n[a]\nrw=read\n\n[b]\nrw=randread\nbs=4k\n";
+
+/// The client's JSON "global options" and each job's "job options", in their order.
+fn client_options(out: &str) -> (Vec<(String, String)>, Vec<Vec<(String, String)>>) {
+    let j = json_of(out);
+    let pairs = |v: &Value| -> Vec<(String, String)> {
+        v.as_object()
+            .map(|m| {
+                m.iter()
+                    .map(|(k, v)| (k.clone(), v.as_str().unwrap_or("?").to_string()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let jobs = j["client_stats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["jobname"] != "All clients")
+        .map(|c| pairs(&c["job options"]))
+        .collect();
+    (pairs(&j["global options"]), jobs)
+}
+
+/// Issue 28, item 18: whichever client and server (flexio or fio 3.33), the client's JSON
+/// has the job file's global section as "global options" and each job's own lines as its
+/// "job options", as fio's client prints them (flag options such as `thread` have no
+/// value in fio 3.33's protocol and are left out, as fio leaves them out).
+#[test]
+fn client_json_keeps_the_global_section() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    std::fs::write(dir.join("g.fio"), WITH_GLOBAL).unwrap();
+    let x = sock(dir, "flexio");
+    let _flexio = server(&flexio_bin(), &x, dir);
+    let run = |client: &Path, addr: &str| {
+        let r = run_bounded(
+            client,
+            &[&format!("--client={addr}"), "--output-format=json", "g.fio"],
+            dir,
+            &[],
+            60,
+        );
+        assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+        client_options(&r.stdout)
+    };
+    let own = run(&flexio_bin(), &x);
+    let s = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+        v.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    };
+    assert_eq!(
+        own.0,
+        s(&[
+            ("ioengine", "null"),
+            ("bs", "8k"),
+            ("size", "4m"),
+            ("ramp_time", "0"),
+            ("iodepth_batch", "1"),
+        ]),
+        "global options"
+    );
+    assert_eq!(
+        own.1,
+        vec![s(&[("rw", "read")]), s(&[("rw", "randread"), ("bs", "4k")])],
+        "job options"
+    );
+    let Some(fio) = fio_bin() else { return };
+    let f = sock(dir, "fio");
+    let _fio = server(&fio, &f, dir);
+    assert_eq!(run(&fio, &f), own, "fio client, fio server");
+    assert_eq!(run(&fio, &x), own, "fio client, flexio server");
+    assert_eq!(run(&flexio_bin(), &f), own, "flexio client, fio server");
+}
