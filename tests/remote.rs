@@ -1210,10 +1210,13 @@ fn a_skewed_server_clock_is_measured_and_does_not_move_the_windows() {
 const WITH_GLOBAL: &str = "[global]\nioengine=null\nbs=8k\nsize=4m\nthread\nramp_time=0\n\
                            iodepth_batch=1\n\n[a]\nrw=read\n\n[b]\nrw=randread\nbs=4k\n";
 
+/// Option name and value pairs, in their order.
+type Options = Vec<(String, String)>;
+
 /// The client's JSON "global options" and each job's "job options", in their order.
-fn client_options(out: &str) -> (Vec<(String, String)>, Vec<Vec<(String, String)>>) {
+fn client_options(out: &str) -> (Options, Vec<Options>) {
     let j = json_of(out);
-    let pairs = |v: &Value| -> Vec<(String, String)> {
+    let pairs = |v: &Value| -> Options {
         v.as_object()
             .map(|m| {
                 m.iter()
@@ -1255,7 +1258,7 @@ fn client_json_keeps_the_global_section() {
         client_options(&r.stdout)
     };
     let own = run(&flexio_bin(), &x);
-    let s = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+    let s = |v: &[(&str, &str)]| -> Options {
         v.iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect()
