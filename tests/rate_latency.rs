@@ -1,7 +1,7 @@
 //! Issue 4: rate limits, think time, latency targets and ceilings, latency measured from
 //! the scheduled start (free of coordinated omission), and steady state.
 
-use crate::common;
+mod common;
 use common::*;
 use serde_json::Value;
 

@@ -1,7 +1,7 @@
 //! flexio measures itself: the clock it uses (and its cost), and how much of each job's
 //! time was its own; a job bound by the tool rather than the target is flagged.
 
-use crate::common;
+mod common;
 use common::*;
 
 fn run_json(args: &[&str]) -> (serde_json::Value, Run) {

@@ -4,8 +4,10 @@
 //! with `cargo test --test suite NAME::`.
 //!
 //! The files that stay programs of their own are the `[[test]]` targets in Cargo.toml: `cli`,
-//! `corpus` and `dir_engines` (also run without the default features), `mpi` (feature `mpi`)
-//! and `io_uring_probe` (it flips a system-wide sysctl, so nothing may run beside it).
+//! `corpus` and `dir_engines` (also run without the default features), `mpi` (feature `mpi`),
+//! `io_uring_probe` (it flips a system-wide sysctl, so nothing may run beside it), and
+//! `rate_latency` and `self_measure`, whose lateness and overhead bounds hold beside their
+//! own tests but not beside the CPU-heavy ones of other files.
 //! `architecture::every_test_file_runs` checks that each file is in one place or the other.
 
 mod common;
@@ -57,14 +59,12 @@ mod parse_only;
 mod plain_loop;
 mod provenance;
 mod pts;
-mod rate_latency;
 mod remote;
 mod remote_security;
 mod remote_tls;
 mod report_compare;
 mod results_store;
 mod rt_study;
-mod self_measure;
 mod signals;
 mod splice_defrag;
 mod steady_watch;
