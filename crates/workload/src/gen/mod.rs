@@ -867,16 +867,7 @@ impl Generator {
                 if offset != trim_at {
                     f.trimmed = Some((trim_at, trim_len));
                 }
-                f.pos[1] = (offset + len).wrapping_sub(f.region.start);
-                self.issues[1] += 1;
-                let io = NextIo {
-                    file: fi,
-                    ddir: 1,
-                    offset,
-                    len,
-                    wrapped: false,
-                };
-                self.trimwrite_started(&io);
+                let io = self.write_trimmed(fi, offset, len);
                 self.files[fi].zoned_ios += 1;
                 return Some(io);
             }
@@ -967,22 +958,28 @@ impl Generator {
     /// position; with randtrimwrite a trim takes a random block and the write after it
     /// rewrites that block. Either way the I/O's start is kept for [`Self::next_ddir`]. Kept
     /// out of line, so the common path keeps [`Self::attempt_with`] inlined.
+    /// randtrimwrite: the write of the block just trimmed, at `offset` (`len` bytes).
+    fn write_trimmed(&mut self, fi: usize, offset: u64, len: u64) -> NextIo {
+        let f = &mut self.files[fi];
+        f.pos[1] = (offset + len).wrapping_sub(f.region.start);
+        self.issues[1] += 1;
+        let io = NextIo {
+            file: fi,
+            ddir: 1,
+            offset,
+            len,
+            wrapped: false,
+        };
+        self.trimwrite_started(&io);
+        io
+    }
+
     #[inline(never)]
     fn attempt_trimwrite(&mut self, fi: usize, ddir: Ddir) -> Option<NextIo> {
         if self.randtrimwrite && ddir == 1 {
             let f = &mut self.files[fi];
             if let Some((offset, len)) = f.trimmed.take() {
-                f.pos[1] = offset - f.region.start + len;
-                self.issues[1] += 1;
-                let io = NextIo {
-                    file: fi,
-                    ddir: 1,
-                    offset,
-                    len,
-                    wrapped: false,
-                };
-                self.trimwrite_started(&io);
-                return Some(io);
+                return Some(self.write_trimmed(fi, offset, len));
             }
         }
         let io = self.attempt_with(fi, ddir, &mut NoZones)?;
