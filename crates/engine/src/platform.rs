@@ -191,6 +191,36 @@ pub fn logical_block_size(fd: BorrowedFd<'_>) -> u32 {
     }
 }
 
+/// Wait until `word` is no longer 0 (set by [`wake_all`]). Linux: a futex wait, so one
+/// call wakes every waiter; elsewhere a 1 ms poll.
+pub fn wait_while_zero(word: &std::sync::atomic::AtomicU32) {
+    use std::sync::atomic::Ordering;
+    while word.load(Ordering::Acquire) == 0 {
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        {
+            // EAGAIN (already set) and EINTR loop back to the check.
+            let _ =
+                rustix::thread::futex::wait(word, rustix::thread::futex::Flags::PRIVATE, 0, None);
+        }
+        #[cfg(not(any(target_os = "linux", target_os = "android")))]
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+/// Set `word` to 1 and wake every thread in [`wait_while_zero`] on it, in one call.
+pub fn wake_all(word: &std::sync::atomic::AtomicU32) {
+    word.store(1, std::sync::atomic::Ordering::Release);
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        // The kernel reads the count as an int: u32::MAX would be -1, which wakes one.
+        let _ = rustix::thread::futex::wake(
+            word,
+            rustix::thread::futex::Flags::PRIVATE,
+            i32::MAX as u32,
+        );
+    }
+}
+
 /// Let the calling thread's sleeps end on time rather than up to 50 µs late (Linux's
 /// default timer slack); nothing elsewhere.
 pub fn tight_timer_slack() {

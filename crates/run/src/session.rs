@@ -734,19 +734,30 @@ impl Segments<'_> {
             Ordering::Relaxed,
         );
         let (tx, rx) = mpsc::channel::<(usize, JobResult)>();
+        let gate_cell = std::sync::OnceLock::<worker::StartGate>::new();
         std::thread::scope(|s| {
-            let spawn = |i: usize, tx: mpsc::Sender<(usize, JobResult)>| {
+            let gate_cell = &gate_cell;
+            let spawn = |i: usize, tx: mpsc::Sender<(usize, JobResult)>, with_gate: bool| {
+                let gate = gate_cell.get().filter(|_| with_gate);
                 let (plan, ctx, pr) = (&plans[i], g.of(&plans[i]), &progress[i]);
                 std::thread::Builder::new()
                     .name(format!("flexio-{}", plan.thread_number))
                     .spawn_scoped(s, move || {
-                        let _ = tx.send((i, job_thread(plan, ctx, pr)));
+                        let _ = tx.send((i, job_thread(plan, ctx, pr, gate)));
                     })
-                    .expect("spawning a job thread");
+                    .unwrap_or_else(|e| {
+                        // The threads already made must not wait for this one.
+                        if let Some(g) = gate_cell.get() {
+                            g.open();
+                        }
+                        panic!("spawning a job thread: {e}")
+                    });
             };
             // wait_for: a job starts once every thread of its waitee has ended.
             let (now, mut waiting): (Vec<usize>, Vec<usize>) =
                 members.iter().partition(|&&i| self.may_start(i, seg));
+            // The threads that start now go on together once all exist.
+            let _ = gate_cell.set(worker::StartGate::new(now.len()));
             // Flow groups' members that start now begin their I/O together.
             let mut flows: Vec<(u32, u64)> = Vec::new();
             for &i in &now {
@@ -761,7 +772,7 @@ impl Segments<'_> {
                 worker::flow::expect(id, n);
             }
             for i in now {
-                spawn(i, tx.clone());
+                spawn(i, tx.clone(), true);
             }
             let mut tx = (!waiting.is_empty()).then_some(tx);
             let mut left = members.len();
@@ -774,7 +785,7 @@ impl Segments<'_> {
                             let (ready, still): (Vec<usize>, Vec<usize>) =
                                 waiting.iter().partition(|&&k| self.may_start(k, seg));
                             for k in ready {
-                                spawn(k, t.clone());
+                                spawn(k, t.clone(), false);
                             }
                             waiting = still;
                             if waiting.is_empty() {
@@ -928,9 +939,14 @@ impl Segments<'_> {
 
 /// One job thread's work and result. A bug in a job thread fails that job, not the whole
 /// run.
-fn job_thread(plan: &ThreadPlan, ctx: &RunCtx, pr: &Progress) -> JobResult {
+fn job_thread(
+    plan: &ThreadPlan,
+    ctx: &RunCtx,
+    pr: &Progress,
+    gate: Option<&worker::StartGate>,
+) -> JobResult {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        worker::run_thread(plan, ctx, pr)
+        worker::run_thread(plan, ctx, pr, gate)
     }))
     .unwrap_or_else(|_| {
         let mut st = flexio_stats::ThreadStats::default();

@@ -215,7 +215,12 @@ fn start_delay(plan: &ThreadPlan, ctx: &RunCtx, progress: &Progress) {
 }
 
 /// Run a whole thread plan and package its result.
-pub fn run_thread(plan: &ThreadPlan, ctx: &RunCtx, progress: &Progress) -> JobResult {
+pub fn run_thread(
+    plan: &ThreadPlan,
+    ctx: &RunCtx,
+    progress: &Progress,
+    gate: Option<&StartGate>,
+) -> JobResult {
     let _io_job = IoJobDone(!plan.engine.caps.noio);
     let tid = flexio_engine::platform::thread_id();
     // A private descriptor table makes every system call on the job's files cheaper; a
@@ -223,6 +228,9 @@ pub fn run_thread(plan: &ThreadPlan, ctx: &RunCtx, progress: &Progress) -> JobRe
     let _ = flexio_engine::sys::private_fd_table();
     progress.tid.store(tid, Ordering::Relaxed);
     crate::debug_log!(crate::debug::Cat::Process, "jobs pid={tid} started");
+    if let Some(g) = gate {
+        g.arrive_and_wait();
+    }
     start_delay(plan, ctx, progress);
     // The cgroup first, while the thread may still join it (before uid/gid).
     let joined = match plan.placement.cgroup.as_ref().map(|c| cgroup::join(c, tid)) {
@@ -291,6 +299,47 @@ pub fn run_thread(plan: &ThreadPlan, ctx: &RunCtx, progress: &Progress) -> JobRe
     result_of(plan, tid, stats)
 }
 
+/// The threads a segment starts at once wait here, each as soon as it runs, until every
+/// one of them has been created; then all go on together (fio's `td->sem`: the main
+/// thread creates each job, waits until it is initialized, and releases them all at
+/// once). Without it, the first threads of a large job set do their setup and I/O while
+/// the later ones are still being created, and on a machine with fewer cores than jobs
+/// the creating thread gets its small share of the CPU: a job set's start stretches over
+/// seconds and its summed rates overstate what the jobs did together.
+pub struct StartGate {
+    expected: usize,
+    arrived: std::sync::atomic::AtomicUsize,
+    /// 0 until the set is complete (or [`StartGate::open`]): every waiter sleeps on this
+    /// one word and the last arrival wakes them all in one call. Threads woken one by one,
+    /// or woken to take a lock again, would each wait a scheduler time slice behind the
+    /// threads already doing I/O.
+    open: std::sync::atomic::AtomicU32,
+}
+
+impl StartGate {
+    pub fn new(expected: usize) -> Self {
+        Self {
+            expected,
+            arrived: std::sync::atomic::AtomicUsize::new(0),
+            open: std::sync::atomic::AtomicU32::new(0),
+        }
+    }
+
+    /// Let every thread go now (the set will not be complete).
+    pub fn open(&self) {
+        flexio_engine::platform::wake_all(&self.open);
+    }
+
+    /// Count this thread in and wait for the rest of the set.
+    pub fn arrive_and_wait(&self) {
+        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 >= self.expected {
+            self.open();
+        } else {
+            flexio_engine::platform::wait_while_zero(&self.open);
+        }
+    }
+}
+
 /// Counts an I/O job thread out of [`flexio_engine::api::IO_JOBS_PENDING`] when it ends,
 /// however it ends.
 struct IoJobDone(bool);
@@ -304,5 +353,50 @@ impl Drop for IoJobDone {
                 |n| n.checked_sub(1),
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::StartGate;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[test]
+    fn start_gate_holds_every_thread_until_the_last_arrives() {
+        for n in [1, 2, 64] {
+            let gate = StartGate::new(n);
+            let passed = AtomicUsize::new(0);
+            std::thread::scope(|s| {
+                for _ in 0..n - 1 {
+                    s.spawn(|| {
+                        gate.arrive_and_wait();
+                        passed.fetch_add(1, Ordering::SeqCst);
+                    });
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                assert_eq!(
+                    passed.load(Ordering::SeqCst),
+                    0,
+                    "{n}: went before the last"
+                );
+                gate.arrive_and_wait();
+            });
+            assert_eq!(passed.load(Ordering::SeqCst), n - 1);
+        }
+    }
+
+    #[test]
+    fn an_opened_gate_lets_an_incomplete_set_go() {
+        let gate = StartGate::new(10);
+        std::thread::scope(|s| {
+            let waiters: Vec<_> = (0..3).map(|_| s.spawn(|| gate.arrive_and_wait())).collect();
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            gate.open();
+            for w in waiters {
+                w.join().unwrap();
+            }
+        });
+        // Later arrivals do not wait either.
+        gate.arrive_and_wait();
     }
 }
