@@ -126,6 +126,51 @@ fn nbd_export_end_to_end() {
 }
 
 #[test]
+fn nbd_over_ipv6_loopback() {
+    if Command::new("nbdkit").arg("--version").output().is_err() {
+        eprintln!("SKIP: nbdkit is not installed (apt-get install nbdkit)");
+        return;
+    }
+    if std::net::TcpListener::bind("[::1]:0").is_err() {
+        eprintln!("SKIP: no IPv6 loopback (::1) on this machine");
+        return;
+    }
+    let port = free_port().to_string();
+    let mut child = Command::new("nbdkit")
+        .args(["-f", "-i", "::1", "-p", &port, "memory", "4M"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while std::net::TcpStream::connect(format!("[::1]:{port}")).is_err()
+        && t.elapsed() < Duration::from_secs(10)
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let d = tempfile::tempdir().unwrap();
+    let uri = format!("--uri=nbd://[::1]:{port}/");
+    let r = run_bounded(
+        &flexio_bin(),
+        &[
+            "--name=n",
+            "--ioengine=nbd",
+            &uri,
+            "--rw=read",
+            "--bs=64k",
+            "--output-format=json",
+        ],
+        d.path(),
+        &[],
+        60,
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(io(&json_of(&r.stdout), "read"), (4 << 20, 64));
+}
+
+#[test]
 fn nbd_matches_fio() {
     let Some(fio) = fio_bin() else {
         return;

@@ -160,11 +160,22 @@ pub fn parse_uri(uri: &str) -> Result<Uri, String> {
     };
     // A user name (libnbd's tls-username for PSK) before '@' names no host.
     let hostport = hostport.rsplit_once('@').map_or(hostport, |(_, h)| h);
-    let (host, port) = match hostport.rsplit_once(':') {
-        Some((h, p)) if !h.ends_with(']') || hostport.starts_with('[') => {
-            (h.trim_matches(['[', ']']).to_string(), p.parse::<u16>().map_err(|_| bad())?)
+    let port_of = |p: &str| p.parse::<u16>().map_err(|_| bad());
+    let (host, port) = if let Some(v6) = hostport.strip_prefix('[') {
+        // An IPv6 address in brackets, then an optional `:port`.
+        let (h, after) = v6.split_once(']').ok_or_else(bad)?;
+        let port = match after {
+            "" => 10809,
+            p => port_of(p.strip_prefix(':').ok_or_else(bad)?)?,
+        };
+        (h.to_string(), port)
+    } else {
+        match hostport.split_once(':') {
+            // More than one colon: an IPv6 address without brackets, on the default port.
+            Some((_, p)) if p.contains(':') => (hostport.to_string(), 10809),
+            Some((h, p)) => (h.to_string(), port_of(p)?),
+            None => (hostport.to_string(), 10809),
         }
-        _ => (hostport.trim_matches(['[', ']']).to_string(), 10809),
     };
     if host.is_empty() {
         return Err(bad());
@@ -601,6 +612,16 @@ mod tests {
             (Target::Unix { path: "/tmp/s".into() }, "exp".into())
         );
         assert!(parse_uri("nbd://h").unwrap().tls.is_none());
+        // IPv6: in brackets with and without a port, and bare on the default port.
+        let v6 = |port| Target::Tcp { host: "::1".into(), port };
+        assert_eq!(tp("nbd://[::1]"), (v6(10809), String::new()));
+        assert_eq!(tp("nbd://[::1]/e"), (v6(10809), "e".into()));
+        assert_eq!(tp("nbd://[::1]:1234/e"), (v6(1234), "e".into()));
+        assert_eq!(tp("nbd://::1"), (v6(10809), String::new()));
+        assert!(parse_uri("nbd://[::1").is_err());
+        assert!(parse_uri("nbd://[::1]x").is_err());
+        assert!(parse_uri("nbd://[::1]:").is_err());
+        assert!(parse_uri("nbd://h:99999").is_err());
         assert!(parse_uri("http://h").is_err());
         assert!(parse_uri("nbd+unix:///x").is_err());
         assert!(parse_uri("nbdx://h").is_err());
