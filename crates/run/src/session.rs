@@ -734,30 +734,27 @@ impl Segments<'_> {
             Ordering::Relaxed,
         );
         let (tx, rx) = mpsc::channel::<(usize, JobResult)>();
-        let gate_cell = std::sync::OnceLock::<worker::StartGate>::new();
+        // wait_for: a job starts once every thread of its waitee has ended.
+        let (now, mut waiting): (Vec<usize>, Vec<usize>) =
+            members.iter().partition(|&&i| self.may_start(i, seg));
+        // The threads that start now go on together once all exist.
+        let gate = worker::StartGate::new(now.len());
         std::thread::scope(|s| {
-            let gate_cell = &gate_cell;
+            let gate = &gate;
             let spawn = |i: usize, tx: mpsc::Sender<(usize, JobResult)>, with_gate: bool| {
-                let gate = gate_cell.get().filter(|_| with_gate);
                 let (plan, ctx, pr) = (&plans[i], g.of(&plans[i]), &progress[i]);
+                let waits = with_gate.then_some(gate);
                 std::thread::Builder::new()
                     .name(format!("flexio-{}", plan.thread_number))
                     .spawn_scoped(s, move || {
-                        let _ = tx.send((i, job_thread(plan, ctx, pr, gate)));
+                        let _ = tx.send((i, job_thread(plan, ctx, pr, waits)));
                     })
                     .unwrap_or_else(|e| {
                         // The threads already made must not wait for this one.
-                        if let Some(g) = gate_cell.get() {
-                            g.open();
-                        }
+                        gate.open();
                         panic!("spawning a job thread: {e}")
                     });
             };
-            // wait_for: a job starts once every thread of its waitee has ended.
-            let (now, mut waiting): (Vec<usize>, Vec<usize>) =
-                members.iter().partition(|&&i| self.may_start(i, seg));
-            // The threads that start now go on together once all exist.
-            let _ = gate_cell.set(worker::StartGate::new(now.len()));
             // Flow groups' members that start now begin their I/O together.
             let mut flows: Vec<(u32, u64)> = Vec::new();
             for &i in &now {
