@@ -954,10 +954,6 @@ impl Generator {
         })
     }
 
-    /// trimwrite / randtrimwrite: sequential trims and writes each advance their own
-    /// position; with randtrimwrite a trim takes a random block and the write after it
-    /// rewrites that block. Either way the I/O's start is kept for [`Self::next_ddir`]. Kept
-    /// out of line, so the common path keeps [`Self::attempt_with`] inlined.
     /// randtrimwrite: the write of the block just trimmed, at `offset` (`len` bytes).
     fn write_trimmed(&mut self, fi: usize, offset: u64, len: u64) -> NextIo {
         let f = &mut self.files[fi];
@@ -974,6 +970,10 @@ impl Generator {
         io
     }
 
+    /// trimwrite / randtrimwrite: sequential trims and writes each advance their own
+    /// position; with randtrimwrite a trim takes a random block and the write after it
+    /// rewrites that block. Either way the I/O's start is kept for [`Self::next_ddir`]. Kept
+    /// out of line, so the common path keeps [`Self::attempt_with`] inlined.
     #[inline(never)]
     fn attempt_trimwrite(&mut self, fi: usize, ddir: Ddir) -> Option<NextIo> {
         if self.randtrimwrite && ddir == 1 {
