@@ -1,8 +1,9 @@
-//! How often flexio looks at each file of a many-file job (issue: planning stat'ed every
-//! file three times, and the provenance and disk discovery read /sys and the mount table
-//! again for every file). Counted with strace: each file is looked at once when planned,
-//! and the run-level steps (disk discovery, provenance) once more each, however many files
-//! share a device.
+//! How often flexio looks at each file of a many-file job (issue: planning, disk discovery,
+//! the provenance and the layout check each stat'ed every file, and the provenance read
+//! /sys and the mount table again for every file). Counted with strace: each file is looked
+//! at once, when planned; the run-level steps go by what planning saw and look at one file
+//! per device. The provenance lists one target per device, with how many files it stands
+//! for.
 
 use crate::common;
 use common::*;
@@ -22,7 +23,7 @@ fn strace() -> bool {
 
 /// Run flexio under strace, counting the stat-family calls that name one of the job's files
 /// (`bench.0.N`), and the reads of sysfs and the mount table.
-fn count(engine: &str, files: u32, dir: &std::path::Path) -> (usize, usize) {
+fn count(engine: &str, files: u32, dir: &std::path::Path) -> (usize, usize, serde_json::Value) {
     let trace = dir.join("trace");
     let out = Command::new("strace")
         .args([
@@ -61,7 +62,22 @@ fn count(engine: &str, files: u32, dir: &std::path::Path) -> (usize, usize) {
         .lines()
         .filter(|l| l.contains("openat(") && (l.contains("\"/sys/") || l.contains("mountinfo")))
         .count();
-    (stats, sys)
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    (stats, sys, json)
+}
+
+/// The provenance's targets: one, standing for all `n` files.
+fn one_target(json: &serde_json::Value, n: u32) {
+    let targets = json["flexio"]["provenance"]["targets"].as_array().unwrap();
+    assert_eq!(targets.len(), 1, "{targets:?}");
+    assert_eq!(targets[0]["files"], n, "{targets:?}");
+    assert!(
+        targets[0]["path"]
+            .as_str()
+            .unwrap()
+            .ends_with("d/bench.0.0"),
+        "{targets:?}"
+    );
 }
 
 #[test]
@@ -73,18 +89,26 @@ fn each_file_is_looked_at_once_per_step() {
     let d = tempfile::tempdir().unwrap();
     std::fs::create_dir(d.path().join("d")).unwrap();
     // New files (filecreate): planning looks once; the engine's open creates them.
-    let (stats, sys_new) = count("filecreate", n, d.path());
+    let (stats, sys_new, json) = count("filecreate", n, d.path());
     assert!(
         stats <= n as usize + 10,
         "filecreate of {n} files: {stats} stat calls on the files (at most one each)"
     );
-    // Existing files (filestat): planning, disk discovery, provenance and the layout check
-    // once each, and the engine's own stat, which is the measured operation.
-    let (stats, sys_old) = count("filestat", n, d.path());
+    one_target(&json, n);
+    // filecreate left them empty: give them their size, so that nothing is laid out (a
+    // file planning saw too small is looked at again before its layout).
+    for i in 0..n {
+        std::fs::write(d.path().join(format!("d/bench.0.{i}")), [0u8; 4096]).unwrap();
+    }
+    // Existing files of their full size (filestat): planning once, and the engine's own stat, which is the
+    // measured operation (disk discovery, the provenance and the layout check take
+    // planning's answer).
+    let (stats, sys_old, json) = count("filestat", n, d.path());
     assert!(
-        stats <= 5 * n as usize + 10,
-        "filestat of {n} files: {stats} stat calls on the files (at most five each)"
+        stats <= 2 * n as usize + 10,
+        "filestat of {n} files: {stats} stat calls on the files (at most two each)"
     );
+    one_target(&json, n);
     // /sys and the mount table are read per device, not per file.
     assert!(
         sys_new < 200 && sys_old < 200,

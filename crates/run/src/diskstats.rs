@@ -202,15 +202,19 @@ pub fn watch_in(
     let mut w = Watch { disks: Vec::new() };
     let mut todo: Vec<PathBuf> = paths.to_vec();
     let mut i = 0;
-    while i < todo.len() && i < MAX_DISKS {
+    // Every path is looked at (the list stops growing at MAX_DISKS devices, not paths:
+    // a device after 256 files on another one is still watched); each device once.
+    let mut tried: Vec<(u32, u32)> = Vec::new();
+    while i < todo.len() && w.disks.len() < MAX_DISKS {
         let p = todo[i].clone();
         i += 1;
         let Some(dev) = numbers(&p) else {
             continue;
         };
-        if w.find(dev).is_some() {
+        if tried.contains(&dev) || w.find(dev).is_some() {
             continue;
         }
+        tried.push(dev);
         let Ok(dir) = std::fs::canonicalize(sys.join(format!("dev/block/{}:{}", dev.0, dev.1)))
         else {
             continue;
@@ -591,6 +595,40 @@ mod tests {
         assert_eq!(names, ["md0", "vdb"]);
         assert_eq!(disks[0].slave_names(&disks), ["vdb"]);
         assert_eq!(disks[1].stat_path, block.join("vdb/stat"));
+    }
+
+    #[test]
+    fn a_disk_after_hundreds_of_files_on_another_is_watched() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path();
+        for (name, dev) in [("vda", "253:0"), ("vdb", "253:16")] {
+            let d = root.join("devices/pci0/block").join(name);
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(d.join("dev"), format!("{dev}\n")).unwrap();
+            std::fs::write(d.join("stat"), stat_line([1u64; 11].into_iter())).unwrap();
+            std::fs::create_dir_all(root.join("dev/block")).unwrap();
+            symlink(
+                format!("../../devices/pci0/block/{name}"),
+                root.join("dev/block").join(dev),
+            )
+            .unwrap();
+        }
+        // 300 files on vda (more than MAX_DISKS), then one on vdb; each device is looked
+        // up once.
+        let mut paths: Vec<PathBuf> = (0..300).map(|i| PathBuf::from(format!("/a/{i}"))).collect();
+        paths.push(PathBuf::from("/b/0"));
+        let looked = std::cell::Cell::new(0);
+        let disks = watch_in(root, &paths, |p| {
+            looked.set(looked.get() + 1);
+            Some(if p.starts_with("/b") {
+                (253, 16)
+            } else {
+                (253, 0)
+            })
+        });
+        let names: Vec<&str> = disks.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, ["vda", "vdb"]);
+        assert_eq!(looked.get(), 301);
     }
 
     /// The whole path: the synthetic tree's counters through the formatters, byte for byte.

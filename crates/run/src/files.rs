@@ -39,6 +39,12 @@ pub fn files_to_lay_out(t: &ThreadPlan) -> Vec<usize> {
         // Block devices are used as they are: never created, extended or truncated.
         .filter(|(_, f)| f.block.is_none())
         .filter(|(_, f)| {
+            // Planning's look at the file stands when it found the file big enough (a
+            // layout before this one only grows files); otherwise look again, since another
+            // job's layout may have made it so.
+            if f.seen.and_then(|s| s.len).is_some_and(|len| len >= f.need) {
+                return false;
+            }
             std::fs::metadata(&f.path)
                 .map(|m| m.len() < f.need)
                 .unwrap_or(true)

@@ -50,35 +50,36 @@ fn read_int(p: impl AsRef<Path>) -> Option<i64> {
 }
 
 /// The provenance of a run on `targets` (its files and devices; none for engines without
-/// a disk), under `compat` ("3.33" or "latest").
+/// a disk), under `compat` ("3.33" or "latest"). Each target is looked at here.
 pub fn collect(targets: &[PathBuf], compat: &str) -> Vec<(String, Fact)> {
+    let keyed: Vec<(&Path, Option<DeviceKey>)> = targets
+        .iter()
+        .map(|t| (t.as_path(), device_key(t)))
+        .collect();
+    collect_keyed(&keyed, compat)
+}
+
+/// [`collect`] with each target's device key known (from planning's look at it:
+/// [`crate::plan::device_keys`]).
+///
+/// Targets on one device (one file system, or one block device) are one entry: the first
+/// one's path, with `files`, how many of the run's targets it stands for, when that is more
+/// than one. A job of 100,000 files has one entry, read once, not 100,000.
+pub fn collect_keyed(targets: &[(&Path, Option<DeviceKey>)], compat: &str) -> Vec<(String, Fact)> {
     let mut out = Vec::new();
     out.push(("tool".to_string(), Fact::Obj(tool(compat).0)));
     out.push(("host".to_string(), Fact::Obj(host().0)));
-    // A job of many files (nrfiles=100000) has as many targets: each is looked at once,
-    // and the file system and disk facts are read once per device they are on.
-    let mut seen: std::collections::HashSet<&PathBuf> = std::collections::HashSet::new();
-    let mut on_device: Vec<(DeviceKey, Vec<(String, Fact)>)> = Vec::new();
-    let mut list = Vec::new();
-    for t in targets {
-        if !seen.insert(t) {
-            continue;
-        }
-        let key = device_key(t);
-        let facts = match on_device.iter().find(|(k, _)| Some(*k) == key) {
-            Some((_, f)) => f.clone(),
-            None => {
-                let f = target(t).0;
-                if let Some(k) = key {
-                    on_device.push((k, f.clone()));
-                }
-                f
+    let list: Vec<Fact> = crate::plan::one_per_device(targets)
+        .into_iter()
+        .map(|(t, _, n)| {
+            let mut entry = vec![("path".to_string(), Fact::Str(t.display().to_string()))];
+            if n > 1 {
+                entry.push(("files".to_string(), Fact::Int(n as i64)));
             }
-        };
-        let mut entry = vec![("path".to_string(), Fact::Str(t.display().to_string()))];
-        entry.extend(facts);
-        list.push(Fact::Obj(entry));
-    }
+            entry.extend(target(t).0);
+            Fact::Obj(entry)
+        })
+        .collect();
     if !list.is_empty() {
         out.push(("targets".to_string(), Fact::List(list)));
     }
@@ -287,7 +288,7 @@ fn parse_mountinfo(info: &str, id: &str) -> Option<(String, String, String, Stri
 }
 
 /// (is a block device, device numbers): see [`device_key`].
-type DeviceKey = (bool, u64);
+use crate::plan::DeviceKey;
 
 /// What a target's file system and disk facts depend on: whether it is a block device, and
 /// the device numbers (a block device's own, else its file system's, or its directory's

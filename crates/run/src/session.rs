@@ -530,17 +530,29 @@ fn plan_notes(plans: &[ThreadPlan], notes: &Notes) {
 /// The disks under the jobs' files, their counters taken now (with the scheduler notes for
 /// jobs that set priorities).
 fn watch_disks(plans: &[ThreadPlan], notes: &Notes) -> Vec<diskstats::Disk> {
-    let paths: Vec<PathBuf> = plans
-        .iter()
-        .filter(|t| !t.engine.caps.diskless && t.control.disk_util)
-        .flat_map(|t| t.files.iter().map(|f| f.path.clone()))
-        .collect();
-    let prio_paths: Vec<PathBuf> = plans
-        .iter()
-        .filter(|t| t.control.uses_prio)
-        .filter(|t| !t.engine.caps.diskless)
-        .flat_map(|t| t.files.iter().map(|f| f.path.clone()))
-        .collect();
+    // One path per device, by planning's look at the files (a job of 100,000 files on one
+    // file system is one path here, looked at once more).
+    let one_each = |files: Vec<&crate::plan::FilePlan>| -> Vec<PathBuf> {
+        crate::plan::one_per_device(&crate::plan::device_keys(files))
+            .into_iter()
+            .map(|(p, _, _)| p.to_path_buf())
+            .collect()
+    };
+    let paths = one_each(
+        plans
+            .iter()
+            .filter(|t| !t.engine.caps.diskless && t.control.disk_util)
+            .flat_map(|t| t.files.iter())
+            .collect(),
+    );
+    let prio_paths = one_each(
+        plans
+            .iter()
+            .filter(|t| t.control.uses_prio)
+            .filter(|t| !t.engine.caps.diskless)
+            .flat_map(|t| t.files.iter())
+            .collect(),
+    );
     for n in diskstats::priority_notes(&prio_paths) {
         notes.warn(&n);
     }
@@ -1098,11 +1110,17 @@ struct Reporter {
 impl Reporter {
     fn new(set: &JobSet, plans: &[ThreadPlan], clock: Clock, genesis: u64) -> Reporter {
         let (read_ns, resolution_ns) = clock.self_test();
-        let targets: Vec<PathBuf> = plans
-            .iter()
-            .filter(|t| !t.engine.caps.diskless)
-            .flat_map(|t| t.files.iter().map(|f| f.path.clone()))
-            .collect();
+        // The file engines (filecreate, dircreate, ...) are diskless in fio's sense (no
+        // layout, no disk statistics), but the file system they work on is what they measure.
+        let targets = crate::plan::device_keys(
+            plans
+                .iter()
+                .filter(|t| {
+                    let c = &t.engine.caps;
+                    !c.diskless || c.file_op || c.dirs
+                })
+                .flat_map(|t| t.files.iter()),
+        );
         let compat = if set.compat.is_fio333() {
             "3.33"
         } else {
@@ -1110,7 +1128,7 @@ impl Reporter {
         };
         Reporter {
             provenance: {
-                let mut p = crate::provenance::collect(&targets, compat);
+                let mut p = crate::provenance::collect_keyed(&targets, compat);
                 p.push(("job".to_string(), crate::provenance::job(set)));
                 p
             },

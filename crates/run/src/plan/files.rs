@@ -19,6 +19,41 @@ pub struct FilePlan {
     /// truncated, renamed or unlinked: everything that changes files filters on
     /// `block.is_none()`).
     pub block: Option<crate::blockdev::BlockInfo>,
+    /// What planning's one look at the name found (`None`: not looked at), reused by the
+    /// disk watch, the provenance and the layout check: a job of 100,000 files is stat'ed
+    /// once per file.
+    pub seen: Option<Seen>,
+}
+
+/// What planning's `stat` of a file name found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Seen {
+    /// The device numbers the disk watch and the provenance go by: a block device's own
+    /// (`st_rdev`), anything else's file system's (`st_dev`); `None`: the name did not
+    /// exist (its directory's then count).
+    pub dev: Option<u64>,
+    /// A block device.
+    pub block_dev: bool,
+    /// A regular file's size then.
+    pub len: Option<u64>,
+}
+
+impl Seen {
+    /// From a name's metadata (`None`: it did not exist).
+    pub fn of(meta: Option<&std::fs::Metadata>) -> Seen {
+        use std::os::unix::fs::{FileTypeExt, MetadataExt};
+        match meta {
+            None => Seen::default(),
+            Some(m) => {
+                let block_dev = m.file_type().is_block_device();
+                Seen {
+                    dev: Some(if block_dev { m.rdev() } else { m.dev() }),
+                    block_dev,
+                    len: m.is_file().then_some(m.len()),
+                }
+            }
+        }
+    }
 }
 
 impl FilePlan {
@@ -137,6 +172,7 @@ pub fn resolve(
             need: 0,
             region: Region { start: 0, len },
             block: None,
+            seen: None,
         }]);
     }
     if caps.pipe {
@@ -171,6 +207,7 @@ pub fn resolve(
             need: 0,
             region: Region { start: 0, len },
             block: None,
+            seen: None,
         }]);
     }
     let names: Vec<PathBuf> = found.into_iter().chain(names).collect();
@@ -330,7 +367,7 @@ pub fn resolve(
         ));
     }
     // ---- regions
-    let mut files = Vec::new();
+    let mut files = Vec::with_capacity(names.len());
     for (i, path) in names.iter().enumerate() {
         let share = per_file[i];
         let char_dev = blocks[i].as_ref().is_some_and(|b| b.char_dev);
@@ -385,6 +422,7 @@ pub fn resolve(
             need: start + len,
             region: Region { start, len },
             block: blocks[i].clone(),
+            seen: Some(Seen::of(metas[i].as_ref())),
         });
     }
     Ok(files)
@@ -453,4 +491,133 @@ fn check_block(
         }
     }
     Ok(())
+}
+
+/// A file's device key for the disk watch and the provenance: (a block device, its device
+/// numbers: a block device's own, anything else's file system's).
+pub type DeviceKey = (bool, u64);
+
+/// The files' device keys as planning saw them. A name that did not exist then goes by its
+/// directory's (each directory looked at once); a file planning did not look at (a replay
+/// trace's, say) is looked at now. `None`: neither the name nor its directory could be.
+pub fn device_keys<'a>(
+    files: impl IntoIterator<Item = &'a FilePlan>,
+) -> Vec<(&'a Path, Option<DeviceKey>)> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let key_of = |m: &std::fs::Metadata| {
+        let block = m.file_type().is_block_device();
+        (block, if block { m.rdev() } else { m.dev() })
+    };
+    let mut dirs: std::collections::HashMap<&Path, Option<DeviceKey>> = Default::default();
+    let mut dir_key = |path: &'a Path| {
+        let dir = path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        *dirs
+            .entry(dir)
+            .or_insert_with(|| std::fs::metadata(dir).ok().map(|m| (false, m.dev())))
+    };
+    files
+        .into_iter()
+        .map(|f| {
+            let p = f.path.as_path();
+            let key = match f.seen {
+                Some(Seen {
+                    dev: Some(dev),
+                    block_dev,
+                    ..
+                }) => Some((block_dev, dev)),
+                Some(_) => dir_key(p),
+                None => match std::fs::metadata(p) {
+                    Ok(m) => Some(key_of(&m)),
+                    Err(_) => dir_key(p),
+                },
+            };
+            (p, key)
+        })
+        .collect()
+}
+
+/// One path per device key, in first-seen order, with how many of the (distinct) paths
+/// share its key; paths without a key stand alone.
+pub fn one_per_device<'a>(
+    keys: &[(&'a Path, Option<DeviceKey>)],
+) -> Vec<(&'a Path, Option<DeviceKey>, u64)> {
+    let mut out: Vec<(&Path, Option<DeviceKey>, u64)> = Vec::new();
+    let mut at: std::collections::HashMap<DeviceKey, usize> = Default::default();
+    let mut paths: std::collections::HashSet<&Path> = Default::default();
+    for &(p, k) in keys {
+        if !paths.insert(p) {
+            continue;
+        }
+        match k {
+            Some(k) => match at.get(&k) {
+                Some(&i) => out[i].2 += 1,
+                None => {
+                    at.insert(k, out.len());
+                    out.push((p, Some(k), 1));
+                }
+            },
+            None => out.push((p, None, 1)),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_path_per_device_with_its_count() {
+        let p = |s: &'static str| Path::new(s);
+        let keys = [
+            (p("/a/0"), Some((false, 7))),
+            (p("/dev/x"), Some((true, 8))),
+            (p("/a/1"), Some((false, 7))),
+            (p("/a/1"), Some((false, 7))), // the same path twice counts once
+            (p("/gone/0"), None),
+            (p("/gone/1"), None),
+            (p("/b/0"), Some((false, 7))),
+        ];
+        assert_eq!(
+            one_per_device(&keys),
+            [
+                (p("/a/0"), Some((false, 7)), 3),
+                (p("/dev/x"), Some((true, 8)), 1),
+                (p("/gone/0"), None, 1),
+                (p("/gone/1"), None, 1),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_missing_file_goes_by_its_directory() {
+        use std::os::unix::fs::MetadataExt;
+        let d = tempfile::tempdir().unwrap();
+        let there = d.path().join("f");
+        std::fs::write(&there, b"x").unwrap();
+        let missing = d.path().join("g");
+        let plan = |path: &Path, looked: bool| FilePlan {
+            path: path.to_path_buf(),
+            need: 1,
+            region: Region { start: 0, len: 1 },
+            block: None,
+            seen: looked.then(|| Seen::of(std::fs::metadata(path).ok().as_ref())),
+        };
+        let files = [
+            plan(&there, true),
+            plan(&missing, true),
+            plan(&there, false),
+        ];
+        let dev = std::fs::metadata(d.path()).unwrap().dev();
+        let keys = device_keys(&files);
+        assert!(
+            keys.iter().all(|(_, k)| *k == Some((false, dev))),
+            "{keys:?}"
+        );
+        assert_eq!(files[0].seen.unwrap().len, Some(1));
+        assert_eq!(files[1].seen, Some(Seen::default()));
+    }
 }

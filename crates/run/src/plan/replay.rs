@@ -127,6 +127,7 @@ pub fn load(
             need: 0,
             region: Region { start: 0, len },
             block,
+            seen: None,
         });
     }
     Ok(Some(Loaded {

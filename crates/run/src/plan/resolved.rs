@@ -1364,6 +1364,7 @@ mod tests {
                 len: 4096,
             },
             block,
+            seen: None,
         };
         let chr = file(Some(crate::blockdev::BlockInfo::char_device(
             std::path::Path::new("/dev/zero"),

@@ -340,6 +340,7 @@ mod tests {
                     len: 4096,
                 },
                 block: None,
+                seen: None,
             })
             .collect()
     }

@@ -85,6 +85,7 @@ mod tests {
             need: 0,
             region: flexio_workload::Region { start: 0, len: 0 },
             block: None,
+            seen: None,
         };
         assert_eq!(
             switch_scheduler(&[f], "none"),

@@ -296,10 +296,12 @@ struct FileState {
     map: Option<BlockMap>,
     /// The random map was wanted but could not be allocated.
     map_lost: bool,
-    lfsr: Option<Lfsr>,
+    /// Boxed, like the samplers: a job of 100,000 files keeps one `FileState` each, and
+    /// these are there only for `random_generator=lfsr` or a non-uniform distribution.
+    lfsr: Option<Box<Lfsr>>,
     /// The LFSR was wanted but refused the seed (fio 3.33's rule).
     lfsr_lost: bool,
-    samplers: [Option<Sampler>; 3],
+    samplers: [Option<Box<Sampler>>; 3],
     /// Blocks a random offset is drawn from, per direction (without strided zones).
     nblocks: [u64; 3],
     done: bool,
@@ -533,7 +535,8 @@ impl Generator {
                 };
                 Lfsr::new(lfsr_blocks, seed, 0)
             })
-            .flatten();
+            .flatten()
+            .map(Box::new);
         FileState {
             region: r,
             pos: [0; 3],
@@ -546,12 +549,12 @@ impl Generator {
                     && spec.dist[d] != Dist::Uniform
                     && !matches!(spec.dist[d], Dist::Sequence(_)))
                 .then(|| {
-                    Sampler::new(
+                    Box::new(Sampler::new(
                         &spec.dist[d],
                         Self::nblocks(spec, space, d).max(1),
                         spec.align[d].max(1),
                         spec.seeds[slot::ZONE] ^ i as u64,
-                    )
+                    ))
                 })
             }),
             nblocks: [0, 1, 2].map(|d| Self::nblocks(spec, space, d)),
