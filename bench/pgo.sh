@@ -6,7 +6,7 @@
 #
 #   bench/pgo.sh [WORKDIR]      (default /tmp/flexio-pgo; needs root for the tmpfs mount)
 #
-# Builds go to WORKDIR/gen and WORKDIR/use (the release profile, fat LTO: two full builds),
+# Builds go to WORKDIR/gen and WORKDIR/use (the release profile, thin LTO: two full builds),
 # the plain build is target/release/flexio (or FLEXIO_BENCH_BIN). Prints ab.sh's lines per
 # workload: before = plain, after = PGO. `PGO_MEASURE=0` stops after the builds (a later run
 # with the builds in place and `PGO_BUILD=0` measures only).
