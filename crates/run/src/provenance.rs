@@ -288,21 +288,7 @@ fn parse_mountinfo(info: &str, id: &str) -> Option<(String, String, String, Stri
 }
 
 /// (is a block device, device numbers): see [`device_key`].
-use crate::plan::DeviceKey;
-
-/// What a target's file system and disk facts depend on: whether it is a block device, and
-/// the device numbers (a block device's own, else its file system's, or its directory's
-/// while it does not exist yet). `None` when neither can be looked at.
-fn device_key(path: &Path) -> Option<DeviceKey> {
-    use std::os::unix::fs::{FileTypeExt, MetadataExt};
-    let m = std::fs::metadata(path).or_else(|_| {
-        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-        std::fs::metadata(dir.unwrap_or(Path::new(".")))
-    });
-    let m = m.ok()?;
-    let block = m.file_type().is_block_device();
-    Some((block, if block { m.rdev() } else { m.dev() }))
-}
+use crate::plan::{device_key, DeviceKey};
 
 /// A target's file system and disk (its path is added by the caller).
 fn target(path: &Path) -> Facts {

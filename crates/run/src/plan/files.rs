@@ -503,11 +503,7 @@ pub type DeviceKey = (bool, u64);
 pub fn device_keys<'a>(
     files: impl IntoIterator<Item = &'a FilePlan>,
 ) -> Vec<(&'a Path, Option<DeviceKey>)> {
-    use std::os::unix::fs::{FileTypeExt, MetadataExt};
-    let key_of = |m: &std::fs::Metadata| {
-        let block = m.file_type().is_block_device();
-        (block, if block { m.rdev() } else { m.dev() })
-    };
+    use std::os::unix::fs::MetadataExt;
     let mut dirs: std::collections::HashMap<&Path, Option<DeviceKey>> = Default::default();
     let mut dir_key = |path: &'a Path| {
         let dir = path
@@ -529,14 +525,23 @@ pub fn device_keys<'a>(
                     ..
                 }) => Some((block_dev, dev)),
                 Some(_) => dir_key(p),
-                None => match std::fs::metadata(p) {
-                    Ok(m) => Some(key_of(&m)),
-                    Err(_) => dir_key(p),
-                },
+                None => device_key(p),
             };
             (p, key)
         })
         .collect()
+}
+
+/// One path's device key, looked at now (a path that does not exist by its directory's).
+pub fn device_key(path: &Path) -> Option<DeviceKey> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let m = std::fs::metadata(path).or_else(|_| {
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+        std::fs::metadata(dir.unwrap_or(Path::new(".")))
+    });
+    let m = m.ok()?;
+    let block = m.file_type().is_block_device();
+    Some((block, if block { m.rdev() } else { m.dev() }))
 }
 
 /// One path per device key, in first-seen order, with how many of the (distinct) paths

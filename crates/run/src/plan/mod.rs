@@ -15,7 +15,7 @@ pub mod rtems;
 pub mod sysio;
 pub mod zones;
 
-pub use files::{device_keys, format_name, one_per_device, DeviceKey, FilePlan, Seen};
+pub use files::{device_key, device_keys, format_name, one_per_device, DeviceKey, FilePlan, Seen};
 pub use replay::{CapturePlan, ReplayPlan};
 pub use resolved::*;
 
