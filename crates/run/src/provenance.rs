@@ -287,7 +287,6 @@ fn parse_mountinfo(info: &str, id: &str) -> Option<(String, String, String, Stri
     })
 }
 
-/// (is a block device, device numbers): see [`device_key`].
 use crate::plan::{device_key, DeviceKey};
 
 /// A target's file system and disk (its path is added by the caller).

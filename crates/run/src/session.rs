@@ -532,26 +532,24 @@ fn plan_notes(plans: &[ThreadPlan], notes: &Notes) {
 fn watch_disks(plans: &[ThreadPlan], notes: &Notes) -> Vec<diskstats::Disk> {
     // One path per device, by planning's look at the files (a job of 100,000 files on one
     // file system is one path here, looked at once more).
-    let one_each = |files: Vec<&crate::plan::FilePlan>| -> Vec<PathBuf> {
+    fn one_each<'a>(files: impl IntoIterator<Item = &'a crate::plan::FilePlan>) -> Vec<PathBuf> {
         crate::plan::one_per_device(&crate::plan::device_keys(files))
             .into_iter()
             .map(|(p, _, _)| p.to_path_buf())
             .collect()
-    };
+    }
     let paths = one_each(
         plans
             .iter()
             .filter(|t| !t.engine.caps.diskless && t.control.disk_util)
-            .flat_map(|t| t.files.iter())
-            .collect(),
+            .flat_map(|t| t.files.iter()),
     );
     let prio_paths = one_each(
         plans
             .iter()
             .filter(|t| t.control.uses_prio)
             .filter(|t| !t.engine.caps.diskless)
-            .flat_map(|t| t.files.iter())
-            .collect(),
+            .flat_map(|t| t.files.iter()),
     );
     for n in diskstats::priority_notes(&prio_paths) {
         notes.warn(&n);

@@ -28,12 +28,8 @@ pub struct FilePlan {
 /// What planning's `stat` of a file name found.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Seen {
-    /// The device numbers the disk watch and the provenance go by: a block device's own
-    /// (`st_rdev`), anything else's file system's (`st_dev`); `None`: the name did not
-    /// exist (its directory's then count).
-    pub dev: Option<u64>,
-    /// A block device.
-    pub block_dev: bool,
+    /// Its device key; `None`: the name did not exist (its directory's then counts).
+    pub key: Option<DeviceKey>,
     /// A regular file's size then.
     pub len: Option<u64>,
 }
@@ -41,17 +37,9 @@ pub struct Seen {
 impl Seen {
     /// From a name's metadata (`None`: it did not exist).
     pub fn of(meta: Option<&std::fs::Metadata>) -> Seen {
-        use std::os::unix::fs::{FileTypeExt, MetadataExt};
-        match meta {
-            None => Seen::default(),
-            Some(m) => {
-                let block_dev = m.file_type().is_block_device();
-                Seen {
-                    dev: Some(if block_dev { m.rdev() } else { m.dev() }),
-                    block_dev,
-                    len: m.is_file().then_some(m.len()),
-                }
-            }
+        Seen {
+            key: meta.map(key_of),
+            len: meta.filter(|m| m.is_file()).map(|m| m.len()),
         }
     }
 }
@@ -503,28 +491,16 @@ pub type DeviceKey = (bool, u64);
 pub fn device_keys<'a>(
     files: impl IntoIterator<Item = &'a FilePlan>,
 ) -> Vec<(&'a Path, Option<DeviceKey>)> {
-    use std::os::unix::fs::MetadataExt;
     let mut dirs: std::collections::HashMap<&Path, Option<DeviceKey>> = Default::default();
-    let mut dir_key = |path: &'a Path| {
-        let dir = path
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        *dirs
-            .entry(dir)
-            .or_insert_with(|| std::fs::metadata(dir).ok().map(|m| (false, m.dev())))
-    };
     files
         .into_iter()
         .map(|f| {
             let p = f.path.as_path();
             let key = match f.seen {
-                Some(Seen {
-                    dev: Some(dev),
-                    block_dev,
-                    ..
-                }) => Some((block_dev, dev)),
-                Some(_) => dir_key(p),
+                Some(Seen { key: Some(k), .. }) => Some(k),
+                Some(_) => *dirs
+                    .entry(dir_of(p))
+                    .or_insert_with(|| std::fs::metadata(dir_of(p)).ok().map(|m| key_of(&m))),
                 None => device_key(p),
             };
             (p, key)
@@ -534,14 +510,23 @@ pub fn device_keys<'a>(
 
 /// One path's device key, looked at now (a path that does not exist by its directory's).
 pub fn device_key(path: &Path) -> Option<DeviceKey> {
+    let m = std::fs::metadata(path).or_else(|_| std::fs::metadata(dir_of(path)));
+    m.ok().map(|m| key_of(&m))
+}
+
+/// A name's device key from its metadata: a block device's own numbers, anything else's
+/// file system's.
+fn key_of(m: &std::fs::Metadata) -> DeviceKey {
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
-    let m = std::fs::metadata(path).or_else(|_| {
-        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-        std::fs::metadata(dir.unwrap_or(Path::new(".")))
-    });
-    let m = m.ok()?;
     let block = m.file_type().is_block_device();
-    Some((block, if block { m.rdev() } else { m.dev() }))
+    (block, if block { m.rdev() } else { m.dev() })
+}
+
+/// The directory a name is in (`.` for a bare name).
+fn dir_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
 }
 
 /// One path per device key, in first-seen order, with how many of the (distinct) paths
