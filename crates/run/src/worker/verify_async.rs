@@ -2,9 +2,12 @@
 //! thread goes on reading (fio's async verify threads). The job thread copies a completed
 //! read into a pooled buffer and hands it over with what the check expects; outcomes come
 //! back with the buffer (for `verify_dump`) and are reported by the job thread, so the
-//! messages, error counting and `verify_fatal` are the same as checking inline. Buffers
-//! are reused: at most `limit` checks are outstanding, after which the job thread waits
-//! for one. `verify_async_cpus` pins the verifier threads (each thread sets its own CPU
+//! messages, error counting and `verify_fatal` are the same as checking inline. Outcomes
+//! are delivered in the order the reads were handed over, whichever thread finishes first,
+//! so failures are reported in offset order and the job thread is never more than `limit`
+//! checks ahead of the oldest one not yet reported: a failure under `verify_fatal` stops
+//! the job within `limit` reads of the failing one, however the threads are scheduled.
+//! Buffers are reused. `verify_async_cpus` pins the verifier threads (each thread sets its own CPU
 //! affinity before its first check; a refusal fails the job before any I/O).
 
 use crate::verify::format::{Expect, Place};
@@ -13,6 +16,7 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
 struct Work {
+    seq: u64,
     buf: Vec<u8>,
     offset: u64,
     file: u32,
@@ -30,10 +34,14 @@ pub struct Done {
 
 pub struct AsyncVerifier {
     tx: Option<mpsc::Sender<Work>>,
-    rx: mpsc::Receiver<Done>,
+    rx: mpsc::Receiver<(u64, Done)>,
     threads: Vec<std::thread::JoinHandle<()>>,
     pool: Vec<Vec<u8>>,
-    pending: usize,
+    /// The sequence number the next submission gets.
+    next: u64,
+    /// The outcomes from the oldest undelivered submission on, by sequence number: `None`
+    /// while that check is still being done.
+    held: std::collections::VecDeque<Option<Done>>,
     limit: usize,
 }
 
@@ -48,7 +56,7 @@ impl AsyncVerifier {
         limit: usize,
     ) -> std::io::Result<AsyncVerifier> {
         let (tx, work_rx) = mpsc::channel::<Work>();
-        let (done_tx, rx) = mpsc::channel::<Done>();
+        let (done_tx, rx) = mpsc::channel::<(u64, Done)>();
         let (ready_tx, ready_rx) = mpsc::channel::<std::io::Result<()>>();
         let work_rx = Arc::new(Mutex::new(work_rx));
         let paths = Arc::new(paths);
@@ -80,7 +88,8 @@ impl AsyncVerifier {
             rx,
             threads: handles,
             pool: Vec::new(),
-            pending: 0,
+            next: 0,
+            held: std::collections::VecDeque::new(),
             limit: limit.max(1),
         };
         // Every thread placed before the job starts: a refusal fails the job up front.
@@ -99,9 +108,9 @@ impl AsyncVerifier {
         }
         Ok(v)
     }
-    /// Whether another check can be handed over without waiting for one.
+    /// Whether another check can be handed over without waiting for the oldest one.
     pub fn has_room(&self) -> bool {
-        self.pending < self.limit
+        self.held.len() < self.limit
     }
 
     /// Hand over a copy of `data` read at `offset` of file `file`.
@@ -111,6 +120,7 @@ impl AsyncVerifier {
         buf.extend_from_slice(data);
         let Some(tx) = &self.tx else { return };
         let w = Work {
+            seq: self.next,
             buf,
             offset,
             file,
@@ -118,27 +128,40 @@ impl AsyncVerifier {
             phase,
         };
         if tx.send(w).is_ok() {
-            self.pending += 1;
+            self.next += 1;
+            self.held.push_back(None);
         }
     }
 
-    /// The next finished check: waiting for one when `wait` (and one is outstanding).
+    /// The oldest outstanding check's outcome, once it is done: waiting for it when
+    /// `wait` (and one is outstanding). Outcomes come out in submission order.
     pub fn next_done(&mut self, wait: bool) -> Option<Done> {
-        if self.pending == 0 {
-            return None;
+        loop {
+            match self.held.front() {
+                None => return None,
+                Some(Some(_)) => return self.held.pop_front().flatten(),
+                Some(None) => {}
+            }
+            let got = if wait {
+                self.rx.recv().ok()
+            } else {
+                self.rx.try_recv().ok()
+            };
+            let Some((seq, d)) = got else {
+                if wait {
+                    // Every verifier thread is gone: nothing more will come back.
+                    self.held.clear();
+                }
+                return None;
+            };
+            let oldest = self.next - self.held.len() as u64;
+            if let Some(at) = seq
+                .checked_sub(oldest)
+                .and_then(|i| self.held.get_mut(i as usize))
+            {
+                *at = Some(d);
+            }
         }
-        let d = if wait {
-            self.rx.recv().ok()
-        } else {
-            self.rx.try_recv().ok()
-        };
-        if d.is_some() {
-            self.pending -= 1;
-        } else if wait {
-            // Every verifier thread is gone: nothing more will come back.
-            self.pending = 0;
-        }
-        d
     }
 
     /// Give a finished check's buffer back to the pool.
@@ -164,7 +187,7 @@ fn pin(cpus: &[usize]) -> std::io::Result<()> {
 /// A verifier thread's loop: check what comes until the job thread hangs up.
 fn serve(
     work_rx: &Mutex<mpsc::Receiver<Work>>,
-    done_tx: &mpsc::Sender<Done>,
+    done_tx: &mpsc::Sender<(u64, Done)>,
     fmt: &Format,
     paths: &[String],
 ) {
@@ -176,7 +199,7 @@ fn serve(
             },
             Err(_) => return,
         };
-        let mut buf = w.buf;
+        let (seq, mut buf) = (w.seq, w.buf);
         let file = paths.get(w.file as usize).map(String::as_str);
         let place = Place {
             file: file.unwrap_or(""),
@@ -188,7 +211,7 @@ fn serve(
             file: w.file,
             mismatch,
         };
-        if done_tx.send(done).is_err() {
+        if done_tx.send((seq, done)).is_err() {
             return;
         }
     }
@@ -235,8 +258,9 @@ mod tests {
             v.submit(&b, off, f, Expect::default(), f == 5);
         }
         let mut bad = Vec::new();
-        for _ in 0..8 {
+        for f in 0..8 {
             let d = v.next_done(true).expect("a check comes back");
+            assert_eq!(d.file, f, "outcomes in submission order");
             assert_eq!(d.buf.len(), 4096);
             if let Some(m) = d.mismatch {
                 assert_eq!(m.file, format!("file{}", d.file));
@@ -247,7 +271,6 @@ mod tests {
             }
             v.recycle(d.buf);
         }
-        bad.sort_unstable();
         assert_eq!(bad, [2, 5]);
         assert!(v.next_done(true).is_none(), "nothing outstanding: no wait");
         assert_eq!(v.pool.len(), 8);
@@ -278,6 +301,40 @@ mod tests {
         }
         assert_eq!(seen.len(), 2);
         assert!(seen.contains(&ptr));
+    }
+
+    #[test]
+    fn a_slow_oldest_check_holds_back_the_later_ones_and_the_room() {
+        let fmt = Format::new(Generation::Latest, Kind::Crc32c, 1);
+        let mut v = AsyncVerifier::new(2, None, &fmt, vec!["f".into()], 3).unwrap();
+        // The first check is of 16 MiB (damaged), the next two of 4 KiB: the second thread
+        // finishes those long before the first is done.
+        let mut big = vec![0u8; 16 << 20];
+        fmt.fill(
+            &mut big,
+            0,
+            Stamp {
+                seed: 7,
+                numberio: 0,
+                time: (1, 2),
+            },
+        );
+        big[5000] ^= 1;
+        v.submit(&big, 0, 0, Expect::default(), false);
+        for n in 1..3u64 {
+            let b = block(&fmt, n * 4096, n);
+            v.submit(&b, n * 4096, 0, Expect::default(), false);
+        }
+        assert!(!v.has_room(), "three outstanding");
+        let first = v.next_done(true).unwrap();
+        assert_eq!(first.buf.len(), 16 << 20, "the oldest comes out first");
+        assert!(first.mismatch.is_some());
+        assert!(v.has_room());
+        for _ in 1..3 {
+            let d = v.next_done(true).unwrap();
+            assert_eq!((d.buf.len(), d.mismatch.is_none()), (4096, true));
+        }
+        assert!(v.next_done(false).is_none());
     }
 
     #[test]
