@@ -159,7 +159,19 @@ fn saved_runs_make_a_history_with_a_change_point() {
 
 /// `flexio check` as a CI step would run it: (exit status, stdout, junit text).
 fn check(store: &str, job: &Path, dir: &Path, extra: &[&str]) -> (i32, String, String) {
-    let junit = dir.join("junit.xml");
+    check_as("0", store, job, dir, extra)
+}
+
+/// `check` writing its JUnit file under a name of its own (`tag`), so that checks can run
+/// side by side.
+fn check_as(
+    tag: &str,
+    store: &str,
+    job: &Path,
+    dir: &Path,
+    extra: &[&str],
+) -> (i32, String, String) {
+    let junit = dir.join(format!("junit-{tag}.xml"));
     let _ = std::fs::remove_file(&junit);
     let mut a = vec![
         "check",
@@ -225,11 +237,29 @@ fn check_fails_a_slower_candidate_and_passes_an_identical_one() {
         } else {
             100
         };
+        // The checks only read the store and their runs are rate-limited null I/O, mostly
+        // asleep: five at a time, each seed once.
+        let outcomes: Vec<(i32, String, String)> = std::thread::scope(|sc| {
+            let lanes: Vec<_> = (0..5u32)
+                .map(|lane| {
+                    let (store, base, dir) = (&store, &base, dir.path());
+                    sc.spawn(move || {
+                        (1..=reps)
+                            .filter(|seed| seed % 5 == lane)
+                            .map(|seed| {
+                                let s = seed.to_string();
+                                check_as(&s, store, base, dir, &["--seed", &s])
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            lanes.into_iter().flat_map(|l| l.join().unwrap()).collect()
+        });
+        assert_eq!(outcomes.len() as u32, reps);
         let mut passed = 0;
         let mut failures = Vec::new();
-        for seed in 1..=reps {
-            let s = seed.to_string();
-            let (code, out, junit) = check(&store, &base, dir.path(), &["--seed", &s]);
+        for (code, out, junit) in outcomes {
             if code == 0 {
                 passed += 1;
                 assert!(out.contains("## flexio check: PASS"), "{out}");
