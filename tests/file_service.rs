@@ -130,3 +130,80 @@ fn bad_parameters_are_refused_with_fio_s_words() {
         assert_eq!((f.code, x.code), (1, 1), "{v}");
     }
 }
+
+/// `random_distribution=zipf|pareto|normal` against fio 3.33: the same blocks, request by
+/// request. Each file draws from fio's generator seeded from its name (directory included,
+/// names longer than 12 bytes too) and the thread number; `randseed` and `randrepeat=0`
+/// take the block-offset seed instead; reads and writes of a file share its generator.
+#[test]
+fn random_distribution_draws_fio_333s_blocks() {
+    let Some(fio) = fio_bin() else { return };
+    let cases: &[&[&str]] = &[
+        &["--rw=randread", "--random_distribution=zipf:1.2"],
+        &["--rw=randread", "--random_distribution=zipf:0.8:0.3"],
+        &["--rw=randwrite", "--random_distribution=pareto:0.2"],
+        &["--rw=randread", "--random_distribution=normal:5:0.25"],
+        &["--rw=randrw", "--random_distribution=zipf:1.1"],
+        &[
+            "--rw=randread",
+            "--random_distribution=pareto:0.3",
+            "--randseed=1234",
+        ],
+        &[
+            "--rw=randread",
+            "--random_distribution=zipf:1.2",
+            "--randseed=99",
+            "--randrepeat=0",
+        ],
+        &[
+            "--rw=randrw",
+            "--random_distribution=normal:10",
+            "--nrfiles=3",
+            "--numjobs=2",
+            "--filename_format=a-longer-name.$jobnum.$filenum",
+        ],
+        &[
+            "--rw=randread",
+            "--random_distribution=zipf:1.2",
+            "--bs=8k",
+            "--size=4m",
+        ],
+    ];
+    for c in cases {
+        let mut args = vec![
+            "--name=j",
+            "--ioengine=null",
+            "--size=1m",
+            "--bs=4k",
+            "--number_ios=64",
+            "--directory=@D@",
+            "--write_iolog=@D@/io.log",
+            "--output-format=terse",
+        ];
+        args.extend_from_slice(c);
+        let _guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        // One directory for both tools: the seeds hash the files' full names.
+        let d = tempfile::tempdir().unwrap();
+        let a = subst(&args, d.path());
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        let mut got = Vec::new();
+        for (bin, env) in [(fio.clone(), &[][..]), (flexio_bin(), ORACLE_COMPAT)] {
+            for e in std::fs::read_dir(d.path()).unwrap() {
+                std::fs::remove_file(e.unwrap().path()).unwrap();
+            }
+            let r = run_in_env(&bin, &a, d.path(), env);
+            assert_eq!(r.code, 0, "{}: {}", bin.display(), r.stderr);
+            // fio's job processes interleave their entries: each file's requests are
+            // compared in order.
+            let mut ios = ios(&d.path().join("io.log"));
+            ios.sort_by(|a, b| a.0.cmp(&b.0));
+            got.push(ios);
+        }
+        assert!(
+            got[0].len() >= 64,
+            "{c:?}: fio did {} requests",
+            got[0].len()
+        );
+        assert_eq!(got[0], got[1], "{c:?}: fio 3.33 against flexio");
+    }
+}

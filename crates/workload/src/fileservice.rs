@@ -1,10 +1,13 @@
-//! `file_service_type=zipf|pareto|normal|gauss`: which file the next I/O goes to, drawn
-//! from fio's own non-uniform generators so the file sequence is fio's for the same seed.
+//! fio's non-uniform generators (zipf, pareto, gauss), for `file_service_type=zipf|pareto|
+//! normal|gauss` (which file the next I/O goes to) and `random_distribution=zipf|pareto|
+//! normal` (which block), so that both sequences are fio's for the same seed.
 //!
-//! fio draws a value in `0..nranges` with `nranges = nr_files << 10` and takes the file
-//! `value >> 10`; its generators (lib/zipf.c, lib/gauss.c, with hashing off for file
-//! service) work as described on each type below. Each has its own tausworthe stream,
-//! seeded with the job's file-selection seed.
+//! Each generator draws a value in `0..nranges` from a tausworthe stream of its own and
+//! works as described on each type below. For file service fio takes
+//! `nranges = nr_files << 10`, the file `value >> 10`, and leaves the values unhashed; for
+//! block offsets `nranges` is the file's blocks, and the rank drawn is hashed
+//! (multiplied by 2^64 / φ) before the offset is added, which scatters the hot ranks
+//! over the file (two ranks may land on one block: fio's distribution, not an exact one).
 
 use crate::rng::Taus88;
 
@@ -30,11 +33,36 @@ fn unit_closed(r: u32) -> f64 {
 
 /// fio's file chooser for one of the non-uniform file service types.
 #[derive(Clone, Debug)]
-pub struct FileSampler {
+pub struct FileSampler(FioGen);
+
+impl FileSampler {
+    /// The chooser over `nfiles` files, seeded with the job's file-selection seed.
+    pub fn new(dist: FileDist, nfiles: usize, seed: u64) -> FileSampler {
+        FileSampler(FioGen::new(
+            dist,
+            (nfiles as u64) << SHIFT,
+            seed as u32,
+            false,
+        ))
+    }
+
+    /// The next file index.
+    pub fn next_file(&mut self) -> usize {
+        (self.0.next_value() >> SHIFT) as usize
+    }
+}
+
+/// fio's hash of a drawn rank (`__hash_u64`): a multiplication by 2^64 / φ.
+const GOLDEN_RATIO_64: u64 = 0x61c8_8646_80b5_83eb;
+
+/// One of fio's non-uniform generators over `0..nranges`.
+#[derive(Clone, Debug)]
+pub struct FioGen {
     kind: Kind,
     rng: Taus88,
     nranges: u64,
     rand_off: u64,
+    hash: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -48,11 +76,12 @@ enum Kind {
     Gauss { stddev: u32 },
 }
 
-impl FileSampler {
-    /// The chooser over `nfiles` files, seeded with the job's file-selection seed.
-    pub fn new(dist: FileDist, nfiles: usize, seed: u64) -> FileSampler {
-        let nranges = (nfiles as u64) << SHIFT;
-        let mut rng = Taus88::new(seed as u32);
+impl FioGen {
+    /// The generator over `0..nranges` (at least 1) from `seed`; `hash` scatters the ranks
+    /// (block offsets) or not (file service).
+    pub fn new(dist: FileDist, nranges: u64, seed: u32, hash: bool) -> FioGen {
+        let nranges = nranges.max(1);
+        let mut rng = Taus88::new(seed);
         match dist {
             FileDist::Zipf { theta, center } => {
                 // The offset draw comes first, even when a center replaces it.
@@ -64,7 +93,8 @@ impl FileSampler {
                 for i in 0..nranges.min(ZIPF_MAX_GEN) {
                     zetan += (1.0 / (i + 1) as f64).powf(theta);
                 }
-                FileSampler {
+                FioGen {
+                    hash,
                     kind: Kind::Zipf {
                         theta,
                         zeta2: 1.0f64.powf(theta) + 0.5f64.powf(theta),
@@ -80,7 +110,8 @@ impl FileSampler {
                 if center >= 0.0 {
                     rand_off = (nranges as f64 * center) as u64;
                 }
-                FileSampler {
+                FioGen {
+                    hash,
                     kind: Kind::Pareto {
                         pow: h.ln() / (1.0 - h).ln(),
                     },
@@ -101,7 +132,8 @@ impl FileSampler {
                 } else {
                     0
                 };
-                FileSampler {
+                FioGen {
+                    hash,
                     kind: Kind::Gauss { stddev },
                     rng,
                     nranges,
@@ -111,8 +143,8 @@ impl FileSampler {
         }
     }
 
-    /// The next file index.
-    pub fn next_file(&mut self) -> usize {
+    /// The next value in `0..nranges`.
+    pub fn next_value(&mut self) -> u64 {
         let n = self.nranges;
         let v = match self.kind {
             Kind::Zipf {
@@ -155,7 +187,12 @@ impl FileSampler {
                 sum
             }
         };
-        ((v.wrapping_add(self.rand_off) % n) >> SHIFT) as usize
+        let v = if self.hash {
+            v.wrapping_mul(GOLDEN_RATIO_64)
+        } else {
+            v
+        };
+        v.wrapping_add(self.rand_off) % n
     }
 }
 

@@ -458,6 +458,78 @@ pub fn fio_seed_list(rand_seed: u64, thread_number: u32, n: usize) -> Vec<u64> {
     out
 }
 
+/// fio's `jhash` of a file name (Bob Jenkins' lookup3 hash with the initial value
+/// 2^32 / φ plus the length, `initval` 0): the seed of the file's zipf, pareto and normal
+/// offset generators.
+pub fn fio_jhash(key: &[u8]) -> u32 {
+    fn mix(a: &mut u32, b: &mut u32, c: &mut u32) {
+        *a = a.wrapping_sub(*c);
+        *a ^= c.rotate_left(4);
+        *c = c.wrapping_add(*b);
+        *b = b.wrapping_sub(*a);
+        *b ^= a.rotate_left(6);
+        *a = a.wrapping_add(*c);
+        *c = c.wrapping_sub(*b);
+        *c ^= b.rotate_left(8);
+        *b = b.wrapping_add(*a);
+        *a = a.wrapping_sub(*c);
+        *a ^= c.rotate_left(16);
+        *c = c.wrapping_add(*b);
+        *b = b.wrapping_sub(*a);
+        *b ^= a.rotate_left(19);
+        *a = a.wrapping_add(*c);
+        *c = c.wrapping_sub(*b);
+        *c ^= b.rotate_left(4);
+        *b = b.wrapping_add(*a);
+    }
+    fn last(a: &mut u32, b: &mut u32, c: &mut u32) {
+        *c ^= *b;
+        *c = c.wrapping_sub(b.rotate_left(14));
+        *a ^= *c;
+        *a = a.wrapping_sub(c.rotate_left(11));
+        *b ^= *a;
+        *b = b.wrapping_sub(a.rotate_left(25));
+        *c ^= *b;
+        *c = c.wrapping_sub(b.rotate_left(16));
+        *a ^= *c;
+        *a = a.wrapping_sub(c.rotate_left(4));
+        *b ^= *a;
+        *b = b.wrapping_sub(a.rotate_left(14));
+        *c ^= *b;
+        *c = c.wrapping_sub(b.rotate_left(24));
+    }
+    let word = |k: &[u8]| {
+        let mut w = [0u8; 4];
+        w[..k.len()].copy_from_slice(k);
+        u32::from_le_bytes(w)
+    };
+    let init = 0x61c8_8647u32.wrapping_add(key.len() as u32);
+    let (mut a, mut b, mut c) = (init, init, init);
+    let mut k = key;
+    // fio's own copy adds one byte of each word of the leading 12-byte blocks, not the
+    // word (its pointer is to bytes); what it hashes is what is matched here.
+    while k.len() > 12 {
+        a = a.wrapping_add(u32::from(k[0]));
+        b = b.wrapping_add(u32::from(k[4]));
+        c = c.wrapping_add(u32::from(k[8]));
+        mix(&mut a, &mut b, &mut c);
+        k = &k[12..];
+    }
+    if k.is_empty() {
+        return c;
+    }
+    // The last 1-12 bytes, little-endian into a, b and c.
+    a = a.wrapping_add(word(&k[..k.len().min(4)]));
+    if k.len() > 4 {
+        b = b.wrapping_add(word(&k[4..k.len().min(8)]));
+    }
+    if k.len() > 8 {
+        c = c.wrapping_add(word(&k[8..]));
+    }
+    last(&mut a, &mut b, &mut c);
+    c
+}
+
 /// fio's fixed seed for the block-offset generator of repeatable jobs.
 pub const FIO_RANDSEED: u64 = 0xb1899bed;
 

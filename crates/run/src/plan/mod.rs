@@ -483,6 +483,7 @@ fn plan_thread(
     let seeds = job_seeds(o, thread_number, compat);
     let wrap = time_based || io_size > region_total;
     let mut spec = thread_spec(o, &files, &seeds, wrap, &caps, spr.map(|(s, _)| s), compat);
+    spec.dist_seeds = dist_seeds(o, &files, &seeds, thread_number, compat);
     let gen_notes = taus64_switch(o, &files, &mut spec, compat);
     if compat.is_fio333() && crate::debug::on(crate::debug::Cat::Random) {
         spec.trace = Some(crate::debug::rand_event);
@@ -609,6 +610,46 @@ fn plan_thread(
         zbd: None,
         features: features::Features::default(),
     })
+}
+
+/// The seed of each file's zipf, pareto or normal offset generator, as fio derives it
+/// (none when the job has no such distribution). fio 3.33: the jhash of the file's name
+/// times the thread number for a repeatable job without a `randseed`, else the
+/// block-offset seed (found against fio 3.33's offsets: `randseed=1234` alone gives
+/// 0xb1899bed, with `randrepeat=0` the slot's own seed); the newest fio multiplies the
+/// name's hash by the thread number and the block-offset seed.
+fn dist_seeds(
+    o: &JobOptions,
+    files: &[FilePlan],
+    seeds: &[u64; flexio_workload::rng::slot::COUNT],
+    thread_number: u32,
+    compat: Compat,
+) -> Vec<u32> {
+    use flexio_workload::dist::Dist;
+    use flexio_workload::rng::{fio_jhash, slot};
+    let fio_gen = |d: &Dist| {
+        matches!(
+            d,
+            Dist::Zipf { .. } | Dist::Pareto { .. } | Dist::Normal { .. }
+        )
+    };
+    if !o.random_distribution.iter().any(fio_gen) {
+        return Vec::new();
+    }
+    let block = seeds[slot::BLOCK] as u32;
+    files
+        .iter()
+        .map(|f| {
+            let name = fio_jhash(f.path.as_os_str().as_encoded_bytes()).wrapping_mul(thread_number);
+            if !compat.is_fio333() {
+                name.wrapping_mul(block)
+            } else if repeatable(o, compat) && o.randseed.is_none() {
+                name
+            } else {
+                block
+            }
+        })
+        .collect()
 }
 
 /// The thread's workload: the job's, adjusted for engines without offsets and for
@@ -942,6 +983,7 @@ fn workload_spec(
         },
         lfsr_usable_seed: true,
         dist: o.random_distribution.clone(),
+        dist_seeds: Vec::new(),
         pct_random: o.percentage_random,
         strided,
         rw_min_bs,

@@ -176,6 +176,10 @@ pub struct Spec {
     pub off64: bool,
     /// Offset distribution per direction.
     pub dist: [Dist; 3],
+    /// The seed of each file's zipf, pareto or normal offset generator (fio derives it
+    /// from the file's name; see flexio-run's planner). A file without one uses the
+    /// block-offset seed.
+    pub dist_seeds: Vec<u32>,
     /// Share of random I/Os in a random workload, per direction (the rest is sequential).
     pub pct_random: [u32; 3],
     pub strided: Option<Strided>,
@@ -337,6 +341,9 @@ pub struct Generator {
     file_rng: OffRng,
     /// Non-uniform file service: fio's generator of file numbers.
     file_dist: Option<crate::fileservice::FileSampler>,
+    /// The direction whose sampler each direction draws from: fio keeps one zipf, pareto
+    /// or normal generator per file, which reads and writes share when they are alike.
+    sampler_of: [usize; 3],
     seq_rand: [Taus88; 3],
     cur_file: usize,
     file_ios: u64,
@@ -394,6 +401,7 @@ impl Generator {
         });
         let (off_rng, bs_rng, mix_rng, file_rng, seq_rand, file_dist) = Self::streams(&spec);
         Generator {
+            sampler_of: [0, 1, 2].map(|d| Self::sampler_of(&spec, d)),
             off_rng,
             bs_rng,
             mix_rng,
@@ -504,6 +512,18 @@ impl Generator {
         self.file_dist = file_dist;
     }
 
+    /// The first direction with the same distribution over the same blocks as `ddir`,
+    /// whose sampler `ddir` shares.
+    fn sampler_of(spec: &Spec, ddir: usize) -> usize {
+        (0..ddir)
+            .find(|&e| {
+                spec.dist[e] == spec.dist[ddir]
+                    && spec.align[e] == spec.align[ddir]
+                    && spec.bs[e].min() == spec.bs[ddir].min()
+            })
+            .unwrap_or(ddir)
+    }
+
     /// Blocks a random offset is chosen from in `len` bytes (fio's last_block).
     fn nblocks(spec: &Spec, len: u64, ddir: Ddir) -> u64 {
         let align = spec.align[ddir].max(1);
@@ -546,14 +566,23 @@ impl Generator {
             lfsr,
             samplers: [0, 1, 2].map(|d| {
                 (spec.random
+                    && Self::sampler_of(spec, d) == d
                     && spec.dist[d] != Dist::Uniform
                     && !matches!(spec.dist[d], Dist::Sequence(_)))
                 .then(|| {
+                    // fio's ranges: the file in units of the smallest block size.
+                    let nranges = space.div_ceil(spec.rw_min_bs.max(1));
+                    let seed = spec
+                        .dist_seeds
+                        .get(i)
+                        .copied()
+                        .unwrap_or(spec.seeds[slot::BLOCK] as u32);
                     Box::new(Sampler::new(
                         &spec.dist[d],
                         Self::nblocks(spec, space, d).max(1),
                         spec.align[d].max(1),
-                        spec.seeds[slot::ZONE] ^ i as u64,
+                        nranges,
+                        seed,
                     ))
                 })
             }),

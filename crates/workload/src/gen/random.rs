@@ -24,7 +24,7 @@ impl Generator {
             };
             return (idx < nblocks).then_some(idx);
         }
-        if let Some(s) = &self.files[fi].samplers[ddir] {
+        if let Some(s) = &mut self.files[fi].samplers[self.sampler_of[ddir]] {
             let rng = &mut self.off_rng;
             return Some(s.next(|| rng.unit()).min(nblocks.saturating_sub(1)));
         }

@@ -31,6 +31,7 @@ fn spec(random: bool, size: u64) -> Spec {
         trace: None,
         off64: false,
         dist: [Dist::Uniform, Dist::Uniform, Dist::Uniform],
+        dist_seeds: Vec::new(),
         seq_stride: false,
         sprandom: None,
         repeatable: false,
