@@ -187,11 +187,20 @@ fn untimed(text: &str, dir: &Path) -> Vec<String> {
         .collect()
 }
 
+/// Engines without file descriptors (null) log their files' opens and closes as well.
+const NO_FD_JOBS: &[&[&str]] = &[&[
+    "--ioengine=null",
+    "--rw=randread",
+    "--size=64k",
+    "--bs=4k",
+    "--nrfiles=2",
+]];
+
 #[test]
 fn flexio_writes_the_log_fio_writes() {
     let Some(fio) = fio_bin() else { return };
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    for extra in JOBS {
+    for extra in JOBS.iter().chain(NO_FD_JOBS) {
         let (d1, d2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         ok(&fio, &job(d1.path(), "x.iolog", extra), d1.path());
         ok(&flexio_bin(), &job(d2.path(), "x.iolog", extra), d2.path());

@@ -12,6 +12,9 @@ pub struct Capture {
     out: BufWriter<File>,
     start_ns: u64,
     names: Vec<Box<[u8]>>,
+    /// Files of an engine without descriptors (null, the file engines) logged as opened:
+    /// fio logs their open at first use and their close at the end like any file's.
+    opened: Vec<bool>,
     /// The first write error (the log then stops; the job goes on, as in fio).
     err: Option<String>,
     path: String,
@@ -33,6 +36,7 @@ impl Capture {
                 .iter()
                 .map(|p| p.as_os_str().as_bytes().to_vec().into_boxed_slice())
                 .collect(),
+            opened: vec![false; files.len()],
             err: None,
             path: path.display().to_string(),
         };
@@ -70,6 +74,19 @@ impl Capture {
         };
         let r = write_line(&mut self.out, t, name, act, None);
         self.check(r);
+    }
+
+    /// File `i` of an engine without descriptors is used: its `open` line, the first time.
+    pub fn open_once(&mut self, now_ns: u64, i: u32) {
+        if let Some(o) = self.opened.get_mut(i as usize).filter(|o| !**o) {
+            *o = true;
+            self.file(now_ns, i, Act::Open);
+        }
+    }
+
+    /// Whether file `i` was logged as opened by [`Capture::open_once`].
+    pub fn opened(&self, i: usize) -> bool {
+        self.opened.get(i).copied().unwrap_or(false)
     }
 
     /// An I/O as it is queued.
@@ -115,6 +132,23 @@ mod tests {
         assert_eq!(
             text,
             "fio version 3 iolog\n0 /x/f add\n158 /x/f open\n164 /x/f read 45056 4096\n169 /x/f sync 45056 0\n199 /x/f close\nfio version 3 iolog\n0 /x/f add\n"
+        );
+    }
+
+    #[test]
+    fn a_file_without_a_descriptor_is_opened_once() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("log");
+        let (a, b) = (Path::new("a"), Path::new("b"));
+        let mut c = Capture::create(&p, &[a, b], 0).unwrap();
+        c.open_once(5_000, 1);
+        c.io(6_000, 1, Act::Read, 0, 4096);
+        c.open_once(7_000, 1);
+        assert!(c.opened(1) && !c.opened(0) && !c.opened(9));
+        assert!(c.finish().is_none());
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            "fio version 3 iolog\n0 a add\n0 b add\n5 b open\n6 b read 0 4096\n"
         );
     }
 }

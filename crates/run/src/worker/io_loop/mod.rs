@@ -390,7 +390,25 @@ impl<'a, E: Engine> Worker<'a, E> {
     /// longest-open idle file when the limit is reached (waiting for its I/O if needed).
     #[inline]
     fn ensure_open(&mut self, i: usize) -> bool {
-        self.files.is_open(i) || self.caps.no_fd || self.caps.diskless || self.open_on_demand(i)
+        if self.files.is_open(i) {
+            return true;
+        }
+        if self.caps.no_fd || self.caps.diskless {
+            if self.capture.is_some() {
+                self.capture_open_once(i);
+            }
+            return true;
+        }
+        self.open_on_demand(i)
+    }
+
+    /// Capture: the `open` line of a file without a descriptor, at its first use.
+    #[cold]
+    fn capture_open_once(&mut self, i: usize) {
+        let now = self.clock.now();
+        if let Some(c) = self.capture.as_mut() {
+            c.open_once(now, i as u32);
+        }
     }
 
     #[inline(never)]
@@ -430,7 +448,7 @@ impl<'a, E: Engine> Worker<'a, E> {
     fn close_files(&mut self) {
         if self.capture.is_some() {
             for i in 0..self.plan.files.len() {
-                if self.files.is_open(i) {
+                if self.files.is_open(i) || self.capture.as_ref().is_some_and(|c| c.opened(i)) {
                     self.capture_file(i, crate::iolog::Act::Close);
                 }
             }
