@@ -280,11 +280,14 @@ impl Sampler {
     }
 
     /// The next block; `u` yields uniforms in [0, 1) (for the uniform and zoned
-    /// distributions; fio's generators draw from their own streams).
-    pub fn next(&mut self, mut u: impl FnMut() -> f64) -> u64 {
+    /// distributions; fio's generators draw from their own streams). fio's generators
+    /// draw ranges of the job's smallest block size: a direction whose blocks are `scale`
+    /// ranges long (writes of 64 KiB where reads are of 4 KiB: 16) takes `value / scale`,
+    /// so its draws spread over its blocks rather than piling on the last one.
+    pub fn next(&mut self, scale: u64, mut u: impl FnMut() -> f64) -> u64 {
         let n = self.n;
         if let Some(g) = &mut self.fio {
-            return g.next_value().min(n - 1);
+            return (g.next_value() / scale.max(1)).min(n - 1);
         }
         match &self.dist {
             // Never built for a sequence (the generator walks it); stay total anyway.
@@ -431,7 +434,7 @@ mod tests {
         assert_eq!(crate::rng::fio_jhash(b"j.0.0"), 0xd646_691e);
         for (d, want) in cases {
             let mut s = Sampler::new(&parse_dist(d, true).unwrap(), 256, 4096, 256, 0xd646_691e);
-            let got: Vec<u64> = (0..16).map(|_| s.next(|| unreachable!())).collect();
+            let got: Vec<u64> = (0..16).map(|_| s.next(1, || unreachable!())).collect();
             assert_eq!(got, want, "{d}");
         }
     }
@@ -449,7 +452,7 @@ mod tests {
             let mut s = Sampler::new(&parse_dist(d, true).unwrap(), n, 4096, n, 12345);
             let mut c = vec![0u64; n as usize];
             for _ in 0..DRAWS {
-                c[s.next(|| unreachable!()) as usize] += 1;
+                c[s.next(1, || unreachable!()) as usize] += 1;
             }
             c.sort_unstable_by(|a, b| b.cmp(a));
             c
@@ -474,6 +477,39 @@ mod tests {
         assert!((0.6..=0.8).contains(&share), "{share}");
     }
 
+    /// normal over two or three ranges: fio's loop would spin on a draw of n with no
+    /// deviation left; every draw ends and names a block.
+    #[test]
+    fn normal_over_a_few_ranges_ends() {
+        for n in [1u64, 2, 3] {
+            let mut s = Sampler::new(&parse_dist("normal:10", true).unwrap(), n, 4096, n, 7);
+            for _ in 0..10_000 {
+                assert!(s.next(1, || unreachable!()) < n);
+            }
+        }
+    }
+
+    /// A direction with larger blocks than the ranges (writes of 64 KiB where the job's
+    /// smallest block is 4 KiB) gets the values scaled to its blocks, not piled on the last.
+    #[test]
+    fn larger_blocks_scale_the_values() {
+        let (ranges, blocks) = (256u64, 16u64);
+        let mut s = Sampler::new(
+            &parse_dist("zipf:0.8", true).unwrap(),
+            blocks,
+            65536,
+            ranges,
+            9,
+        );
+        let mut c = vec![0u32; blocks as usize];
+        for _ in 0..16_000 {
+            c[s.next(ranges / blocks, || unreachable!()) as usize] += 1;
+        }
+        let last = c[blocks as usize - 1];
+        assert!(last < 4_000, "{c:?}");
+        assert!(c.iter().filter(|x| **x > 0).count() > 8, "{c:?}");
+    }
+
     #[test]
     fn zoned_access_shares() {
         let d = parse_dist("zoned:60/10:30/20:10/70", true).unwrap();
@@ -483,7 +519,7 @@ mod tests {
         let mut hits = vec![0u64; 3];
         let mut cells = vec![0u64; 100];
         for _ in 0..DRAWS {
-            let b = s.next(&mut u);
+            let b = s.next(1, &mut u);
             let z = if b < 1000 {
                 0
             } else if b < 3000 {

@@ -124,7 +124,7 @@ impl FioGen {
                 let mut stddev = 0u32;
                 if dev != 0.0 {
                     stddev = ((nranges as f64 * dev) / 100.0).ceil() as u32;
-                    stddev = stddev.min((nranges / 2) as u32);
+                    stddev = stddev.min(u32::try_from(nranges / 2).unwrap_or(u32::MAX));
                 }
                 // fio stores the center's offset in an unsigned int.
                 let rand_off = if center >= 0.0 {
@@ -141,6 +141,11 @@ impl FioGen {
                 }
             }
         }
+    }
+
+    /// The number of ranges values are drawn from.
+    pub fn nranges(&self) -> u64 {
+        self.nranges
     }
 
     /// The next value in `0..nranges`.
@@ -179,7 +184,9 @@ impl FioGen {
                     let r = self.rng.next_u32();
                     let vr = (stddev as f64 * (r as f64 / 4294967296.0)) as i32;
                     let mut dev = vr - (stddev / 2) as i32;
-                    while (dev as i64 as u64).wrapping_add(sum) >= n {
+                    // (fio's loop never ends for a deviation of 0 and a sum of n, which
+                    // two or three ranges make likely; such a draw wraps to 0 instead.)
+                    while dev != 0 && (dev as i64 as u64).wrapping_add(sum) >= n {
                         dev /= 2;
                     }
                     sum = sum.wrapping_add(dev as i64 as u64);

@@ -344,6 +344,9 @@ pub struct Generator {
     /// The direction whose sampler each direction draws from: fio keeps one zipf, pareto
     /// or normal generator per file, which reads and writes share when they are alike.
     sampler_of: [usize; 3],
+    /// How many of fio's ranges (the job's smallest block size) make one block of each
+    /// direction, for the zipf, pareto and normal generators (1 when not more).
+    range_scale: [u64; 3],
     seq_rand: [Taus88; 3],
     cur_file: usize,
     file_ios: u64,
@@ -402,6 +405,7 @@ impl Generator {
         let (off_rng, bs_rng, mix_rng, file_rng, seq_rand, file_dist) = Self::streams(&spec);
         Generator {
             sampler_of: [0, 1, 2].map(|d| Self::sampler_of(&spec, d)),
+            range_scale: [0, 1, 2].map(|d| (spec.align[d] / Self::range_size(&spec)).max(1)),
             off_rng,
             bs_rng,
             mix_rng,
@@ -512,14 +516,26 @@ impl Generator {
         self.file_dist = file_dist;
     }
 
-    /// The first direction with the same distribution over the same blocks as `ddir`,
-    /// whose sampler `ddir` shares.
+    /// fio's range size for the zipf, pareto and normal generators: the smaller of the read
+    /// and write block sizes, whichever directions the job does.
+    fn range_size(spec: &Spec) -> u64 {
+        spec.bs[0].min().min(spec.bs[1].min()).max(1)
+    }
+
+    /// The first direction whose sampler `ddir` shares: one with the same zipf, pareto or
+    /// normal distribution (fio keeps one such generator per file, whatever the block
+    /// sizes), or the same zoned distribution over the same blocks.
     fn sampler_of(spec: &Spec, ddir: usize) -> usize {
+        let fio_gen = matches!(
+            spec.dist[ddir],
+            Dist::Zipf { .. } | Dist::Pareto { .. } | Dist::Normal { .. }
+        );
         (0..ddir)
             .find(|&e| {
                 spec.dist[e] == spec.dist[ddir]
-                    && spec.align[e] == spec.align[ddir]
-                    && spec.bs[e].min() == spec.bs[ddir].min()
+                    && (fio_gen
+                        || (spec.align[e] == spec.align[ddir]
+                            && spec.bs[e].min() == spec.bs[ddir].min()))
             })
             .unwrap_or(ddir)
     }
@@ -570,8 +586,7 @@ impl Generator {
                     && spec.dist[d] != Dist::Uniform
                     && !matches!(spec.dist[d], Dist::Sequence(_)))
                 .then(|| {
-                    // fio's ranges: the file in units of the smallest block size.
-                    let nranges = space.div_ceil(spec.rw_min_bs.max(1));
+                    let nranges = space.div_ceil(Self::range_size(spec));
                     let seed = spec
                         .dist_seeds
                         .get(i)

@@ -26,7 +26,8 @@ impl Generator {
         }
         if let Some(s) = &mut self.files[fi].samplers[self.sampler_of[ddir]] {
             let rng = &mut self.off_rng;
-            return Some(s.next(|| rng.unit()).min(nblocks.saturating_sub(1)));
+            let scale = self.range_scale[ddir];
+            return Some(s.next(scale, || rng.unit()).min(nblocks.saturating_sub(1)));
         }
         if self.spec.gen == RandGen::Lfsr {
             // Non-uniform file service starts the file over too (fio's fio_file_reset).

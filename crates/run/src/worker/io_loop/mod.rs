@@ -394,7 +394,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             return true;
         }
         if self.caps.no_fd || self.caps.diskless {
-            if self.capture.is_some() {
+            if self.capture.as_ref().is_some_and(|c| !c.opened(i)) {
                 self.capture_open_once(i);
             }
             return true;
