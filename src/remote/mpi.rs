@@ -26,6 +26,17 @@
 //! MPI is called from the main thread only (MPI_THREAD_FUNNELED); the run itself goes on
 //! in a thread whose barrier requests the main thread carries out.
 
+/// One line on stderr in one write: the ranks share mpirun's pipe, and a line written in
+/// pieces (as `eprintln!` writes its arguments) interleaves with another rank's.
+macro_rules! say {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let mut line = format!($($t)*);
+        line.push('\n');
+        let _ = std::io::stderr().lock().write_all(line.as_bytes());
+    }};
+}
+
 use super::hosts::{HostResult, Shared};
 use flexio_job::{Cli, Format};
 use flexio_remote::convert::wire_run_of;
@@ -215,7 +226,7 @@ impl Ctl<'_> {
                     && self.last_heard[r].elapsed() > LIVENESS
                 {
                     let why = format!("silent for {} s (hung or unreachable)", LIVENESS.as_secs());
-                    eprintln!(
+                    say!(
                         "flexio: rank {r} ({}) is {why}; stopping the other ranks",
                         self.names[r]
                     );
@@ -231,7 +242,7 @@ impl Ctl<'_> {
                 }
             }
         } else if self.last_heard[0].elapsed() > LIVENESS {
-            eprintln!(
+            say!(
                 "flexio: rank {} ({}): rank 0 ({}) has been silent for {} s; giving up",
                 self.rank,
                 self.names[self.rank as usize],
@@ -289,14 +300,14 @@ impl Ctl<'_> {
 /// Entry point of `--mpi`; returns this rank's exit status.
 pub fn main(cli: Cli, sigs: &(Arc<AtomicBool>, Signals)) -> i32 {
     let Some((universe, _)) = mpi::initialize_with_threading(mpi::Threading::Funneled) else {
-        eprintln!("flexio: --mpi: MPI could not be initialised (run flexio under mpirun or srun)");
+        say!("flexio: --mpi: MPI could not be initialised (run flexio under mpirun or srun)");
         return 1;
     };
     let world = universe.world();
     let rank = world.rank();
     let size = world.size();
     if let Some((var, n)) = launcher_tasks().filter(|(_, n)| *n > 1 && size == 1) {
-        eprintln!(
+        say!(
             "flexio: --mpi: MPI sees 1 rank, but the launcher started {n} tasks ({var}={n}): \
              the MPI library did not join the launcher's job, so every task would run alone \
              and use the same file names (under srun, try `srun --mpi=pmix`, or start \
@@ -315,9 +326,9 @@ pub fn main(cli: Cli, sigs: &(Arc<AtomicBool>, Signals)) -> i32 {
     world.all_reduce_into(&ok, &mut all_ok, SystemOperation::min());
     if all_ok == 0 {
         if let Err(e) = &prep {
-            eprintln!("flexio: rank {rank} ({host}): {e}");
+            say!("flexio: rank {rank} ({host}): {e}");
         } else if rank == 0 {
-            eprintln!("flexio: --mpi: another rank could not prepare the job; nothing ran");
+            say!("flexio: --mpi: another rank could not prepare the job; nothing ran");
         }
         return 1;
     }
@@ -352,7 +363,7 @@ pub fn main(cli: Cli, sigs: &(Arc<AtomicBool>, Signals)) -> i32 {
             }
             let which = flexio_run::files::files_to_lay_out(&whole);
             if let Err(e) = flexio_run::files::lay_out(&whole, &which, cli.switches.readonly) {
-                eprintln!("flexio: rank 0: laying out the shared file failed: {e}");
+                say!("flexio: rank 0: laying out the shared file failed: {e}");
             }
         }
     }
@@ -489,7 +500,7 @@ pub fn main(cli: Cli, sigs: &(Arc<AtomicBool>, Signals)) -> i32 {
     let out = match h.join() {
         Ok(o) => o,
         Err(_) => {
-            eprintln!("flexio: rank {rank}: the run failed (internal error)");
+            say!("flexio: rank {rank}: the run failed (internal error)");
             world.abort(1);
         }
     };
