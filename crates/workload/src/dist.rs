@@ -52,6 +52,16 @@ pub enum Dist {
     Sequence(Vec<u64>),
 }
 
+impl Dist {
+    /// Whether fio's own generators draw it (zipf, pareto, normal): one per file.
+    pub fn is_fio_gen(&self) -> bool {
+        matches!(
+            self,
+            Dist::Zipf { .. } | Dist::Pareto { .. } | Dist::Normal { .. }
+        )
+    }
+}
+
 /// Most elements of a `sequence:` distribution (fio's limit).
 pub const SEQUENCE_MAX: usize = 64;
 

@@ -625,15 +625,8 @@ fn dist_seeds(
     thread_number: u32,
     compat: Compat,
 ) -> Vec<u32> {
-    use flexio_workload::dist::Dist;
     use flexio_workload::rng::{fio_jhash, slot};
-    let fio_gen = |d: &Dist| {
-        matches!(
-            d,
-            Dist::Zipf { .. } | Dist::Pareto { .. } | Dist::Normal { .. }
-        )
-    };
-    if !o.random_distribution.iter().any(fio_gen) {
+    if !o.random_distribution.iter().any(|d| d.is_fio_gen()) {
         return Vec::new();
     }
     let block = seeds[slot::BLOCK] as u32;

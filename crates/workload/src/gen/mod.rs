@@ -526,10 +526,7 @@ impl Generator {
     /// normal distribution (fio keeps one such generator per file, whatever the block
     /// sizes), or the same zoned distribution over the same blocks.
     fn sampler_of(spec: &Spec, ddir: usize) -> usize {
-        let fio_gen = matches!(
-            spec.dist[ddir],
-            Dist::Zipf { .. } | Dist::Pareto { .. } | Dist::Normal { .. }
-        );
+        let fio_gen = spec.dist[ddir].is_fio_gen();
         (0..ddir)
             .find(|&e| {
                 spec.dist[e] == spec.dist[ddir]
