@@ -133,7 +133,7 @@ fn bad_parameters_are_refused_with_fio_s_words() {
 
 /// `random_distribution=zipf|pareto|normal` against fio 3.33: the same blocks, request by
 /// request. Each file draws from fio's generator seeded from its name (directory included,
-/// names longer than 12 bytes too) and the thread number; `randseed` and `randrepeat=0`
+/// a trailing '/' too, names longer than 12 bytes too) and the thread number; `randseed` and `randrepeat=0`
 /// take the block-offset seed instead; reads and writes of a file share its generator.
 #[test]
 fn random_distribution_draws_fio_333s_blocks() {
@@ -167,6 +167,13 @@ fn random_distribution_draws_fio_333s_blocks() {
             "--random_distribution=zipf:1.2",
             "--bs=8k",
             "--size=4m",
+        ],
+        // A directory ending in '/': fio's name is directory + '/' + name (`D//j.0.0`),
+        // in the log and in the seed's hash.
+        &[
+            "--rw=randread",
+            "--random_distribution=zipf:1.2",
+            "--directory=@D@/",
         ],
     ];
     for c in cases {

@@ -118,8 +118,10 @@ pub fn resolve(
         if p.is_absolute() || dirs.is_empty() {
             p
         } else {
+            // fio's name is the directory, '/', the name: `directory=/x/` gives `/x//j.0.0`,
+            // the name iologs show and the zipf/pareto/normal seed hashes.
             let d = &dirs[(sub as usize + filenum as usize) % dirs.len()];
-            Path::new(d).join(p)
+            PathBuf::from(format!("{d}/{n}"))
         }
     };
     // opendir: the regular files below the directory (in directory order, depth first), then
