@@ -30,6 +30,9 @@ pub struct Done {
     pub buf: Vec<u8>,
     pub file: u32,
     pub mismatch: Option<Box<Mismatch>>,
+    /// The check panicked (a flexio bug): the job fails rather than waiting for an outcome
+    /// that would never come.
+    pub panicked: bool,
 }
 
 pub struct AsyncVerifier {
@@ -184,6 +187,10 @@ fn pin(cpus: &[usize]) -> std::io::Result<()> {
     })
 }
 
+/// The offset at which a unit test's check panics.
+#[cfg(test)]
+const PANIC_AT: u64 = u64::MAX - 4095;
+
 /// A verifier thread's loop: check what comes until the job thread hangs up.
 fn serve(
     work_rx: &Mutex<mpsc::Receiver<Work>>,
@@ -205,11 +212,21 @@ fn serve(
             file: file.unwrap_or(""),
             flags: if w.phase { "88" } else { "8" },
         };
-        let mismatch = fmt.check(&mut buf, w.offset, &w.exp, &place).err();
+        // A check that panics still answers, so the job thread is never left waiting for
+        // its outcome (the other verifier threads keep the channel open).
+        let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            #[cfg(test)]
+            if w.offset == PANIC_AT {
+                panic!("a check made to panic by a test");
+            }
+            fmt.check(&mut buf, w.offset, &w.exp, &place).err()
+        }));
+        let panicked = checked.is_err();
         let done = Done {
             buf,
             file: w.file,
-            mismatch,
+            mismatch: checked.unwrap_or(None),
+            panicked,
         };
         if done_tx.send((seq, done)).is_err() {
             return;
@@ -346,5 +363,19 @@ mod tests {
         assert!(!v.has_room());
         // Zero threads means one verifier thread: the check is done.
         assert!(v.next_done(true).unwrap().mismatch.is_none());
+    }
+
+    #[test]
+    fn a_check_that_panics_still_answers_and_the_later_ones_follow() {
+        let fmt = Format::new(Generation::Latest, Kind::Crc32c, 1);
+        let paths = vec!["f".to_string()];
+        let mut v = AsyncVerifier::new(2, None, &fmt, paths, 8).unwrap();
+        v.submit(&block(&fmt, 0, 0), 0, 0, Expect::default(), false);
+        v.submit(&[0u8; 4096], PANIC_AT, 0, Expect::default(), false);
+        v.submit(&block(&fmt, 4096, 1), 4096, 0, Expect::default(), false);
+        let got: Vec<(bool, bool)> = std::iter::from_fn(|| v.next_done(true))
+            .map(|d| (d.panicked, d.mismatch.is_some()))
+            .collect();
+        assert_eq!(got, [(false, false), (true, false), (false, false)]);
     }
 }

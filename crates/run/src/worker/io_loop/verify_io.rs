@@ -239,6 +239,12 @@ impl<E: Engine> Worker<'_, E> {
         let Some(d) = self.vasync.as_mut().and_then(|a| a.next_done(wait)) else {
             return false;
         };
+        if d.panicked && !self.stop {
+            self.ctx
+                .notes
+                .err("flexio: a verify_async thread failed (panicked) while checking a block; the job stops");
+            self.fail(libc::EIO, "verify");
+        }
         // A job already stopped by a failure reports no more (fio's async threads stop
         // checking once the job has an error).
         if let Some(m) = d.mismatch.as_ref().filter(|_| !self.stop) {
