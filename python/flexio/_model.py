@@ -149,7 +149,7 @@ class Direction:
 
 
 # A log's columns, in the order fio writes them.
-LOG_COLUMNS = ("time_ms", "value", "value1", "ddir", "bs", "offset", "prio", "issue_time_ns")
+LOG_COLUMNS = ("time_ms", "value", "value1", "ddir", "bs", "offset", "prio", "issue_time_ns", "bins")
 
 
 @dataclass(frozen=True)
@@ -159,13 +159,19 @@ class Log:
     ``per_job_logs=0``). ``columns`` maps each column fio writes to a list: ``time_ms``,
     ``value``, ``value1`` (``log_window_value=both``), ``ddir`` (0 read, 1 write, 2 trim),
     ``bs``, ``offset`` (``log_offset=1``), ``prio``, ``issue_time_ns``
-    (``log_issue_time=1``, clat and slat logs). Histogram logs are not read."""
+    (``log_issue_time=1``, clat and slat logs).
+
+    A histogram log (``write_hist_log``) has ``kind`` ``clat_hist`` and the columns
+    ``time_ms``, ``ddir``, ``bs`` and ``bins``: per line, the completion latencies counted
+    in that interval, one count per bin (1856 >> ``log_hist_coarseness`` bins for fio's
+    layout). ``bin_ns`` gives the latency in ns each bin stands for."""
 
     kind: str
     thread: Optional[int]
     path: str
-    columns: Dict[str, List[int]]
+    columns: Dict[str, List[Any]]
     job: str = ""
+    bin_ns: Optional[List[int]] = None
 
     def __len__(self):
         return len(self.columns.get("time_ms", ()))
@@ -226,7 +232,14 @@ class Job:
             minf=d["minf"],
             ops=d["ops"],
             logs=[
-                Log(kind=x["kind"], thread=x["thread"], path=x["path"], columns=x["columns"], job=name)
+                Log(
+                    kind=x["kind"],
+                    thread=x["thread"],
+                    path=x["path"],
+                    columns=x["columns"],
+                    job=name,
+                    bin_ns=x.get("bin_ns"),
+                )
                 for x in d.get("logs", [])
             ],
         )
@@ -255,7 +268,8 @@ class Job:
         return self.directions.get("sync")
 
     def log(self, kind: str, thread: Optional[int] = None) -> Optional[Log]:
-        """The job's first log of ``kind`` (``lat``, ``clat``, ``slat``, ``bw``, ``iops``),
+        """The job's first log of ``kind`` (``lat``, ``clat``, ``slat``, ``bw``, ``iops``,
+        ``clat_hist``),
         of ``thread`` when given."""
         for lg in self.logs:
             if lg.kind == kind and (thread is None or lg.thread == thread):

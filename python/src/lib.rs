@@ -12,7 +12,7 @@
 //! Everything crosses into Python as plain dicts, lists, strings and numbers.
 
 use flexio_analysis::compare::{self, Options as CompareOptions};
-use flexio_analysis::logs::{parse_name, LogKind};
+use flexio_analysis::logs::{hist_bin_ns, parse_name, LogKind};
 use flexio_analysis::model::{DirResult, JobResult, Lat, RunResult, Samples};
 use flexio_analysis::{compare_out, input};
 use flexio_job::jobfile::{parse_job_file, RawOpt, RawSection};
@@ -348,6 +348,54 @@ fn read_sample_log(path: &Path, lay: Layout) -> std::io::Result<LogColumns> {
     Ok(c)
 }
 
+/// A histogram log (`write_hist_log`) as columns: per line its time, direction, block size
+/// and bin counts; every line has the first line's number of bins.
+#[derive(Default)]
+struct HistColumns {
+    time_ms: Vec<u64>,
+    ddir: Vec<u64>,
+    bs: Vec<u64>,
+    bins: Vec<Vec<u64>>,
+    bad: u64,
+}
+
+fn read_hist_log(path: &Path) -> std::io::Result<HistColumns> {
+    let text = std::fs::read(path)?;
+    let text = String::from_utf8_lossy(&text);
+    let mut c = HistColumns::default();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let f: Option<Vec<u64>> = line.split(',').map(number).collect();
+        let Some(f) = f.filter(|f| f.len() > 3) else {
+            c.bad += 1;
+            continue;
+        };
+        let k = f.len() - 3;
+        let first = c.bins.first().map_or(k, Vec::len);
+        if k != first || hist_bin_ns(k).is_none() {
+            c.bad += 1;
+            continue;
+        }
+        c.time_ms.push(f[0]);
+        c.ddir.push(f[1]);
+        c.bs.push(f[2]);
+        c.bins.push(f[3..].to_vec());
+    }
+    Ok(c)
+}
+
+/// A histogram log as a Python dict's `columns` and `bin_ns`.
+fn hist_to_py<'py>(py: Python<'py>, c: HistColumns, d: &Bound<'py, PyDict>) -> PyResult<()> {
+    let cols = PyDict::new(py);
+    let bin_ns = c.bins.first().and_then(|b| hist_bin_ns(b.len()));
+    cols.set_item("time_ms", c.time_ms)?;
+    cols.set_item("ddir", c.ddir)?;
+    cols.set_item("bs", c.bs)?;
+    cols.set_item("bins", c.bins)?;
+    d.set_item("columns", cols)?;
+    d.set_item("bin_ns", bin_ns)?;
+    Ok(())
+}
+
 /// One log file found for a job.
 #[derive(Clone)]
 struct LogFile {
@@ -365,6 +413,29 @@ fn logs_to_py<'py>(
 ) -> PyResult<Bound<'py, PyList>> {
     let out = PyList::empty(py);
     for f in files {
+        if f.kind == LogKind::ClatHist {
+            let c = match py.detach(|| read_hist_log(&f.path)) {
+                Ok(c) => c,
+                Err(e) => {
+                    warnings.push(format!("cannot read the log {}: {e}", f.path.display()));
+                    continue;
+                }
+            };
+            if c.bad > 0 {
+                warnings.push(format!(
+                    "{}: {} line(s) not in a histogram log's layout were skipped",
+                    f.path.display(),
+                    c.bad
+                ));
+            }
+            let d = PyDict::new(py);
+            d.set_item("kind", f.kind.suffix())?;
+            d.set_item("thread", f.thread)?;
+            d.set_item("path", f.path.display().to_string())?;
+            hist_to_py(py, c, &d)?;
+            out.append(d)?;
+            continue;
+        }
         let c = match py.detach(|| read_sample_log(&f.path, f.layout)) {
             Ok(c) => c,
             Err(e) => {
@@ -404,7 +475,7 @@ fn logs_to_py<'py>(
     Ok(out)
 }
 
-/// The sample logs a plan thread writes (histogram logs are left out).
+/// The logs a plan thread writes (sample and histogram logs).
 fn plan_logs(t: &ThreadPlan) -> Vec<LogFile> {
     let Some(l) = &t.meter.logs else {
         return Vec::new();
@@ -434,6 +505,9 @@ fn plan_logs(t: &ThreadPlan) -> Vec<LogFile> {
     if let Some(p) = &l.iops {
         add(p, LogKind::Iops);
     }
+    if let Some(p) = &l.hist {
+        add(p, LogKind::ClatHist);
+    }
     // Compressed logs (log_store_compressed) are not text.
     v.retain(|f| f.path.extension().is_some_and(|e| e == "log"));
     v
@@ -461,7 +535,7 @@ fn found_logs(j: &JobResult) -> Vec<LogFile> {
         .iter()
         .filter_map(|p| {
             let (_, kind, thread) = parse_name(&p.file_name()?.to_string_lossy())?;
-            (kind != LogKind::ClatHist).then(|| LogFile {
+            Some(LogFile {
                 path: p.clone(),
                 kind,
                 thread,

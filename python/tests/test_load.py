@@ -125,6 +125,28 @@ log_avg_msec=0
     assert flexio.load(out, logs=False).jobs[0].logs == []
 
 
+def test_fio_histogram_log_beside_the_result(fio, tmp_path):
+    job = f"""
+[hj]
+filename={tmp_path}/hj.dat
+size=1M
+bs=4k
+rw=randread
+ioengine=psync
+write_hist_log=hj
+log_hist_msec=10
+"""
+    out = _fio(fio, tmp_path, job, "json")
+    j = flexio.load(out).jobs[0]
+    h = j.log("clat_hist")
+    assert h is not None and h.path.endswith("hj_clat_hist.1.log")
+    # fio 3.33's layout: 1856 bins (coarseness 0), reads only.
+    assert set(h.columns["ddir"]) == {0} and set(h.columns["bs"]) == {4096}
+    assert all(len(b) == 1856 for b in h.columns["bins"]) and len(h.bin_ns) == 1856
+    n = sum(sum(b) for b in h.columns["bins"])
+    assert 0 < n <= j.read.total_ios
+
+
 def test_flexio_result_round_trip(tmp_path, null_job):
     r = flexio.run(**null_job)
     p = tmp_path / "r.json"

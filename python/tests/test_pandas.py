@@ -42,6 +42,15 @@ def test_logs_to_pandas(pandas, tmp_path):
     assert set(everything["kind"]) == {"bw", "iops", "lat", "clat"}
 
 
+def test_histogram_log_to_pandas(pandas, tmp_path):
+    r = flexio.run(name="h", ioengine="null", rw="read", size="64M", time_based=True, runtime="300ms",
+                   write_hist_log=str(tmp_path / "h"), log_hist_msec=100)
+    h = r.jobs[0].log("clat_hist")
+    df = h.to_pandas()
+    assert list(df.columns) == ["time_ms", "ddir", "bs", "bins"] and len(df) == len(h)
+    assert all(len(b) == len(h.bin_ns) for b in df["bins"])
+
+
 def test_comparison_to_pandas(pandas):
     a = flexio.run(name="c", ioengine="null", rw="read", size="8M")
     b = flexio.run(name="c", ioengine="null", rw="read", size="8M")

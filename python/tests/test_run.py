@@ -148,6 +148,38 @@ log_offset=1
     assert flexio.run(job, logs=False).jobs[0].logs == []
 
 
+def test_histogram_log(tmp_path):
+    # write_hist_log: one line per log_hist_msec per direction, the completions of that
+    # interval counted in 1856 >> log_hist_coarseness bins.
+    job = f"""
+[hl]
+ioengine=null
+rw=randrw
+bs=4k
+size=64M
+rate_iops=4000,4000
+time_based=1
+runtime=1
+write_hist_log={tmp_path}/hl
+log_hist_msec=100
+log_hist_coarseness=2
+"""
+    j = flexio.run(job).jobs[0]
+    h = j.log("clat_hist")
+    assert h is not None and h.path == str(tmp_path / "hl_clat_hist.1.log")
+    c = h.columns
+    assert set(c) == {"time_ms", "ddir", "bs", "bins"}
+    assert set(c["ddir"]) == {0, 1} and set(c["bs"]) == {4096}
+    assert len(h) >= 10 and all(len(b) == 1856 >> 2 for b in c["bins"])
+    assert len(h.bin_ns) == 1856 >> 2 and h.bin_ns == sorted(h.bin_ns)
+    # Every completion is in one interval's bins (the last interval is written at the end).
+    for ddir, d in ((0, j.read), (1, j.write)):
+        n = sum(sum(b) for b, x in zip(c["bins"], c["ddir"]) if x == ddir)
+        assert n == d.total_ios
+    lo = min(v for b in c["bins"] for v, k in zip(h.bin_ns, b) if k)
+    assert lo <= j.read.clat.max
+
+
 def test_series(tmp_path):
     r = flexio.run(
         name="s", ioengine="null", rw="read", bs="4k", size="64M", time_based=True, runtime="1s", series=100

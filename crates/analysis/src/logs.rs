@@ -420,6 +420,26 @@ fn read_sample_log(path: &Path, kind: LogKind) -> std::io::Result<FileData> {
     Ok(d)
 }
 
+/// How many histogram buckets each of a histogram log line's `k` bins holds: bins of
+/// 2^log_hist_coarseness of fio's 1856 buckets, or flexio's own 3776 (one each); `None`
+/// for any other count.
+fn hist_ratio(k: usize) -> Option<usize> {
+    if k == NR {
+        Some(1)
+    } else if k > 0 && FIO_NR % k == 0 && (FIO_NR / k).is_power_of_two() {
+        Some(FIO_NR / k)
+    } else {
+        None
+    }
+}
+
+/// The latency (ns) each of a histogram log line's `k` bins stands for (the middle bucket
+/// of the bin, valued as fio values a bucket); `None` when `k` is no histogram log's count.
+pub fn hist_bin_ns(k: usize) -> Option<Vec<u64>> {
+    let ratio = hist_ratio(k)?;
+    Some((0..k).map(|i| idx_to_val(i * ratio + ratio / 2)).collect())
+}
+
 fn read_hist_log(path: &Path) -> std::io::Result<FileData> {
     let mut d = FileData::default();
     let mut counts: Vec<u64> = Vec::new();
@@ -448,13 +468,7 @@ fn read_hist_log(path: &Path) -> std::io::Result<FileData> {
                 }
             }
         }
-        // Bins of 2^coarseness fio buckets each (flexio writes fio's 1856, or its own 3776).
-        let k = counts.len();
-        let ratio = if k == NR {
-            1
-        } else if k > 0 && FIO_NR % k == 0 && (FIO_NR / k).is_power_of_two() {
-            FIO_NR / k
-        } else {
+        let Some(ratio) = hist_ratio(counts.len()) else {
             d.bad += 1;
             return;
         };

@@ -158,3 +158,20 @@ fn attach_by_prefix_and_thread() {
         .iter()
         .all(|j| j.logs.get(LogKind::Iops, Ddir::Read).is_none()));
 }
+
+#[test]
+fn histogram_bins_stand_for_fio_s_bucket_values() {
+    use flexio_stats::hist::idx_to_val;
+    // Coarseness 0: fio's 1856 buckets, each its own value.
+    let fine = hist_bin_ns(1856).unwrap();
+    assert_eq!(fine.len(), 1856);
+    assert!((0..1856).all(|i| fine[i] == idx_to_val(i)));
+    // Coarseness 2: bins of four buckets, each valued at its third bucket (as the reader
+    // files them); flexio's own 3776-bucket layout, one bucket each.
+    let coarse = hist_bin_ns(1856 >> 2).unwrap();
+    assert_eq!(coarse[100], idx_to_val(402));
+    assert_eq!(hist_bin_ns(3776).unwrap()[3000], idx_to_val(3000));
+    assert!(coarse.windows(2).all(|w| w[0] < w[1]));
+    // No histogram log has 1000 bins.
+    assert_eq!(hist_bin_ns(1000), None);
+}
