@@ -164,7 +164,10 @@ class Log:
     A histogram log (``write_hist_log``) has ``kind`` ``clat_hist`` and the columns
     ``time_ms``, ``ddir``, ``bs`` and ``bins``: per line, the completion latencies counted
     in that interval, one count per bin (1856 >> ``log_hist_coarseness`` bins for fio's
-    layout). ``bin_ns`` gives the latency in ns each bin stands for."""
+    layout). ``bin_ns`` gives the latency in ns each bin stands for.
+
+    Compressed logs (``log_store_compressed=1``, ``.log.fz``) are inflated and read the
+    same way; ``path`` names the ``.log.fz`` file."""
 
     kind: str
     thread: Optional[int]

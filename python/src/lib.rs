@@ -315,9 +315,21 @@ fn number(s: &str) -> Option<u64> {
     }
 }
 
-fn read_sample_log(path: &Path, lay: Layout) -> std::io::Result<LogColumns> {
-    let text = std::fs::read(path)?;
-    let text = String::from_utf8_lossy(&text);
+/// A log file's text: its lines, or a compressed log's (`log_store_compressed`, `.log.fz`)
+/// inflated as `flexio --inflate-log` inflates it, its records read in layout `fz`.
+fn log_text(path: &Path, fz: Option<flexio_run::logz::Layout>) -> std::io::Result<String> {
+    match fz {
+        Some(l) => flexio_run::logz::inflate_file(path, l).map_err(std::io::Error::other),
+        None => Ok(String::from_utf8_lossy(&std::fs::read(path)?).into_owned()),
+    }
+}
+
+fn read_sample_log(
+    path: &Path,
+    lay: Layout,
+    fz: Option<flexio_run::logz::Layout>,
+) -> std::io::Result<LogColumns> {
+    let text = log_text(path, fz)?;
     let want = 5 + usize::from(lay.value1) + usize::from(lay.offset) + usize::from(lay.issue);
     let mut c = LogColumns::default();
     let mut f: Vec<u64> = Vec::with_capacity(want);
@@ -359,9 +371,11 @@ struct HistColumns {
     bad: u64,
 }
 
-fn read_hist_log(path: &Path) -> std::io::Result<HistColumns> {
-    let text = std::fs::read(path)?;
-    let text = String::from_utf8_lossy(&text);
+fn read_hist_log(
+    path: &Path,
+    fz: Option<flexio_run::logz::Layout>,
+) -> std::io::Result<HistColumns> {
+    let text = log_text(path, fz)?;
     let mut c = HistColumns::default();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let f: Option<Vec<u64>> = line.split(',').map(number).collect();
@@ -403,6 +417,8 @@ struct LogFile {
     kind: LogKind,
     thread: Option<u32>,
     layout: Layout,
+    /// A compressed log (`.log.fz`) and the record layout to read it in.
+    fz: Option<flexio_run::logz::Layout>,
 }
 
 /// The logs of one job as Python dicts: `kind`, `thread`, `path`, `columns` (name → list).
@@ -414,7 +430,7 @@ fn logs_to_py<'py>(
     let out = PyList::empty(py);
     for f in files {
         if f.kind == LogKind::ClatHist {
-            let c = match py.detach(|| read_hist_log(&f.path)) {
+            let c = match py.detach(|| read_hist_log(&f.path, f.fz)) {
                 Ok(c) => c,
                 Err(e) => {
                     warnings.push(format!("cannot read the log {}: {e}", f.path.display()));
@@ -436,7 +452,7 @@ fn logs_to_py<'py>(
             out.append(d)?;
             continue;
         }
-        let c = match py.detach(|| read_sample_log(&f.path, f.layout)) {
+        let c = match py.detach(|| read_sample_log(&f.path, f.layout, f.fz)) {
             Ok(c) => c,
             Err(e) => {
                 warnings.push(format!("cannot read the log {}: {e}", f.path.display()));
@@ -483,10 +499,12 @@ fn plan_logs(t: &ThreadPlan) -> Vec<LogFile> {
     let mut v = Vec::new();
     let mut add = |p: &PathBuf, kind: LogKind| {
         let lat = matches!(kind, LogKind::Clat | LogKind::Slat);
+        let compressed = p.extension().is_some_and(|e| e == "fz");
         v.push(LogFile {
             path: p.clone(),
             kind,
             thread: Some(t.thread_number),
+            fz: compressed.then_some(l.layout),
             layout: Layout {
                 value1: l.both_values,
                 offset: l.offset,
@@ -508,8 +526,6 @@ fn plan_logs(t: &ThreadPlan) -> Vec<LogFile> {
     if let Some(p) = &l.hist {
         add(p, LogKind::ClatHist);
     }
-    // Compressed logs (log_store_compressed) are not text.
-    v.retain(|f| f.path.extension().is_some_and(|e| e == "log"));
     v
 }
 
@@ -521,24 +537,27 @@ fn option_on(j: &JobResult, k: &str) -> bool {
     })
 }
 
-/// The sample logs `flexio_analysis::logs::attach` found beside a result for a job, with
-/// the layout its options give them.
-fn found_logs(j: &JobResult) -> Vec<LogFile> {
+/// The sample, histogram and compressed logs `flexio_analysis::logs::attach` found beside a
+/// result for a job, with the layout its options give them; compressed records are read in
+/// `fz`'s layout first (fio 3.33's for a fio 3.33 result).
+fn found_logs(j: &JobResult, fz: flexio_run::logz::Layout) -> Vec<LogFile> {
     let both = j
         .option("log_window_value")
         .is_some_and(|v| v.trim().eq_ignore_ascii_case("both"));
     let offset = option_on(j, "log_offset");
     let issue = option_on(j, "log_issue_time");
-    let mut v: Vec<LogFile> = j
-        .logs
-        .files
-        .iter()
-        .filter_map(|p| {
-            let (_, kind, thread) = parse_name(&p.file_name()?.to_string_lossy())?;
+    let plain = j.logs.files.iter().map(|p| (p, None));
+    let compressed = j.logs.compressed.iter().map(|(p, _)| (p, Some(fz)));
+    let mut v: Vec<LogFile> = plain
+        .chain(compressed)
+        .filter_map(|(p, fz)| {
+            let name = p.file_name()?.to_string_lossy();
+            let (_, kind, thread) = parse_name(name.strip_suffix(".fz").unwrap_or(&name))?;
             Some(LogFile {
                 path: p.clone(),
                 kind,
                 thread,
+                fz,
                 layout: Layout {
                     value1: both,
                     offset,
@@ -784,7 +803,12 @@ fn load<'py>(py: Python<'py>, path: PathBuf, logs: bool) -> PyResult<Bound<'py, 
             Ok::<_, input::InputError>(r)
         })
         .map_err(|e| ResultError::new_err(format!("{}: {e}", path.display())))?;
-    let per_job: Vec<Vec<LogFile>> = run.jobs.iter().map(found_logs).collect();
+    let fz = flexio_run::logz::Layout::of(if run.producer.starts_with("fio-3.33") {
+        flexio_job::Compat::Fio333
+    } else {
+        flexio_job::Compat::Latest
+    });
+    let per_job: Vec<Vec<LogFile>> = run.jobs.iter().map(|j| found_logs(j, fz)).collect();
     let mut warnings = std::mem::take(&mut run.warnings);
     let result = result_to_py(py, &run, per_job, &mut warnings)?;
     let d = PyDict::new(py);

@@ -147,6 +147,29 @@ log_hist_msec=10
     assert 0 < n <= j.read.total_ios
 
 
+def test_fio_compressed_logs_beside_the_result(fio, tmp_path):
+    # log_store_compressed=1: fio 3.33's .log.fz files, inflated in fio 3.33's record layout.
+    job = f"""
+[lz]
+filename={tmp_path}/lz.dat
+size=1M
+bs=4k
+rw=randread
+ioengine=psync
+write_lat_log=lz
+log_store_compressed=1
+"""
+    out = _fio(fio, tmp_path, job, "json")
+    j = flexio.load(out).jobs[0]
+    assert sorted(lg.kind for lg in j.logs) == ["clat", "lat"]
+    clat = j.log("clat")
+    assert clat.path.endswith("lz_clat.1.log.fz")
+    assert len(clat) == j.read.total_ios == 256
+    assert min(clat.columns["value"]) == j.read.clat.min
+    assert max(clat.columns["value"]) == j.read.clat.max
+    assert set(clat.columns["ddir"]) == {0} and set(clat.columns["bs"]) == {4096}
+
+
 def test_flexio_result_round_trip(tmp_path, null_job):
     r = flexio.run(**null_job)
     p = tmp_path / "r.json"

@@ -148,6 +148,39 @@ log_offset=1
     assert flexio.run(job, logs=False).jobs[0].logs == []
 
 
+def test_compressed_logs(tmp_path):
+    # log_store_compressed=1: the .log.fz files are inflated as `flexio --inflate-log` does
+    # and read like the plain logs.
+    job = f"""
+[z]
+ioengine=null
+rw=randwrite
+bs=4k
+size=1M
+rate_iops=1000
+time_based=1
+runtime=500ms
+write_lat_log={tmp_path}/z
+write_hist_log={tmp_path}/z
+log_hist_msec=100
+log_offset=1
+log_store_compressed=1
+"""
+    j = flexio.run(job).jobs[0]
+    assert sorted(lg.kind for lg in j.logs) == ["clat", "clat_hist", "lat"]
+    n = j.write.total_ios
+    assert n >= 400
+    clat = j.log("clat")
+    assert clat.path == str(tmp_path / "z_clat.1.log.fz")
+    assert len(clat) == n and set(clat.columns["bs"]) == {4096}
+    assert all(o % 4096 == 0 and o < 1 << 20 for o in clat.columns["offset"])
+    assert min(clat.columns["value"]) == j.write.clat.min
+    assert max(clat.columns["value"]) == j.write.clat.max
+    h = j.log("clat_hist")
+    assert h.path == str(tmp_path / "z_clat_hist.1.log.fz")
+    assert sum(sum(b) for b in h.columns["bins"]) == n
+
+
 def test_histogram_log(tmp_path):
     # write_hist_log: one line per log_hist_msec per direction, the completions of that
     # interval counted in 1856 >> log_hist_coarseness bins.

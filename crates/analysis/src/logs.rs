@@ -279,6 +279,9 @@ impl HistLog {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct JobLogs {
     pub files: Vec<PathBuf>,
+    /// Compressed logs of the job (`log_store_compressed`, `.log.fz`): found, not read
+    /// here (the Python package inflates them; `flexio --inflate-log` turns one into text).
+    pub compressed: Vec<(PathBuf, LogKind)>,
     pub series: Vec<DirLog>,
     pub hists: Vec<HistLog>,
     /// Lines that could not be read.
@@ -559,7 +562,8 @@ pub fn attach(run: &mut RunResult) {
     let mut found: BTreeMap<String, BTreeMap<LogKind, Vec<ThreadLog>>> = BTreeMap::new();
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        if let Some((prefix, kind, thread)) = parse_name(&name) {
+        if let Some((prefix, kind, thread)) = parse_name(name.strip_suffix(".fz").unwrap_or(&name))
+        {
             let p = e.path();
             if p.metadata().map(|m| m.len() > 0).unwrap_or(false) {
                 found
@@ -619,7 +623,11 @@ pub fn attach(run: &mut RunResult) {
         if files.is_empty() {
             continue;
         }
+        let (compressed, files): (Vec<_>, Vec<_>) = files
+            .into_iter()
+            .partition(|(p, _)| p.extension().is_some_and(|e| e == "fz"));
         job.logs = read_logs(&files);
+        job.logs.compressed = compressed;
         if job.logs.bad_lines > 0 {
             run.warnings.push(format!(
                 "job {}: {} of {} log lines could not be read and were skipped",

@@ -122,6 +122,8 @@ fn attach_by_prefix_and_thread() {
     write(d.path(), "p_bw.3.log", "0, 5000, 1, 0, 0\n");
     write(d.path(), "other_iops.1.log", "0, 1, 0, 4096, 0\n");
     write(d.path(), "empty_lat.1.log", "");
+    // A compressed log (log_store_compressed): found and kept apart, not read as text.
+    write(d.path(), "p_iops.3.log.fz", "x\u{9c}not text");
     let job = |name: &str, opts: &[(&str, &str)]| JobResult {
         name: name.into(),
         options: opts
@@ -135,7 +137,7 @@ fn attach_by_prefix_and_thread() {
         jobs: vec![
             job("a", &[]),
             job("a", &[]),
-            job("b", &[("write_bw_log", "p")]),
+            job("b", &[("write_bw_log", "p"), ("write_iops_log", "p")]),
         ],
         ..Default::default()
     };
@@ -151,6 +153,11 @@ fn attach_by_prefix_and_thread() {
     let bw = run.jobs[2].logs.get(LogKind::Bw, Ddir::Write).unwrap();
     assert!(!bw.per_io);
     assert_eq!(bw.stat.max, 5000);
+    assert_eq!(
+        run.jobs[2].logs.compressed,
+        [(d.path().join("p_iops.3.log.fz"), LogKind::Iops)]
+    );
+    assert_eq!(run.jobs[2].logs.bad_lines, 0);
     // other_iops.1.log belongs to no job here (another run's log): left alone.
     assert!(run.warnings.is_empty(), "{:?}", run.warnings);
     assert!(run

@@ -305,9 +305,15 @@ pub fn render_with(
         for r in runs {
             let logs: usize = r.jobs.iter().map(|j| j.logs.files.len()).sum();
             let lines: u64 = r.jobs.iter().map(|j| j.logs.lines).sum();
+            let fz: usize = r.jobs.iter().map(|j| j.logs.compressed.len()).sum();
+            let fz = if fz > 0 {
+                format!("; {fz} compressed (.log.fz) not drawn: <code>flexio --inflate-log</code> turns them into text")
+            } else {
+                String::new()
+            };
             let _ = writeln!(
                 o,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{logs} ({lines} lines)</td></tr>",
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{logs} ({lines} lines){fz}</td></tr>",
                 esc(&r.label),
                 esc(&r.path.display().to_string()),
                 esc(&r.producer),
