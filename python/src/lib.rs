@@ -397,6 +397,12 @@ fn read_hist_log(
     Ok(c)
 }
 
+/// A log file read: a sample log's columns or a histogram log's.
+enum ReadLog {
+    Samples(LogColumns),
+    Hist(HistColumns),
+}
+
 /// A histogram log as a Python dict's `columns` and `bin_ns`.
 fn hist_to_py<'py>(py: Python<'py>, c: HistColumns, d: &Bound<'py, PyDict>) -> PyResult<()> {
     let cols = PyDict::new(py);
@@ -429,63 +435,55 @@ fn logs_to_py<'py>(
 ) -> PyResult<Bound<'py, PyList>> {
     let out = PyList::empty(py);
     for f in files {
-        if f.kind == LogKind::ClatHist {
-            let c = match py.detach(|| read_hist_log(&f.path, f.fz)) {
-                Ok(c) => c,
-                Err(e) => {
-                    warnings.push(format!("cannot read the log {}: {e}", f.path.display()));
-                    continue;
-                }
-            };
-            if c.bad > 0 {
-                warnings.push(format!(
-                    "{}: {} line(s) not in a histogram log's layout were skipped",
-                    f.path.display(),
-                    c.bad
-                ));
+        let read = py.detach(|| {
+            if f.kind == LogKind::ClatHist {
+                read_hist_log(&f.path, f.fz).map(ReadLog::Hist)
+            } else {
+                read_sample_log(&f.path, f.layout, f.fz).map(ReadLog::Samples)
             }
-            let d = PyDict::new(py);
-            d.set_item("kind", f.kind.suffix())?;
-            d.set_item("thread", f.thread)?;
-            d.set_item("path", f.path.display().to_string())?;
-            hist_to_py(py, c, &d)?;
-            out.append(d)?;
-            continue;
-        }
-        let c = match py.detach(|| read_sample_log(&f.path, f.layout, f.fz)) {
-            Ok(c) => c,
+        });
+        let read = match read {
+            Ok(r) => r,
             Err(e) => {
                 warnings.push(format!("cannot read the log {}: {e}", f.path.display()));
                 continue;
             }
         };
-        if c.bad > 0 {
+        let (bad, layout) = match &read {
+            ReadLog::Hist(c) => (c.bad, "a histogram log's layout"),
+            ReadLog::Samples(c) => (c.bad, "the expected layout"),
+        };
+        if bad > 0 {
             warnings.push(format!(
-                "{}: {} line(s) not in the expected layout were skipped",
+                "{}: {bad} line(s) not in {layout} were skipped",
                 f.path.display(),
-                c.bad
             ));
-        }
-        let cols = PyDict::new(py);
-        cols.set_item("time_ms", c.time_ms)?;
-        cols.set_item("value", c.value)?;
-        if f.layout.value1 {
-            cols.set_item("value1", c.value1)?;
-        }
-        cols.set_item("ddir", c.ddir)?;
-        cols.set_item("bs", c.bs)?;
-        if f.layout.offset {
-            cols.set_item("offset", c.offset)?;
-        }
-        cols.set_item("prio", c.prio)?;
-        if f.layout.issue {
-            cols.set_item("issue_time_ns", c.issue_time_ns)?;
         }
         let d = PyDict::new(py);
         d.set_item("kind", f.kind.suffix())?;
         d.set_item("thread", f.thread)?;
         d.set_item("path", f.path.display().to_string())?;
-        d.set_item("columns", cols)?;
+        match read {
+            ReadLog::Hist(c) => hist_to_py(py, c, &d)?,
+            ReadLog::Samples(c) => {
+                let cols = PyDict::new(py);
+                cols.set_item("time_ms", c.time_ms)?;
+                cols.set_item("value", c.value)?;
+                if f.layout.value1 {
+                    cols.set_item("value1", c.value1)?;
+                }
+                cols.set_item("ddir", c.ddir)?;
+                cols.set_item("bs", c.bs)?;
+                if f.layout.offset {
+                    cols.set_item("offset", c.offset)?;
+                }
+                cols.set_item("prio", c.prio)?;
+                if f.layout.issue {
+                    cols.set_item("issue_time_ns", c.issue_time_ns)?;
+                }
+                d.set_item("columns", cols)?;
+            }
+        }
         out.append(d)?;
     }
     Ok(out)
