@@ -320,7 +320,10 @@ fn number(s: &str) -> Option<u64> {
 fn log_text(path: &Path, fz: Option<flexio_run::logz::Layout>) -> std::io::Result<String> {
     match fz {
         Some(l) => flexio_run::logz::inflate_file(path, l).map_err(std::io::Error::other),
-        None => Ok(String::from_utf8_lossy(&std::fs::read(path)?).into_owned()),
+        // Valid UTF-8 (every log flexio or fio writes) is taken as it is, not copied: a
+        // per-I/O log can be hundreds of MB.
+        None => Ok(String::from_utf8(std::fs::read(path)?)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())),
     }
 }
 
