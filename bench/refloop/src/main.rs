@@ -100,8 +100,26 @@ fn main() {
             let paths: Vec<std::path::PathBuf> = (0..n)
                 .map(|i| std::path::Path::new(&a[3]).join(format!("{}{i}", a[4])))
                 .collect();
+            // Experiment: REFLOOP_FILE_BYTES=N keeps N bytes of state per file and reads and
+            // writes them each iteration, the per-file footprint a tool walks through.
+            let per_file: usize = std::env::var("REFLOOP_FILE_BYTES")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0);
+            let mut state = vec![0u64; (per_file / 8).max(1) * paths.len()];
+            let stride = (per_file / 8).max(1);
+            // REFLOOP_TIMED=1 reads the clock before and after each call and counts the
+            // time in a histogram, the least a tool that times every operation must add.
+            let timed = std::env::var_os("REFLOOP_TIMED").is_some();
+            let mut hist = vec![0u64; 4096];
             let t = Instant::now();
-            for p in &paths {
+            for (i, p) in paths.iter().enumerate() {
+                if per_file > 0 {
+                    for w in &mut state[i * stride..(i + 1) * stride] {
+                        *w = w.wrapping_add(1);
+                    }
+                }
+                let t0 = timed.then(Instant::now);
                 let r = match a[2].as_str() {
                     "create" => rustix::fs::open(
                         p,
@@ -116,7 +134,13 @@ fn main() {
                     op => panic!("{op}: create, stat, unlink, mkdir or rmdir"),
                 };
                 r.unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+                if let Some(t0) = t0 {
+                    let ns = t0.elapsed().as_nanos() as usize;
+                    hist[(ns >> 4).min(4095)] += 1;
+                }
             }
+            black_box(&hist);
+            black_box(&state);
             report(n, t);
         }
         Some("meta") if a.len() == 7 => meta::run(&a[2..]),
