@@ -636,6 +636,84 @@ fn report_switch_on_a_run_writes_the_page_with_its_logs() {
     assert!(r.stderr.contains("/nonexistent-dir/x.html"), "{}", r.stderr);
 }
 
+/// Compressed logs (`log_store_compressed=1`), flexio's and fio 3.33's: the report inflates
+/// and draws them like text logs; one that cannot be inflated is named and left out.
+#[test]
+fn report_draws_compressed_logs() {
+    let d = tempfile::tempdir().unwrap();
+    let args = |tool_logs: &str| {
+        vec![
+            "--name=z".to_string(),
+            "--ioengine=null".into(),
+            "--rw=randread".into(),
+            "--size=16m".into(),
+            "--time_based".into(),
+            "--runtime=600ms".into(),
+            "--rate_iops=5000".into(),
+            "--log_store_compressed=1".into(),
+            format!("--write_lat_log={tool_logs}"),
+            format!("--write_bw_log={tool_logs}"),
+            "--log_avg_msec=100".into(),
+            "--output-format=json+".into(),
+            format!("--output={tool_logs}.json"),
+        ]
+    };
+    let a = args("fx");
+    let r = flexio(&a.iter().map(String::as_str).collect::<Vec<_>>(), d.path());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let fz: Vec<_> = std::fs::read_dir(d.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".log.fz"))
+        .collect();
+    assert!(fz.iter().any(|n| n.starts_with("fx_clat")), "{fz:?}");
+    assert!(!fz.iter().any(|n| n.ends_with(".log")), "{fz:?}");
+    let page = |json: &str| {
+        let out = d.path().join(format!("{json}.html"));
+        let r = flexio(&["report", json, "-o", out.to_str().unwrap()], d.path());
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        (std::fs::read_to_string(out).unwrap(), r.stderr)
+    };
+    let (html, _) = page("fx.json");
+    assert!(html.contains(">Latency over time<"), "no latency series");
+    assert!(
+        html.contains(">Bandwidth over time<"),
+        "no bandwidth series"
+    );
+    assert!(!html.contains("not drawn"), "every compressed log was read");
+    // A damaged one: named, not drawn, the others still are.
+    let bad = d.path().join("fx_bw.1.log.fz");
+    assert!(bad.exists(), "{fz:?}");
+    std::fs::write(&bad, b"not a compressed log").unwrap();
+    let (html, err) = page("fx.json");
+    let said = format!("{html}{err}");
+    assert!(
+        said.contains("fx_bw.1.log.fz could not be inflated"),
+        "{said}"
+    );
+    assert!(html.contains("1 compressed (.log.fz) not drawn"), "{html}");
+    assert!(
+        html.contains(">Latency over time<"),
+        "the latency log is still drawn"
+    );
+    // fio 3.33's compressed logs.
+    let Some(fio) = fio_bin() else { return };
+    let a = args("fo");
+    let r = run_in(
+        &fio,
+        &a.iter().map(String::as_str).collect::<Vec<_>>(),
+        d.path(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(d.path().join("fo_clat.1.log.fz").exists());
+    let (html, err) = page("fo.json");
+    assert!(html.contains("fio-3.33"));
+    assert!(html.contains(">Latency over time<"), "{err}");
+    assert!(html.contains(">Bandwidth over time<"), "{err}");
+    assert!(!html.contains("not drawn"), "{err}");
+}
+
 /// `compare --trials` runs this flexio through /proc/self/exe: replacing the binary's file
 /// mid-comparison changes nothing; `--resume` reuses the trials a killed comparison kept.
 #[test]

@@ -33,16 +33,28 @@ pub struct Args {
     pub logs: bool,
 }
 
+/// Attach the log files beside a result to its jobs, compressed ones (`log_store_compressed`)
+/// inflated as `flexio --inflate-log` would, in the layout of the fio that wrote them.
+pub fn attach_logs(run: &mut RunResult) {
+    let compat = if run.producer.starts_with("fio-3.33") {
+        flexio_job::Compat::Fio333
+    } else {
+        flexio_job::Compat::Latest
+    };
+    let layout = flexio_run::logz::Layout::of(compat);
+    let inflate = move |p: &Path| flexio_run::logz::inflate_file(p, layout);
+    flexio_analysis::logs::attach_with(run, Some(&inflate));
+}
+
 /// Read result files (with their logs unless told not to) and give each a distinct label.
 pub fn read_results(paths: &[PathBuf], logs: bool) -> Result<Vec<RunResult>, String> {
     let mut runs = Vec::new();
     for p in paths {
-        let r = if logs {
-            input::read_with_logs(p)
-        } else {
-            input::read(p)
-        };
-        runs.push(r.map_err(|e| e.to_string())?);
+        let mut r = input::read(p).map_err(|e| e.to_string())?;
+        if logs {
+            attach_logs(&mut r);
+        }
+        runs.push(r);
     }
     label_distinctly(&mut runs);
     Ok(runs)
@@ -74,7 +86,7 @@ pub fn write_page(out: &Path, page: &str) -> Result<(), String> {
 pub fn write_run_report(json_plus: &str, log_dir: &Path, out: &Path) -> Result<(), String> {
     let mut run = input::parse(json_plus, &log_dir.join("flexio-run.json"))
         .map_err(|e| format!("report: {e}"))?;
-    flexio_analysis::logs::attach(&mut run);
+    attach_logs(&mut run);
     run.label = "this run".into();
     let page = report::render(&[run], None, &ReportOptions::default());
     write_page(out, &page)

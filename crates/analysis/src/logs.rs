@@ -279,8 +279,9 @@ impl HistLog {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct JobLogs {
     pub files: Vec<PathBuf>,
-    /// Compressed logs of the job (`log_store_compressed`, `.log.fz`): found, not read
-    /// here (the Python package inflates them; `flexio --inflate-log` turns one into text).
+    /// Compressed logs of the job (`log_store_compressed`, `.log.fz`) that were found and
+    /// not read: [`attach`] keeps them all here (the Python package inflates them itself),
+    /// [`attach_with`] those it could not inflate.
     pub compressed: Vec<(PathBuf, LogKind)>,
     pub series: Vec<DirLog>,
     pub hists: Vec<HistLog>,
@@ -356,9 +357,9 @@ fn trim(mut f: &[u8]) -> &[u8] {
     f
 }
 
-/// Call `line` for every line of a file, reading it in large blocks.
-fn for_each_line(path: &Path, mut line: impl FnMut(&[u8])) -> std::io::Result<()> {
-    let mut file = std::fs::File::open(path)?;
+/// Call `line` for every line of a file (or an inflated log's text), reading it in large
+/// blocks.
+fn for_each_line(mut file: impl Read, mut line: impl FnMut(&[u8])) -> std::io::Result<()> {
     let mut buf = vec![0u8; 1 << 20];
     let mut filled = 0;
     loop {
@@ -393,9 +394,9 @@ struct FileData {
     bad: u64,
 }
 
-fn read_sample_log(path: &Path, kind: LogKind) -> std::io::Result<FileData> {
+fn read_sample_log(src: impl Read, kind: LogKind) -> std::io::Result<FileData> {
     let mut d = FileData::default();
-    for_each_line(path, |l| {
+    for_each_line(src, |l| {
         if trim(l).is_empty() {
             return;
         }
@@ -443,10 +444,10 @@ pub fn hist_bin_ns(k: usize) -> Option<Vec<u64>> {
     Some((0..k).map(|i| idx_to_val(i * ratio + ratio / 2)).collect())
 }
 
-fn read_hist_log(path: &Path) -> std::io::Result<FileData> {
+fn read_hist_log(src: impl Read) -> std::io::Result<FileData> {
     let mut d = FileData::default();
     let mut counts: Vec<u64> = Vec::new();
-    for_each_line(path, |l| {
+    for_each_line(src, |l| {
         if trim(l).is_empty() {
             return;
         }
@@ -501,8 +502,45 @@ fn read_hist_log(path: &Path) -> std::io::Result<FileData> {
     Ok(d)
 }
 
+/// Turns a compressed log (`.log.fz`) into its text; the program that links the run engine
+/// supplies it (`flexio_run::logz::inflate_file`), this crate does not decode them.
+pub type Inflate<'a> = &'a (dyn Fn(&Path) -> Result<String, String> + Sync);
+
+/// One log's data: a text log read from its file, a compressed one inflated first.
+fn read_one(p: &Path, k: LogKind, inflate: Option<Inflate>) -> std::io::Result<FileData> {
+    let compressed = p.extension().is_some_and(|e| e == "fz");
+    match (compressed, inflate) {
+        (true, Some(f)) => {
+            let text = f(p).map_err(std::io::Error::other)?;
+            read_text(text.as_bytes(), k)
+        }
+        (true, None) => Err(std::io::Error::other(
+            "a compressed log and nothing to inflate it",
+        )),
+        (false, _) => read_text(std::fs::File::open(p)?, k),
+    }
+}
+
+fn read_text(src: impl Read, k: LogKind) -> std::io::Result<FileData> {
+    if k == LogKind::ClatHist {
+        read_hist_log(src)
+    } else {
+        read_sample_log(src, k)
+    }
+}
+
 /// Read log files (in parallel, one thread per file up to the CPU count) into one job's logs.
 pub fn read_logs(files: &[(PathBuf, LogKind)]) -> JobLogs {
+    read_logs_with(files, None).0
+}
+
+/// [`read_logs`], compressed logs inflated by `inflate`; also the files that could not be
+/// read, with why.
+fn read_logs_with(
+    files: &[(PathBuf, LogKind)],
+    inflate: Option<Inflate>,
+) -> (JobLogs, Vec<(PathBuf, String)>) {
+    let mut failed = Vec::new();
     let mut out = JobLogs::default();
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
@@ -512,16 +550,7 @@ pub fn read_logs(files: &[(PathBuf, LogKind)]) -> JobLogs {
         let results: Vec<(PathBuf, std::io::Result<FileData>)> = std::thread::scope(|s| {
             let hs: Vec<_> = chunk
                 .iter()
-                .map(|(p, k)| {
-                    s.spawn(move || {
-                        let r = if *k == LogKind::ClatHist {
-                            read_hist_log(p)
-                        } else {
-                            read_sample_log(p, *k)
-                        };
-                        (p.clone(), r)
-                    })
-                })
+                .map(|(p, k)| s.spawn(move || (p.clone(), read_one(p, *k, inflate))))
                 .collect();
             hs.into_iter()
                 .map(|h| h.join().expect("log reader thread"))
@@ -536,11 +565,14 @@ pub fn read_logs(files: &[(PathBuf, LogKind)]) -> JobLogs {
                     d.hists.into_values().for_each(|h| out.add_hist(h));
                     out.files.push(p);
                 }
-                Err(_) => out.bad_lines += 1,
+                Err(e) => {
+                    out.bad_lines += 1;
+                    failed.push((p, e.to_string()));
+                }
             }
         }
     }
-    out
+    (out, failed)
 }
 
 /// A log file and its thread number (`None` with per_job_logs=0).
@@ -551,6 +583,13 @@ type ThreadLog = (Option<u32>, PathBuf);
 /// When several jobs share a prefix, thread numbers are handed out in job order (one per
 /// job); when they cannot be told apart, they all go to the first job, with a warning.
 pub fn attach(run: &mut RunResult) {
+    attach_with(run, None)
+}
+
+/// [`attach`], compressed logs (`log_store_compressed`) inflated by `inflate` and read with
+/// the others; without it they are kept apart in [`JobLogs::compressed`]. One that cannot
+/// be inflated stays there too, with a warning.
+pub fn attach_with(run: &mut RunResult, inflate: Option<Inflate>) {
     let dir = match run.path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -623,11 +662,28 @@ pub fn attach(run: &mut RunResult) {
         if files.is_empty() {
             continue;
         }
-        let (compressed, files): (Vec<_>, Vec<_>) = files
-            .into_iter()
-            .partition(|(p, _)| p.extension().is_some_and(|e| e == "fz"));
-        job.logs = read_logs(&files);
+        let (compressed, files): (Vec<_>, Vec<_>) = match inflate {
+            Some(_) => (Vec::new(), files),
+            None => files
+                .into_iter()
+                .partition(|(p, _)| p.extension().is_some_and(|e| e == "fz")),
+        };
+        let (logs, failed) = read_logs_with(&files, inflate);
+        job.logs = logs;
         job.logs.compressed = compressed;
+        for (p, why) in failed {
+            if let Some(k) = files.iter().find(|(f, _)| *f == p).map(|(_, k)| *k) {
+                if p.extension().is_some_and(|e| e == "fz") {
+                    run.warnings.push(format!(
+                        "job {}: {} could not be inflated ({why}); not drawn",
+                        job.name,
+                        p.display()
+                    ));
+                    job.logs.bad_lines -= 1;
+                    job.logs.compressed.push((p, k));
+                }
+            }
+        }
         if job.logs.bad_lines > 0 {
             run.warnings.push(format!(
                 "job {}: {} of {} log lines could not be read and were skipped",
