@@ -1204,6 +1204,65 @@ fn pattern_hdr_is_refused_as_fio_333_refuses_it() {
     }
 }
 
+/// A job of several files: fio 3.33 keeps each file's last `iodepth` completed writes and
+/// its state lists them file by file, newest first, min(writes completed, iodepth) a file
+/// (a file with fewer gives empty slots, offset 0). flexio's state is the same bytes.
+#[test]
+fn state_files_of_several_files_match_fio_333() {
+    let Some(fio) = fio_bin() else { return };
+    for extra in [
+        &["--rw=randwrite"][..],
+        &["--rw=write"][..],
+        &[
+            "--rw=write",
+            "--file_service_type=sequential",
+            "--io_size=40k",
+        ][..],
+        &["--rw=write", "--io_size=8k"][..],
+        &["--rw=write", "--iodepth=3"][..],
+        &["--rw=write", "--io_size=12k", "--iodepth=8"][..],
+        &[
+            "--rw=randwrite",
+            "--file_service_type=random",
+            "--io_size=48k",
+        ][..],
+    ] {
+        let state = |dir: &Path| std::fs::read(dir.join("local-vs-0-verify.state")).unwrap();
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let run = |dir: &Path, fio_run: bool| {
+            let dd = format!("--directory={}", s(dir));
+            let mut job = vec![
+                "--name=vs",
+                dd.as_str(),
+                "--nrfiles=3",
+                "--bs=4k",
+                "--size=96k",
+                "--ioengine=libaio",
+                "--iodepth=4",
+                "--verify=crc32c",
+                "--do_verify=0",
+            ];
+            job.extend_from_slice(extra);
+            let r = if fio_run {
+                run_in(&fio, &job, dir)
+            } else {
+                flexio333(&job, dir)
+            };
+            assert_eq!(r.code, 0, "{extra:?}: {}", r.stderr);
+        };
+        run(a.path(), true);
+        run(b.path(), false);
+        let (theirs, ours) = (state(a.path()), state(b.path()));
+        // More than one iodepth of completions: one ring per file.
+        let no_comps = u64::from_le_bytes(theirs[24..32].try_into().unwrap());
+        assert!(
+            no_comps >= 6,
+            "{extra:?}: fio's record has {no_comps} completions"
+        );
+        assert_eq!(ours, theirs, "{extra:?}");
+    }
+}
+
 /// The state file of a finished job is fio 3.33's byte for byte, random generator state
 /// included (the seeded state after a read-back with randrepeat, the state after the last
 /// write without one or with do_verify=0, tausworthe64's five words, zeros for sequential

@@ -6,8 +6,9 @@
 //! fio's messages when one cannot be read, and holds the rules a verify pass follows with
 //! a loaded state.
 //!
-//! v3's comps are the offsets of the last `depth` completed writes (newest first) and
-//! numberio the writes issued; fio 3.33 verifies until, within the last `depth` reads of
+//! v3's comps are, file by file, each file's last min(writes completed, `depth`) completed
+//! writes (newest first; a file with fewer gives empty slots, offset 0) and numberio the
+//! writes issued; fio 3.33 verifies until, within the last `depth` reads of
 //! that count, an offset is not among them. v7's numberio is the writes issued;
 //! `inflight[0..iodepth]` the numberios in flight (u64::MAX: none), entries beyond the
 //! job's iodepth failed writes; the newest fio stops at the first block whose numberio

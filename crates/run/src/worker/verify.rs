@@ -8,7 +8,6 @@ use crate::verify::format::{Expect, Place, Stamp, WriteRef};
 use crate::verify::state::{self, Decision, RandState, StateV3, StateV7, VerifyState, EMPTY};
 use crate::verify::wlog::{self, Checks, Entry, WriteLog};
 use crate::verify::{Format, Generation, Mismatch};
-use std::collections::VecDeque;
 
 /// The read re-reads a logged block (verify phase or backlog).
 pub const VF_PHASE: u8 = 1;
@@ -29,8 +28,13 @@ pub struct VerState {
     writes: u64,
     /// Writes in flight (their numbers), for the state file.
     inflight: Vec<u64>,
-    /// The last `depth` completed writes (file, offset), newest last: fio 3.33's state.
-    recent: VecDeque<(u64, u64)>,
+    /// fio 3.33's state: each file's last `depth` completed writes, a ring of offsets per
+    /// file (`depth` slots from `file * depth`, 0 where none yet; only with
+    /// verify_state_save under that generation), where each file's ring goes on, and the
+    /// writes completed ([`Self::comps`]).
+    rings: Vec<u64>,
+    ring_at: Vec<u32>,
+    writes_done: u64,
     /// The write before the one being re-read, per slot (torn-write reports).
     prev: Vec<Option<WriteRef>>,
     check_reads: bool,
@@ -137,7 +141,17 @@ impl VerState {
             seeds: wlog::SeedGen::new(p.seed_base, p.seed64),
             writes: 0,
             inflight: Vec::with_capacity(p.depth as usize),
-            recent: VecDeque::with_capacity(p.depth as usize + 1),
+            rings: if p.state_save && p.format.gen == Generation::Fio333 {
+                vec![0; p.nfiles as usize * p.depth.max(1) as usize]
+            } else {
+                Vec::new()
+            },
+            ring_at: if p.state_save && p.format.gen == Generation::Fio333 {
+                vec![0; p.nfiles as usize]
+            } else {
+                Vec::new()
+            },
+            writes_done: 0,
             prev: vec![None; slots],
             check_reads: p.check_reads,
             do_verify: p.do_verify,
@@ -258,10 +272,12 @@ impl VerState {
         if !self.log.complete(file, offset, numberio) {
             return;
         }
-        if self.recent.len() == self.depth as usize {
-            self.recent.pop_front();
+        self.writes_done += 1;
+        if let Some(at) = self.ring_at.get_mut(file as usize) {
+            let d = self.depth as usize;
+            self.rings[file as usize * d + *at as usize] = offset;
+            *at = (*at + 1) % self.depth;
         }
-        self.recent.push_back((file as u64, offset));
         if self.backlog > 0 {
             self.since_backlog += 1;
             if self.since_backlog >= self.backlog {
@@ -312,6 +328,23 @@ impl VerState {
         } else {
             self.writes
         }
+    }
+
+    /// fio 3.33's completions for the state: for each file in order, its last
+    /// min(writes completed, depth) completed writes, newest first, read back around its
+    /// ring (a file with fewer gives the ring's empty slots, offset 0), as fio 3.33 writes
+    /// them.
+    fn comps(&self) -> Vec<(u64, u64)> {
+        let d = self.depth as usize;
+        let n = (self.writes_done as usize).min(d);
+        let mut out = Vec::with_capacity(n * self.ring_at.len());
+        for (f, &at) in self.ring_at.iter().enumerate() {
+            let ring = &self.rings[f * d..(f + 1) * d];
+            for k in 1..=n {
+                out.push((f as u64, ring[(at as usize + d - k) % d]));
+            }
+        }
+        out
     }
 
     /// A verified write failed (and the job goes on): it will not be checked.
@@ -535,7 +568,7 @@ impl VerState {
                 index: self.index,
                 rand: self.rand,
                 name: self.name.clone(),
-                comps: self.recent.iter().rev().copied().collect(),
+                comps: self.comps(),
             }),
             Generation::Latest => {
                 let mut inflight: Vec<u64> = self.inflight.clone();
