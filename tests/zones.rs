@@ -198,10 +198,13 @@ fn later_jobs_read_what_earlier_ones_wrote() {
     let mut got = Vec::new();
     for (bin, env) in [(fio, &[][..]), (flexio_bin(), ORACLE_COMPAT)] {
         let d = tempfile::tempdir().unwrap();
-        std::fs::File::create(d.path().join("f"))
-            .unwrap()
-            .set_len(16 << 20)
-            .unwrap();
+        // `f`, and `g` and `h` for jobs of several files.
+        for name in ["f", "g", "h"] {
+            std::fs::File::create(d.path().join(name))
+                .unwrap()
+                .set_len(16 << 20)
+                .unwrap();
+        }
         std::fs::write(d.path().join("j.fio"), job).unwrap();
         let r = run_in_env(&bin, &["j.fio"], d.path(), env);
         assert_eq!(r.code, 0, "{}: {}", bin.display(), r.stderr);
@@ -510,7 +513,7 @@ fn outcome(r: &Run) -> Outcome {
     }
 }
 
-/// Both tools on `f` (16 MiB) with a job file (`j.fio`): the same outcome, the same
+/// Both tools on `f` (and `g`, `h`; 16 MiB each) with a job file (`j.fio`): the same outcome, the same
 /// requests in each of `logs` (the jobs' write_iolog files), and that outcome returned.
 fn same_job_file(what: &str, job: &str, logs: &[&str]) -> Option<Outcome> {
     let fio = fio_bin()?;
@@ -518,10 +521,13 @@ fn same_job_file(what: &str, job: &str, logs: &[&str]) -> Option<Outcome> {
     let mut got = Vec::new();
     for (bin, env) in [(fio, &[][..]), (flexio_bin(), ORACLE_COMPAT)] {
         let d = tempfile::tempdir().unwrap();
-        std::fs::File::create(d.path().join("f"))
-            .unwrap()
-            .set_len(16 << 20)
-            .unwrap();
+        // `f`, and `g` and `h` for jobs of several files.
+        for name in ["f", "g", "h"] {
+            std::fs::File::create(d.path().join(name))
+                .unwrap()
+                .set_len(16 << 20)
+                .unwrap();
+        }
         std::fs::write(d.path().join("j.fio"), job).unwrap();
         let r = run_in_env(
             &bin,
@@ -766,6 +772,33 @@ fn zoned_reads_start_over_while_io_size_asks_for_more() {
     };
     // io_size given: 12 MiB read over the 5 MiB there; not given: what is there.
     assert_eq!(o.issued, [[0, 20, 0], [96, 0, 0], [40, 0, 0]]);
+}
+
+/// Several files: a reader's pass ends when the zones have nothing more in any of them,
+/// and the next pass starts them all again (the file service picking a file afresh), in
+/// each file service.
+#[test]
+fn zoned_reads_of_several_files_start_over_together() {
+    for service in [
+        "rw=read",
+        "rw=randread",
+        "rw=randread\nfile_service_type=random",
+        "rw=read\nfile_service_type=sequential",
+        "rw=randread\nnorandommap",
+        "rw=read\nfile_service_type=roundrobin:3",
+        "rw=randread\nfile_service_type=random:2",
+    ] {
+        let job = format!(
+            "[global]\nfilename=f:g:h\nzonemode=zbd\nzonesize=1M\n\
+             [w]\nrw=write\nbs=256k\nio_size=5M\n\
+             [r]\nstonewall\n{service}\nbs=128k\nio_size=12M\nwrite_iolog=r.log\n"
+        );
+        let Some(o) = same_job_file(service, &job, &["r.log"]) else {
+            return;
+        };
+        // 12 MiB read over the 5 MiB there: more than one pass.
+        assert_eq!(o.issued, [[0, 20, 0], [96, 0, 0]], "{service}");
+    }
 }
 
 /// A reader with verify after a zoned writer, the file corrupted in between (exec_prerun).

@@ -1203,33 +1203,56 @@ impl Generator {
 
     /// The zones have nothing more in file `fi` (fio's io_u_eof): the file is done, unless
     /// the job goes on ([`Spec::zone_eof_pass`]: io_size given, or time_based) and did I/O
-    /// since it last started: fio then starts another pass (positions and random map back to the
-    /// start, the streams seeded again, the zone accounting reset). A pass that found
-    /// nothing ends the file, as fio's does. One file only: with several, fio's next pass
-    /// waits for all of them, which the generator does not model (they end).
+    /// in this pass: fio then starts another pass (positions and random map back to the
+    /// start, the streams seeded again, the zone accounting reset). With several files the
+    /// pass ends when the last of them is done, and the next one starts them all again; a
+    /// pass that found nothing ends the job's I/O, as fio's does.
     #[cold]
     fn zone_eof<Z: Zoned>(&mut self, fi: usize, z: &mut Z) {
-        if !self.spec.zone_eof_pass || self.files.len() != 1 || self.files[fi].zoned_ios == 0 {
+        let n = self.files.len();
+        if !self.spec.zone_eof_pass {
             self.mark_done(fi);
             return;
         }
-        let f = &mut self.files[fi];
-        f.pos = [0; 3];
-        if let Some(m) = &mut f.map {
-            m.clear();
+        if n > 1 {
+            self.mark_done(fi);
+            if self.files_done < n || self.files.iter().all(|f| f.zoned_ios == 0) {
+                return;
+            }
+        } else if self.files[fi].zoned_ios == 0 {
+            self.mark_done(fi);
+            return;
         }
-        if let Some(l) = &mut f.lfsr {
-            l.reset();
+        for i in 0..n {
+            let f = &mut self.files[i];
+            f.pos = [0; 3];
+            if let Some(m) = &mut f.map {
+                m.clear();
+            }
+            if let Some(l) = &mut f.lfsr {
+                l.reset();
+            }
+            f.run_left = 0;
+            f.tw_start = [u64::MAX; 2];
+            f.trimmed = None;
+            f.zoned_ios = 0;
+            f.done = f.region.len == 0;
+            z.restarted(i);
         }
-        f.run_left = 0;
-        f.tw_start = [u64::MAX; 2];
-        f.trimmed = None;
-        f.zoned_ios = 0;
+        self.files_done = self.files.iter().filter(|f| f.done).count();
+        if n > 1 {
+            // fio closed every file at the end of the pass, so the next I/O picks a file
+            // afresh: round robin and random service move on as at a switch, sequential
+            // service goes on with the file after the last one.
+            self.file_ios = self.spec.select_nr.max(1);
+            if self.spec.select == FileSelect::Sequential {
+                self.cur_file = (self.cur_file + 1) % n;
+            }
+        }
         self.wrapped = true;
         if self.spec.repeatable && !self.spec.time_based {
             self.reseed();
         }
-        z.restarted(fi);
     }
 
     /// fio's backwards sequential I/O (`rw=read:-N`): `end` is where the previous I/O ended
