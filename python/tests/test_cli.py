@@ -1,10 +1,15 @@
 """The flexio command the wheel installs."""
 
+import glob
+import importlib.metadata
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+
+import pytest
 
 import flexio
 
@@ -21,6 +26,32 @@ def test_the_package_carries_the_program():
     assert b is not None and os.access(b, os.X_OK)
     assert b.startswith(os.path.dirname(flexio.__file__))
     assert shutil.which("flexio", path=os.path.dirname(sys.executable)) == _command()
+
+
+def test_the_wheel_tag_holds_for_what_it_carries():
+    # A manylinux_2_X wheel installs on any Linux with glibc 2.X or later: the extension
+    # module and the program must need nothing newer, and no library outside the C
+    # library's own (PEP 600).
+    tags = [l.split(":", 1)[1].strip() for l in importlib.metadata.distribution("flexio").read_text("WHEEL").splitlines() if l.startswith("Tag:")]
+    assert tags, "the wheel names no tag"
+    m = re.search(r"manylinux_(\d+)_(\d+)_", tags[0])
+    if m is None:
+        pytest.skip(f"a {tags[0]} wheel (built with --compatibility linux) promises no more")
+    if shutil.which("objdump") is None or shutil.which("readelf") is None:
+        pytest.skip("objdump/readelf (binutils) are not installed")
+    want = (int(m.group(1)), int(m.group(2)))
+    here = os.path.dirname(flexio.__file__)
+    files = [flexio.binary()] + glob.glob(os.path.join(here, "_flexio*.so"))
+    assert len(files) == 2, files
+    allowed = {"libgcc_s.so.1", "libm.so.6", "libc.so.6", "libdl.so.2", "librt.so.1", "libpthread.so.0",
+               "libresolv.so.2", "libutil.so.1", "libstdc++.so.6", "ld-linux-x86-64.so.2", "ld-linux-aarch64.so.1"}
+    for f in files:
+        dyn = subprocess.run(["readelf", "-d", f], capture_output=True, text=True, check=True).stdout
+        needed = set(re.findall(r"\(NEEDED\).*\[(.+)\]", dyn))
+        assert "libc.so.6" in needed and needed <= allowed, (f, needed)
+        syms = subprocess.run(["objdump", "-T", f], capture_output=True, text=True, check=True).stdout
+        vers = {tuple(map(int, v.split("."))) for v in re.findall(r"GLIBC_([0-9.]+)", syms)}
+        assert vers and max(vers)[:2] <= want, (f, max(vers), tags[0])
 
 
 def test_version_matches_the_module():
