@@ -155,6 +155,41 @@ fn io_uring_option_combinations() {
     }
 }
 
+/// Buffered reads from the page cache go to the kernel's worker threads, whose completions
+/// wait for the job thread (the ring is set up with DEFER_TASKRUN where the kernel has it):
+/// reaps that do not wait (`iodepth_batch_complete_min=0`) must still take them, and every
+/// way of reaping ends with every I/O done and timed.
+#[test]
+fn io_uring_reaps_completions_held_for_the_job_thread() {
+    if !io_uring_available() {
+        return;
+    }
+    let d = tmp();
+    std::fs::write(d.path().join("pc"), vec![7u8; 8 << 20]).unwrap();
+    for (depth, min) in [(16, 0), (16, 1), (16, 16), (1, 0), (128, 0)] {
+        let what = format!("iodepth={depth} iodepth_batch_complete_min={min}");
+        let args = [
+            "--name=pc".to_string(),
+            "--ioengine=io_uring".into(),
+            "--filename=pc".into(),
+            "--rw=randread".into(),
+            "--bs=4k".into(),
+            "--size=8M".into(),
+            "--invalidate=0".into(),
+            format!("--iodepth={depth}"),
+            format!("--iodepth_batch_complete_min={min}"),
+            "--output-format=json".into(),
+        ];
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        let r = run_bounded(&flexio_bin(), &a, d.path(), &[], 60);
+        assert_eq!(r.code, 0, "{what}: {}", r.stderr);
+        let j = json_of(&r.stdout);
+        let rd = &j["jobs"][0]["read"];
+        assert_eq!(rd["total_ios"], 2048, "{what}");
+        assert_eq!(rd["clat_ns"]["N"], 2048, "{what}");
+    }
+}
+
 #[test]
 fn libaio_userspace_reap() {
     let Some(lo) = LoopDev::new(16 << 20) else {
