@@ -327,6 +327,23 @@ struct FileState {
     zoned_ios: u64,
 }
 
+impl FileState {
+    /// Back to the file's start: positions, random map, LFSR, the current `:N` run and
+    /// trimwrite's state (what every kind of new pass over the file resets).
+    fn rewind(&mut self) {
+        self.pos = [0; 3];
+        if let Some(m) = &mut self.map {
+            m.clear();
+        }
+        if let Some(l) = &mut self.lfsr {
+            l.reset();
+        }
+        self.run_left = 0;
+        self.tw_start = [u64::MAX; 2];
+        self.trimmed = None;
+    }
+}
+
 /// Stateful generator for one job thread. A clone goes on from the same point (a replay
 /// of the I/O it hands out from there).
 #[derive(Clone)]
@@ -616,19 +633,10 @@ impl Generator {
             s.reset();
         }
         for f in &mut self.files {
-            f.pos = [0; 3];
-            if let Some(m) = &mut f.map {
-                m.clear();
-            }
-            if let Some(l) = &mut f.lfsr {
-                l.reset();
-            }
+            f.rewind();
             f.done = f.region.len == 0;
-            f.run_left = 0;
             f.zone_start = 0;
             f.zone_done = 0;
-            f.tw_start = [u64::MAX; 2];
-            f.trimmed = None;
         }
         self.files_done = self.files.iter().filter(|f| f.done).count();
         self.cur_file = 0;
@@ -833,18 +841,9 @@ impl Generator {
     #[cold]
     fn restart_file(&mut self, fi: usize) {
         let f = &mut self.files[fi];
-        f.pos = [0; 3];
-        if let Some(m) = &mut f.map {
-            m.clear();
-        }
-        if let Some(l) = &mut f.lfsr {
-            l.reset();
-        }
-        f.run_left = 0;
+        f.rewind();
         f.zone_start = 0;
         f.zone_done = 0;
-        f.tw_start = [u64::MAX; 2];
-        f.trimmed = None;
         self.restarted = Some(fi);
     }
 
@@ -1225,16 +1224,7 @@ impl Generator {
         }
         for i in 0..n {
             let f = &mut self.files[i];
-            f.pos = [0; 3];
-            if let Some(m) = &mut f.map {
-                m.clear();
-            }
-            if let Some(l) = &mut f.lfsr {
-                l.reset();
-            }
-            f.run_left = 0;
-            f.tw_start = [u64::MAX; 2];
-            f.trimmed = None;
+            f.rewind();
             f.zoned_ios = 0;
             f.done = f.region.len == 0;
             z.restarted(i);
