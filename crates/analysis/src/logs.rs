@@ -531,15 +531,17 @@ fn read_text(src: impl Read, k: LogKind) -> std::io::Result<FileData> {
 
 /// Read log files (in parallel, one thread per file up to the CPU count) into one job's logs.
 pub fn read_logs(files: &[(PathBuf, LogKind)]) -> JobLogs {
-    read_logs_with(files, None).0
+    let (mut out, failed) = read_logs_with(files, None);
+    out.bad_lines += failed.len() as u64;
+    out
 }
 
-/// [`read_logs`], compressed logs inflated by `inflate`; also the files that could not be
-/// read, with why.
+/// [`read_logs`], compressed logs inflated by `inflate`; the files that could not be read
+/// are returned apart (with their kind and why), not counted.
 fn read_logs_with(
     files: &[(PathBuf, LogKind)],
     inflate: Option<Inflate>,
-) -> (JobLogs, Vec<(PathBuf, String)>) {
+) -> (JobLogs, Vec<(PathBuf, LogKind, String)>) {
     let mut failed = Vec::new();
     let mut out = JobLogs::default();
     let threads = std::thread::available_parallelism()
@@ -547,16 +549,16 @@ fn read_logs_with(
         .unwrap_or(1)
         .max(1);
     for chunk in files.chunks(threads) {
-        let results: Vec<(PathBuf, std::io::Result<FileData>)> = std::thread::scope(|s| {
+        let results: Vec<(PathBuf, LogKind, std::io::Result<FileData>)> = std::thread::scope(|s| {
             let hs: Vec<_> = chunk
                 .iter()
-                .map(|(p, k)| s.spawn(move || (p.clone(), read_one(p, *k, inflate))))
+                .map(|(p, k)| s.spawn(move || (p.clone(), *k, read_one(p, *k, inflate))))
                 .collect();
             hs.into_iter()
                 .map(|h| h.join().expect("log reader thread"))
                 .collect()
         });
-        for (p, r) in results {
+        for (p, k, r) in results {
             match r {
                 Ok(d) => {
                     out.lines += d.lines;
@@ -565,10 +567,7 @@ fn read_logs_with(
                     d.hists.into_values().for_each(|h| out.add_hist(h));
                     out.files.push(p);
                 }
-                Err(e) => {
-                    out.bad_lines += 1;
-                    failed.push((p, e.to_string()));
-                }
+                Err(e) => failed.push((p, k, e.to_string())),
             }
         }
     }
@@ -671,17 +670,17 @@ pub fn attach_with(run: &mut RunResult, inflate: Option<Inflate>) {
         let (logs, failed) = read_logs_with(&files, inflate);
         job.logs = logs;
         job.logs.compressed = compressed;
-        for (p, why) in failed {
-            if let Some(k) = files.iter().find(|(f, _)| *f == p).map(|(_, k)| *k) {
-                if p.extension().is_some_and(|e| e == "fz") {
-                    run.warnings.push(format!(
-                        "job {}: {} could not be inflated ({why}); not drawn",
-                        job.name,
-                        p.display()
-                    ));
-                    job.logs.bad_lines -= 1;
-                    job.logs.compressed.push((p, k));
-                }
+        for (p, k, why) in failed {
+            if p.extension().is_some_and(|e| e == "fz") {
+                run.warnings.push(format!(
+                    "job {}: {} could not be inflated ({why}); not drawn",
+                    job.name,
+                    p.display()
+                ));
+                job.logs.compressed.push((p, k));
+            } else {
+                // An unreadable text log counts as one bad line, as before.
+                job.logs.bad_lines += 1;
             }
         }
         if job.logs.bad_lines > 0 {
