@@ -804,11 +804,7 @@ fn load<'py>(py: Python<'py>, path: PathBuf, logs: bool) -> PyResult<Bound<'py, 
             Ok::<_, input::InputError>(r)
         })
         .map_err(|e| ResultError::new_err(format!("{}: {e}", path.display())))?;
-    let fz = flexio_run::logz::Layout::of(if run.producer.starts_with("fio-3.33") {
-        flexio_job::Compat::Fio333
-    } else {
-        flexio_job::Compat::Latest
-    });
+    let fz = flexio_run::logz::Layout::of_producer(&run.producer);
     let per_job: Vec<Vec<LogFile>> = run.jobs.iter().map(|j| found_logs(j, fz)).collect();
     let mut warnings = std::mem::take(&mut run.warnings);
     let result = result_to_py(py, &run, per_job, &mut warnings)?;

@@ -36,12 +36,7 @@ pub struct Args {
 /// Attach the log files beside a result to its jobs, compressed ones (`log_store_compressed`)
 /// inflated as `flexio --inflate-log` would, in the layout of the fio that wrote them.
 pub fn attach_logs(run: &mut RunResult) {
-    let compat = if run.producer.starts_with("fio-3.33") {
-        flexio_job::Compat::Fio333
-    } else {
-        flexio_job::Compat::Latest
-    };
-    let layout = flexio_run::logz::Layout::of(compat);
+    let layout = flexio_run::logz::Layout::of_producer(&run.producer);
     let inflate = move |p: &Path| flexio_run::logz::inflate_file(p, layout);
     flexio_analysis::logs::attach_with(run, Some(&inflate));
 }

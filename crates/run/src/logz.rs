@@ -58,6 +58,17 @@ impl Layout {
         }
     }
 
+    /// The layout a result's logs were written in, from the result's producer (`fio
+    /// version`): fio 3.33's records for fio 3.33 (and flexio under `--compat=3.33`, which
+    /// names itself so), the newest fio's otherwise.
+    pub fn of_producer(producer: &str) -> Layout {
+        if producer.starts_with("fio-3.33") {
+            Layout::Fio333
+        } else {
+            Layout::Newest
+        }
+    }
+
     fn other(self) -> Layout {
         match self {
             Layout::Fio333 => Layout::Newest,

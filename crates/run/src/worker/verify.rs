@@ -134,6 +134,12 @@ impl VerState {
         } else {
             None
         };
+        // fio 3.33's state keeps each file's last completions (a ring per file).
+        let rings = if p.state_save && p.format.gen == Generation::Fio333 {
+            p.nfiles as usize
+        } else {
+            0
+        };
         Ok(VerState {
             fmt: p.format.clone(),
             checks: p.checks,
@@ -141,16 +147,8 @@ impl VerState {
             seeds: wlog::SeedGen::new(p.seed_base, p.seed64),
             writes: 0,
             inflight: Vec::with_capacity(p.depth as usize),
-            rings: if p.state_save && p.format.gen == Generation::Fio333 {
-                vec![0; p.nfiles as usize * p.depth.max(1) as usize]
-            } else {
-                Vec::new()
-            },
-            ring_at: if p.state_save && p.format.gen == Generation::Fio333 {
-                vec![0; p.nfiles as usize]
-            } else {
-                Vec::new()
-            },
+            rings: vec![0; rings * p.depth.max(1) as usize],
+            ring_at: vec![0; rings],
             writes_done: 0,
             prev: vec![None; slots],
             check_reads: p.check_reads,
