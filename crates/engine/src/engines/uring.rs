@@ -20,6 +20,130 @@ const RWF_NOWAIT: i32 = 0x8;
 /// `RWF_UNCACHED` (RWF_DONTCACHE since Linux 6.14).
 const RWF_UNCACHED: i32 = 0x80;
 
+/// `IORING_REGISTER_RING_FDS` / `IORING_UNREGISTER_RING_FDS` (Linux 5.18).
+const REGISTER_RING_FDS: libc::c_uint = 20;
+const UNREGISTER_RING_FDS: libc::c_uint = 21;
+/// `IORING_ENTER_GETEVENTS` and `IORING_ENTER_REGISTERED_RING`.
+const ENTER_GETEVENTS: libc::c_uint = 1;
+const ENTER_REGISTERED_RING: libc::c_uint = 1 << 4;
+
+/// `struct io_uring_rsrc_update`.
+#[repr(C)]
+struct RsrcUpdate {
+    offset: u32,
+    resv: u32,
+    data: u64,
+}
+
+/// A ring and, where the kernel took it, its descriptor registered with the thread that
+/// made it (REGISTER_RING_FDS, as t/io_uring does): that thread's enters then name the
+/// ring by index and the kernel skips looking the descriptor up (`fget`/`fput`, 3 % of
+/// the submitting thread at depth 1; +2.7 % IOPS there, bench/README). Only rings without
+/// SQPOLL, whose one issuer is that thread, register it.
+pub(crate) struct Ring<S: squeue::EntryMarker, C: cqueue::EntryMarker> {
+    ring: IoUring<S, C>,
+    registered: Option<u32>,
+}
+
+impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> std::ops::Deref for Ring<S, C> {
+    type Target = IoUring<S, C>;
+    fn deref(&self) -> &IoUring<S, C> {
+        &self.ring
+    }
+}
+
+impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> std::ops::DerefMut for Ring<S, C> {
+    fn deref_mut(&mut self) -> &mut IoUring<S, C> {
+        &mut self.ring
+    }
+}
+
+impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Ring<S, C> {
+    /// Register the ring's descriptor for this thread; `None` where the kernel refuses.
+    fn register_descriptor(ring: &IoUring<S, C>) -> Option<u32> {
+        use std::os::fd::AsRawFd;
+        let mut up = RsrcUpdate {
+            offset: u32::MAX,
+            resv: 0,
+            data: ring.as_raw_fd() as u64,
+        };
+        // SAFETY: io_uring_register on the ring's own open descriptor, with one valid
+        // `io_uring_rsrc_update` that lives across the call (the kernel writes `offset`).
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_io_uring_register,
+                ring.as_raw_fd(),
+                REGISTER_RING_FDS,
+                &mut up as *mut RsrcUpdate,
+                1u32,
+            )
+        };
+        (r == 1).then_some(up.offset)
+    }
+
+    /// Submit what is queued and wait for `want` completions (0: none), as the io-uring
+    /// crate's `submit_and_wait` does, through the registered descriptor when there is
+    /// one. Returns the requests submitted.
+    fn enter(&mut self, want: usize) -> io::Result<usize> {
+        let Some(index) = self.registered else {
+            return self.ring.submitter().submit_and_wait(want);
+        };
+        let iopoll = self.ring.params().is_setup_iopoll();
+        let sq = self.ring.submission();
+        let to_submit = sq.len() as libc::c_uint;
+        let events = want > 0 || iopoll || sq.cq_overflow() || sq.taskrun();
+        drop(sq);
+        if to_submit == 0 && !events {
+            return Ok(0);
+        }
+        let flags = ENTER_REGISTERED_RING | if events { ENTER_GETEVENTS } else { 0 };
+        // SAFETY: io_uring_enter on this thread's registered ring index with no argument
+        // block (size 0); the submission queue's tail was published when its view dropped.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_io_uring_enter,
+                index,
+                to_submit,
+                want as libc::c_uint,
+                flags,
+                std::ptr::null::<libc::c_void>(),
+                0usize,
+            )
+        };
+        if r < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(r as usize)
+        }
+    }
+}
+
+impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Drop for Ring<S, C> {
+    fn drop(&mut self) {
+        if let Some(index) = self.registered {
+            let mut up = RsrcUpdate {
+                offset: index,
+                resv: 0,
+                data: 0,
+            };
+            // SAFETY: as in `register_descriptor`, on the ring's own descriptor (still
+            // open: the ring is dropped after this). A thread other than the one that
+            // registered gets EINVAL and nothing changes (the kernel drops the
+            // registration when that thread exits).
+            use std::os::fd::AsRawFd;
+            unsafe {
+                libc::syscall(
+                    libc::SYS_io_uring_register,
+                    self.ring.as_raw_fd(),
+                    UNREGISTER_RING_FDS,
+                    &mut up as *mut RsrcUpdate,
+                    1u32,
+                );
+            }
+        }
+    }
+}
+
 flexio_job::engine_options! {
     /// io_uring's options (fio's io_uring option table).
     pub struct UringOpts; rows OPTIONS;
@@ -141,7 +265,7 @@ pub struct Uring {
     opts: UringOpts,
     depth: u32,
     nfiles: u32,
-    ring: Option<IoUring>,
+    ring: Option<Ring<squeue::Entry, cqueue::Entry>>,
     /// One iovec per request slot for the vectored opcodes (must live until completion).
     iovecs: Vec<libc::iovec>,
     /// Prepared but not yet submitted.
@@ -246,7 +370,7 @@ fn setup_error(e: io::Error, cfg: &UringOpts) -> io::Error {
 /// kernel took from `pending` to `inflight` and returns how many. With SQPOLL the kernel
 /// thread takes entries on its own, so all of them count. EAGAIN/EBUSY submit nothing now.
 pub(crate) fn submit_pending<S: squeue::EntryMarker, C: io_uring::cqueue::EntryMarker>(
-    ring: &mut IoUring<S, C>,
+    ring: &mut Ring<S, C>,
     pending: &mut u32,
     inflight: &mut u32,
     sqpoll: bool,
@@ -255,7 +379,7 @@ pub(crate) fn submit_pending<S: squeue::EntryMarker, C: io_uring::cqueue::EntryM
         return Ok(0);
     }
     loop {
-        match ring.submit() {
+        match ring.enter(0) {
             Ok(n) => {
                 let n = if sqpoll { *pending as usize } else { n };
                 *pending -= n as u32;
@@ -281,7 +405,7 @@ pub(crate) fn setup_ring<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
     depth: u32,
     nfiles: u32,
     setup_err: fn(io::Error, &UringOpts) -> io::Error,
-) -> io::Result<IoUring<S, C>> {
+) -> io::Result<Ring<S, C>> {
     let entries = depth.max(1).next_power_of_two();
     let mut b = IoUring::<S, C>::builder();
     if o.hipri {
@@ -326,12 +450,17 @@ pub(crate) fn setup_ring<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
             .register_files(&vec![-1; n])
             .map_err(|e| io::Error::new(e.kind(), format!("registerfiles: {e}")))?;
     }
-    Ok(ring)
+    let registered = if o.sqthread_poll {
+        None
+    } else {
+        Ring::register_descriptor(&ring)
+    };
+    Ok(Ring { ring, registered })
 }
 
 /// `registerfiles`: descriptor `fd` (-1: none) into the ring's slot `file`.
 pub(crate) fn register_file<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
-    ring: Option<&IoUring<S, C>>,
+    ring: Option<&Ring<S, C>>,
     file: u32,
     fd: RawFd,
 ) -> io::Result<()> {
@@ -346,7 +475,7 @@ pub(crate) fn register_file<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
 /// `fixedbufs`: register the job's I/O buffers, every slot as one region, so requests can
 /// name them by index (READ_FIXED/WRITE_FIXED, or io_uring_cmd's fixed buffers).
 pub(crate) fn register_buffers<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
-    ring: Option<&IoUring<S, C>>,
+    ring: Option<&Ring<S, C>>,
     bufs: &IoBuffers,
 ) -> io::Result<()> {
     let ring = ring.ok_or_else(|| io::Error::from_raw_os_error(libc::EINVAL))?;
@@ -371,7 +500,7 @@ pub(crate) fn register_buffers<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
 /// compiled into its own copy: no call through a pointer per request.
 #[inline]
 pub(crate) fn reap_ring<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
-    ring: &mut IoUring<S, C>,
+    ring: &mut Ring<S, C>,
     inflight: &mut u32,
     min: usize,
     max: usize,
@@ -393,7 +522,7 @@ pub(crate) fn reap_ring<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
             if !ring.submission().taskrun() {
                 break;
             }
-            match ring.submitter().submit_and_wait(0) {
+            match ring.enter(0) {
                 Ok(_) => {}
                 Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
                 Err(e) if matches!(e.raw_os_error(), Some(libc::EAGAIN) | Some(libc::EBUSY)) => {}
@@ -405,7 +534,7 @@ pub(crate) fn reap_ring<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
             }
             break;
         }
-        match ring.submitter().submit_and_wait(min - got) {
+        match ring.enter(min - got) {
             Ok(_) => {}
             Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
             Err(e) if matches!(e.raw_os_error(), Some(libc::EAGAIN) | Some(libc::EBUSY)) => {}

@@ -22,7 +22,7 @@ use crate::uring::{
 };
 use flexio_job::engine_opts::parse;
 use flexio_job::table::{Kind, OptDef};
-use io_uring::{cqueue, opcode, squeue, types, IoUring};
+use io_uring::{cqueue, opcode, squeue, types};
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
 use std::path::Path;
@@ -451,7 +451,7 @@ pub struct UringCmd {
     apptag_mask: u16,
     depth: u32,
     nfiles: u32,
-    ring: Option<IoUring<squeue::Entry128, cqueue::Entry32>>,
+    ring: Option<crate::uring::Ring<squeue::Entry128, cqueue::Entry32>>,
     files: Vec<Option<NsInfo>>,
     iovecs: Vec<libc::iovec>,
     ranges: Vec<[u8; 16]>,
