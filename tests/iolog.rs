@@ -409,6 +409,47 @@ fn replay_keeps_the_traces_pace() {
     }
 }
 
+/// Gaps shorter than a sleep's granularity (100 µs here; a sleep of 1 µs takes tens) are
+/// kept as fio keeps them, by spinning: 300 reads 100 µs apart take 30 ms (fio 31 ms).
+/// Sleeping them instead overslept each and took the oversleep off the next delays, which
+/// never caught up: 42-43 ms with this job's latency log, 4-16 ms on the plain loop
+/// (tests/plain_loop.rs). Late entries are taken off the following delays, so a busy
+/// machine moves the total little.
+#[test]
+fn replay_keeps_short_gaps() {
+    let Some(fio) = fio_bin() else { return };
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("f");
+    std::fs::write(&f, vec![0u8; 1 << 16]).unwrap();
+    let f = f.display();
+    let mut text = format!("fio version 3 iolog\n0 {f} add\n0 {f} open\n");
+    for i in 0..300u64 {
+        text += &format!("{} {f} read {} 4096\n", 1 + i * 100, i % 16 * 4096);
+    }
+    text += &format!("30100 {f} close\n");
+    let trace = d.path().join("t.iolog");
+    std::fs::write(&trace, text).unwrap();
+    let last = |bin: &Path| {
+        *times_ms(&replay_log(bin, &trace, &[], d.path()))
+            .last()
+            .unwrap()
+    };
+    let fio_last = last(&fio);
+    assert!(
+        (28..=150).contains(&fio_last),
+        "fio: last I/O at {fio_last} ms"
+    );
+    // A loaded machine delays both tools' last I/O (fio's by up to 17 ms under two busy
+    // loops on two CPUs).
+    let hi = 39.max(fio_last + 8);
+    let fx = last(&flexio_bin());
+    assert!(
+        (28..=hi).contains(&fx),
+        "flexio: last I/O at {fx} ms, expected about 30 (fio {fio_last} ms)"
+    );
+}
+
 #[test]
 fn unusable_traces_are_clear_errors() {
     let d = tempfile::tempdir().unwrap();

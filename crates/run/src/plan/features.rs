@@ -2,7 +2,8 @@
 //! kept in `ThreadPlan::features`). They alone decide which job loop runs:
 //!
 //! * the **plain loop** (`worker/io_loop/plain.rs`: draw, one system call, count) when the
-//!   job uses none of them;
+//!   job uses none of them, or none but [`Feature::Replay`] (the plain loop takes a trace's
+//!   requests in place of the generator's);
 //! * the general loop's **lean copy** when it uses none of the [`Feature::gated`] ones (each
 //!   check of such a feature in the general loop is written `!LEAN && ...`, so the lean
 //!   copy is compiled without it);
@@ -29,7 +30,8 @@ pub enum Feature {
     Replay,
     /// `write_iolog` / `iolog` capture: each request is written to a trace.
     Capture,
-    /// `fsync`, `fdatasync`, `sync_file_range`: syncs every N writes.
+    /// `fsync`, `fdatasync`, `sync_file_range`: syncs every N writes, or a replayed
+    /// trace's sync entries.
     Syncs,
     /// `rate`, `rate_iops`, `rate_process`: requests are paced.
     Rate,
@@ -131,7 +133,9 @@ impl Features {
             (Feature::Capture, p.capture.is_some()),
             (
                 Feature::Syncs,
-                p.io.sync_every != 0 || p.sysio.sync_range.is_some(),
+                p.io.sync_every != 0
+                    || p.sysio.sync_range.is_some()
+                    || p.replay.as_ref().is_some_and(|r| r.syncs),
             ),
             (Feature::Rate, p.pace.schedule.is_some()),
             (
@@ -191,7 +195,7 @@ impl Features {
 
     /// The loop that does all the job asks with the least work per I/O.
     pub fn job_loop(self) -> Loop {
-        if self.is_empty() {
+        if self.is_empty() || self.0 == Feature::Replay.bit() {
             Loop::Plain
         } else if self.lean() {
             Loop::Lean
@@ -217,7 +221,11 @@ mod tests {
     fn the_loop_follows_the_set() {
         let mut f = Features::default();
         assert_eq!(f.job_loop(), Loop::Plain);
-        f.0 |= Feature::Logs.bit();
+        f.0 |= Feature::Replay.bit();
+        assert_eq!(f.job_loop(), Loop::Plain);
+        f.0 |= Feature::Syncs.bit();
+        assert_eq!(f.job_loop(), Loop::Full);
+        f.0 = Feature::Logs.bit();
         assert_eq!(f.job_loop(), Loop::Lean);
         f.0 |= Feature::Verify.bit();
         assert_eq!(f.job_loop(), Loop::Full);

@@ -18,6 +18,9 @@ pub struct ReplayPlan {
     pub format: Format,
     /// Messages fio prints while loading the trace.
     pub notes: Vec<String>,
+    /// The trace has sync entries (`fsync`, `fdatasync`, `sync_file_range`): only the
+    /// general loop issues those ([`crate::plan::features::Feature::Syncs`]).
+    pub syncs: bool,
 }
 
 /// A job thread writing its I/O as a version-3 iolog (`write_iolog`).
@@ -137,6 +140,7 @@ pub fn load(
             files: info.files.clone(),
             format,
             notes: info.notes.clone(),
+            syncs: info.syncs > 0,
         },
         opts: ro,
         files,

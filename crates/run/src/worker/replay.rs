@@ -98,6 +98,19 @@ impl Replay {
         self.next_batch()
     }
 
+    /// The next entry when it is a read, write or trim without a delay, the common entry,
+    /// taken by the plain loop without a call; `None`, and nothing taken, otherwise (a file
+    /// action, a wait, a delay, a sync, the end of a batch).
+    #[inline]
+    pub fn next_plain_io(&mut self) -> Option<Entry> {
+        let e = *self.cur.as_ref()?.entries.get(self.pos)?;
+        if e.delay_us != 0 || e.act.ddir().is_none() {
+            return None;
+        }
+        self.pos += 1;
+        Some(e)
+    }
+
     /// The current batch is replayed: its end, or the first entry of the next batch.
     #[cold]
     fn next_batch(&mut self) -> Result<Option<Entry>, String> {
@@ -136,18 +149,21 @@ impl Replay {
         }
     }
 
-    /// How long to sleep (µs) before an entry with `delay` µs, at `now_ns`.
-    pub fn sleep_for(&mut self, delay: u64, now_ns: u64) -> u64 {
+    /// How long to sleep (µs) before an entry with `delay` µs, at `now_ns`: `None` when the
+    /// entry goes at once and the oversleep stays as it is (the delay is below the last
+    /// oversleep, which is then forgiven, or has passed since the last issue); otherwise
+    /// the time left, possibly 0, after which [`Self::slept`] takes the oversleep anew.
+    pub fn sleep_for(&mut self, delay: u64, now_ns: u64) -> Option<u64> {
         let since = now_ns.saturating_sub(self.last_issue_ns) / 1000;
         if delay < self.time_offset_us {
             self.time_offset_us = 0;
-            return 0;
+            return None;
         }
         let d = delay - self.time_offset_us;
         if d < since {
-            return 0;
+            return None;
         }
-        d - since
+        Some(d - since)
     }
 
     /// A sleep for an entry of `delay` µs took `slept_us`.
@@ -216,6 +232,7 @@ mod tests {
             files,
             format: Format::Text(2),
             notes: Vec::new(),
+            syncs: false,
         }
     }
 
@@ -232,17 +249,23 @@ mod tests {
         let (_d, mut r) = replay();
         r.issued(1_000_000);
         // 300 µs since the last issue: 700 µs left of a 1000 µs delay.
-        assert_eq!(r.sleep_for(1000, 1_300_000), 700);
+        assert_eq!(r.sleep_for(1000, 1_300_000), Some(700));
         // Already late: no sleep.
-        assert_eq!(r.sleep_for(1000, 2_500_000), 0);
+        assert_eq!(r.sleep_for(1000, 2_500_000), None);
         // Overslept by 200 µs: the next delay is shorter by that much.
         r.slept(1000, 1200);
         r.issued(5_000_000);
-        assert_eq!(r.sleep_for(500, 5_000_000), 300);
+        assert_eq!(r.sleep_for(500, 5_000_000), Some(300));
         // A delay below the overshoot resets it.
         r.slept(100, 400);
-        assert_eq!(r.sleep_for(100, 5_000_000), 0);
-        assert_eq!(r.sleep_for(100, 5_000_000), 100);
+        assert_eq!(r.sleep_for(100, 5_000_000), None);
+        assert_eq!(r.sleep_for(100, 5_000_000), Some(100));
+        // A late entry keeps the oversleep; one due just now (no sleep) clears it.
+        r.slept(100, 190);
+        assert_eq!(r.sleep_for(100, 5_020_000), None);
+        assert_eq!(r.sleep_for(100, 5_010_000), Some(0));
+        r.slept(100, 0);
+        assert_eq!(r.sleep_for(100, 5_000_000), Some(100));
         let e = r.next_entry().unwrap().unwrap();
         assert_eq!(e.act, crate::iolog::Act::Add);
         assert_eq!(r.next_entry().unwrap().unwrap().len, 512);

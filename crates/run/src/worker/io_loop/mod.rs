@@ -1125,7 +1125,11 @@ impl<'a, E: Engine> Worker<'a, E> {
     /// fio's do_io for one loop.
     fn do_io(&mut self) -> End {
         if self.plain_sync() {
-            let end = self.plain_loop();
+            let end = if self.replay.is_some() {
+                self.plain_loop::<true>()
+            } else {
+                self.plain_loop::<false>()
+            };
             return self.finish_io(end);
         }
         // The small static builds (one shared loop, for size) keep a single copy.

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::plan::features::Loop;
+use flexio_workload::gen::NextIo;
 
 /// FLEXIO_GENERAL_PATH (tests compare the paths): 1 keeps every job off the plain loop, 2
 /// also off the general loop's lean copy; anything else, 0: each job takes the fastest.
@@ -34,7 +35,9 @@ impl<E: Engine> Worker<'_, E> {
     /// stopping rules with none of the queue bookkeeping. A request that does not move all
     /// its bytes (error, short transfer) or is not a read or write goes through the
     /// general completion.
-    pub(super) fn plain_loop(&mut self) -> End {
+    ///
+    /// `REPLAY`: the requests are a trace's ([`Self::next_replayed`]), not the generator's.
+    pub(super) fn plain_loop<const REPLAY: bool>(&mut self) -> End {
         let budget = self.plan.io.budget;
         let budget_dirs = self.plan.io.budget_dirs;
         let invalidate = self.plan.io.invalidate_on_wrap;
@@ -59,7 +62,12 @@ impl<E: Engine> Worker<'_, E> {
             if issued >= budget {
                 break End::Done;
             }
-            let Some(n) = self.gen.next_io() else {
+            let next = if REPLAY {
+                self.next_replayed(&mut unmarked)
+            } else {
+                self.gen.next_io()
+            };
+            let Some(n) = next else {
                 break End::Done;
             };
             if n.wrapped && invalidate {
@@ -92,6 +100,9 @@ impl<E: Engine> Worker<'_, E> {
             };
             if timed {
                 now = self.clock.now();
+            }
+            if REPLAY {
+                self.replay_stamp(now);
             }
             let r = self.engine.queue(&req);
             let t = self.clock.now();
@@ -156,6 +167,38 @@ impl<E: Engine> Worker<'_, E> {
         self.mark_plain(unmarked);
         self.stats.plain_ios += self.issued_since(first);
         end
+    }
+
+    /// Replay on the plain loop: the trace's next read, write or trim. The common entry (one
+    /// without a delay) is an index into the parsed batch; file actions, waits, delays and
+    /// the next batch go through [`Self::replay_next`], with the counts brought up to date
+    /// first (its waits do periodic work). The plan keeps traces with syncs off this loop.
+    #[inline]
+    fn next_replayed(&mut self, unmarked: &mut u64) -> Option<NextIo> {
+        let e = match self.replay.as_mut()?.next_plain_io() {
+            Some(e) => e,
+            None => {
+                self.mark_plain(std::mem::take(unmarked));
+                self.replay_next()?
+            }
+        };
+        let Some(ddir) = e.act.ddir() else {
+            // The trace changed since the plan read it (it had no syncs then).
+            self.ctx.notes.err(&format!(
+                "fio: {}: iolog: a sync entry the plan did not see (the trace changed while \
+                 the job ran)",
+                self.plan.name
+            ));
+            self.fail(libc::EINVAL, "iolog read");
+            return None;
+        };
+        Some(NextIo {
+            file: e.file as usize,
+            ddir,
+            offset: e.offset,
+            len: e.len,
+            wrapped: false,
+        })
     }
 
     /// `n` requests submitted and completed one at a time at depth 1 (an engine with a

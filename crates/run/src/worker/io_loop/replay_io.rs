@@ -8,6 +8,42 @@ impl<E: Engine> Worker<'_, E> {
     /// Replay: the next request of the trace into `slot`, doing the file actions and waits
     /// before it; `None` at the end of the trace (or when the job must stop).
     pub(super) fn prepare_replay(&mut self, slot: u32) -> Option<u8> {
+        let e = self.replay_next()?;
+        let (op, ddir) = match e.act {
+            Act::Read => (0, 0),
+            Act::Write => (1, 1),
+            Act::Trim => (2, 2),
+            Act::Sync => (OP_SYNC, OP_SYNC),
+            Act::Datasync => (OP_DSYNC, OP_SYNC),
+            Act::SyncRange => (OP_SFR, OP_SYNC),
+            // replay_next returns requests only.
+            Act::Add | Act::Open | Act::Close | Act::Wait => return None,
+        };
+        let s = &mut self.slots[slot as usize];
+        *s = Slot {
+            op,
+            ddir,
+            file: e.file,
+            offset: e.offset,
+            len: e.len,
+            ..Slot::default()
+        };
+        if op == 1 && self.ver.is_some() {
+            // verify: the trace's writes are numbered, seeded and logged like the
+            // generator's, and read back after the trace.
+            self.prepare_verified_write(slot);
+        } else if op == 1 {
+            self.fill_write(slot, e.offset, e.len);
+        }
+        self.replay_issued();
+        Some(op)
+    }
+
+    /// The trace's next request (a read, write, trim or sync), after the file actions,
+    /// waits and delays before it; `None` at the end of the trace (or when the job must
+    /// stop).
+    #[inline(never)]
+    pub(super) fn replay_next(&mut self) -> Option<crate::iolog::Entry> {
         loop {
             if self.stop || self.terminated() {
                 return None;
@@ -24,7 +60,7 @@ impl<E: Engine> Worker<'_, E> {
             if e.delay_us > 0 && !self.replay_delay(e.delay_us) {
                 return None;
             }
-            let (op, ddir) = match e.act {
+            match e.act {
                 Act::Add => continue,
                 Act::Open => {
                     let redirect = self.replay.as_ref().is_some_and(|r| r.redirect);
@@ -35,7 +71,6 @@ impl<E: Engine> Worker<'_, E> {
                         return None;
                     }
                     self.replay_issued();
-                    continue;
                 }
                 Act::Close => {
                     if self.files.is_open(e.file as usize) {
@@ -50,7 +85,6 @@ impl<E: Engine> Worker<'_, E> {
                         self.publish_files();
                     }
                     self.replay_issued();
-                    continue;
                 }
                 Act::Wait => {
                     // Version 2: until this many ms after the job started.
@@ -58,33 +92,17 @@ impl<E: Engine> Worker<'_, E> {
                     if due > self.clock.now() && !self.wait_until(due) {
                         return None;
                     }
-                    continue;
                 }
-                Act::Read => (0, 0),
-                Act::Write => (1, 1),
-                Act::Trim => (2, 2),
-                Act::Sync => (OP_SYNC, OP_SYNC),
-                Act::Datasync => (OP_DSYNC, OP_SYNC),
-                Act::SyncRange => (OP_SFR, OP_SYNC),
-            };
-            let s = &mut self.slots[slot as usize];
-            *s = Slot {
-                op,
-                ddir,
-                file: e.file,
-                offset: e.offset,
-                len: e.len,
-                ..Slot::default()
-            };
-            if op == 1 && self.ver.is_some() {
-                // verify: the trace's writes are numbered, seeded and logged like the
-                // generator's, and read back after the trace.
-                self.prepare_verified_write(slot);
-            } else if op == 1 {
-                self.fill_write(slot, e.offset, e.len);
+                _ => return Some(e),
             }
-            self.replay_issued();
-            return Some(op);
+        }
+    }
+
+    /// The plain loop's request of the trace is issued at `now`.
+    #[inline]
+    pub(super) fn replay_stamp(&mut self, now: u64) {
+        if let Some(r) = self.replay.as_mut() {
+            r.issued(now);
         }
     }
 
@@ -97,20 +115,47 @@ impl<E: Engine> Worker<'_, E> {
 
     /// fio's iolog_delay: sleep what is left of `delay` µs since the last issue, keeping
     /// periodic work going; false when the job must stop instead.
+    ///
+    /// As fio's usec_sleep, the last stretch of a wait shorter than the system's sleep
+    /// granularity is spun: a sleep of a few µs takes tens, and a trace's short gaps would
+    /// otherwise be lost (the oversleep is taken off the next delays, which then pass
+    /// before they are reached).
     fn replay_delay(&mut self, delay: u64) -> bool {
         let now = self.clock.now();
-        let Some(us) = self.replay.as_mut().map(|r| r.sleep_for(delay, now)) else {
+        let Some(us) = self.replay.as_mut().and_then(|r| r.sleep_for(delay, now)) else {
             return true;
         };
-        if us == 0 {
-            return true;
-        }
         let t0 = self.clock.now();
-        let (r, slept) = self.sleep_until(t0, t0 + us * 1000);
+        let due = t0 + us * 1000;
+        let gran = sleep_granularity_ns();
+        let mut go_on = true;
+        if us * 1000 > gran {
+            go_on = self.sleep_until(t0, due - gran).0;
+        }
+        if go_on {
+            let t1 = self.clock.now();
+            go_on = self.spin_until(due);
+            self.stats.wait_ns += self.clock.now().saturating_sub(t1);
+        }
+        let slept = self.clock.now().saturating_sub(t0);
         if let Some(rp) = self.replay.as_mut() {
             rp.slept(delay, slept / 1000);
         }
-        r
+        go_on
+    }
+
+    /// Busy-wait until `due`; false when the job must stop instead.
+    fn spin_until(&mut self, due: u64) -> bool {
+        loop {
+            let now = self.clock.now();
+            if now >= due {
+                return true;
+            }
+            if self.should_stop(now) {
+                return false;
+            }
+            std::hint::spin_loop();
+        }
     }
 
     /// Capture: a file action.
@@ -191,4 +236,21 @@ impl<E: Engine> Worker<'_, E> {
             }
         }
     }
+}
+
+/// How long a sleep of 1 µs takes on this system, in ns: the longest of ten, measured once
+/// (fio's ns_granularity). Waits shorter than this are spun.
+fn sleep_granularity_ns() -> u64 {
+    static GRAN: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *GRAN.get_or_init(|| {
+        (0..10)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                std::thread::sleep(std::time::Duration::from_micros(1));
+                t.elapsed().as_nanos() as u64
+            })
+            .max()
+            .unwrap_or(0)
+            .min(10_000_000)
+    })
 }
