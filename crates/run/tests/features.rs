@@ -408,7 +408,11 @@ fn each_feature_option_turns_its_feature_on() {
         let lines = lines.replace("TRACE", &trace.display().to_string());
         match features(d.path(), &lines) {
             Ok(f) if f.contains(*feature) => {
-                if feature.gated() {
+                if *feature == Feature::Replay {
+                    // A trace without syncs is replayed by the plain loop; one with them by
+                    // the full general loop.
+                    assert_eq!(f.job_loop(), Loop::Plain, "{opt}");
+                } else if feature.gated() {
                     assert_eq!(f.job_loop(), Loop::Full, "{opt}");
                 } else {
                     assert_ne!(f.job_loop(), Loop::Plain, "{opt}");
@@ -435,5 +439,37 @@ fn every_gated_feature_has_an_option_or_a_reason() {
             not_options.contains(&f) || TURNS_ON.iter().any(|t| t.2 == f),
             "{f:?}: no option in TURNS_ON turns it on"
         );
+    }
+}
+
+/// A trace's sync entries are issued by the general loop only: they turn `Syncs` on, which
+/// takes the replay off the plain loop.
+#[test]
+fn a_trace_with_syncs_is_replayed_by_the_general_loop() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("f");
+    for (sync, want) in [
+        ("", Loop::Plain),
+        ("sync", Loop::Full),
+        ("datasync", Loop::Full),
+    ] {
+        let trace = d.path().join(format!("trace-{sync}.log"));
+        let line = if sync.is_empty() {
+            String::new()
+        } else {
+            format!("{} {sync} 0 0\n", f.display())
+        };
+        std::fs::write(
+            &trace,
+            format!(
+                "fio version 2 iolog\n{0} add\n{0} open\n{0} write 0 4096\n{line}{0} close\n",
+                f.display()
+            ),
+        )
+        .unwrap();
+        let fs = features(d.path(), &format!("read_iolog={}", trace.display())).unwrap();
+        assert!(fs.contains(Feature::Replay), "{sync}");
+        assert_eq!(fs.contains(Feature::Syncs), !sync.is_empty(), "{sync}");
+        assert_eq!(fs.job_loop(), want, "{sync}");
     }
 }
