@@ -183,17 +183,45 @@ fn failed_before_io(
 }
 
 impl RunCtx {
-    /// Sleep in small steps so termination is noticed.
+    /// Sleep `us` µs in small steps so termination is noticed. As fio's usec_sleep, the
+    /// last stretch shorter than the system's sleep granularity is spun: a sleep of a few
+    /// µs takes tens, so `thinktime=20` would pause 57 µs instead of 20.
     pub fn sleep_us(&self, us: u64) {
         let end = self.clock.now() + us * 1000;
+        let gran = sleep_granularity_ns();
         while !self.terminate.load(Ordering::Relaxed) {
             let now = self.clock.now();
             if now >= end {
                 break;
             }
-            std::thread::sleep(std::time::Duration::from_nanos((end - now).min(50_000_000)));
+            let left = end - now;
+            if left <= gran {
+                std::hint::spin_loop();
+                continue;
+            }
+            std::thread::sleep(std::time::Duration::from_nanos(
+                (left - gran).min(50_000_000),
+            ));
         }
     }
+}
+
+/// How long a sleep of 1 µs takes on this system, in ns: the longest of ten, measured once
+/// per process (fio's ns_granularity). The last stretch of a wait shorter than this is
+/// spun where the wait must be exact (think time, a trace's gaps).
+pub(crate) fn sleep_granularity_ns() -> u64 {
+    static GRAN: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *GRAN.get_or_init(|| {
+        (0..10)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                std::thread::sleep(std::time::Duration::from_micros(1));
+                t.elapsed().as_nanos() as u64
+            })
+            .max()
+            .unwrap_or(0)
+            .min(10_000_000)
+    })
 }
 
 /// startdelay: fio starts a delayed job only once its delay has passed, so the job joins

@@ -127,7 +127,7 @@ impl<E: Engine> Worker<'_, E> {
         };
         let t0 = self.clock.now();
         let due = t0 + us * 1000;
-        let gran = sleep_granularity_ns();
+        let gran = super::super::sleep_granularity_ns();
         let mut go_on = true;
         if us * 1000 > gran {
             go_on = self.sleep_until(t0, due - gran).0;
@@ -236,21 +236,4 @@ impl<E: Engine> Worker<'_, E> {
             }
         }
     }
-}
-
-/// How long a sleep of 1 µs takes on this system, in ns: the longest of ten, measured once
-/// (fio's ns_granularity). Waits shorter than this are spun.
-fn sleep_granularity_ns() -> u64 {
-    static GRAN: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-    *GRAN.get_or_init(|| {
-        (0..10)
-            .map(|_| {
-                let t = std::time::Instant::now();
-                std::thread::sleep(std::time::Duration::from_micros(1));
-                t.elapsed().as_nanos() as u64
-            })
-            .max()
-            .unwrap_or(0)
-            .min(10_000_000)
-    })
 }
