@@ -510,3 +510,81 @@ fn plain_and_general_loops_agree_on_replay() {
         same(&a, plain);
     }
 }
+
+/// The file-operation engines run on the plain loop (their timed operation at a file's
+/// first request): the same operations, latency samples, errors and files as the general
+/// loop.
+#[test]
+fn plain_and_general_loops_agree_on_file_engines() {
+    let base = |engine: &'static str| -> Vec<String> {
+        vec![
+            "--name=f".into(),
+            format!("--ioengine={engine}"),
+            "--nrfiles=300".into(),
+            "--filesize=4k".into(),
+            "--bs=4k".into(),
+        ]
+    };
+    let with = |mut v: Vec<String>, extra: &[&str]| {
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    };
+    let cases: Vec<(Vec<String>, bool)> = vec![
+        (base("filecreate"), true),
+        (base("dircreate"), true),
+        // Several requests per file: the operation at the first, the rest counted.
+        (
+            with(base("filecreate"), &["--filesize=16k", "--loops=2"]),
+            true,
+        ),
+        // filestat and dirstat lay their names out first; random file service.
+        (
+            with(base("filestat"), &["--file_service_type=random"]),
+            true,
+        ),
+        (
+            with(base("filestat"), &["--stat_type=statx", "--openfiles=16"]),
+            true,
+        ),
+        (
+            with(base("dirstat"), &["--file_service_type=sequential"]),
+            true,
+        ),
+        (with(base("filedelete"), &["--lat_percentiles=1"]), true),
+        (base("dirdelete"), true),
+        // The operation fails (the second loop's mkdir finds the directory): the error
+        // and what was done before it, or with continue_on_error everything else.
+        (with(base("dircreate"), &["--loops=2"]), true),
+        (
+            with(base("dircreate"), &["--loops=2", "--continue_on_error=all"]),
+            true,
+        ),
+        // Time-based: the loop goes round the files again.
+        (
+            with(base("filestat"), &["--time_based", "--runtime=200ms"]),
+            true,
+        ),
+        // Think time keeps the job on the general loop.
+        (with(base("filecreate"), &["--thinktime=1"]), false),
+    ];
+    for (args, plain) in cases {
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        if a.contains(&"--time_based") {
+            // The counts follow the time: the plain loop ran, and the operation came once
+            // per file (at its first request of the loop), as on the general loop.
+            for path in ["0", "1"] {
+                let o = run(&a, path);
+                let j = &o.json["jobs"][0];
+                assert_eq!(o.code, 0, "{a:?}: {}", o.stderr);
+                assert_eq!(plain_pct(j) > 99.0, path == "0", "{a:?}");
+                assert_eq!(j["read"]["clat_ns"]["N"], 300, "{a:?} {path}");
+                assert!(
+                    j["read"]["total_ios"].as_u64().unwrap() > 300,
+                    "{a:?} {path}"
+                );
+            }
+            continue;
+        }
+        same(&a, plain);
+    }
+}

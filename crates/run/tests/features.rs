@@ -408,9 +408,9 @@ fn each_feature_option_turns_its_feature_on() {
         let lines = lines.replace("TRACE", &trace.display().to_string());
         match features(d.path(), &lines) {
             Ok(f) if f.contains(*feature) => {
-                if *feature == Feature::Replay {
-                    // A trace without syncs is replayed by the plain loop; one with them by
-                    // the full general loop.
+                if *feature == Feature::Replay || *feature == Feature::FileOps {
+                    // A trace without syncs is replayed by the plain loop (one with them by
+                    // the full general loop); the plain loop does a file engine's operation.
                     assert_eq!(f.job_loop(), Loop::Plain, "{opt}");
                 } else if feature.gated() {
                     assert_eq!(f.job_loop(), Loop::Full, "{opt}");

@@ -98,6 +98,7 @@ impl<const K: u8> Engine for DirOp<K> {
         }
         Ok(())
     }
+    #[inline]
     fn file_op(&mut self, path: &Path) -> io::Result<()> {
         match K {
             CREATE => mkdir(path),

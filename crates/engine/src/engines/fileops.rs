@@ -99,6 +99,7 @@ impl<const K: u8> Engine for FileOp<K> {
             ..Caps::default()
         }
     }
+    #[inline]
     fn file_op(&mut self, path: &Path) -> io::Result<()> {
         match K {
             CREATE => {

@@ -3,7 +3,8 @@
 //!
 //! * the **plain loop** (`worker/io_loop/plain.rs`: draw, one system call, count) when the
 //!   job uses none of them, or none but [`Feature::Replay`] (the plain loop takes a trace's
-//!   requests in place of the generator's);
+//!   requests in place of the generator's) or [`Feature::FileOps`] (the plain loop does the
+//!   file's timed operation at its first request);
 //! * the general loop's **lean copy** when it uses none of the [`Feature::gated`] ones (each
 //!   check of such a feature in the general loop is written `!LEAN && ...`, so the lean
 //!   copy is compiled without it);
@@ -195,7 +196,7 @@ impl Features {
 
     /// The loop that does all the job asks with the least work per I/O.
     pub fn job_loop(self) -> Loop {
-        if self.is_empty() || self.0 == Feature::Replay.bit() {
+        if self.is_empty() || self.0 == Feature::Replay.bit() || self.0 == Feature::FileOps.bit() {
             Loop::Plain
         } else if self.lean() {
             Loop::Lean
@@ -224,6 +225,10 @@ mod tests {
         f.0 |= Feature::Replay.bit();
         assert_eq!(f.job_loop(), Loop::Plain);
         f.0 |= Feature::Syncs.bit();
+        assert_eq!(f.job_loop(), Loop::Full);
+        f.0 = Feature::FileOps.bit();
+        assert_eq!(f.job_loop(), Loop::Plain);
+        f.0 |= Feature::Replay.bit();
         assert_eq!(f.job_loop(), Loop::Full);
         f.0 = Feature::Logs.bit();
         assert_eq!(f.job_loop(), Loop::Lean);

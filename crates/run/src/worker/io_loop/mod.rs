@@ -1126,9 +1126,11 @@ impl<'a, E: Engine> Worker<'a, E> {
     fn do_io(&mut self) -> End {
         if self.plain_sync() {
             let end = if self.replay.is_some() {
-                self.plain_loop::<true>()
+                self.plain_loop::<true, false>()
+            } else if self.caps.file_op {
+                self.plain_loop::<false, true>()
             } else {
-                self.plain_loop::<false>()
+                self.plain_loop::<false, false>()
             };
             return self.finish_io(end);
         }

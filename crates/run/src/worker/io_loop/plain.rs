@@ -37,7 +37,10 @@ impl<E: Engine> Worker<'_, E> {
     /// general completion.
     ///
     /// `REPLAY`: the requests are a trace's ([`Self::next_replayed`]), not the generator's.
-    pub(super) fn plain_loop<const REPLAY: bool>(&mut self) -> End {
+    /// `FILE_OP`: a file-operation engine, whose measured operation (the timed system call
+    /// on the file's name) comes at the file's first request of the loop, and whose
+    /// requests then complete without I/O.
+    pub(super) fn plain_loop<const REPLAY: bool, const FILE_OP: bool>(&mut self) -> End {
         let budget = self.plan.io.budget;
         let budget_dirs = self.plan.io.budget_dirs;
         let invalidate = self.plan.io.invalidate_on_wrap;
@@ -86,6 +89,9 @@ impl<E: Engine> Worker<'_, E> {
             if !self.ensure_open(n.file) {
                 continue;
             }
+            if FILE_OP && !self.file_op_at(n.file, d) {
+                continue;
+            }
             let prio = self.prio.default();
             let req = IoReq {
                 idx: 0,
@@ -127,7 +133,8 @@ impl<E: Engine> Worker<'_, E> {
                         self.bytes[d] += n.len;
                         self.ios[d] += 1;
                         self.stats.dirs[d].io_bytes += n.len;
-                        if clat_on {
+                        // A file operation's clat is its operation's, counted there.
+                        if clat_on && !FILE_OP {
                             self.stats.add_clat(d, t.saturating_sub(now));
                         }
                         if lat_too {

@@ -40,7 +40,14 @@ impl<E: Engine> Worker<'_, E> {
 
     /// File-op engines: the measured operation happens at a file's first use per loop.
     pub(super) fn file_op(&mut self, slot: u32) -> bool {
-        let file = self.slots[slot as usize].file as usize;
+        let s = &self.slots[slot as usize];
+        self.file_op_at(s.file as usize, s.ddir as usize)
+    }
+
+    /// [`Self::file_op`] of a request in direction `ddir` to file `file`; false when the
+    /// operation failed (the job's error is set).
+    #[inline(always)]
+    pub(super) fn file_op_at(&mut self, file: usize, ddir: usize) -> bool {
         if !self.files.first_use(file) {
             return true;
         }
@@ -52,23 +59,29 @@ impl<E: Engine> Worker<'_, E> {
         match r {
             Ok(()) => {
                 if self.accounting {
-                    let d = &mut self.stats.dirs[self.slots[slot as usize].ddir as usize];
+                    let d = &mut self.stats.dirs[ddir];
                     d.clat.add(t1 - t0);
                     d.clat_hist.add(t1 - t0);
                 }
                 true
             }
             Err(e) => {
-                let errno = e.raw_os_error().unwrap_or(libc::EIO);
-                self.ctx.notes.err(&format!(
-                    "fio: {} of {} failed: {e}",
-                    self.plan.engine.name,
-                    path.display()
-                ));
-                self.fail(errno, "file operation");
+                self.file_op_failed(file, e);
                 false
             }
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn file_op_failed(&mut self, file: usize, e: std::io::Error) {
+        let errno = e.raw_os_error().unwrap_or(libc::EIO);
+        self.ctx.notes.err(&format!(
+            "fio: {} of {} failed: {e}",
+            self.plan.engine.name,
+            self.plan.files[file].path.display()
+        ));
+        self.fail(errno, "file operation");
     }
 
     /// `--debug=io`: a request queued or completed (`res`), at `offset`/`len`.
