@@ -374,21 +374,28 @@ fn long_traces_replay_whole_across_batches_one_per_clone() {
     );
 }
 
+/// A 64 KiB file `f` in `d` and a version 3 trace `t.iolog` of `n` 4 KiB reads of it,
+/// `gap` µs apart (the first 1 µs after the open), closed 10 µs after the last.
+fn paced_trace(d: &Path, n: u64, gap: u64) -> std::path::PathBuf {
+    let f = d.join("f");
+    std::fs::write(&f, vec![0u8; 1 << 16]).unwrap();
+    let f = f.display();
+    let mut text = format!("fio version 3 iolog\n1 {f} add\n2 {f} open\n");
+    for i in 0..n {
+        text += &format!("{} {f} read {} 4096\n", 3 + i * gap, i % 16 * 4096);
+    }
+    text += &format!("{} {f} close\n", 3 + (n - 1) * gap + 10);
+    let trace = d.join("t.iolog");
+    std::fs::write(&trace, text).unwrap();
+    trace
+}
+
 #[test]
 fn replay_keeps_the_traces_pace() {
     let Some(fio) = fio_bin() else { return };
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let d = tempfile::tempdir().unwrap();
-    let f = d.path().join("f");
-    std::fs::write(&f, vec![0u8; 1 << 16]).unwrap();
-    let f = f.display();
-    let mut text = format!("fio version 3 iolog\n1 {f} add\n2 {f} open\n");
-    for i in 0..5u64 {
-        text += &format!("{} {f} read {} 4096\n", 3 + i * 100_000, i * 4096);
-    }
-    text += &format!("400010 {f} close\n");
-    let trace = d.path().join("t.iolog");
-    std::fs::write(&trace, text).unwrap();
+    let trace = paced_trace(d.path(), 5, 100_000);
     // (options, shortest and longest time of the last I/O in ms)
     let cases: &[(&[&str], u64, u64)] = &[
         (&[], 390, 1000),
@@ -420,16 +427,7 @@ fn replay_keeps_short_gaps() {
     let Some(fio) = fio_bin() else { return };
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let d = tempfile::tempdir().unwrap();
-    let f = d.path().join("f");
-    std::fs::write(&f, vec![0u8; 1 << 16]).unwrap();
-    let f = f.display();
-    let mut text = format!("fio version 3 iolog\n0 {f} add\n0 {f} open\n");
-    for i in 0..300u64 {
-        text += &format!("{} {f} read {} 4096\n", 1 + i * 100, i % 16 * 4096);
-    }
-    text += &format!("30100 {f} close\n");
-    let trace = d.path().join("t.iolog");
-    std::fs::write(&trace, text).unwrap();
+    let trace = paced_trace(d.path(), 300, 100);
     let last = |bin: &Path| {
         *times_ms(&replay_log(bin, &trace, &[], d.path()))
             .last()
