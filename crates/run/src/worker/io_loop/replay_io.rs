@@ -106,11 +106,10 @@ impl<E: Engine> Worker<'_, E> {
         }
     }
 
+    /// A request or file action of the trace is issued now.
     fn replay_issued(&mut self) {
         let now = self.clock.now();
-        if let Some(r) = self.replay.as_mut() {
-            r.issued(now);
-        }
+        self.replay_stamp(now);
     }
 
     /// fio's iolog_delay: sleep what is left of `delay` µs since the last issue, keeping
