@@ -438,13 +438,37 @@ fn replay_keeps_short_gaps() {
         (28..=150).contains(&fio_last),
         "fio: last I/O at {fio_last} ms"
     );
-    // Only the lower bound is held: beside the rest of the suite flexio's replay ends at
-    // 43-46 ms on every run while fio's ends at 29-30 (alone: 31-38 against 31), not yet
-    // understood, so an upper bound would fail CI on a known open lag.
-    let runs: Vec<u64> = (0..3).map(|_| last(&flexio_bin())).collect();
+    // flexio in a session of its own, as fio's job processes put themselves (setsid): with
+    // the kernel's autogroup scheduling each session gets a CPU share of its own, so beside
+    // the rest of the suite fio's job process kept the trace's pace (29-30 ms) and flexio's
+    // job thread, one of the many tasks of the suite's session, did not (43-46 ms); `fio
+    // --thread` lags the same way (README, "Jobs always run as threads").
+    let setsid = Path::new("setsid");
+    let flexio_bin = flexio_bin();
+    let mut args = vec![flexio_bin.display().to_string()];
+    args.extend(
+        [
+            "--name=r".to_string(),
+            format!("--read_iolog={}", trace.display()),
+            "--write_lat_log=rp".into(),
+            "--log_offset=1".into(),
+            "--output-format=terse".into(),
+        ]
+        .into_iter(),
+    );
+    let flexio_last = || {
+        let _ = std::fs::remove_file(d.path().join("rp_lat.1.log"));
+        ok_env(setsid, &args, d.path(), ORACLE_COMPAT);
+        *times_ms(&read(&d.path().join("rp_lat.1.log")))
+            .last()
+            .unwrap()
+    };
+    // The best of three: a run can still lose the CPU to another session for a while.
+    let runs: Vec<u64> = (0..3).map(|_| flexio_last()).collect();
+    let best = *runs.iter().min().unwrap();
     assert!(
-        runs.iter().all(|&r| r >= 28),
-        "flexio ran ahead of the trace: {runs:?} ms (fio {fio_last} ms)"
+        runs.iter().all(|&r| r >= 28) && best <= fio_last.max(30) * 5 / 4,
+        "flexio: last I/O at {runs:?} ms, fio at {fio_last} ms"
     );
 }
 
