@@ -446,16 +446,13 @@ fn replay_keeps_short_gaps() {
     let setsid = Path::new("setsid");
     let flexio_bin = flexio_bin();
     let mut args = vec![flexio_bin.display().to_string()];
-    args.extend(
-        [
-            "--name=r".to_string(),
-            format!("--read_iolog={}", trace.display()),
-            "--write_lat_log=rp".into(),
-            "--log_offset=1".into(),
-            "--output-format=terse".into(),
-        ]
-        .into_iter(),
-    );
+    args.extend([
+        "--name=r".to_string(),
+        format!("--read_iolog={}", trace.display()),
+        "--write_lat_log=rp".into(),
+        "--log_offset=1".into(),
+        "--output-format=terse".into(),
+    ]);
     let flexio_last = || {
         let _ = std::fs::remove_file(d.path().join("rp_lat.1.log"));
         ok_env(setsid, &args, d.path(), ORACLE_COMPAT);
