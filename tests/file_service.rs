@@ -214,3 +214,101 @@ fn random_distribution_draws_fio_333s_blocks() {
         assert_eq!(got[0], got[1], "{c:?}: fio 3.33 against flexio");
     }
 }
+
+/// Several files that the job goes past (io_size beyond them, or time_based): fio works in
+/// passes. A file at its end (sequential) or with its random map full is done, the pass
+/// ends when all are, and the next one starts them all over (the random streams seeded
+/// again), so files of different sizes do not keep pace: `f:g` of 1 MiB and 512 KiB go f,
+/// g, f, g... to 512 KiB, f alone to 1 MiB, then both again from the file after the last
+/// one. Random I/O of a time_based job starts each full file over on its own instead. Both
+/// tools on the same files, every request compared (file, direction, offset).
+#[test]
+fn files_past_their_end_go_in_fio_s_passes() {
+    let Some(fio) = fio_bin() else { return };
+    let _guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // (files, options, whether only a prefix can be compared: time_based)
+    let cases: &[(&str, &[&str], bool)] = &[
+        ("f:g", &["--rw=write", "--io_size=3584k"], false),
+        ("f:g:h", &["--rw=read", "--io_size=4608k"], false),
+        ("f:g", &["--rw=randwrite", "--io_size=5M"], false),
+        ("f:f2", &["--rw=randread", "--io_size=3584k"], false),
+        ("f:g", &["--rw=randrw", "--io_size=5M"], false),
+        ("f:g", &["--rw=rw", "--io_size=5M"], false),
+        (
+            "f:g",
+            &["--rw=randread", "--io_size=3584k", "--percentage_random=50"],
+            false,
+        ),
+        (
+            "f:g",
+            &["--rw=randread", "--io_size=3584k", "--norandommap"],
+            false,
+        ),
+        (
+            "f:g:h",
+            &[
+                "--rw=randread",
+                "--io_size=4M",
+                "--file_service_type=random",
+            ],
+            false,
+        ),
+        (
+            "f:g",
+            &[
+                "--rw=write",
+                "--io_size=3584k",
+                "--file_service_type=sequential",
+            ],
+            false,
+        ),
+        (
+            "f:g",
+            &["--rw=write", "--time_based", "--runtime=100ms"],
+            true,
+        ),
+        (
+            "f:g",
+            &["--rw=randwrite", "--time_based", "--runtime=100ms"],
+            true,
+        ),
+    ];
+    for (files, extra, prefix) in cases {
+        let what = format!("{files} {extra:?}");
+        let mut got = Vec::new();
+        for (bin, env) in [(&fio, &[][..]), (&flexio_bin(), ORACLE_COMPAT)] {
+            let d = tempfile::tempdir().unwrap();
+            for (name, len) in [
+                ("f", 1 << 20),
+                ("f2", 1 << 20),
+                ("g", 512 << 10),
+                ("h", 256 << 10),
+            ] {
+                std::fs::write(d.path().join(name), vec![0u8; len]).unwrap();
+            }
+            let mut args = vec![
+                "--name=z".to_string(),
+                format!("--filename={files}"),
+                "--bs=16k".into(),
+                "--write_iolog=io.log".into(),
+                "--output-format=terse".into(),
+            ];
+            args.extend(extra.iter().map(|a| a.to_string()));
+            let a: Vec<&str> = args.iter().map(String::as_str).collect();
+            let r = run_in_env(bin, &a, d.path(), env);
+            assert_eq!(r.code, 0, "{what}: {}: {}", bin.display(), r.stderr);
+            got.push(ios(&d.path().join("io.log")));
+        }
+        let (x, f) = (got.pop().unwrap(), got.pop().unwrap());
+        assert!(f.len() >= 224, "{what}: fio did {} I/Os", f.len());
+        if let Some(k) = f.iter().zip(&x).position(|(p, q)| p != q) {
+            panic!(
+                "{what}: request #{k} differs: fio {:?}, flexio {:?}",
+                f[k], x[k]
+            );
+        }
+        if !prefix {
+            assert_eq!(f.len(), x.len(), "{what}: number of requests");
+        }
+    }
+}

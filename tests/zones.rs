@@ -7,15 +7,16 @@ use crate::common;
 use common::*;
 use std::path::Path;
 
-/// The requests of a version-3 iolog: (action, offset, length).
-fn ios(log: &Path) -> Vec<(String, u64, u64)> {
+/// The requests of a version-3 iolog: (file name, action, offset, length).
+fn ios(log: &Path) -> Vec<(String, String, u64, u64)> {
     let text = std::fs::read_to_string(log).unwrap_or_else(|e| panic!("{}: {e}", log.display()));
     text.lines()
         .filter_map(|l| {
             let f: Vec<&str> = l.split_whitespace().collect();
             match f.as_slice() {
-                [_, _, act, off, len] if ["read", "write", "trim"].contains(act) => {
-                    Some((act.to_string(), off.parse().ok()?, len.parse().ok()?))
+                [_, file, act, off, len] if ["read", "write", "trim"].contains(act) => {
+                    let name = Path::new(file).file_name()?.to_string_lossy().into_owned();
+                    Some((name, act.to_string(), off.parse().ok()?, len.parse().ok()?))
                 }
                 _ => None,
             }
@@ -331,6 +332,11 @@ fn jobs_fio_refuses_are_refused_with_fio_s_words() {
             &["--zonesize=1M", "--zone_reset_threshold=1.5"],
             "value out of range: 1.500000 (range max: 1.000000)",
         ),
+        // zonesize without zonemode= means strided zones; an explicit none refuses it.
+        (
+            &["--zonemode=none", "--zonesize=1M"],
+            "--zonemode=none and --zonesize are not compatible.",
+        ),
     ];
     for (extra, msg) in cases {
         let mut args = vec![
@@ -465,6 +471,81 @@ fn the_newest_layout_shows_resets_on_every_line_of_zbd_jobs_only() {
     assert!(json_of(&split_json(&r.stdout).0)["jobs"][0]
         .get("zone_resets")
         .is_none());
+}
+
+/// Several files past their end (io_size beyond them): sequential I/O over whole files
+/// starts each file but the last over on its own and ends the last one (a job of `f:g`
+/// with io_size three times a file writes f, g, f, g... to their ends, then f alone);
+/// regions smaller than the files, and random I/O, start over all together. Both tools,
+/// files of 16 and 8 MiB, the same requests to the same files and the same resets.
+#[test]
+fn several_files_past_their_end_go_on_as_in_fio() {
+    let Some(fio) = fio_bin() else { return };
+    let _guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let cases: &[(&str, &[&str])] = &[
+        ("f:g", &["--rw=write", "--io_size=48M"]),
+        ("f:g:h", &["--rw=write", "--io_size=104M"]),
+        ("f:s", &["--rw=write", "--io_size=40M"]),
+        ("s:f", &["--rw=write", "--io_size=40M"]),
+        ("s:f:g", &["--rw=write", "--io_size=64M"]),
+        ("f:g", &["--rw=write", "--io_size=48M", "--size=32M"]),
+        ("f:g", &["--rw=write", "--io_size=48M", "--size=24M"]),
+        ("f:g", &["--rw=write", "--io_size=48M", "--offset=4M"]),
+        (
+            "f:g",
+            &[
+                "--rw=write",
+                "--io_size=48M",
+                "--file_service_type=sequential",
+            ],
+        ),
+        (
+            "f:g:s",
+            &["--rw=write", "--io_size=72M", "--file_service_type=random"],
+        ),
+        ("f:g", &["--rw=write", "--io_size=40M", "--bs=96k"]),
+        ("f:g", &["--rw=rw", "--io_size=48M"]),
+    ];
+    for (files, extra) in cases {
+        let what = format!("{files} {extra:?}");
+        let mut got = Vec::new();
+        for (bin, env) in [(&fio, &[][..]), (&flexio_bin(), ORACLE_COMPAT)] {
+            let d = tempfile::tempdir().unwrap();
+            for (name, len) in [
+                ("f", 16 << 20),
+                ("g", 16 << 20),
+                ("h", 16 << 20),
+                ("s", 8 << 20),
+            ] {
+                std::fs::File::create(d.path().join(name))
+                    .unwrap()
+                    .set_len(len)
+                    .unwrap();
+            }
+            let mut args = vec![
+                "--name=z".to_string(),
+                format!("--filename={files}"),
+                "--zonemode=zbd".into(),
+                "--zonesize=1M".into(),
+                "--bs=256k".into(),
+                "--write_iolog=io.log".into(),
+            ];
+            args.extend(extra.iter().map(|a| a.to_string()));
+            let a: Vec<&str> = args.iter().map(String::as_str).collect();
+            let r = run_in_env(bin, &a, d.path(), env);
+            assert_eq!(r.code, 0, "{what}: {}{}", r.stdout, r.stderr);
+            got.push((ios(&d.path().join("io.log")), resets(&r.stdout)));
+        }
+        let (x, f) = (got.pop().unwrap(), got.pop().unwrap());
+        if let Some(k) = f.0.iter().zip(&x.0).position(|(p, q)| p != q) {
+            panic!(
+                "{what}: request #{k} differs: fio {:?}, flexio {:?}",
+                f.0[k], x.0[k]
+            );
+        }
+        assert_eq!(f.0.len(), x.0.len(), "{what}: number of requests");
+        assert_eq!(f.1, x.1, "{what}: zone resets");
+    }
 }
 
 // ---- verify, trims and writes in one job, zoneskip ------------------------------------

@@ -309,6 +309,13 @@ fn validate(def: &JobDef, caps: &Caps, readonly: bool) -> Result<(), PlanError> 
             return Err(err(def, why));
         }
     }
+    // fio's zonesize without zonemode= means strided zones; an explicit none refuses it.
+    if o.zonemode_given && o.zonemode == flexio_job::options::ZoneMode::None && o.zonesize > 0 {
+        return Err(err(
+            def,
+            "--zonemode=none and --zonesize are not compatible.",
+        ));
+    }
     let rw = o.rw;
     // zonemode=zbd: a trim of a write-pointer zone resets it, without the engine.
     let zbd_trims = o.zonemode == flexio_job::options::ZoneMode::Zbd;
@@ -968,6 +975,8 @@ fn workload_spec(
         zone_eof_pass: o.zonemode == ZoneMode::Zbd
             && (o.time_based || o.io_size.is_some())
             && !(o.verify != flexio_job::options::verify_code::NONE && o.rw.writes()),
+        // Set by the zones' plan (zones::apply), which knows the files' zones.
+        zbd_last_file_ends: false,
         seeds: *seeds,
         gen: match o.random_generator {
             RandGenOpt::Tausworthe => RandGen::Tausworthe,

@@ -187,6 +187,7 @@ pub fn apply(def: &JobDef, t: &mut ThreadPlan, reg: &mut Registry) -> Result<(),
     let p = params(o);
     let mut notes = Vec::new();
     let mut files = Vec::new();
+    let mut all_whole = true;
     for (i, f) in t.files.iter_mut().enumerate() {
         let fname = f.path.display().to_string();
         if f.block.as_ref().is_some_and(|b| b.char_dev) || t.engine.caps.pipe || t.engine.caps.noio
@@ -290,6 +291,9 @@ pub fn apply(def: &JobDef, t: &mut ThreadPlan, reg: &mut Registry) -> Result<(),
                     err(def, m.join("; "))
                 })?;
             notes.extend(these.into_iter().map(|n| format!("{fname}: {n}")));
+            let whole =
+                r.offset == s.zone(0).start && r.offset + r.io_size == s.zone(s.nr_zones()).start;
+            all_whole &= whole;
             (r, s.model != Model::Emulated)
         };
         f.region = flexio_workload::Region {
@@ -302,6 +306,9 @@ pub fn apply(def: &JobDef, t: &mut ThreadPlan, reg: &mut Registry) -> Result<(),
         }
         files.push(FileZones { set, range, device });
     }
+    // fio: a job over several whole files ends the last one at its end while the others
+    // start over (tests/zones.rs); smaller regions start over together.
+    t.spec.zbd_last_file_ends = t.spec.zone_eof_pass && files.len() > 1 && all_whole;
     t.zbd = Some(ZbdPlan {
         params: p,
         files,

@@ -159,6 +159,10 @@ pub struct Spec {
     /// zonemode=zbd: a file the zones have nothing more for starts another pass (fio goes
     /// on while a given io_size or the time is not used up) instead of ending.
     pub zone_eof_pass: bool,
+    /// zonemode=zbd, several files, each region its whole file, and a job that goes on
+    /// ([`Self::zone_eof_pass`]): sequential I/O at the end of the last file ends it while
+    /// the others start over on their own (fio's behaviour; set by the zones' plan).
+    pub zbd_last_file_ends: bool,
     /// fio's per-stream seeds (see `rng::fio_seeds`).
     pub seeds: [u64; slot::COUNT],
     pub gen: RandGen,
@@ -325,6 +329,9 @@ struct FileState {
     trimmed: Option<(u64, u64)>,
     /// zonemode=zbd: I/Os of the file since it last started ([`Generator::zone_eof`]).
     zoned_ios: u64,
+    /// A new pass started all files over ([`Generator::restart_pass`]): the file's next I/O
+    /// reports it (its cache is dropped again, as when fio opens it for the pass).
+    wrap_due: bool,
 }
 
 impl FileState {
@@ -624,6 +631,7 @@ impl Generator {
             tw_start: [u64::MAX; 2],
             trimmed: None,
             zoned_ios: 0,
+            wrap_due: false,
         }
     }
 
@@ -986,7 +994,7 @@ impl Generator {
         let off = b << sh;
         let len = 1u64 << sh;
         f.pos[ddir] = off + len;
-        let wrapped = std::mem::take(&mut self.wrapped);
+        let wrapped = std::mem::take(&mut self.wrapped) | std::mem::take(&mut f.wrap_due);
         self.issues[ddir] += 1;
         Some(NextIo {
             file: fi,
@@ -1059,7 +1067,7 @@ impl Generator {
                 if self.spec.strided.is_some() {
                     f.zone_done += l;
                 }
-                let wrapped = std::mem::take(&mut self.wrapped);
+                let wrapped = std::mem::take(&mut self.wrapped) | std::mem::take(&mut f.wrap_due);
                 self.issues[ddir] += 1;
                 return Some(NextIo {
                     file: fi,
@@ -1157,6 +1165,20 @@ impl Generator {
         };
         let l = match got {
             Some(l) => l,
+            // zonemode=zbd over whole files: the last file is done at its end while the
+            // others start over, as in fio (`f:g` with io_size three times a file writes
+            // f, g, f, g... to their ends, then f alone; regions smaller than the files
+            // start over together).
+            None if Z::ON && self.zbd_last_file_ends(fi) => {
+                // Done; when the others are done too, another pass starts them all.
+                self.zone_eof(fi, z);
+                return None;
+            }
+            // Several files past their end: the file is done for this pass.
+            None if !self.spec.zbd_last_file_ends && self.passes(false) => {
+                self.pass_done(fi, z);
+                return None;
+            }
             None if self.spec.wrap || self.spec.strided.is_some() => {
                 self.wrapped |= self.spec.wrap;
                 off = 0;
@@ -1179,6 +1201,12 @@ impl Generator {
         };
         self.files[fi].pos[ddir] = off.wrapping_add(l).wrapping_add(hole);
         Some((off, l))
+    }
+
+    /// Whether sequential I/O at the end of file `fi` ends it rather than wrapping: the
+    /// last file of [`Spec::zbd_last_file_ends`].
+    fn zbd_last_file_ends(&self, fi: usize) -> bool {
+        self.spec.zbd_last_file_ends && fi + 1 == self.files.len()
     }
 
     /// The zones' adjustment of an I/O at `off` (relative to the region); `None` when the
@@ -1222,24 +1250,56 @@ impl Generator {
             self.mark_done(fi);
             return;
         }
+        self.restart_pass(z);
+    }
+
+    /// Whether a job of several files that goes past their end ([`Spec::wrap`]) does so in
+    /// passes, as fio does: a file at its end (sequential) or with its random map full is
+    /// done, and when all are done another pass starts them all over
+    /// ([`Self::restart_pass`]). Files of different sizes then do not keep pace: `f:g` of
+    /// 16 and 8 MiB write f, g, f, g... to 8 MiB, f alone to 16, then both again. Random
+    /// I/O of a time_based job starts each file over on its own instead (fio resets a full
+    /// random map where it is), as do non-uniform file service and strided zones.
+    fn passes(&self, random: bool) -> bool {
+        self.spec.wrap
+            && self.files.len() > 1
+            && self.spec.strided.is_none()
+            && !matches!(self.spec.select, FileSelect::Dist(_))
+            && !(random && self.spec.time_based)
+    }
+
+    /// File `fi` is done for this pass ([`Self::passes`]); the last one to be done starts
+    /// the next pass.
+    #[cold]
+    fn pass_done<Z: Zoned>(&mut self, fi: usize, z: &mut Z) {
+        self.mark_done(fi);
+        if self.files_done == self.files.len() {
+            self.restart_pass(z);
+        }
+    }
+
+    /// Another pass over all files (fio closes them at the end of a pass and opens them for
+    /// the next): positions and random maps back to the start, the zone accounting reset,
+    /// the streams seeded again (io_size beyond the files, not time_based).
+    fn restart_pass<Z: Zoned>(&mut self, z: &mut Z) {
+        let n = self.files.len();
         for i in 0..n {
             let f = &mut self.files[i];
             f.rewind();
             f.zoned_ios = 0;
             f.done = f.region.len == 0;
+            f.wrap_due = true;
             z.restarted(i);
         }
         self.files_done = self.files.iter().filter(|f| f.done).count();
         if n > 1 {
-            // fio closed every file at the end of the pass, so the next I/O picks a file
-            // afresh: round robin and random service move on as at a switch, sequential
-            // service goes on with the file after the last one.
+            // The next I/O picks a file afresh: round robin and random service move on as
+            // at a switch, sequential service goes on with the file after the last one.
             self.file_ios = self.spec.select_nr.max(1);
             if self.spec.select == FileSelect::Sequential {
                 self.cur_file = (self.cur_file + 1) % n;
             }
         }
-        self.wrapped = true;
         if self.spec.repeatable && !self.spec.time_based {
             self.reseed();
         }

@@ -141,6 +141,11 @@ impl Generator {
                 self.mark_done(fi);
                 return None;
             }
+            if self.passes(true) {
+                // Several files: done for this pass (the last one starts the next).
+                self.pass_done(fi, z);
+                return None;
+            }
             // The draw found the map full: the file starts over (its cache dropped again,
             // fio's loop_cache_invalidate) and fio draws again.
             self.wrapped = true;

@@ -25,6 +25,7 @@ fn spec(random: bool, size: u64) -> Spec {
         select_nr: 1,
         wrap: false,
         zone_eof_pass: false,
+        zbd_last_file_ends: false,
         seeds: crate::rng::fio_seeds(0x89, 1, true),
         gen: RandGen::Tausworthe,
         lfsr_usable_seed: true,
