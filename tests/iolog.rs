@@ -766,3 +766,99 @@ fn blktraces_merge_and_the_merge_replays() {
         r.stderr
     );
 }
+
+/// The write_iolog of jobs over several files, passes and loops, line by line without the
+/// times, against fio's: a file found done is closed there (`close`), the end of a loop
+/// or pass with end_fsync or fsync_on_close logs each file's `sync` (a closed file opened
+/// again for it and closed after), a pass of io_size beyond the files and each loop close
+/// the files and open them again at their next use, the next loop picking its first
+/// file as round robin goes on.
+#[test]
+fn written_logs_follow_fio_s_closes_syncs_passes_and_loops() {
+    let Some(fio) = fio_bin() else { return };
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let cases: &[(&str, &[&str])] = &[
+        ("f:g", &["--rw=write"]),
+        ("f:g", &["--rw=write", "--end_fsync=1"]),
+        ("f:g", &["--rw=write", "--fsync_on_close=1"]),
+        ("f", &["--rw=write", "--end_fsync=1", "--fsync_on_close=1"]),
+        ("f:f2", &["--rw=write", "--end_fsync=1"]),
+        (
+            "f:g",
+            &[
+                "--rw=write",
+                "--ioengine=null",
+                "--size=2M",
+                "--end_fsync=1",
+            ],
+        ),
+        ("f:g", &["--rw=write", "--io_size=3M", "--end_fsync=1"]),
+        ("f:g", &["--rw=randread", "--io_size=3M"]),
+        ("f:g:h", &["--rw=read", "--io_size=5M"]),
+        ("f:g", &["--rw=write", "--loops=2", "--fsync_on_close=1"]),
+        (
+            "f:g:f2",
+            &["--rw=read", "--loops=3", "--file_service_type=random"],
+        ),
+        (
+            "f:g",
+            &[
+                "--rw=randread",
+                "--io_size=2M",
+                "--file_service_type=zipf:1.2",
+            ],
+        ),
+        ("f", &["--rw=write", "--io_size=3M", "--end_fsync=1"]),
+    ];
+    for (files, extra) in cases {
+        let what = format!("{files} {extra:?}");
+        let mut got = Vec::new();
+        for (bin, env) in [(&fio, &[][..]), (&flexio_bin(), ORACLE_COMPAT)] {
+            let d = tempfile::tempdir().unwrap();
+            for (name, len) in [
+                ("f", 1 << 20),
+                ("f2", 1 << 20),
+                ("g", 512 << 10),
+                ("h", 256 << 10),
+            ] {
+                std::fs::write(d.path().join(name), vec![0u8; len]).unwrap();
+            }
+            let mut args = vec![
+                "--name=w".to_string(),
+                format!("--filename={files}"),
+                "--bs=64k".into(),
+                "--write_iolog=w.log".into(),
+                "--output-format=terse".into(),
+            ];
+            args.extend(extra.iter().map(|a| a.to_string()));
+            ok_env(bin, &args, d.path(), env);
+            // The lines without their times.
+            let lines: Vec<String> = read(&d.path().join("w.log"))
+                .lines()
+                .map(|l| match l.split_once(' ') {
+                    Some((t, rest)) if t.parse::<u64>().is_ok() => rest.to_string(),
+                    _ => l.to_string(),
+                })
+                .collect();
+            got.push(lines);
+        }
+        let (x, f) = (got.pop().unwrap(), got.pop().unwrap());
+        if let Some(k) = f.iter().zip(&x).position(|(p, q)| p != q) {
+            panic!(
+                "{what}: line {} differs: fio {:?}, flexio {:?}\nfio:\n{}\nflexio:\n{}",
+                k + 1,
+                f[k],
+                x[k],
+                f.join("\n"),
+                x.join("\n")
+            );
+        }
+        assert_eq!(
+            f.len(),
+            x.len(),
+            "{what}: lines\nfio:\n{}\nflexio:\n{}",
+            f.join("\n"),
+            x.join("\n")
+        );
+    }
+}

@@ -121,6 +121,95 @@ fn sync_file_range_calls_equal_fios() {
     assert_eq!(got, want, "ranges and flags of each call");
 }
 
+/// The fsync(2) calls of a run.
+fn fsyncs(bin: &Path, dir: &Path, args: &[&str]) -> usize {
+    let out = Command::new("strace")
+        .args(["-f", "-e", "trace=fsync"])
+        .arg(bin)
+        .args(args)
+        .arg("--output=/dev/null")
+        .current_dir(dir)
+        .envs(ORACLE_COMPAT.iter().copied())
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.contains("fsync("))
+        .count()
+}
+
+/// end_fsync and fsync_on_close sync where fio syncs: at the end of every pass of io_size
+/// beyond the files and of every loop (a file closed as done opened again for it), a
+/// file closed as done synced as it closes, and the last close not syncing again.
+#[test]
+fn end_syncs_come_at_each_pass_and_loop_as_in_fio() {
+    let Some(fio) = fio_bin() else { return };
+    if Command::new("strace").arg("-V").output().is_err() {
+        eprintln!("SKIP: strace is not installed; the calls are not compared");
+        return;
+    }
+    let cases: &[&[&str]] = &[
+        &[
+            "--filename=f",
+            "--rw=write",
+            "--io_size=3M",
+            "--end_fsync=1",
+        ],
+        &[
+            "--filename=f",
+            "--rw=write",
+            "--io_size=3M",
+            "--fsync_on_close=1",
+        ],
+        &[
+            "--filename=f",
+            "--rw=randwrite",
+            "--io_size=3M",
+            "--end_fsync=1",
+        ],
+        &[
+            "--filename=f:g",
+            "--rw=write",
+            "--io_size=6M",
+            "--end_fsync=1",
+        ],
+        &[
+            "--filename=f:g",
+            "--rw=write",
+            "--loops=3",
+            "--fsync_on_close=1",
+        ],
+        &[
+            "--filename=f:g",
+            "--rw=write",
+            "--fsync_on_close=1",
+            "--end_fsync=1",
+        ],
+        &[
+            "--filename=f",
+            "--rw=write",
+            "--fsync_on_close=1",
+            "--end_fsync=1",
+        ],
+    ];
+    for c in cases {
+        let mut counts = Vec::new();
+        for bin in [&fio, &flexio_bin()] {
+            let d = tempfile::tempdir().unwrap();
+            std::fs::write(d.path().join("f"), vec![0u8; 1 << 20]).unwrap();
+            std::fs::write(d.path().join("g"), vec![0u8; 512 << 10]).unwrap();
+            let mut args = vec!["--name=s", "--bs=64k"];
+            args.extend_from_slice(c);
+            counts.push(fsyncs(bin, d.path(), &args));
+        }
+        assert!(counts[0] > 0, "{c:?}: fio made no fsync");
+        assert_eq!(
+            counts[1], counts[0],
+            "{c:?}: fsync calls (fio, then flexio)"
+        );
+    }
+}
+
 #[test]
 fn write_hint_is_set_on_the_inode_as_fio_does() {
     let Some(fio) = fio_bin() else { return };

@@ -662,7 +662,9 @@ pub fn io_plan(o: &JobOptions, caps: &Caps, depth: u32, budget: u64, seeds: &[u6
         startdelay_seed: seeds[slot::START_DELAY] as u32,
         sync_every: if o.fsync > 0 { o.fsync } else { o.fdatasync },
         sync_is_fdatasync: o.fsync == 0,
-        end_fsync: o.end_fsync && writes && !caps.diskless,
+        // A diskless engine's files have nothing to sync; the end's `sync` lines of
+        // write_iolog are still written, as fio writes them.
+        end_fsync: o.end_fsync && writes,
         state: match (rw.reads(), writes, rw.trims(), rw.is_random()) {
             (true, true, _, false) => RunState::MixedSeq,
             (true, true, _, true) => RunState::MixedRand,

@@ -84,6 +84,14 @@ impl Capture {
         }
     }
 
+    /// File `i` of an engine without descriptors was closed (done): its next use logs
+    /// `open` again.
+    pub fn closed_once(&mut self, i: u32) {
+        if let Some(o) = self.opened.get_mut(i as usize) {
+            *o = false;
+        }
+    }
+
     /// Whether file `i` was logged as opened by [`Capture::open_once`].
     pub fn opened(&self, i: usize) -> bool {
         self.opened.get(i).copied().unwrap_or(false)

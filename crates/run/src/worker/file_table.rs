@@ -132,6 +132,19 @@ impl FileTable {
         self.open
     }
 
+    /// Whether file `i` has requests in flight.
+    pub fn busy(&self, i: usize) -> bool {
+        self.inflight[i] > 0
+    }
+
+    /// fsync file `i` (open); whether it succeeded.
+    pub fn fsync(&self, i: usize) -> bool {
+        match &self.fds[i] {
+            Some(fd) => os::fs::fsync(fd).is_ok(),
+            None => false,
+        }
+    }
+
     /// A request on file `i` was submitted / completed.
     #[inline]
     pub fn started(&mut self, i: usize) {
@@ -264,15 +277,6 @@ impl FileTable {
         }
     }
 
-    /// fsync every open file (end_fsync); whether every one succeeded.
-    pub fn fsync_all(&self) -> bool {
-        let mut ok = true;
-        for fd in self.fds.iter().flatten() {
-            ok &= os::fs::fsync(fd).is_ok();
-        }
-        ok
-    }
-
     /// One syncfs per file system of the open files (end_syncfs); returns how many were
     /// issued. Files on one file system share a device number.
     pub fn syncfs_all(&self) -> usize {
@@ -289,12 +293,13 @@ impl FileTable {
     }
 
     /// Between loops, fio closes and reopens a job's files: the page cache is dropped again
-    /// (`invalidate`) and `fsync_on_close` syncs again. flexio keeps the descriptors and
-    /// does those two steps.
-    pub fn next_loop(&mut self, files: &[FilePlan], p: &OpenPlan) {
+    /// (`invalidate`) and `fsync_on_close` syncs again (`fsync`: unless the loop's end
+    /// already synced them). flexio keeps the descriptors still open and does those two
+    /// steps.
+    pub fn next_loop(&mut self, files: &[FilePlan], p: &OpenPlan, fsync: bool) {
         for (i, fd) in self.fds.iter().enumerate() {
             let Some(fd) = fd else { continue };
-            if p.fsync_on_close {
+            if p.fsync_on_close && fsync {
                 let _ = os::fs::fsync(fd);
             }
             if p.invalidate && !files[i].is_char_dev() {
@@ -438,7 +443,7 @@ mod tests {
         let mut t = FileTable::new(2);
         assert!(t.first_use(1));
         assert!(!t.first_use(1));
-        t.next_loop(&files, &open_plan());
+        t.next_loop(&files, &open_plan(), true);
         assert!(t.first_use(1));
     }
 }

@@ -209,6 +209,9 @@ pub struct NextIo {
     /// The file started over (time_based, or io_size beyond its size) with this I/O: fio
     /// drops its page cache again at that point (`invalidate`).
     pub wrapped: bool,
+    /// Files were done (or started over under non-uniform file service) since the last
+    /// I/O handed out: fio closes them there; [`Generator::take_closed`] names them.
+    pub closed: bool,
 }
 
 /// What fio 3.33's `--debug=random` logs of the offset generator.
@@ -377,6 +380,14 @@ pub struct Generator {
     files_done: usize,
     /// A file wrapped around since the last I/O handed out.
     wrapped: bool,
+    /// Files done (or started over under non-uniform file service) since the worker last
+    /// took them ([`Self::take_closed`]), in that order.
+    closed: Vec<u32>,
+    /// `closed` gained an entry, or a pass ended, since the last I/O handed out.
+    closes_due: bool,
+    /// A pass ended ([`Self::restart_pass`]) since the worker last asked
+    /// ([`Self::take_pass_end`]).
+    pass_ended: bool,
     /// log2 of each direction's smallest block size, when it is a power of two.
     bs_shift: [Option<u32>; 3],
     /// Directions that can take [`Generator::fast_random`]: log2 of their block size.
@@ -389,8 +400,6 @@ pub struct Generator {
     trimwrite: bool,
     /// rw=randtrimwrite (random, writes and trims): [`Generator::attempt_randtrimwrite`].
     randtrimwrite: bool,
-    /// Non-uniform file service: the file that started over.
-    restarted: Option<usize>,
 }
 
 impl Generator {
@@ -445,6 +454,9 @@ impl Generator {
             },
             files_done,
             wrapped: false,
+            closed: Vec::new(),
+            closes_due: false,
+            pass_ended: false,
             bs_shift: [0, 1, 2].map(|d| {
                 let m = spec.bs[d].min();
                 m.is_power_of_two().then(|| m.trailing_zeros())
@@ -472,7 +484,6 @@ impl Generator {
             spr,
             trimwrite: spec.dirs[1] && spec.dirs[2] && !spec.dirs[0],
             randtrimwrite: spec.random && spec.dirs[1] && spec.dirs[2],
-            restarted: None,
             files,
             spec,
         }
@@ -647,9 +658,23 @@ impl Generator {
             f.zone_done = 0;
         }
         self.files_done = self.files.iter().filter(|f| f.done).count();
-        self.cur_file = 0;
+        // fio closed the files as the loop ended: the next I/O picks a file afresh, round
+        // robin and random service moving on as at a switch, sequential service going on
+        // with the file after the last one (as at a new pass, [`Self::restart_pass`]).
+        let n = self.files.len();
+        if n > 1 {
+            self.file_ios = self.spec.select_nr.max(1);
+            if self.spec.select == FileSelect::Sequential {
+                self.cur_file = (self.cur_file + 1) % n;
+            }
+        } else {
+            self.cur_file = 0;
+            self.file_ios = 0;
+        }
+        self.closed.clear();
+        self.closes_due = false;
+        self.pass_ended = false;
         self.rwmix_issues = 0;
-        self.file_ios = 0;
         if self.spec.repeatable {
             self.reseed();
         }
@@ -842,6 +867,7 @@ impl Generator {
         if !self.files[fi].done {
             self.files[fi].done = true;
             self.files_done += 1;
+            self.file_closed(fi);
         }
     }
 
@@ -852,13 +878,28 @@ impl Generator {
         f.rewind();
         f.zone_start = 0;
         f.zone_done = 0;
-        self.restarted = Some(fi);
+        self.file_closed(fi);
     }
 
-    /// The file that started over since the last call (non-uniform file service), if any:
-    /// fio closes and opens it again.
-    pub fn take_restarted(&mut self) -> Option<usize> {
-        self.restarted.take()
+    /// fio closes file `fi` here (done, or starting over under non-uniform file service).
+    #[cold]
+    fn file_closed(&mut self, fi: usize) {
+        self.closed.push(fi as u32);
+        self.closes_due = true;
+    }
+
+    /// The files closed since the last call, in order, into `out` (cleared first): the
+    /// worker closes them (fio's log shows `close` there, and `fsync_on_close` runs then).
+    pub fn take_closed(&mut self, out: &mut Vec<u32>) {
+        out.clear();
+        out.append(&mut self.closed);
+        self.closes_due = false;
+    }
+
+    /// Whether a pass ended since the last call ([`Self::passes`]): the worker ends it as
+    /// fio ends a loop (end_fsync's syncs, the files closed) before the next I/O.
+    pub fn take_pass_end(&mut self) -> bool {
+        std::mem::take(&mut self.pass_ended)
     }
 
     /// The next I/O of direction `ddir`, or `None` when every file is done.
@@ -1002,6 +1043,7 @@ impl Generator {
             offset: f.region.start + off,
             len,
             wrapped,
+            closed: std::mem::take(&mut self.closes_due),
         })
     }
 
@@ -1016,6 +1058,7 @@ impl Generator {
             offset,
             len,
             wrapped: false,
+            closed: std::mem::take(&mut self.closes_due),
         };
         self.trimwrite_started(&io);
         io
@@ -1075,6 +1118,7 @@ impl Generator {
                     offset: f.region.start + off,
                     len: l,
                     wrapped,
+                    closed: std::mem::take(&mut self.closes_due),
                 });
             }
         }
@@ -1262,10 +1306,13 @@ impl Generator {
     /// random map where it is), as do non-uniform file service and strided zones.
     fn passes(&self, random: bool) -> bool {
         self.spec.wrap
-            && self.files.len() > 1
             && self.spec.strided.is_none()
             && !matches!(self.spec.select, FileSelect::Dist(_))
-            && !(random && self.spec.time_based)
+            && if self.files.len() > 1 {
+                !(random && self.spec.time_based)
+            } else {
+                !self.spec.time_based
+            }
     }
 
     /// File `fi` is done for this pass ([`Self::passes`]); the last one to be done starts
@@ -1303,6 +1350,8 @@ impl Generator {
         if self.spec.repeatable && !self.spec.time_based {
             self.reseed();
         }
+        self.pass_ended = true;
+        self.closes_due = true;
     }
 
     /// fio's backwards sequential I/O (`rw=read:-N`): `end` is where the previous I/O ended

@@ -153,6 +153,13 @@ pub struct Worker<'a, E: Engine> {
     /// write_iolog: requests are logged as they are queued.
     capture: Option<Box<super::capture::Capture>>,
     capture_last_offset: u64,
+    /// The files the generator last reported closed ([`Self::close_done_files`]).
+    closed_buf: Vec<u32>,
+    /// This loop's end synced every file (end_fsync, fsync_on_close): closing them does
+    /// not sync again.
+    end_synced: bool,
+    /// Another loop follows this one.
+    more_loops: bool,
     /// flow/flow_id: the job's membership in its flow group.
     flow: Option<super::flow::Member>,
     /// lockfile: each file's lock (shared with other jobs by path).
@@ -300,6 +307,9 @@ impl<'a, E: Engine> Worker<'a, E> {
             replay: None,
             capture: None,
             capture_last_offset: 0,
+            closed_buf: Vec::new(),
+            end_synced: false,
+            more_loops: false,
             flow: p
                 .control
                 .flow
@@ -450,12 +460,127 @@ impl<'a, E: Engine> Worker<'a, E> {
             for i in 0..self.plan.files.len() {
                 if self.files.is_open(i) || self.capture.as_ref().is_some_and(|c| c.opened(i)) {
                     self.capture_file(i, crate::iolog::Act::Close);
+                    if let Some(c) = self.capture.as_mut() {
+                        c.closed_once(i as u32);
+                    }
                 }
             }
         }
-        self.files
-            .close_all(&mut self.engine, self.plan.open.fsync_on_close);
+        let fsync = self.plan.open.fsync_on_close && !self.end_synced;
+        self.files.close_all(&mut self.engine, fsync);
         self.progress.files.store(0, Ordering::Relaxed);
+    }
+
+    /// Files the generator found done (or starting over under non-uniform file service)
+    /// since the last I/O: fio closes each when it finds it done, syncing it first with
+    /// fsync_on_close, and logs the `close`; its next use opens it again (another pass,
+    /// the next loop, the end's sync).
+    ///
+    /// A pass of a job that goes past its files' end ended with them (io_size beyond
+    /// them, or a time_based job's sequential I/O over several files): fio ends it as it
+    /// ends a loop, and so does this before the next pass's first I/O ([`Self::end_pass`]).
+    #[cold]
+    fn close_done_files(&mut self) {
+        let mut done = std::mem::take(&mut self.closed_buf);
+        self.gen.take_closed(&mut done);
+        for &i in &done {
+            self.close_done_file(i as usize);
+        }
+        self.closed_buf = done;
+        if self.gen.take_pass_end() {
+            self.end_pass();
+        }
+    }
+
+    /// The end of a pass, as fio ends each of its passes (a loop of its own in fio): what
+    /// is in flight completes, end_fsync's (or fsync_on_close's) syncs, every file closed
+    /// (each opens again at its next use, its cache dropped then with `invalidate`).
+    fn end_pass(&mut self) {
+        self.quiesce();
+        self.end_synced = false;
+        let t0 = self.clock.now();
+        if self.plan.io.end_fsync || self.plan.open.fsync_on_close {
+            self.end_synced = self.end_sync_pass();
+        }
+        if !self.plan.io.unlink_each_loop {
+            self.close_files();
+        }
+        self.end_synced = false;
+        self.target_since(t0);
+    }
+
+    fn close_done_file(&mut self, i: usize) {
+        if self.caps.no_fd || self.caps.diskless {
+            if self.capture.as_ref().is_some_and(|c| c.opened(i)) {
+                self.capture_file(i, crate::iolog::Act::Close);
+                if let Some(c) = self.capture.as_mut() {
+                    c.closed_once(i as u32);
+                }
+            }
+            return;
+        }
+        if !self.files.is_open(i) {
+            return;
+        }
+        // A descriptor with requests in flight is not closed: they complete first.
+        while self.files.busy(i) && self.inflight > 0 && !self.stop {
+            self.commit();
+            self.reap::<false>(1);
+        }
+        self.capture_file(i, crate::iolog::Act::Close);
+        let t0 = self.clock.now();
+        self.files
+            .close(i, &mut self.engine, self.plan.open.fsync_on_close);
+        self.target_since(t0);
+        self.publish_files();
+    }
+
+    /// The end of a loop's I/O with end_fsync or fsync_on_close (fio syncs there for
+    /// both): every file in order, a file closed as done opened again for its fsync and
+    /// closed after it; each `sync` logged as fio logs it (the offset of the last request,
+    /// length 0). Whether every file was synced.
+    fn end_sync_pass(&mut self) -> bool {
+        let mut all = true;
+        for i in 0..self.plan.files.len() {
+            if self.caps.no_fd || self.caps.diskless {
+                // No descriptor to sync: the log's lines only.
+                let Some(opened) = self.capture.as_ref().map(|c| c.opened(i)) else {
+                    continue;
+                };
+                if !opened {
+                    self.capture_open_once(i);
+                }
+                self.capture_sync(i);
+                if !opened {
+                    self.close_done_file(i);
+                }
+                continue;
+            }
+            let reopen = !self.files.is_open(i);
+            if reopen && !self.ensure_open(i) {
+                all = false;
+                continue;
+            }
+            self.capture_sync(i);
+            all &= self.files.fsync(i);
+            if reopen {
+                self.capture_file(i, crate::iolog::Act::Close);
+                self.files.close(i, &mut self.engine, false);
+                self.publish_files();
+            }
+        }
+        all
+    }
+
+    /// Capture: the end's `sync` of file `i`.
+    fn capture_sync(&mut self, i: usize) {
+        if self.capture.is_some() {
+            let now = self.clock.now();
+            let off = self.capture_last_offset;
+            if let Some(c) = self.capture.as_mut() {
+                c.io(now, i as u32, crate::iolog::Act::Sync, off, 0);
+            }
+        }
     }
 
     fn unlink_files(&self) {
@@ -647,6 +772,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             if let Some(vs) = self.ver.as_mut() {
                 vs.loop_begins(&self.gen);
             }
+            self.more_loops = l + 1 < loops;
             let end = self.do_io();
             self.end_of_loop(loop_start);
             // fio: a time-based job whose time is up ends without the read-back.
@@ -674,7 +800,15 @@ impl<'a, E: Engine> Worker<'a, E> {
                 // Inside the measured run: the fsyncs, cache drops and unlinks between
                 // loops are the target's time.
                 let t0 = self.clock.now();
-                self.files.next_loop(&self.plan.files, &self.plan.open);
+                if !self.plan.io.unlink_each_loop {
+                    // fio closes the files between loops (fsync_on_close syncing them
+                    // unless the loop's end did) and opens them again at their next use
+                    // (invalidate dropping their cache then).
+                    self.close_files();
+                }
+                let fsync = !self.end_synced;
+                self.files
+                    .next_loop(&self.plan.files, &self.plan.open, fsync);
                 self.gen.reset();
                 if self.plan.io.unlink_each_loop {
                     self.unlink_files();
@@ -989,6 +1123,9 @@ impl<'a, E: Engine> Worker<'a, E> {
             self.gen.next_io()?
         };
         let ddir = n.ddir;
+        if n.closed {
+            self.close_done_files();
+        }
         if n.wrapped && self.plan.io.invalidate_on_wrap {
             let t0 = self.clock.now();
             self.files.invalidate(n.file, &self.plan.files[n.file]);
@@ -1320,17 +1457,31 @@ impl<'a, E: Engine> Worker<'a, E> {
                 break;
             }
         }
-        if self.plan.io.end_fsync {
+        // Files the last attempts found done are closed now, as fio closes a file when it
+        // finds it done. fio counts a job's bytes over all its loops: a loop before the
+        // last ends when its files are found done, not on its bytes, so the generator is
+        // asked once more here; the last loop ends on the bytes and never looks at the
+        // files again (they stay open until the end).
+        if self.more_loops
+            && end == End::Done
+            && !self.stop
+            && self.replay.is_none()
+            && self.zones.is_none()
+            && !self.plan.spec.wrap
+        {
+            let _ = self.gen.next_io();
+        }
+        self.close_done_files();
+        self.end_synced = false;
+        if self.plan.io.end_fsync || self.plan.open.fsync_on_close {
             // The target's time, not flexio's.
             let t0 = self.clock.now();
-            let synced = self.files.fsync_all();
+            let synced = self.end_sync_pass();
             self.stats.engine_ns += self.clock.now().saturating_sub(t0);
-            // verify_policy=fsynced: an end_fsync that synced every file covers every
+            self.end_synced = synced;
+            // verify_policy=fsynced: an end sync that synced every file covers every
             // write (none is in flight any more).
-            let all = synced
-                && self.inflight == 0
-                && !self.caps.diskless
-                && self.files.open_count() as usize == self.plan.files.len();
+            let all = synced && self.inflight == 0 && !self.caps.diskless;
             if let Some(v) = self.ver.as_deref_mut().filter(|_| all) {
                 let mark = v.sync_mark();
                 v.synced(mark);

@@ -73,6 +73,9 @@ impl<E: Engine> Worker<'_, E> {
             let Some(n) = next else {
                 break End::Done;
             };
+            if n.closed {
+                self.close_done_files();
+            }
             if n.wrapped && invalidate {
                 let t0 = self.clock.now();
                 self.files.invalidate(n.file, &self.plan.files[n.file]);
@@ -205,6 +208,7 @@ impl<E: Engine> Worker<'_, E> {
             offset: e.offset,
             len: e.len,
             wrapped: false,
+            closed: false,
         })
     }
 
