@@ -383,8 +383,11 @@ pub struct Generator {
     /// Files done (or started over under non-uniform file service) since the worker last
     /// took them ([`Self::take_closed`]), in that order.
     closed: Vec<u32>,
-    /// `closed` gained an entry, or a pass ended, since the last I/O handed out.
-    closes_due: bool,
+    /// Closes or a pass's end wait for the worker, or files owe their next I/O a
+    /// `wrapped` ([`Self::take_events`]): the one flag the hot path reads for all three.
+    events: bool,
+    /// Files whose `wrap_due` is set.
+    wraps_due: usize,
     /// A pass ended ([`Self::restart_pass`]) since the worker last asked
     /// ([`Self::take_pass_end`]).
     pass_ended: bool,
@@ -455,7 +458,8 @@ impl Generator {
             files_done,
             wrapped: false,
             closed: Vec::new(),
-            closes_due: false,
+            events: false,
+            wraps_due: 0,
             pass_ended: false,
             bs_shift: [0, 1, 2].map(|d| {
                 let m = spec.bs[d].min();
@@ -672,7 +676,11 @@ impl Generator {
             self.file_ios = 0;
         }
         self.closed.clear();
-        self.closes_due = false;
+        for f in &mut self.files {
+            f.wrap_due = false;
+        }
+        self.wraps_due = 0;
+        self.events = false;
         self.pass_ended = false;
         self.rwmix_issues = 0;
         if self.spec.repeatable {
@@ -885,7 +893,7 @@ impl Generator {
     #[cold]
     fn file_closed(&mut self, fi: usize) {
         self.closed.push(fi as u32);
-        self.closes_due = true;
+        self.events = true;
     }
 
     /// The files closed since the last call, in order, into `out` (cleared first): the
@@ -893,13 +901,36 @@ impl Generator {
     pub fn take_closed(&mut self, out: &mut Vec<u32>) {
         out.clear();
         out.append(&mut self.closed);
-        self.closes_due = false;
+        self.events = self.wraps_due > 0 || self.pass_ended;
     }
 
     /// Whether a pass ended since the last call ([`Self::passes`]): the worker ends it as
     /// fio ends a loop (end_fsync's syncs, the files closed) before the next I/O.
     pub fn take_pass_end(&mut self) -> bool {
-        std::mem::take(&mut self.pass_ended)
+        let ended = std::mem::take(&mut self.pass_ended);
+        self.events = self.wraps_due > 0 || !self.closed.is_empty();
+        ended
+    }
+
+    /// The `wrapped` and `closed` of the I/O of file `fi` being handed out.
+    #[inline]
+    fn take_events(&mut self, fi: usize) -> (bool, bool) {
+        if !(self.wrapped | self.events) {
+            return (false, false);
+        }
+        self.take_events_cold(fi)
+    }
+
+    #[cold]
+    fn take_events_cold(&mut self, fi: usize) -> (bool, bool) {
+        let mut wrapped = std::mem::take(&mut self.wrapped);
+        if std::mem::take(&mut self.files[fi].wrap_due) {
+            wrapped = true;
+            self.wraps_due -= 1;
+        }
+        let closed = !self.closed.is_empty() || self.pass_ended;
+        self.events = self.wraps_due > 0 || closed;
+        (wrapped, closed)
     }
 
     /// The next I/O of direction `ddir`, or `None` when every file is done.
@@ -1035,15 +1066,16 @@ impl Generator {
         let off = b << sh;
         let len = 1u64 << sh;
         f.pos[ddir] = off + len;
-        let wrapped = std::mem::take(&mut self.wrapped) | std::mem::take(&mut f.wrap_due);
+        let start = f.region.start;
+        let (wrapped, closed) = self.take_events(fi);
         self.issues[ddir] += 1;
         Some(NextIo {
             file: fi,
             ddir,
-            offset: f.region.start + off,
+            offset: start + off,
             len,
             wrapped,
-            closed: std::mem::take(&mut self.closes_due),
+            closed,
         })
     }
 
@@ -1052,13 +1084,14 @@ impl Generator {
         let f = &mut self.files[fi];
         f.pos[1] = (offset + len).wrapping_sub(f.region.start);
         self.issues[1] += 1;
+        let (_, closed) = self.take_events(fi);
         let io = NextIo {
             file: fi,
             ddir: 1,
             offset,
             len,
             wrapped: false,
-            closed: std::mem::take(&mut self.closes_due),
+            closed,
         };
         self.trimwrite_started(&io);
         io
@@ -1110,15 +1143,16 @@ impl Generator {
                 if self.spec.strided.is_some() {
                     f.zone_done += l;
                 }
-                let wrapped = std::mem::take(&mut self.wrapped) | std::mem::take(&mut f.wrap_due);
+                let start = f.region.start;
+                let (wrapped, closed) = self.take_events(fi);
                 self.issues[ddir] += 1;
                 return Some(NextIo {
                     file: fi,
                     ddir,
-                    offset: f.region.start + off,
+                    offset: start + off,
                     len: l,
                     wrapped,
-                    closed: std::mem::take(&mut self.closes_due),
+                    closed,
                 });
             }
         }
@@ -1350,8 +1384,9 @@ impl Generator {
         if self.spec.repeatable && !self.spec.time_based {
             self.reseed();
         }
+        self.wraps_due = n;
         self.pass_ended = true;
-        self.closes_due = true;
+        self.events = true;
     }
 
     /// fio's backwards sequential I/O (`rw=read:-N`): `end` is where the previous I/O ended

@@ -480,7 +480,7 @@ impl<'a, E: Engine> Worker<'a, E> {
     /// them, or a time_based job's sequential I/O over several files): fio ends it as it
     /// ends a loop, and so does this before the next pass's first I/O ([`Self::end_pass`]).
     #[cold]
-    fn close_done_files(&mut self) {
+    pub(super) fn close_done_files(&mut self) {
         let mut done = std::mem::take(&mut self.closed_buf);
         self.gen.take_closed(&mut done);
         for &i in &done {

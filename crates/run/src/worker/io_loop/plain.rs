@@ -73,13 +73,8 @@ impl<E: Engine> Worker<'_, E> {
             let Some(n) = next else {
                 break End::Done;
             };
-            if n.closed {
-                self.close_done_files();
-            }
-            if n.wrapped && invalidate {
-                let t0 = self.clock.now();
-                self.files.invalidate(n.file, &self.plan.files[n.file]);
-                self.target_since(t0);
+            if n.closed | n.wrapped {
+                self.plain_events(&n, invalidate);
             }
             let d = n.ddir;
             if budget_dirs[d] {
@@ -177,6 +172,20 @@ impl<E: Engine> Worker<'_, E> {
         self.mark_plain(unmarked);
         self.stats.plain_ios += self.issued_since(first);
         end
+    }
+
+    /// Files closed or a pass ended before this I/O, or its file started over (its cache
+    /// dropped again with `invalidate`).
+    #[cold]
+    fn plain_events(&mut self, n: &NextIo, invalidate: bool) {
+        if n.closed {
+            self.close_done_files();
+        }
+        if n.wrapped && invalidate {
+            let t0 = self.clock.now();
+            self.files.invalidate(n.file, &self.plan.files[n.file]);
+            self.target_since(t0);
+        }
     }
 
     /// Replay on the plain loop: the trace's next read, write or trim. The common entry (one
