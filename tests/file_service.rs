@@ -275,31 +275,15 @@ fn files_past_their_end_go_in_fio_s_passes() {
     ];
     for (files, extra, prefix) in cases {
         let what = format!("{files} {extra:?}");
-        let mut got = Vec::new();
-        for (bin, env) in [(&fio, &[][..]), (&flexio_bin(), ORACLE_COMPAT)] {
-            let d = tempfile::tempdir().unwrap();
-            for (name, len) in [
-                ("f", 1 << 20),
-                ("f2", 1 << 20),
-                ("g", 512 << 10),
-                ("h", 256 << 10),
-            ] {
-                std::fs::write(d.path().join(name), vec![0u8; len]).unwrap();
-            }
-            let mut args = vec![
-                "--name=z".to_string(),
-                format!("--filename={files}"),
-                "--bs=16k".into(),
-                "--write_iolog=io.log".into(),
-                "--output-format=terse".into(),
-            ];
-            args.extend(extra.iter().map(|a| a.to_string()));
-            let a: Vec<&str> = args.iter().map(String::as_str).collect();
-            let r = run_in_env(bin, &a, d.path(), env);
-            assert_eq!(r.code, 0, "{what}: {}: {}", bin.display(), r.stderr);
-            got.push(ios(&d.path().join("io.log")));
-        }
-        let (x, f) = (got.pop().unwrap(), got.pop().unwrap());
+        let mut args = vec![
+            "--name=z".to_string(),
+            format!("--filename={files}"),
+            "--bs=16k".into(),
+            "--write_iolog=io.log".into(),
+            "--output-format=terse".into(),
+        ];
+        args.extend(extra.iter().map(|a| a.to_string()));
+        let (f, x) = both_on_files(&fio, MIXED_FILES, &args, |d| ios(&d.join("io.log")));
         assert!(f.len() >= 224, "{what}: fio did {} I/Os", f.len());
         if let Some(k) = f.iter().zip(&x).position(|(p, q)| p != q) {
             panic!(

@@ -812,37 +812,25 @@ fn written_logs_follow_fio_s_closes_syncs_passes_and_loops() {
     ];
     for (files, extra) in cases {
         let what = format!("{files} {extra:?}");
-        let mut got = Vec::new();
-        for (bin, env) in [(&fio, &[][..]), (&flexio_bin(), ORACLE_COMPAT)] {
-            let d = tempfile::tempdir().unwrap();
-            for (name, len) in [
-                ("f", 1 << 20),
-                ("f2", 1 << 20),
-                ("g", 512 << 10),
-                ("h", 256 << 10),
-            ] {
-                std::fs::write(d.path().join(name), vec![0u8; len]).unwrap();
-            }
-            let mut args = vec![
-                "--name=w".to_string(),
-                format!("--filename={files}"),
-                "--bs=64k".into(),
-                "--write_iolog=w.log".into(),
-                "--output-format=terse".into(),
-            ];
-            args.extend(extra.iter().map(|a| a.to_string()));
-            ok_env(bin, &args, d.path(), env);
-            // The lines without their times.
-            let lines: Vec<String> = read(&d.path().join("w.log"))
+        let mut args = vec![
+            "--name=w".to_string(),
+            format!("--filename={files}"),
+            "--bs=64k".into(),
+            "--write_iolog=w.log".into(),
+            "--output-format=terse".into(),
+        ];
+        args.extend(extra.iter().map(|a| a.to_string()));
+        // The lines without their times.
+        let lines = |d: &Path| -> Vec<String> {
+            read(&d.join("w.log"))
                 .lines()
                 .map(|l| match l.split_once(' ') {
                     Some((t, rest)) if t.parse::<u64>().is_ok() => rest.to_string(),
                     _ => l.to_string(),
                 })
-                .collect();
-            got.push(lines);
-        }
-        let (x, f) = (got.pop().unwrap(), got.pop().unwrap());
+                .collect()
+        };
+        let (f, x) = both_on_files(&fio, MIXED_FILES, &args, lines);
         if let Some(k) = f.iter().zip(&x).position(|(p, q)| p != q) {
             panic!(
                 "{what}: line {} differs: fio {:?}, flexio {:?}\nfio:\n{}\nflexio:\n{}",

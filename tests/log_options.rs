@@ -8,25 +8,6 @@ use common::*;
 use std::collections::BTreeSet;
 use std::path::Path;
 
-/// Run fio, or flexio as fio 3.33 (the oracle's version), requiring success.
-fn oracle(bin: &Path, args: &[&str], dir: &Path) -> Run {
-    let env = if bin == flexio_bin() {
-        ORACLE_COMPAT
-    } else {
-        &[]
-    };
-    let r = run_in_env(bin, args, dir, env);
-    assert_eq!(
-        r.code,
-        0,
-        "{} {args:?}: {}{}",
-        bin.display(),
-        r.stdout,
-        r.stderr
-    );
-    r
-}
-
 /// Run with the newest fio's behaviour (flexio's default), requiring success.
 fn ok(bin: &Path, args: &[&str], dir: &Path) -> Run {
     let r = run_in(bin, args, dir);
@@ -88,8 +69,8 @@ fn compressed_logs_inflate_the_same_in_both() {
     for extra in cases {
         let (d1, d2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         let args: Vec<&str> = JOB.iter().chain(extra.iter()).copied().collect();
-        oracle(&fio, &args, d1.path());
-        oracle(&flexio_bin(), &args, d2.path());
+        oracle_run(&fio, &args, d1.path());
+        oracle_run(&flexio_bin(), &args, d2.path());
         assert_eq!(names(d1.path()), names(d2.path()), "{extra:?}");
         for name in ["c_clat.1.log.fz", "c_lat.1.log.fz"] {
             // fio's file: flexio inflates it to fio's text, byte for byte.
@@ -142,8 +123,8 @@ fn log_compression_alone_writes_the_plain_log() {
         .copied()
         .chain(["--log_compression=4k", "--log_offset=1"])
         .collect();
-    oracle(&fio, &args, d1.path());
-    oracle(&flexio_bin(), &args, d2.path());
+    oracle_run(&fio, &args, d1.path());
+    oracle_run(&flexio_bin(), &args, d2.path());
     assert_eq!(names(d1.path()), names(d2.path()));
     let a = std::fs::read_to_string(d1.path().join("c_clat.1.log")).unwrap();
     let b = std::fs::read_to_string(d2.path().join("c_clat.1.log")).unwrap();
@@ -187,7 +168,7 @@ fn epoch_options_give_clock_times() {
             let d = tempfile::tempdir().unwrap();
             let args: Vec<&str> = JOB.iter().chain(extra.iter()).copied().collect();
             let before = now_ms(clock);
-            oracle(bin, &args, d.path());
+            oracle_run(bin, &args, d.path());
             let after = now_ms(clock);
             let text = std::fs::read_to_string(d.path().join("c_clat.1.log")).unwrap();
             for l in text.lines() {

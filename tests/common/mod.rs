@@ -111,6 +111,61 @@ pub static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// versions differ; every comparison with fio 3.33 runs flexio with it.
 pub const ORACLE_COMPAT: &[(&str, &str)] = &[("FLEXIO_COMPAT", "3.33")];
 
+/// Run fio, or flexio as fio 3.33 (the oracle's version: [`ORACLE_COMPAT`]), requiring
+/// success.
+pub fn oracle_run(bin: &Path, args: &[&str], dir: &Path) -> Run {
+    let env = if bin == flexio_bin() {
+        ORACLE_COMPAT
+    } else {
+        &[]
+    };
+    let r = run_in_env(bin, args, dir, env);
+    assert_eq!(
+        r.code,
+        0,
+        "{} {args:?}: {}{}",
+        bin.display(),
+        r.stdout,
+        r.stderr
+    );
+    r
+}
+
+/// The files several-file comparisons run on (sparse): two of 1 MiB, one of 512 KiB and
+/// one of 256 KiB, so files of different sizes end at different times.
+pub const MIXED_FILES: &[(&str, u64)] = &[
+    ("f", 1 << 20),
+    ("f2", 1 << 20),
+    ("g", 512 << 10),
+    ("h", 256 << 10),
+];
+
+/// fio, then flexio as fio 3.33 ([`ORACLE_COMPAT`]), each in a fresh directory holding
+/// `files` (name, length: sparse) with `args`, the run required to succeed; `look` reads
+/// what each left there. The results in that order (fio's first).
+pub fn both_on_files<T>(
+    fio: &Path,
+    files: &[(&str, u64)],
+    args: &[String],
+    look: impl Fn(&Path) -> T,
+) -> (T, T) {
+    let mut got = Vec::new();
+    for bin in [fio.to_path_buf(), flexio_bin()] {
+        let d = tempfile::tempdir().unwrap();
+        for (name, len) in files {
+            std::fs::File::create(d.path().join(name))
+                .unwrap()
+                .set_len(*len)
+                .unwrap();
+        }
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        oracle_run(&bin, &a, d.path());
+        got.push(look(d.path()));
+    }
+    let x = got.pop().unwrap();
+    (got.pop().unwrap(), x)
+}
+
 /// Run the same arguments through fio and flexio (as fio 3.33: [`ORACLE_COMPAT`]), each in its own fresh directory.
 pub fn both(args: &[&str]) -> Option<(Run, Run)> {
     let fio = fio_bin()?;
