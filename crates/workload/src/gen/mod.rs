@@ -143,7 +143,7 @@ pub struct Spec {
     /// `bs_is_seq_rand`: the read block-size setting applies to sequential I/O and the write
     /// setting to random I/O, whatever the direction.
     pub bs_by_pattern: bool,
-    /// Random offsets of each direction are multiples of this (fio's ba[ddir]: blockalign,
+    /// Random offsets of each direction are multiples of this (fio's `ba[ddir]`: blockalign,
     /// by default the direction's smallest block size).
     pub align: [u64; 3],
     /// Smallest block size over the job's directions (fio's rw_min_bs; sizes the LFSR).
@@ -209,8 +209,9 @@ pub struct NextIo {
     /// The file started over (time_based, or io_size beyond its size) with this I/O: fio
     /// drops its page cache again at that point (`invalidate`).
     pub wrapped: bool,
-    /// Files were done (or started over under non-uniform file service) since the last
-    /// I/O handed out: fio closes them there; [`Generator::take_closed`] names them.
+    /// Files were done (or started over under non-uniform file service), or a pass ended,
+    /// before this I/O: fio closes them (and ends the pass) there;
+    /// [`Generator::take_closed`] and [`Generator::take_pass_end`] say which.
     pub closed: bool,
 }
 
@@ -904,8 +905,9 @@ impl Generator {
         self.events = self.wraps_due > 0 || self.pass_ended;
     }
 
-    /// Whether a pass ended since the last call ([`Self::passes`]): the worker ends it as
-    /// fio ends a loop (end_fsync's syncs, the files closed) before the next I/O.
+    /// Whether a pass over the files ended since the last call (a job past its files' end,
+    /// in fio's passes): the worker ends it as fio ends a loop (end_fsync's syncs, the
+    /// files closed) before the next I/O.
     pub fn take_pass_end(&mut self) -> bool {
         let ended = std::mem::take(&mut self.pass_ended);
         self.events = self.wraps_due > 0 || !self.closed.is_empty();
@@ -1331,13 +1333,15 @@ impl Generator {
         self.restart_pass(z);
     }
 
-    /// Whether a job of several files that goes past their end ([`Spec::wrap`]) does so in
-    /// passes, as fio does: a file at its end (sequential) or with its random map full is
-    /// done, and when all are done another pass starts them all over
-    /// ([`Self::restart_pass`]). Files of different sizes then do not keep pace: `f:g` of
-    /// 16 and 8 MiB write f, g, f, g... to 8 MiB, f alone to 16, then both again. Random
-    /// I/O of a time_based job starts each file over on its own instead (fio resets a full
-    /// random map where it is), as do non-uniform file service and strided zones.
+    /// Whether a job that goes past its files' end ([`Spec::wrap`]: io_size beyond them;
+    /// with several files a time_based job's sequential I/O too) does so in passes, as fio
+    /// does: a file at its end (sequential) or with its random map full is done, and when
+    /// all are done another pass starts them all over ([`Self::restart_pass`]), which the
+    /// worker ends as fio ends a loop. Files of different sizes then do not keep pace:
+    /// `f:g` of 16 and 8 MiB write f, g, f, g... to 8 MiB, f alone to 16, then both again.
+    /// A time_based job's random I/O, and a single file's, start over where they are
+    /// instead (fio resets the random map or position inside its loop), as do
+    /// non-uniform file service and strided zones.
     fn passes(&self, random: bool) -> bool {
         self.spec.wrap
             && self.spec.strided.is_none()
