@@ -438,6 +438,39 @@ fn offsets_increments_and_io_size() {
     );
 }
 
+/// number_ios does not end a time_based job: fio's loop goes on while the job is
+/// time_based, so both tools run to the runtime (fio 3.33 did 129,030 writes of a
+/// 1-second job with number_ios=300).
+#[test]
+fn number_ios_does_not_end_a_time_based_job() {
+    let Some(fio) = fio_bin() else { return };
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    for bin in [fio, flexio_bin()] {
+        let d = tempfile::tempdir().unwrap();
+        let r = oracle_run(
+            &bin,
+            &[
+                "--name=t",
+                "--ioengine=null",
+                "--size=4M",
+                "--number_ios=100",
+                "--time_based",
+                "--runtime=300ms",
+                "--output-format=json",
+            ],
+            d.path(),
+        );
+        let j = json_of(&r.stdout);
+        let ios = j["jobs"][0]["read"]["total_ios"].as_u64().unwrap_or(0);
+        let ms = j["jobs"][0]["job_runtime"].as_u64().unwrap_or(0);
+        assert!(
+            ios > 1000 && ms >= 250,
+            "{}: {ios} I/Os in {ms} ms",
+            bin.display()
+        );
+    }
+}
+
 fn async_case(engine: &str, extra: &[&str]) {
     let mut args = vec![
         "--name=a",

@@ -650,7 +650,9 @@ pub fn io_plan(o: &JobOptions, caps: &Caps, depth: u32, budget: u64, seeds: &[u6
             _ => [false, false, true],
         },
         dirs: job_dirs(o),
-        number_ios: o.number_ios,
+        // fio's loop goes on while a job is time_based, whatever the counts say: a
+        // time_based job runs to its runtime past number_ios.
+        number_ios: if time_based { 0 } else { o.number_ios },
         loops: if time_based { u32::MAX } else { o.loops },
         runtime_ns: o.runtime_us * 1000,
         ramp_ns: o.ramp_time_us * 1000,
