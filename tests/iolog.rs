@@ -809,6 +809,20 @@ fn written_logs_follow_fio_s_closes_syncs_passes_and_loops() {
             ],
         ),
         ("f", &["--rw=write", "--io_size=3M", "--end_fsync=1"]),
+        // The LFSR's sequence through ends the file's pass too.
+        (
+            "f:g",
+            &["--rw=randread", "--io_size=3M", "--random_generator=lfsr"],
+        ),
+        (
+            "f",
+            &[
+                "--rw=randwrite",
+                "--io_size=3M",
+                "--random_generator=lfsr",
+                "--end_fsync=1",
+            ],
+        ),
     ];
     for (files, extra) in cases {
         let what = format!("{files} {extra:?}");

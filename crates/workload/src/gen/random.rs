@@ -30,8 +30,10 @@ impl Generator {
             return Some(s.next(scale, || rng.unit()).min(nblocks.saturating_sub(1)));
         }
         if self.spec.gen == RandGen::Lfsr {
-            // Non-uniform file service starts the file over too (fio's fio_file_reset).
-            let wrap = self.spec.wrap || matches!(self.spec.select, FileSelect::Dist(_));
+            // Non-uniform file service starts the file over too (fio's fio_file_reset); a
+            // job in passes ends the file's pass instead ([`Self::random_io`]).
+            let wrap = (self.spec.wrap && !self.passes(true))
+                || matches!(self.spec.select, FileSelect::Dist(_));
             let strided = self.spec.strided.is_some();
             let l = self.files[fi].lfsr.as_mut()?;
             return match l.next_value() {
@@ -131,7 +133,12 @@ impl Generator {
             }
         }
         let Some(mut b) = self.random_block(fi, ddir, nblocks) else {
-            self.mark_done(fi);
+            if self.spec.gen == RandGen::Lfsr && self.passes(true) {
+                // The LFSR's sequence is through: the file is done for this pass.
+                self.pass_done(fi, z);
+            } else {
+                self.mark_done(fi);
+            }
             return None;
         };
         if self.files[fi].map.as_ref().is_some_and(|m| m.full()) {
