@@ -52,12 +52,8 @@ fn read(p: &Path) -> String {
 
 /// Run `bin` in `dir`, requiring success (flexio as fio 3.33, the oracle).
 fn ok(bin: &Path, args: &[String], dir: &Path) -> Run {
-    let env = if bin == flexio_bin() {
-        ORACLE_COMPAT
-    } else {
-        &[]
-    };
-    ok_env(bin, args, dir, env)
+    let a: Vec<&str> = args.iter().map(String::as_str).collect();
+    oracle_run(bin, &a, dir)
 }
 
 fn ok_env(bin: &Path, args: &[String], dir: &Path, env: &[(&str, &str)]) -> Run {

@@ -81,28 +81,41 @@ fn sync_file_range_counts_equal_fio() {
         .contains("not supported by flexio with ioengine=posixaio"));
 }
 
-/// The sync_file_range(2) calls of a run, as strace shows them (descriptor left out).
-fn sfr_calls(bin: &Path, dir: &Path) -> Vec<String> {
+/// The lines strace prints for system call `call` in a run of `bin` with `args` (flexio
+/// as fio 3.33), each from just after `call(`.
+fn traced(bin: &Path, dir: &Path, call: &str, args: &[&str]) -> Vec<String> {
     let out = Command::new("strace")
-        .args(["-f", "-e", "trace=sync_file_range"])
+        .args(["-f", "-e", &format!("trace={call}")])
         .arg(bin)
-        .args([
-            "--name=s",
-            "--filename=f",
-            "--rw=randwrite",
-            "--bs=4k",
-            "--size=256k",
-            "--sync_file_range=wait_after,write:7",
-            "--output=/dev/null",
-        ])
+        .args(args)
+        .arg("--output=/dev/null")
         .current_dir(dir)
         .envs(ORACLE_COMPAT.iter().copied())
         .output()
         .unwrap();
+    let open = format!("{call}(");
     String::from_utf8_lossy(&out.stderr)
         .lines()
-        .filter_map(|l| l.split_once("sync_file_range(").map(|(_, c)| c))
-        .map(|c| c.split_once(", ").map_or(c, |(_, rest)| rest).to_string())
+        .filter_map(|l| l.split_once(open.as_str()).map(|(_, c)| c.to_string()))
+        .collect()
+}
+
+/// The sync_file_range(2) calls of a run, as strace shows them (descriptor left out).
+fn sfr_calls(bin: &Path, dir: &Path) -> Vec<String> {
+    let args = [
+        "--name=s",
+        "--filename=f",
+        "--rw=randwrite",
+        "--bs=4k",
+        "--size=256k",
+        "--sync_file_range=wait_after,write:7",
+    ];
+    traced(bin, dir, "sync_file_range", &args)
+        .into_iter()
+        .map(|c| {
+            c.split_once(", ")
+                .map_or(c.clone(), |(_, rest)| rest.to_string())
+        })
         .collect()
 }
 
@@ -119,23 +132,6 @@ fn sync_file_range_calls_equal_fios() {
     let got = sfr_calls(&flexio_bin(), d.path());
     assert!(want.len() > 4, "{want:?}");
     assert_eq!(got, want, "ranges and flags of each call");
-}
-
-/// The fsync(2) calls of a run.
-fn fsyncs(bin: &Path, dir: &Path, args: &[&str]) -> usize {
-    let out = Command::new("strace")
-        .args(["-f", "-e", "trace=fsync"])
-        .arg(bin)
-        .args(args)
-        .arg("--output=/dev/null")
-        .current_dir(dir)
-        .envs(ORACLE_COMPAT.iter().copied())
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stderr)
-        .lines()
-        .filter(|l| l.contains("fsync("))
-        .count()
 }
 
 /// end_fsync and fsync_on_close sync where fio syncs: at the end of every pass of io_size
@@ -200,7 +196,7 @@ fn end_syncs_come_at_each_pass_and_loop_as_in_fio() {
             std::fs::write(d.path().join("g"), vec![0u8; 512 << 10]).unwrap();
             let mut args = vec!["--name=s", "--bs=64k"];
             args.extend_from_slice(c);
-            counts.push(fsyncs(bin, d.path(), &args));
+            counts.push(traced(bin, d.path(), "fsync", &args).len());
         }
         assert!(counts[0] > 0, "{c:?}: fio made no fsync");
         assert_eq!(

@@ -427,14 +427,7 @@ impl<'a, E: Engine> Worker<'a, E> {
         loop {
             match self.files.room(limit) {
                 Room::Free => break,
-                Room::Close(v) => {
-                    self.capture_file(v, crate::iolog::Act::Close);
-                    let t0 = self.clock.now();
-                    self.files
-                        .close(v, &mut self.engine, self.plan.open.fsync_on_close);
-                    self.target_since(t0);
-                    self.publish_files();
-                }
+                Room::Close(v) => self.close_file(v, self.plan.open.fsync_on_close),
                 Room::Wait if self.inflight > 0 => {
                     self.commit();
                     self.reap::<false>(1);
@@ -527,10 +520,15 @@ impl<'a, E: Engine> Worker<'a, E> {
             self.commit();
             self.reap::<false>(1);
         }
+        self.close_file(i, self.plan.open.fsync_on_close);
+    }
+
+    /// Close open file `i` (fsync first when `fsync`), its `close` logged; the target's
+    /// time.
+    fn close_file(&mut self, i: usize, fsync: bool) {
         self.capture_file(i, crate::iolog::Act::Close);
         let t0 = self.clock.now();
-        self.files
-            .close(i, &mut self.engine, self.plan.open.fsync_on_close);
+        self.files.close(i, &mut self.engine, fsync);
         self.target_since(t0);
         self.publish_files();
     }
@@ -564,9 +562,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             self.capture_sync(i);
             all &= self.files.fsync(i);
             if reopen {
-                self.capture_file(i, crate::iolog::Act::Close);
-                self.files.close(i, &mut self.engine, false);
-                self.publish_files();
+                self.close_file(i, false);
             }
         }
         all
