@@ -993,8 +993,7 @@ fn self_check(plans: &[ThreadPlan], results: &[Option<JobResult>], notes: &Notes
 /// told to remove.
 fn remove_files_of_unrun_jobs(plans: &[ThreadPlan], results: &[Option<JobResult>]) {
     for (i, t) in plans.iter().enumerate() {
-        if results[i].is_none() && (t.io.unlink || t.io.unlink_each_loop) && !t.engine.caps.diskless
-        {
+        if results[i].is_none() && t.io.unlink && !t.engine.caps.diskless {
             for f in t.files.iter().filter(|f| f.block.is_none()) {
                 let _ = std::fs::remove_file(&f.path);
             }

@@ -292,21 +292,9 @@ impl FileTable {
         done.len()
     }
 
-    /// Between loops, fio closes and reopens a job's files: the page cache is dropped again
-    /// (`invalidate`) and `fsync_on_close` syncs again (`fsync`: unless the loop's end
-    /// already synced them). flexio keeps the descriptors still open and does those two
-    /// steps.
-    pub fn next_loop(&mut self, files: &[FilePlan], p: &OpenPlan, fsync: bool) {
-        for (i, fd) in self.fds.iter().enumerate() {
-            let Some(fd) = fd else { continue };
-            if p.fsync_on_close && fsync {
-                let _ = os::fs::fsync(fd);
-            }
-            if p.invalidate && !files[i].is_char_dev() {
-                let r = &files[i].region;
-                let _ = files::invalidate(fd, r.start, r.len);
-            }
-        }
+    /// A new loop: the file-operation engines time each file's first use again. The
+    /// files were closed at the loop's end and open again at their next use.
+    pub fn next_loop(&mut self) {
         self.op_done.iter_mut().for_each(|d| *d = false);
     }
 
@@ -438,12 +426,10 @@ mod tests {
 
     #[test]
     fn file_ops_count_once_per_loop() {
-        let d = tempfile::tempdir().unwrap();
-        let files = plan(d.path(), 2);
         let mut t = FileTable::new(2);
         assert!(t.first_use(1));
         assert!(!t.first_use(1));
-        t.next_loop(&files, &open_plan(), true);
+        t.next_loop();
         assert!(t.first_use(1));
     }
 }

@@ -495,8 +495,11 @@ impl<'a, E: Engine> Worker<'a, E> {
         if self.plan.io.end_fsync || self.plan.open.fsync_on_close {
             self.end_synced = self.end_sync_pass();
         }
-        if !self.plan.io.unlink_each_loop {
-            self.close_files();
+        self.close_files();
+        if self.plan.io.unlink_each_loop {
+            // fio unlinks a job's files as each further pass starts; a write job makes
+            // them again at their next open.
+            self.unlink_files();
         }
         self.end_synced = false;
         self.target_since(t0);
@@ -796,15 +799,12 @@ impl<'a, E: Engine> Worker<'a, E> {
                 // Inside the measured run: the fsyncs, cache drops and unlinks between
                 // loops are the target's time.
                 let t0 = self.clock.now();
-                if !self.plan.io.unlink_each_loop {
-                    // fio closes the files between loops (fsync_on_close syncing them
-                    // unless the loop's end did) and opens them again at their next use
-                    // (invalidate dropping their cache then).
-                    self.close_files();
-                }
-                let fsync = !self.end_synced;
-                self.files
-                    .next_loop(&self.plan.files, &self.plan.open, fsync);
+                // fio closes the files between loops (fsync_on_close syncing them unless
+                // the loop's end did) and opens them again at their next use (invalidate
+                // dropping their cache then); with unlink_each_loop it unlinks them first,
+                // so a write job's next loop makes them anew.
+                self.close_files();
+                self.files.next_loop();
                 self.gen.reset();
                 if self.plan.io.unlink_each_loop {
                     self.unlink_files();
@@ -860,7 +860,9 @@ impl<'a, E: Engine> Worker<'a, E> {
         if let Some(cmd) = &self.plan.control.exec_postrun {
             super::exec::run_hook(self.ctx, &self.plan.name, "postrun", cmd);
         }
-        if self.plan.io.unlink || self.plan.io.unlink_each_loop {
+        // unlink_each_loop unlinks before each further loop, not after the last: the
+        // last loop's files stay, as fio's do, unless `unlink` is set too.
+        if self.plan.io.unlink {
             self.unlink_files();
         }
         self.publish();
