@@ -51,8 +51,8 @@ struct Sink {
     formats: Vec<Format>,
     terse_version: u32,
     file: Option<PathBuf>,
-    /// Report text collected for --output.
-    buf: Mutex<String>,
+    /// Report text collected for --output (the run's notes join it: [`Observer::output`]).
+    buf: Arc<Mutex<String>>,
     /// The live outputs (--metrics-listen, --interval-stream, --live).
     #[cfg(feature = "live")]
     live: Option<crate::live::Live>,
@@ -66,7 +66,7 @@ impl Sink {
             formats: sw.formats.clone(),
             terse_version: sw.terse_version,
             file: sw.output.as_ref().map(PathBuf::from),
-            buf: Mutex::new(String::new()),
+            buf: Arc::new(Mutex::new(String::new())),
             #[cfg(feature = "live")]
             live: None,
             held: Mutex::new(None),
@@ -149,6 +149,9 @@ impl Observer for Sink {
     /// Only the normal format, on stdout: fio's notes go there too.
     fn info_to_stdout(&self) -> bool {
         self.file.is_none() && self.formats == [Format::Normal]
+    }
+    fn output(&self) -> Option<Arc<Mutex<String>>> {
+        self.file.as_ref().map(|_| Arc::clone(&self.buf))
     }
     fn interval(&self, rep: &report::RunReport) {
         self.emit(&self.render(rep));

@@ -299,6 +299,64 @@ fn output_file_is_written_atomically() {
     assert_eq!(names, vec!["res.json".to_string()]);
 }
 
+/// With `--output=F`, fio (its jobs as threads, as flexio's always are) writes its notes
+/// into F, and its errors to stderr and into F, in the order they happen; flexio does the
+/// same. Checked against `fio --thread` where fio is installed.
+#[test]
+fn output_file_gets_the_notes_and_errors_as_fio_s_does() {
+    let norm = regex::Regex::new(r"pid=\d+|file:[^,]+|offset=\d+").unwrap();
+    let lines = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| l.starts_with("note:") || l.starts_with("fio:"))
+            .map(|l| norm.replace_all(l, "_").into_owned())
+            .collect()
+    };
+    let args = [
+        "--name=j",
+        "--filename=/dev/full",
+        "--rw=randwrite",
+        "--size=64k",
+        "--iodepth=4",
+        "--bs=8k",
+        "--blockalign=4k",
+        "--output=o.txt",
+    ];
+    let mut seen = Vec::new();
+    let fio = fio_bin();
+    for bin in fio.iter().chain([&flexio_bin()]) {
+        let d = tmp();
+        let mut a = args.to_vec();
+        if Some(bin) == fio.as_ref() {
+            a.insert(0, "--thread");
+        }
+        let r = run_in_env(bin, &a, d.path(), ORACLE_COMPAT);
+        assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+        assert_eq!(r.stdout, "");
+        let file = std::fs::read_to_string(d.path().join("o.txt")).unwrap();
+        seen.push((lines(&file), lines(&r.stderr)));
+    }
+    let (file, stderr) = seen.last().unwrap();
+    assert_eq!(
+        file,
+        &[
+            "fio: Any use of blockalign= turns off randommap",
+            "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1",
+            "fio: io_u error on file /dev/full: No space left on device: write _, buflen=8192",
+            "fio: _, err=28/_, func=io_u error, error=No space left on device",
+        ]
+    );
+    assert_eq!(
+        stderr,
+        &[
+            "fio: Any use of blockalign= turns off randommap",
+            "fio: io_u error on file /dev/full: No space left on device: write _, buflen=8192",
+        ]
+    );
+    if seen.len() == 2 {
+        assert_eq!(seen[1], seen[0], "flexio, then fio --thread");
+    }
+}
+
 #[test]
 fn exit_status_counts_failed_jobs() {
     let d = tmp();

@@ -1,9 +1,11 @@
 //! Where things are printed. Notes that fio prints on stdout go to stdout only when the
 //! normal format is the only one on stdout; with machine-readable output every note and
-//! warning goes to stderr so stdout stays parseable. Result files are written atomically.
+//! warning goes to stderr so stdout stays parseable. With `--output=F` informational notes
+//! go into F and errors to stderr and F, as fio's do. Result files are written atomically.
 
 use std::io::{self, Write};
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 pub use flexio_output::normal::strerror;
 
@@ -31,14 +33,22 @@ pub fn print(text: &str) {
     let _ = stdout(text.as_bytes());
 }
 
-#[derive(Clone, Copy, Debug)]
+/// Where a run's notes go. fio (with `--thread`, as flexio's jobs always run) sends its
+/// informational lines (`log_info`: "note: ...", "fio: pid=..., err=...") to its output and
+/// its errors (`log_err`) to stderr and its output too; with `--output=F` the output is F.
+/// `output` is F's text as the run collects it, when there is one.
+#[derive(Clone, Debug, Default)]
 pub struct Notes {
     pub info_to_stdout: bool,
+    pub output: Option<Arc<Mutex<String>>>,
 }
 
 impl Notes {
-    /// An informational line fio prints on stdout.
+    /// An informational line fio prints on its output.
     pub fn info(&self, s: &str) {
+        if self.to_output(s) {
+            return;
+        }
         if self.info_to_stdout {
             print(&format!("{s}\n"));
         } else {
@@ -46,10 +56,24 @@ impl Notes {
         }
     }
     pub fn warn(&self, s: &str) {
-        eprintln!("{s}");
+        self.err(s);
     }
+    /// An error line: on stderr, and in the `--output` file as well.
     pub fn err(&self, s: &str) {
         eprintln!("{s}");
+        self.to_output(s);
+    }
+
+    /// Add a line to the `--output` file's text; false when there is none.
+    fn to_output(&self, s: &str) -> bool {
+        let Some(out) = &self.output else {
+            return false;
+        };
+        if let Ok(mut o) = out.lock() {
+            o.push_str(s);
+            o.push('\n');
+        }
+        true
     }
 }
 

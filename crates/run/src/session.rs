@@ -85,6 +85,11 @@ pub trait Observer: Sync {
     fn info_to_stdout(&self) -> bool {
         false
     }
+    /// The text of the `--output` file as the run collects it, where there is one: fio's
+    /// notes go into it (informational ones only there, errors there and on stderr).
+    fn output(&self) -> Option<Arc<std::sync::Mutex<String>>> {
+        None
+    }
     /// The run's threads and their live progress, once before the files are laid out.
     fn running(&self, _plans: &[ThreadPlan], _progress: &Arc<Vec<Progress>>) {}
     /// An interval report: `--status-interval`, SIGUSR1 or a `fio-dump-status` file asked
@@ -317,6 +322,7 @@ pub fn run_planned(
     };
     let notes = Notes {
         info_to_stdout: observer.info_to_stdout(),
+        output: observer.output(),
     };
     // Printed while fio parses the job, before its header line.
     for n in plans.iter().flat_map(|t| &t.info_notes) {
@@ -339,9 +345,9 @@ pub fn run_planned(
     let progress: Arc<Vec<Progress>> =
         Arc::new(plans.iter().map(|_| Progress::default()).collect());
     observer.running(&plans, &progress);
-    let setup_failed = lay_out_in_main_thread(&plans, &preamble, sw.readonly, &terminate);
+    let setup_failed = lay_out_in_main_thread(&plans, &preamble, &notes, sw.readonly, &terminate);
     if let Err(e) = create_log_files(&plans) {
-        eprintln!("flexio: cannot create log files: {e}");
+        notes.err(&format!("flexio: cannot create log files: {e}"));
         return Outcome::failed(1);
     }
     plan_notes(&plans, &notes);
@@ -356,7 +362,7 @@ pub fn run_planned(
         setup_failed: &setup_failed,
         ctx: SegmentCtx {
             clock,
-            notes,
+            notes: notes.clone(),
             readonly: sw.readonly,
             snapshot_req: Arc::new(crate::progress::AtomicU64::new(0)),
         },
@@ -454,6 +460,7 @@ pub fn starting_text(plans: &[ThreadPlan], headers: bool) -> String {
 fn lay_out_in_main_thread(
     plans: &[ThreadPlan],
     preamble: &Preamble,
+    notes: &Notes,
     readonly: bool,
     terminate: &AtomicBool,
 ) -> Vec<bool> {
@@ -483,8 +490,10 @@ fn lay_out_in_main_thread(
             } else {
                 e.to_string()
             };
-            eprintln!("flexio: {}: file layout failed: {text}", t.name);
-            eprintln!("fio: pid=0, err={errno}/file:files.rs, func=layout, error={text}");
+            notes.err(&format!("flexio: {}: file layout failed: {text}", t.name));
+            notes.err(&format!(
+                "fio: pid=0, err={errno}/file:files.rs, func=layout, error={text}"
+            ));
             setup_failed[i] = true;
         }
         for n in zone_notes() {
@@ -718,7 +727,7 @@ impl Segments<'_> {
             .map(|_| RunCtx {
                 terminate: Arc::new(AtomicBool::new(false)),
                 clock: c.clock,
-                notes: c.notes,
+                notes: c.notes.clone(),
                 readonly: c.readonly,
                 snapshot_req: c.snapshot_req.clone(),
             })

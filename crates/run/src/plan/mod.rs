@@ -595,7 +595,11 @@ fn plan_thread(
         files,
         spec,
         depth_note,
-        blockalign_note: sub == 0 && blockalign_differs(&def.opts) && !def.opts.norandommap,
+        // fio notes it for random jobs (td_random: the rw kind, not percentage_random).
+        blockalign_note: sub == 0
+            && def.opts.rw.is_random()
+            && blockalign_differs(&def.opts)
+            && !def.opts.norandommap,
         gen_notes,
         info_notes: if sub == 0 {
             newest::info_notes(o)
@@ -1220,6 +1224,14 @@ mod tests {
                 == Some(flexio_job::options::ClockSourceOpt::Gettimeofday)));
         assert!(!with(&["--blockalign=2k", "--norandommap"])[0].blockalign_note);
         assert!(!with(&["--blockalign=4k"])[0].blockalign_note);
+        // Only random jobs get it (fio 3.33: none for rw=write or percentage_random).
+        for rw in ["--rw=write", "--rw=rw", "--rw=trimwrite"] {
+            assert!(!with(&["--blockalign=2k", rw])[0].blockalign_note, "{rw}");
+        }
+        assert!(
+            !with(&["--blockalign=2k", "--rw=write", "--percentage_random=50"])[0].blockalign_note
+        );
+        assert!(with(&["--blockalign=2k", "--rw=randtrim"])[0].blockalign_note);
         assert_eq!(with(&[])[0].control.clocksource, None);
     }
 }

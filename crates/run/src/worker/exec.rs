@@ -37,6 +37,7 @@ mod tests {
 
     const NOTES: Notes = Notes {
         info_to_stdout: false,
+        output: None,
     };
 
     #[test]
