@@ -332,7 +332,7 @@ fn jobs_fio_refuses_are_refused_with_fio_s_words() {
             &["--zonesize=1M", "--zone_reset_threshold=1.5"],
             "value out of range: 1.500000 (range max: 1.000000)",
         ),
-        // zonesize without zonemode= means strided zones; an explicit none refuses it.
+        // zonesize under zonemode=none, given or fio's default, is refused.
         (
             &["--zonemode=none", "--zonesize=1M"],
             "--zonemode=none and --zonesize are not compatible.",
@@ -360,6 +360,22 @@ fn jobs_fio_refuses_are_refused_with_fio_s_words() {
         );
         assert_eq!(b.fio.code, 1, "{extra:?}: fio's exit status");
         assert_eq!(b.flexio.code, 1, "{extra:?}: flexio's exit status");
+    }
+    // zonesize without zonemode= is refused as well (fio's default zonemode is none).
+    for extra in [
+        &["--zonesize=64k"][..],
+        &["--zonerange=128k", "--zonesize=64k"],
+    ] {
+        let mut args = vec!["--name=z", "--filename=f", "--rw=randread", "--bs=8k"];
+        args.extend_from_slice(extra);
+        let Some(b) = both_on_file(1 << 20, &args) else {
+            return;
+        };
+        let msg = "--zonemode=none and --zonesize are not compatible.";
+        for (who, r) in [("fio", &b.fio), ("flexio", &b.flexio)] {
+            assert_eq!(r.code, 1, "{extra:?}: {who}: {}{}", r.stdout, r.stderr);
+            assert!(r.stderr.contains(msg), "{extra:?}: {who}: {}", r.stderr);
+        }
     }
     // A write larger than a zone fails the job when it is issued (fio's error text).
     let args = [

@@ -274,8 +274,6 @@ pub struct JobOptions {
     /// Percent of random I/Os in random workloads, per direction.
     pub percentage_random: [u32; 3],
     pub zonemode: ZoneMode,
-    /// `zonemode=` was given (fio refuses an explicit `none` with `zonesize`).
-    pub zonemode_given: bool,
     pub zonesize: u64,
     pub zonerange: u64,
     pub zoneskip: u64,
@@ -773,7 +771,6 @@ impl Default for JobOptions {
             random_distribution: [Dist::Uniform, Dist::Uniform, Dist::Uniform],
             percentage_random: [100; 3],
             zonemode: ZoneMode::None,
-            zonemode_given: false,
             zonesize: 0,
             zonerange: 0,
             zoneskip: 0,

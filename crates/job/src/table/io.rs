@@ -491,7 +491,6 @@ pub(super) static ROWS: &[OptDef] = &[
                  "zbd" => ZoneMode::Zbd,
                  s => return Err(format!("'{s}' is not a valid value; valid values: none, strided, zbd")),
              };
-             o.zonemode_given = true;
              Ok(())
          }),
     row!("zonesize", [], Kind::Size { pct: false }, "0", "Amount of data to read per zone",

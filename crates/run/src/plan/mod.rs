@@ -309,8 +309,9 @@ fn validate(def: &JobDef, caps: &Caps, readonly: bool) -> Result<(), PlanError> 
             return Err(err(def, why));
         }
     }
-    // fio's zonesize without zonemode= means strided zones; an explicit none refuses it.
-    if o.zonemode_given && o.zonemode == flexio_job::options::ZoneMode::None && o.zonesize > 0 {
+    // fio 3.33 refuses zonesize under zonemode=none, its default too: strided zones need
+    // zonemode=strided (zonerange and zoneskip alone are ignored).
+    if o.zonemode == flexio_job::options::ZoneMode::None && o.zonesize > 0 {
         return Err(err(
             def,
             "--zonemode=none and --zonesize are not compatible.",
@@ -939,20 +940,18 @@ fn workload_spec(
         .map(|d| o.min_bs_dir(d))
         .min()
         .unwrap_or(o.min_bs());
-    let strided = (o.zonemode == ZoneMode::Strided
-        || (o.zonesize > 0 && o.zonemode != ZoneMode::Zbd))
-        .then(|| {
-            let range = if o.zonerange > 0 {
-                o.zonerange
-            } else {
-                o.zonesize
-            };
-            Strided {
-                size: o.zonesize.max(1),
-                range: range.max(1),
-                skip: o.zoneskip,
-            }
-        });
+    let strided = (o.zonemode == ZoneMode::Strided).then(|| {
+        let range = if o.zonerange > 0 {
+            o.zonerange
+        } else {
+            o.zonesize
+        };
+        Strided {
+            size: o.zonesize.max(1),
+            range: range.max(1),
+            skip: o.zoneskip,
+        }
+    });
     Spec {
         dirs: dirs_on,
         random: o.rw.is_random(),
