@@ -190,6 +190,39 @@ fn io_uring_reaps_completions_held_for_the_job_thread() {
     }
 }
 
+/// posixaio's I/O is done by glibc's helper threads, which the whole process shares and
+/// which outlive the job that started them: a later job (after a stonewall) and jobs
+/// running side by side must find their own descriptors there, and each file must hold
+/// its own job's data (verify).
+#[test]
+fn posixaio_jobs_after_and_beside_each_other_use_their_own_files() {
+    let d = tmp();
+    let jobs: &[&[&str]] = &[
+        &[
+            "--name=a",
+            "--filename=fa",
+            "--name=b",
+            "--stonewall",
+            "--filename=fb",
+        ],
+        &["--name=c", "--numjobs=3", "--offset_increment=512k"],
+    ];
+    for extra in jobs {
+        let mut args = vec![
+            "--ioengine=posixaio",
+            "--iodepth=4",
+            "--bs=4k",
+            "--size=256k",
+            "--rw=randwrite",
+            "--verify=crc32c",
+        ];
+        args.extend_from_slice(extra);
+        let r = flexio(&args, d.path());
+        assert_eq!(r.code, 0, "{extra:?}: {}{}", r.stdout, r.stderr);
+        assert!(!r.stderr.contains("error"), "{extra:?}: {}", r.stderr);
+    }
+}
+
 #[test]
 fn libaio_userspace_reap() {
     let Some(lo) = LoopDev::new(16 << 20) else {

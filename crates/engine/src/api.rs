@@ -170,6 +170,11 @@ pub struct Caps {
     /// sync_file_range: page_fault and null complete them at no cost, and they are counted,
     /// as fio counts them). Other diskless engines get none.
     pub diskless_syncs: bool,
+    /// The engine's requests are carried out by threads the whole process shares (glibc's
+    /// POSIX AIO helper threads, started by whichever job asked first and kept for the
+    /// next): the job thread keeps the process's descriptor table rather than a private
+    /// one ([`crate::platform::private_fd_table`]), so the helpers find its descriptors.
+    pub shared_fd_table: bool,
 }
 
 /// What an engine is told about a file when the core opens it.

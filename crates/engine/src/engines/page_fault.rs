@@ -89,6 +89,7 @@ impl Engine for PageFault {
             // Sync requests of every kind are taken (as no-ops), as fio's engine takes them.
             sync_range: true,
             diskless_syncs: true,
+            shared_fd_table: false,
             write_only: false,
             // Page faults are the kernel's work, not flexio's.
             measures_tool: false,

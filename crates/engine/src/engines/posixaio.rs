@@ -38,6 +38,9 @@ impl Engine for Posixaio {
     fn caps(&self) -> Caps {
         Caps {
             trim: true,
+            // glibc's AIO helper threads do the I/O with the descriptor numbers they are
+            // given, in the descriptor table of the thread that started them.
+            shared_fd_table: true,
             ..Caps::default()
         }
     }

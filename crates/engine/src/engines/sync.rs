@@ -33,6 +33,7 @@ pub(crate) const SYNC_CAPS: Caps = Caps {
     rw_open: false,
     atomic_writes: false,
     diskless_syncs: false,
+    shared_fd_table: false,
 };
 
 /// Borrow the request's descriptor.

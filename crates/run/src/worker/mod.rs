@@ -267,8 +267,11 @@ pub fn run_thread(
     let _io_job = IoJobDone(!plan.engine.caps.noio);
     let tid = flexio_engine::platform::thread_id();
     // A private descriptor table makes every system call on the job's files cheaper; a
-    // kernel that refuses only costs that speed.
-    let _ = flexio_engine::sys::private_fd_table();
+    // kernel that refuses only costs that speed. Engines whose I/O runs on threads the
+    // process shares (posixaio) keep the process's table.
+    if !plan.engine.caps.shared_fd_table {
+        let _ = flexio_engine::sys::private_fd_table();
+    }
     progress.tid.store(tid, Ordering::Relaxed);
     crate::debug_log!(crate::debug::Cat::Process, "jobs pid={tid} started");
     if let Some(g) = gate {
