@@ -704,6 +704,80 @@ fn zone_units_and_zero_percent_offsets_equal_fio() {
     }
 }
 
+/// Start offsets with percentages, as fio 3.33 computes them: a percentage of the file's
+/// size before the job (0 for a file the job makes), offset_increment's percentage too,
+/// and the offset rounded up to offset_align (else the smallest block size) whenever a
+/// percentage is in it.
+#[test]
+fn percentage_offsets_start_where_fio_s_do() {
+    let Some(fio) = fio_bin() else { return };
+    let cases: &[(u64, &[&str])] = &[
+        (0, &["--size=1m", "--offset=10%"]),
+        (512 << 10, &["--size=1m", "--offset=10%"]),
+        (2 << 20, &["--size=1m", "--offset=10%"]),
+        (1 << 20, &["--size=1m", "--offset=10%", "--offset_align=4k"]),
+        (1 << 20, &["--offset=30%", "--size=50%"]),
+        (
+            1 << 20,
+            &[
+                "--size=1m",
+                "--offset=10%",
+                "--offset_increment=25%",
+                "--numjobs=2",
+            ],
+        ),
+        (
+            0,
+            &[
+                "--size=1m",
+                "--offset=10%",
+                "--offset_increment=25%",
+                "--numjobs=2",
+            ],
+        ),
+        (
+            1 << 20,
+            &[
+                "--size=1m",
+                "--offset=100k",
+                "--offset_increment=10%",
+                "--numjobs=2",
+            ],
+        ),
+        (
+            1 << 20,
+            &[
+                "--size=1m",
+                "--offset=100k",
+                "--offset_increment=50k",
+                "--numjobs=2",
+            ],
+        ),
+    ];
+    for (pre, extra) in cases {
+        let mut got = Vec::new();
+        for (bin, env) in [(&fio, &[][..]), (&flexio_bin(), ORACLE_COMPAT)] {
+            let d = tempfile::tempdir().unwrap();
+            if *pre > 0 {
+                for f in ["j.0.0", "j.1.0"] {
+                    std::fs::write(d.path().join(f), vec![0u8; *pre as usize]).unwrap();
+                }
+            }
+            let mut a = vec!["--name=j", "--rw=read", "--bs=16k", "--ioengine=psync"];
+            a.extend_from_slice(extra);
+            let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+            let mut ios = ios_of_in(bin, &a, env, d.path());
+            ios.sort();
+            got.push(ios);
+        }
+        assert!(!got[0].is_empty());
+        assert_eq!(
+            got[1], got[0],
+            "{pre} bytes there, {extra:?}: flexio, then fio"
+        );
+    }
+}
+
 /// [`ios_of`] in a given directory.
 fn ios_of_in(
     bin: &std::path::Path,

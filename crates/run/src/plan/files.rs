@@ -361,22 +361,30 @@ pub fn resolve(
     for (i, path) in names.iter().enumerate() {
         let share = per_file[i];
         let char_dev = blocks[i].as_ref().is_some_and(|b| b.char_dev);
-        let full = existing[i].unwrap_or(0).max(share);
-        // file_append: I/O starts at the file's current end.
+        // fio's start offset: percentages are of the file's size before the job (0 for a
+        // file still to be made), and an offset with a percentage in it (offset or
+        // offset_increment) is rounded up to offset_align, else the smallest block size.
+        let real = existing[i].unwrap_or(0);
+        let pct = matches!(o.offset, SizeVal::Percent(_))
+            || matches!(o.offset_increment, SizeVal::Percent(_));
         let mut start = if o.file_append {
-            existing[i].unwrap_or(0)
+            // file_append: I/O starts at the file's current end (a device's: at the offset).
+            if blocks[i].is_none() {
+                real
+            } else {
+                o.offset.resolve(real) + o.offset_increment.resolve(real) * sub as u64
+            }
         } else {
-            o.offset.resolve(full)
+            o.offset.resolve(real) + o.offset_increment.resolve(real) * sub as u64
         };
-        if let SizeVal::Percent(_) = o.offset {
+        if pct && !(o.file_append && blocks[i].is_none()) {
             let align = if o.offset_align > 0 {
                 o.offset_align
             } else {
                 min_bs
             };
-            start = start / align * align;
+            start = start.div_ceil(align) * align;
         }
-        start += o.offset_increment.resolve(full) * sub as u64;
         let len = match o.size {
             // A character device is as large as the job's size says (fio's rule): the
             // offset moves the start inside it, the region ends there.
