@@ -168,6 +168,23 @@ fn random_distribution_draws_fio_333s_blocks() {
             "--bs=8k",
             "--size=4m",
         ],
+        // Writes smaller than reads: the writes draw from the generator the reads would
+        // share, over the file's 4 KiB blocks (not the 8 KiB blocks of the reads).
+        &[
+            "--rw=randwrite",
+            "--random_distribution=zipf:1.2",
+            "--bs=8k,4k",
+        ],
+        &[
+            "--rw=randwrite",
+            "--random_distribution=pareto:0.3",
+            "--bs=8k,4k",
+        ],
+        &[
+            "--rw=randwrite",
+            "--random_distribution=normal:20",
+            "--bs=16k,4k",
+        ],
         // A directory ending in '/': fio's name is directory + '/' + name (`D//j.0.0`),
         // in the log and in the seed's hash.
         &[

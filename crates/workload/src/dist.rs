@@ -245,7 +245,8 @@ pub struct Sampler {
 impl Sampler {
     /// A sampler over `n` blocks of `block` bytes. fio's generators (zipf, pareto, normal)
     /// draw over `nranges` ranges (fio: the file's size in units of the smallest block
-    /// size of reads and writes) from `seed`; a value past the last block is the last.
+    /// size of reads and writes) from `seed`, whatever `n` is (their values are bounded by
+    /// the caller); for the others a value past the last block is the last.
     pub fn new(dist: &Dist, n: u64, block: u64, nranges: u64, seed: u32) -> Self {
         let n = n.max(1);
         let mut zones = Vec::new();
@@ -297,7 +298,9 @@ impl Sampler {
     pub fn next(&mut self, scale: u64, mut u: impl FnMut() -> f64) -> u64 {
         let n = self.n;
         if let Some(g) = &mut self.fio {
-            return (g.next_value() / scale.max(1)).min(n - 1);
+            // One such generator serves every direction of the file (fio keeps one per
+            // file), so the caller bounds the value by its own direction's blocks.
+            return g.next_value() / scale.max(1);
         }
         match &self.dist {
             // Never built for a sequence (the generator walks it); stay total anyway.
