@@ -819,6 +819,28 @@ fn written_logs_follow_fio_s_closes_syncs_passes_and_loops() {
                 "--end_fsync=1",
             ],
         ),
+        // A sync every N writes goes to the file the next request would use, and takes
+        // its turn; fio 3.33 syncs again after each read until the next write.
+        ("f:g", &["--rw=write", "--fsync=3"]),
+        (
+            "f:g:h",
+            &[
+                "--rw=randwrite",
+                "--fdatasync=4",
+                "--file_service_type=random",
+            ],
+        ),
+        ("f:g", &["--rw=write", "--sync_file_range=write:3"]),
+        (
+            "f:g:h",
+            &[
+                "--rw=write",
+                "--fsync=2",
+                "--file_service_type=roundrobin:2",
+            ],
+        ),
+        ("f", &["--rw=randrw", "--fsync=2"]),
+        ("f:g", &["--rw=randrw", "--fdatasync=3", "--rwmixread=70"]),
     ];
     for (files, extra) in cases {
         let what = format!("{files} {extra:?}");

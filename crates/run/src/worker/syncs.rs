@@ -26,6 +26,11 @@ pub struct Syncs {
     since: u64,
     last_file: u32,
     ranges: Option<Ranges>,
+    /// fio 3.33's rule ([`Syncs::repeating`]): writes so far, and whether the last
+    /// request was a sync.
+    repeat: bool,
+    writes: u64,
+    last_sync: bool,
 }
 
 impl Syncs {
@@ -46,14 +51,47 @@ impl Syncs {
                     // fio's first range of a file starts at 0 (later ones at their lowest write).
                     span: vec![(0, 0); nfiles],
                 }),
+            repeat: false,
+            writes: 0,
+            last_sync: false,
         }
     }
 
-    /// The sync due now, if any (its count starts again).
+    /// fio 3.33's rule (`--compat=3.33`): a sync is due whenever the writes so far are a
+    /// multiple of N and the last request was not a sync, so in a read/write mix each read
+    /// after a sync brings another one until the next write (`w s r s r s w`). The newest
+    /// fio (3.38 on) syncs only right after the N-th write.
+    pub fn repeating(mut self, on: bool) -> Syncs {
+        self.repeat = on;
+        self
+    }
+
+    /// The sync due now, if any (its count starts again). `pick` names the file it goes
+    /// to, given the file written last: fio picks the file of its next request first and
+    /// then finds a sync due, so the sync goes to the file that request would have used
+    /// (and takes that turn of the file service).
     #[inline]
-    pub fn due(&mut self) -> Option<Due> {
-        let file = self.last_file;
-        if self.every > 0 && self.since >= self.every {
+    pub fn due(&mut self, pick: impl FnOnce(u32) -> u32) -> Option<Due> {
+        let (sync, range) = if self.repeat {
+            let at = |every: u64| {
+                !self.last_sync && every > 0 && self.writes > 0 && self.writes % every == 0
+            };
+            (
+                at(self.every),
+                self.ranges.as_ref().is_some_and(|r| at(r.every)),
+            )
+        } else {
+            (
+                self.every > 0 && self.since >= self.every,
+                matches!(&self.ranges, Some(r) if r.since >= r.every),
+            )
+        };
+        if !sync && !range {
+            return None;
+        }
+        self.last_sync = true;
+        let file = pick(self.last_file);
+        if sync {
             self.since = 0;
             // fio: a sync_file_range due at the same write gives way to the fsync.
             if let Some(r) = &mut self.ranges {
@@ -64,9 +102,6 @@ impl Syncs {
             return Some(Due::Sync { file });
         }
         let r = self.ranges.as_mut()?;
-        if r.since < r.every {
-            return None;
-        }
         r.since = 0;
         let (lo, hi) = std::mem::replace(&mut r.span[file as usize], (u64::MAX, 0));
         // The range written since the last one; 0 bytes means "to the end of the file"
@@ -83,12 +118,20 @@ impl Syncs {
     #[inline]
     pub fn wrote(&mut self, file: usize, offset: u64, len: u64) {
         self.since += 1;
+        self.writes += 1;
+        self.last_sync = false;
         self.last_file = file as u32;
         if let Some(r) = &mut self.ranges {
             r.since += 1;
             let s = &mut r.span[file];
             *s = (s.0.min(offset), s.1.max(offset + len));
         }
+    }
+
+    /// A read or trim was prepared (fio 3.33's rule: the last request is no sync).
+    #[inline]
+    pub fn other(&mut self) {
+        self.last_sync = false;
     }
 }
 
@@ -97,15 +140,43 @@ mod tests {
     use super::*;
 
     #[test]
-    fn fsync_every_n_writes_of_the_last_file() {
+    fn fsync_every_n_writes_of_the_picked_file() {
         let mut s = Syncs::new(3, None, 2, true);
-        assert_eq!(s.due(), None);
+        assert_eq!(s.due(|f| f), None);
         s.wrote(0, 0, 4096);
         s.wrote(1, 0, 4096);
-        assert_eq!(s.due(), None);
+        assert_eq!(s.due(|f| f), None);
         s.wrote(1, 4096, 4096);
-        assert_eq!(s.due(), Some(Due::Sync { file: 1 }));
-        assert_eq!(s.due(), None, "the count starts again");
+        assert_eq!(s.due(|f| f), Some(Due::Sync { file: 1 }));
+        assert_eq!(s.due(|f| f), None, "the count starts again");
+        // The file is asked for only when a sync is due, and the sync goes to it.
+        s.wrote(0, 8192, 4096);
+        assert_eq!(s.due(|_| unreachable!()), None);
+        s.wrote(0, 12288, 4096);
+        s.wrote(0, 16384, 4096);
+        assert_eq!(s.due(|_| 1), Some(Due::Sync { file: 1 }));
+    }
+
+    #[test]
+    fn fio_3_33_syncs_again_after_each_read_until_the_next_write() {
+        let seq = |repeat: bool| {
+            let mut s = Syncs::new(2, None, 1, true).repeating(repeat);
+            let mut out = String::new();
+            for c in "rwwrrwrwwr".chars() {
+                while s.due(|f| f).is_some() {
+                    out.push('s');
+                }
+                out.push(c);
+                if c == 'w' {
+                    s.wrote(0, 0, 4096);
+                } else {
+                    s.other();
+                }
+            }
+            out
+        };
+        assert_eq!(seq(true), "rwwsrsrswrwswr");
+        assert_eq!(seq(false), "rwwsrrwrwswr");
     }
 
     #[test]
@@ -113,7 +184,7 @@ mod tests {
         let mut s = Syncs::new(1, Some(1), 1, false);
         s.wrote(0, 0, 512);
         s.wrote(0, 512, 512);
-        assert_eq!(s.due(), None);
+        assert_eq!(s.due(|f| f), None);
     }
 
     #[test]
@@ -123,7 +194,7 @@ mod tests {
         s.wrote(0, 16384, 4096);
         // The file's first range starts at 0.
         assert_eq!(
-            s.due(),
+            s.due(|f| f),
             Some(Due::Range {
                 file: 0,
                 offset: 0,
@@ -133,7 +204,7 @@ mod tests {
         s.wrote(0, 4096, 4096);
         s.wrote(0, 12288, 4096);
         assert_eq!(
-            s.due(),
+            s.due(|f| f),
             Some(Due::Range {
                 file: 0,
                 offset: 4096,
@@ -144,7 +215,7 @@ mod tests {
         s.wrote(0, 0, 512);
         s.wrote(1, 8192, 512);
         assert_eq!(
-            s.due(),
+            s.due(|f| f),
             Some(Due::Range {
                 file: 1,
                 offset: 0,
@@ -158,7 +229,7 @@ mod tests {
         let mut s = Syncs::new(0, Some(1), 1, true);
         s.wrote(0, 0, 0);
         assert_eq!(
-            s.due(),
+            s.due(|f| f),
             Some(Due::Range {
                 file: 0,
                 offset: 0,
@@ -167,7 +238,7 @@ mod tests {
         );
         s.wrote(0, 1 << 20, 1 << 33);
         assert_eq!(
-            s.due(),
+            s.due(|f| f),
             Some(Due::Range {
                 file: 0,
                 offset: 1 << 20,
@@ -181,17 +252,17 @@ mod tests {
         let mut s = Syncs::new(2, Some(2), 1, true);
         for _ in 0..3 {
             s.wrote(0, 0, 4096);
-            assert_eq!(s.due(), None);
+            assert_eq!(s.due(|f| f), None);
             s.wrote(0, 4096, 4096);
-            assert_eq!(s.due(), Some(Due::Sync { file: 0 }));
-            assert_eq!(s.due(), None, "the range's count started again too");
+            assert_eq!(s.due(|f| f), Some(Due::Sync { file: 0 }));
+            assert_eq!(s.due(|f| f), None, "the range's count started again too");
         }
         // Different periods: each comes when its count is reached.
         let mut s = Syncs::new(3, Some(2), 1, true);
         let mut seen = Vec::new();
         for i in 0..6u64 {
             s.wrote(0, i * 4096, 4096);
-            seen.push(match s.due() {
+            seen.push(match s.due(|f| f) {
                 None => '-',
                 Some(Due::Sync { .. }) => 'S',
                 Some(Due::Range { .. }) => 'R',

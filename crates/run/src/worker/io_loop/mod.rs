@@ -296,7 +296,8 @@ impl<'a, E: Engine> Worker<'a, E> {
                 nfiles,
                 (!caps.diskless || caps.pipe || caps.diskless_syncs)
                     && !(p.compat.is_fio333() && p.spec.dirs == [false, true, true]),
-            ),
+            )
+            .repeating(p.compat.is_fio333()),
             completed_total: 0,
             issued_total: 0,
             last_done_trim: false,
@@ -1078,7 +1079,19 @@ impl<'a, E: Engine> Worker<'a, E> {
         if !LEAN && self.replay.is_some() {
             return self.prepare_replay(slot);
         }
-        if let Some(due) = if LEAN { None } else { self.syncs.due() } {
+        let due = if LEAN {
+            None
+        } else {
+            let gen = &mut self.gen;
+            self.syncs.due(|last| {
+                if gen.nfiles() > 1 {
+                    gen.pick_file().map_or(last, |f| f as u32)
+                } else {
+                    last
+                }
+            })
+        };
+        if let Some(due) = due {
             // verify_policy=fsynced: the fsync covers the writes prepared before it.
             let (vflags, vnum) = match self.ver.as_deref() {
                 Some(v) if v.fsync_policy() => (VF_FSYNC, v.sync_mark()),
@@ -1129,8 +1142,12 @@ impl<'a, E: Engine> Worker<'a, E> {
             self.files.invalidate(n.file, &self.plan.files[n.file]);
             self.target_since(t0);
         }
-        if !LEAN && ddir == 1 {
-            self.syncs.wrote(n.file, n.offset, n.len);
+        if !LEAN {
+            if ddir == 1 {
+                self.syncs.wrote(n.file, n.offset, n.len);
+            } else {
+                self.syncs.other();
+            }
         }
 
         let prio = self.prio.pick(ddir, n.len);
