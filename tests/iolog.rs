@@ -841,6 +841,30 @@ fn written_logs_follow_fio_s_closes_syncs_passes_and_loops() {
         ),
         ("f", &["--rw=randrw", "--fsync=2"]),
         ("f:g", &["--rw=randrw", "--fdatasync=3", "--rwmixread=70"]),
+        // openfiles below the files: a file opens when the service picks it and there is
+        // room, and stays open until it is done; the service keeps to the open files.
+        ("f:g:h", &["--rw=write", "--openfiles=1"]),
+        ("f:g:h:f2", &["--rw=randread", "--openfiles=2"]),
+        (
+            "f:g:h:f2",
+            &[
+                "--rw=randread",
+                "--openfiles=2",
+                "--file_service_type=random",
+            ],
+        ),
+        (
+            "f:g:h",
+            &[
+                "--rw=read",
+                "--openfiles=2",
+                "--file_service_type=sequential",
+            ],
+        ),
+        (
+            "f:g:h",
+            &["--rw=write", "--openfiles=2", "--loops=2", "--fsync=3"],
+        ),
     ];
     for (files, extra) in cases {
         let what = format!("{files} {extra:?}");

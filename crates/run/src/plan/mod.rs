@@ -972,6 +972,10 @@ fn workload_spec(
             FileService::Dist(d) => FileSelect::Dist(d),
         },
         select_nr: o.file_service_nr,
+        open_limit: o
+            .openfiles
+            .filter(|n| (*n as usize) < files.len())
+            .map_or(0, |n| n.max(1) as usize),
         wrap,
         // fio goes on to io_size (given) or the end of the time with another pass; a
         // verifying writer's pass ends there, its read-back follows (then another loop).

@@ -153,6 +153,11 @@ pub struct Spec {
     pub select: FileSelect,
     /// Switch file every this many I/Os.
     pub select_nr: u64,
+    /// `openfiles` below the number of files (0: no limit). As in fio, a file is opened
+    /// when the file service picks it and there is room, and stays open until it is done;
+    /// a pick of a closed file without room passes it by (fio's EBUSY), so the service
+    /// keeps to the open files.
+    pub open_limit: usize,
     /// Wrap around at the end of a region (time_based, or io_size beyond size) instead of
     /// ending the file.
     pub wrap: bool,
@@ -379,6 +384,9 @@ pub struct Generator {
     cur_file: usize,
     file_ios: u64,
     files_done: usize,
+    /// Under [`Spec::open_limit`]: which files are open, and how many.
+    is_open: Vec<bool>,
+    nr_open: usize,
     /// A file wrapped around since the last I/O handed out.
     wrapped: bool,
     /// Files done (or started over under non-uniform file service) since the worker last
@@ -457,6 +465,15 @@ impl Generator {
                 0
             },
             files_done,
+            is_open: vec![
+                false;
+                if spec.open_limit > 0 {
+                    spec.files.len()
+                } else {
+                    0
+                }
+            ],
+            nr_open: 0,
             wrapped: false,
             closed: Vec::new(),
             events: false,
@@ -663,6 +680,7 @@ impl Generator {
             f.zone_done = 0;
         }
         self.files_done = self.files.iter().filter(|f| f.done).count();
+        self.all_closed();
         // fio closed the files as the loop ended: the next I/O picks a file afresh, round
         // robin and random service moving on as at a switch, sequential service going on
         // with the file after the last one (as at a new pass, [`Self::restart_pass`]).
@@ -824,39 +842,62 @@ impl Generator {
         if n == 1 {
             return Some(0);
         }
-        let switch = self.file_ios >= self.spec.select_nr || self.files[self.cur_file].done;
+        let limited = self.spec.open_limit > 0;
+        let mut switch = self.file_ios >= self.spec.select_nr || self.files[self.cur_file].done;
+        if !switch && limited && !self.open_file(self.cur_file) {
+            switch = true;
+        }
         if switch {
             self.file_ios = 0;
             match self.spec.select {
                 FileSelect::RoundRobin | FileSelect::Sequential => {
-                    if self.spec.select == FileSelect::Sequential && !self.files[self.cur_file].done
+                    if self.spec.select == FileSelect::Sequential
+                        && !self.files[self.cur_file].done
+                        && (!limited || self.is_open[self.cur_file])
                     {
                         // Sequential service stays on a file until it is done.
                     } else {
+                        let mut found = false;
                         for _ in 0..n {
                             self.cur_file = (self.cur_file + 1) % n;
-                            if !self.files[self.cur_file].done {
+                            if !self.files[self.cur_file].done
+                                && (!limited || self.open_file(self.cur_file))
+                            {
+                                found = true;
                                 break;
                             }
+                        }
+                        if !found && limited {
+                            // Every open file is busy closing: any file not done.
+                            self.cur_file = (0..n).find(|i| !self.files[*i].done)?;
                         }
                     }
                 }
                 FileSelect::Dist(_) => {
-                    // Files are never done here (they start over): one draw.
-                    if let Some(d) = &mut self.file_dist {
-                        self.cur_file = d.next_file().min(n - 1);
-                    }
-                }
-                FileSelect::Random => {
-                    // fio draws until it hits a file that is not done.
+                    // Files are never done here (they start over): one draw, more while
+                    // they hit closed files with no room to open them.
                     for _ in 0..100_000 {
-                        let f = self.file_rng.below(n as u64) as usize;
-                        if !self.files[f].done {
-                            self.cur_file = f;
+                        if let Some(d) = &mut self.file_dist {
+                            self.cur_file = d.next_file().min(n - 1);
+                        }
+                        if !limited || self.open_file(self.cur_file) {
                             break;
                         }
                     }
-                    if self.files[self.cur_file].done {
+                }
+                FileSelect::Random => {
+                    // fio draws until it hits a file that is not done (and open, or with
+                    // room to open it).
+                    let mut found = false;
+                    for _ in 0..100_000 {
+                        let f = self.file_rng.below(n as u64) as usize;
+                        if !self.files[f].done && (!limited || self.open_file(f)) {
+                            self.cur_file = f;
+                            found = true;
+                            break;
+                        }
+                    }
+                    if !found {
                         self.cur_file = (0..n).find(|i| !self.files[*i].done)?;
                     }
                 }
@@ -864,6 +905,26 @@ impl Generator {
         }
         self.file_ios += 1;
         Some(self.cur_file)
+    }
+
+    /// Under [`Spec::open_limit`]: whether file `fi` is open or can be opened now (it is
+    /// then counted open until it is done or the files are closed).
+    fn open_file(&mut self, fi: usize) -> bool {
+        if self.is_open[fi] {
+            return true;
+        }
+        if self.nr_open >= self.spec.open_limit {
+            return false;
+        }
+        self.is_open[fi] = true;
+        self.nr_open += 1;
+        true
+    }
+
+    /// The worker closed every file (a loop or a pass ended).
+    fn all_closed(&mut self) {
+        self.is_open.iter_mut().for_each(|o| *o = false);
+        self.nr_open = 0;
     }
 
     fn mark_done(&mut self, fi: usize) {
@@ -893,6 +954,10 @@ impl Generator {
     /// fio closes file `fi` here (done, or starting over under non-uniform file service).
     #[cold]
     fn file_closed(&mut self, fi: usize) {
+        if self.is_open.get(fi) == Some(&true) {
+            self.is_open[fi] = false;
+            self.nr_open -= 1;
+        }
         self.closed.push(fi as u32);
         self.events = true;
     }
@@ -1377,6 +1442,7 @@ impl Generator {
             z.restarted(i);
         }
         self.files_done = self.files.iter().filter(|f| f.done).count();
+        self.all_closed();
         if n > 1 {
             // The next I/O picks a file afresh: round robin and random service move on as
             // at a switch, sequential service goes on with the file after the last one.

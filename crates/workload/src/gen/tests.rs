@@ -23,6 +23,7 @@ fn spec(random: bool, size: u64) -> Spec {
         }],
         select: FileSelect::RoundRobin,
         select_nr: 1,
+        open_limit: 0,
         wrap: false,
         zone_eof_pass: false,
         zbd_last_file_ends: false,
