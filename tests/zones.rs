@@ -361,17 +361,22 @@ fn jobs_fio_refuses_are_refused_with_fio_s_words() {
         assert_eq!(b.fio.code, 1, "{extra:?}: fio's exit status");
         assert_eq!(b.flexio.code, 1, "{extra:?}: flexio's exit status");
     }
-    // zonesize without zonemode= is refused as well (fio's default zonemode is none).
-    for extra in [
-        &["--zonesize=64k"][..],
-        &["--zonerange=128k", "--zonesize=64k"],
+    // zonesize without zonemode= is refused as well (fio's default zonemode is none), and
+    // strided zones without a zone size.
+    let none = "--zonemode=none and --zonesize are not compatible.";
+    for (extra, msg) in [
+        (&["--zonesize=64k"][..], none),
+        (&["--zonerange=128k", "--zonesize=64k"], none),
+        (
+            &["--zonemode=strided", "--zonerange=128k"],
+            "--zonesize must be specified when using --zonemode=strided.",
+        ),
     ] {
         let mut args = vec!["--name=z", "--filename=f", "--rw=randread", "--bs=8k"];
         args.extend_from_slice(extra);
         let Some(b) = both_on_file(1 << 20, &args) else {
             return;
         };
-        let msg = "--zonemode=none and --zonesize are not compatible.";
         for (who, r) in [("fio", &b.fio), ("flexio", &b.flexio)] {
             assert_eq!(r.code, 1, "{extra:?}: {who}: {}{}", r.stdout, r.stderr);
             assert!(r.stderr.contains(msg), "{extra:?}: {who}: {}", r.stderr);

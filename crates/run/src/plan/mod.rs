@@ -317,6 +317,12 @@ fn validate(def: &JobDef, caps: &Caps, readonly: bool) -> Result<(), PlanError> 
             "--zonemode=none and --zonesize are not compatible.",
         ));
     }
+    if o.zonemode == flexio_job::options::ZoneMode::Strided && o.zonesize == 0 {
+        return Err(err(
+            def,
+            "--zonesize must be specified when using --zonemode=strided.",
+        ));
+    }
     let rw = o.rw;
     // zonemode=zbd: a trim of a write-pointer zone resets it, without the engine.
     let zbd_trims = o.zonemode == flexio_job::options::ZoneMode::Zbd;
