@@ -70,6 +70,17 @@ fn io_sequences_equal_fios() {
         ],
         &["--rw=randread:4", "--bsrange=4k-16k"],
         &["--rw=randread:3", "--rw_sequencer=identical"],
+        // `:N` counts the job's I/Os over all files and directions; the others go on
+        // from their file's last I/O of their direction.
+        &["--rw=randrw:3"],
+        &["--rw=randrw:3", "--rw_sequencer=identical"],
+        &["--rw=randread:3", "--nrfiles=2"],
+        &["--rw=randrw:4", "--percentage_random=50"],
+        &[
+            "--rw=randrw:3",
+            "--bssplit=4k/50:16k/50",
+            "--bs_unaligned=1",
+        ],
         &["--rw=randread", "--percentage_random=30"],
         &[
             "--rw=randrw",

@@ -322,9 +322,8 @@ struct FileState {
     /// Blocks a random offset is drawn from, per direction (without strided zones).
     nblocks: [u64; 3],
     done: bool,
-    /// I/Os left in the current `:N` run and where it continues.
-    run_left: u64,
-    run_pos: u64,
+    /// Where each direction's last I/O started (`rw_sequencer=identical` repeats it).
+    last_start: [u64; 3],
     /// Strided zones: start of the current zone and bytes done in it.
     zone_start: u64,
     zone_done: u64,
@@ -354,7 +353,7 @@ impl FileState {
         if let Some(l) = &mut self.lfsr {
             l.reset();
         }
-        self.run_left = 0;
+        self.last_start = [0; 3];
         self.tw_start = [u64::MAX; 2];
         self.trimmed = None;
     }
@@ -384,6 +383,10 @@ pub struct Generator {
     cur_file: usize,
     file_ios: u64,
     files_done: usize,
+    /// `rw=randread:N`: I/Os left before the next random one (fio's per-job ddir_seq_nr:
+    /// every N-th I/O of the job is random, the others go on from where their file's last
+    /// I/O of their direction ended, or start where it started with `identical`).
+    seq_left: u64,
     /// Under [`Spec::open_limit`]: which files are open, and how many.
     is_open: Vec<bool>,
     nr_open: usize,
@@ -465,6 +468,7 @@ impl Generator {
                 0
             },
             files_done,
+            seq_left: 0,
             is_open: vec![
                 false;
                 if spec.open_limit > 0 {
@@ -657,8 +661,7 @@ impl Generator {
             }),
             nblocks: [0, 1, 2].map(|d| Self::nblocks(spec, space, d)),
             done: r.len == 0,
-            run_left: 0,
-            run_pos: 0,
+            last_start: [0; 3],
             zone_start: 0,
             zone_done: 0,
             tw_start: [u64::MAX; 2],
@@ -1195,18 +1198,35 @@ impl Generator {
     #[inline(always)]
     fn attempt_with<Z: Zoned>(&mut self, fi: usize, ddir: Ddir, z: &mut Z) -> Option<NextIo> {
         {
-            let random = self.spec.random
-                && (self.spec.pct_random[ddir] >= 100
-                    || self.seq_rand[ddir].between(1, 100) <= self.spec.pct_random[ddir] as u64);
-            let got = if random {
-                self.next_random(fi, ddir, z)
-            } else if self.spec.random {
-                self.next_seq_in_random(fi, ddir, z)
+            let got = if self.spec.random {
+                // rw=randread:N: every N-th I/O of the job is a random one (fio's
+                // ddir_seq_nr, counted over all files and directions); the others go on
+                // from their file's last I/O of their direction.
+                let hit = self.spec.rw_nr <= 1 || {
+                    if self.seq_left > 0 {
+                        self.seq_left -= 1;
+                        false
+                    } else {
+                        self.seq_left = self.spec.rw_nr - 1;
+                        true
+                    }
+                };
+                if hit
+                    && (self.spec.pct_random[ddir] >= 100
+                        || self.seq_rand[ddir].between(1, 100) <= self.spec.pct_random[ddir] as u64)
+                {
+                    self.random_io(fi, ddir, false, z)
+                } else if !hit && self.spec.identical {
+                    self.repeat_last(fi, ddir, z)
+                } else {
+                    self.next_seq_in_random(fi, ddir, z)
+                }
             } else {
                 self.next_seq(fi, ddir, z)
             };
             if let Some((off, l)) = got {
                 let f = &mut self.files[fi];
+                f.last_start[ddir] = off;
                 if self.spec.strided.is_some() {
                     f.zone_done += l;
                 }

@@ -59,26 +59,23 @@ impl Generator {
         Some(self.off_rng.below(nblocks))
     }
 
-    pub(super) fn next_random<Z: Zoned>(
+    /// `rw_sequencer=identical`: an I/O of a `:N` run that is not its random one repeats
+    /// where the file's last I/O of its direction started (or takes a random block when
+    /// that no longer fits).
+    pub(super) fn repeat_last<Z: Zoned>(
         &mut self,
         fi: usize,
         ddir: Ddir,
         z: &mut Z,
     ) -> Option<(u64, u64)> {
-        // rw=randread:N: continue (or repeat) the current run for N-1 more I/Os.
-        if self.spec.rw_nr > 1 && self.files[fi].run_left > 0 {
-            self.files[fi].run_left -= 1;
-            let off = self.files[fi].run_pos;
-            if let Some(l) = self.len_at(fi, off, ddir, true) {
-                if !self.spec.identical {
-                    self.files[fi].run_pos = off + l;
-                }
-                return Some((off, l));
+        let off = self.files[fi].last_start[ddir];
+        match self.len_at(fi, off, ddir, false) {
+            Some(l) => {
+                self.files[fi].pos[ddir] = off + l;
+                Some((off, l))
             }
-            // The run ran off the end: a random block takes its place.
-            return self.random_io(fi, ddir, true, z);
+            None => self.seq_ran_out(fi, ddir, off, z),
         }
-        self.random_io(fi, ddir, false, z)
     }
 
     /// percentage_random chose a sequential I/O in a random job: it continues after the
@@ -100,12 +97,29 @@ impl Generator {
                 self.files[fi].pos[ddir] = off.wrapping_add(l);
                 Some((off, l))
             }
-            None => self.random_io(fi, ddir, true, z),
+            None => self.seq_ran_out(fi, ddir, off, z),
         }
     }
 
+    /// A sequential I/O of a random job found no room at `off`: at the end of the file a
+    /// random block takes its place; before it (a tail shorter than a block) fio's I/O
+    /// does not fit and the file is done.
+    fn seq_ran_out<Z: Zoned>(
+        &mut self,
+        fi: usize,
+        ddir: Ddir,
+        off: u64,
+        z: &mut Z,
+    ) -> Option<(u64, u64)> {
+        if off < self.files[fi].region.len && self.spec.strided.is_none() {
+            self.mark_done(fi);
+            return None;
+        }
+        self.random_io(fi, ddir, true, z)
+    }
+
     /// A random block. `fallback`: in place of a sequential I/O that ran off the end; as in
-    /// fio, such I/Os are left out of the random map and do not start a new `:N` run.
+    /// fio, such I/Os are left out of the random map.
     pub(super) fn random_io<Z: Zoned>(
         &mut self,
         fi: usize,
@@ -217,12 +231,6 @@ impl Generator {
         }
         // A sequential I/O (percentage_random) continues after this one, as in fio.
         self.files[fi].pos[ddir] = off.wrapping_add(l);
-        if self.spec.rw_nr > 1 {
-            if !fallback {
-                self.files[fi].run_left = self.spec.rw_nr - 1;
-            }
-            self.files[fi].run_pos = if self.spec.identical { off } else { off + l };
-        }
         Some((off, l))
     }
 }
