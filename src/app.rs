@@ -150,8 +150,12 @@ impl Observer for Sink {
     fn info_to_stdout(&self) -> bool {
         self.file.is_none() && self.formats == [Format::Normal]
     }
+    /// An `--output` file of the normal format alone takes fio's notes, as fio writes
+    /// them there; one with a machine-readable format stays parseable (notes to stderr).
     fn output(&self) -> Option<Arc<Mutex<String>>> {
-        self.file.as_ref().map(|_| Arc::clone(&self.buf))
+        (self.formats == [Format::Normal])
+            .then(|| self.file.as_ref().map(|_| Arc::clone(&self.buf)))
+            .flatten()
     }
     fn interval(&self, rep: &report::RunReport) {
         self.emit(&self.render(rep));

@@ -865,6 +865,15 @@ fn written_logs_follow_fio_s_closes_syncs_passes_and_loops() {
             "f:g:h",
             &["--rw=write", "--openfiles=2", "--loops=2", "--fsync=3"],
         ),
+        // The loops share size × loops: a loop ends where its files are done, so a mixed
+        // job's first loop runs past `size` until one direction reaches the end, and
+        // random reads without a map are one loop; holed I/O with io_size beyond the file
+        // goes in passes where its last block ends at the end.
+        ("f", &["--rw=readwrite", "--loops=3"]),
+        ("f:g", &["--rw=rw", "--rwmixread=70", "--loops=2"]),
+        ("f", &["--rw=randread", "--norandommap", "--loops=3"]),
+        ("f", &["--rw=write:64k", "--loops=3"]),
+        ("f", &["--rw=write:128k", "--io_size=3M"]),
     ];
     for (files, extra) in cases {
         let what = format!("{files} {extra:?}");

@@ -1,7 +1,8 @@
 //! Where things are printed. Notes that fio prints on stdout go to stdout only when the
 //! normal format is the only one on stdout; with machine-readable output every note and
-//! warning goes to stderr so stdout stays parseable. With `--output=F` informational notes
-//! go into F and errors to stderr and F, as fio's do. Result files are written atomically.
+//! warning goes to stderr so stdout stays parseable. With `--output=F` of the normal format
+//! alone, informational notes go into F and errors to stderr and F, as fio's do. Result
+//! files are written atomically.
 
 use std::io::{self, Write};
 use std::path::Path;

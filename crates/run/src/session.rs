@@ -85,8 +85,8 @@ pub trait Observer: Sync {
     fn info_to_stdout(&self) -> bool {
         false
     }
-    /// The text of the `--output` file as the run collects it, where there is one: fio's
-    /// notes go into it (informational ones only there, errors there and on stderr).
+    /// The text of the `--output` file as the run collects it, where it takes fio's notes
+    /// (informational ones only there, errors there and on stderr).
     fn output(&self) -> Option<Arc<std::sync::Mutex<String>>> {
         None
     }

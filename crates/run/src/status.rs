@@ -181,7 +181,11 @@ pub fn estimate(plans: &[ThreadPlan], progress: &[Progress], elapsed: u64) -> Op
             .map(|us| (us / 1_000_000).saturating_sub(elapsed));
         let done: u64 = (0..3).map(|d| pr.bytes[d].load(Ordering::Relaxed)).sum();
         let budget = p.io.budget;
-        let total = budget.saturating_mul(p.io.loops as u64);
+        let total = if p.io.shared_budget {
+            budget
+        } else {
+            budget.saturating_mul(p.io.loops as u64)
+        };
         let by_size = (budget != u64::MAX && done > 0 && elapsed > 0)
             .then(|| (elapsed as f64 * (total.saturating_sub(done)) as f64 / done as f64) as u64);
         let e = match (by_time, by_size) {

@@ -486,11 +486,27 @@ fn plan_thread(
     let io_size = o.io_size.map(|v| v.resolve(region_total)).unwrap_or(sized);
     let time_based = o.time_based && o.runtime_us > 0;
     let spr = newest::sprandom(def, &files, io_size, thread_number)?;
+    // fio's loops share one budget: a loop issues I/O until size × loops bytes are issued
+    // in all (its issue counts go on across loops), ending early only where the files are
+    // done, and the job ends with the budget or the loops. So a mixed job's first loop
+    // runs on past `size` until one direction reaches the end, and random I/O without a
+    // map is one loop. Jobs with work of their own per loop (verify, trims, zones,
+    // number_ios) keep a budget per loop.
+    let shared_budget = o.loops > 1
+        && !time_based
+        && replayed.is_none()
+        && spr.is_none()
+        && o.verify == flexio_job::options::verify_code::NONE
+        && !o.experimental_verify
+        && !o.rw.trims()
+        && o.zonemode != ZoneMode::Zbd
+        && o.number_ios == 0;
     let budget = match (time_based || replayed.is_some(), spr) {
         // A replay ends with its trace.
         (true, _) => u64::MAX,
         // sprandom writes the physical capacity: io_size becomes it.
         (false, Some((_, phys))) => phys,
+        (false, None) if shared_budget => io_size.saturating_mul(o.loops as u64),
         (false, None) => io_size,
     };
     let (depth, depth_note) = thread_depth(def, o, &caps, compat)?;
@@ -503,6 +519,7 @@ fn plan_thread(
         spec.trace = Some(crate::debug::rand_event);
     }
     let mut io = io_plan(o, &caps, depth, budget, &seeds);
+    io.shared_budget = shared_budget;
     let (meter, pace) = compat_sections(o, &caps, &seeds, thread_number, compat, &mut io);
     // fio 3.33 runs a verifying write job whose offsets end before io_size as loops of one
     // pass each (see fio333_verify_passes): no block is written twice within a loop.

@@ -44,6 +44,9 @@ pub struct IoPlan {
     pub number_ios: u64,
     /// Loops over the workload (u32::MAX when time based).
     pub loops: u32,
+    /// The loops share [`Self::budget`] (fio's size × loops): each loop issues until its
+    /// files are done or what the earlier loops left is spent; else each loop has it all.
+    pub shared_budget: bool,
     /// Runtime limit (ns; 0 = none) and ramp time (ns).
     pub runtime_ns: u64,
     pub ramp_ns: u64,
@@ -654,6 +657,7 @@ pub fn io_plan(o: &JobOptions, caps: &Caps, depth: u32, budget: u64, seeds: &[u6
         // time_based job runs to its runtime past number_ios.
         number_ios: if time_based { 0 } else { o.number_ios },
         loops: if time_based { u32::MAX } else { o.loops },
+        shared_budget: false,
         runtime_ns: o.runtime_us * 1000,
         ramp_ns: o.ramp_time_us * 1000,
         ramp_bytes: o.newest.ramp_size.unwrap_or(0),

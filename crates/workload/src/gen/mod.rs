@@ -1303,9 +1303,16 @@ impl Generator {
         // get_next_seq_offset: nothing more unless the job wraps).
         let len = self.files[fi].region.len;
         if self.spec.rw_nr > 0 && off >= len {
-            if off - self.spec.rw_nr >= len && !self.spec.wrap && self.spec.strided.is_none() {
-                self.mark_done(fi);
-                return None;
+            if off - self.spec.rw_nr >= len && self.spec.strided.is_none() {
+                if !self.spec.wrap {
+                    self.mark_done(fi);
+                    return None;
+                }
+                // io_size beyond the files: the file is done for this pass.
+                if !self.spec.zbd_last_file_ends && self.passes(false) {
+                    self.pass_done(fi, z);
+                    return None;
+                }
             }
             off = 0;
         }

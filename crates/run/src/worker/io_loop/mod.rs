@@ -160,6 +160,10 @@ pub struct Worker<'a, E: Engine> {
     end_synced: bool,
     /// Another loop follows this one.
     more_loops: bool,
+    /// The bytes the current loop may issue, and what the last loop issued (its budget's
+    /// share spent, for loops that share one: [`crate::plan::IoPlan::shared_budget`]).
+    loop_budget: u64,
+    last_issued: u64,
     /// flow/flow_id: the job's membership in its flow group.
     flow: Option<super::flow::Member>,
     /// lockfile: each file's lock (shared with other jobs by path).
@@ -311,6 +315,8 @@ impl<'a, E: Engine> Worker<'a, E> {
             closed_buf: Vec::new(),
             end_synced: false,
             more_loops: false,
+            loop_budget: p.io.budget,
+            last_issued: 0,
             flow: p
                 .control
                 .flow
@@ -744,8 +750,11 @@ impl<'a, E: Engine> Worker<'a, E> {
             self.progress.set_state(RunState::Ramp);
         }
         let loops = self.plan.io.loops;
+        let shared = self.plan.io.shared_budget;
+        let mut left = self.plan.io.budget;
         let mut l = 0;
         while l < loops {
+            self.loop_budget = left;
             let loop_start = self.clock.now();
             let ios_before = self.completed_total;
             self.loop_start_ns = loop_start;
@@ -774,6 +783,9 @@ impl<'a, E: Engine> Worker<'a, E> {
             }
             self.more_loops = l + 1 < loops;
             let end = self.do_io();
+            if shared {
+                left = left.saturating_sub(self.last_issued);
+            }
             self.end_of_loop(loop_start);
             // fio: a time-based job whose time is up ends without the read-back.
             let time_up = end == End::Stop && self.plan.io.time_based;
@@ -783,7 +795,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                 self.verify_phase();
                 self.add_runtime(0, t0);
             }
-            if end == End::Stop || self.stop || self.terminated() {
+            if end == End::Stop || self.stop || self.terminated() || left == 0 {
                 break;
             }
             // zonemode=zbd: a time-based job whose zones have nothing more (a verifying
@@ -1309,7 +1321,7 @@ impl<'a, E: Engine> Worker<'a, E> {
 
     #[inline(always)]
     fn general_loop_body<const LEAN: bool>(&mut self) -> End {
-        let budget = self.plan.io.budget;
+        let budget = self.loop_budget;
         let number_ios = self.plan.io.number_ios;
         let mut issued: u64 = 0;
         let mut now = self.clock.now();
@@ -1459,6 +1471,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                 }
             }
         }
+        self.last_issued = issued;
         end
     }
 

@@ -41,7 +41,7 @@ impl<E: Engine> Worker<'_, E> {
     /// on the file's name) comes at the file's first request of the loop, and whose
     /// requests then complete without I/O.
     pub(super) fn plain_loop<const REPLAY: bool, const FILE_OP: bool>(&mut self) -> End {
-        let budget = self.plan.io.budget;
+        let budget = self.loop_budget;
         let budget_dirs = self.plan.io.budget_dirs;
         let invalidate = self.plan.io.invalidate_on_wrap;
         let timed = self.timing.lat || self.timing.clat;
@@ -171,6 +171,7 @@ impl<E: Engine> Worker<'_, E> {
         };
         self.mark_plain(unmarked);
         self.stats.plain_ios += self.issued_since(first);
+        self.last_issued = issued;
         end
     }
 
