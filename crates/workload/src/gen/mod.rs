@@ -1226,7 +1226,9 @@ impl Generator {
             };
             if let Some((off, l)) = got {
                 let f = &mut self.files[fi];
-                f.last_start[ddir] = off;
+                if self.spec.rw_nr > 1 {
+                    f.last_start[ddir] = off;
+                }
                 if self.spec.strided.is_some() {
                     f.zone_done += l;
                 }
