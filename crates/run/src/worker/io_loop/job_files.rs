@@ -1,0 +1,248 @@
+//! The job's files through a run: opening them (at once, or on demand under `openfiles`
+//! and for write_iolog's order), closing those the generator found done, the ends of
+//! passes and loops (end_fsync and fsync_on_close syncs, every file closed), and
+//! unlinking them.
+
+use super::*;
+
+impl<E: Engine> Worker<'_, E> {
+    pub(super) fn publish_files(&self) {
+        self.progress
+            .files
+            .store(self.files.open_count(), Ordering::Relaxed);
+    }
+
+    /// Open file `i`, or fail the job.
+    /// Open file `i`; the error is (errno, what happened, fio's function: `open(<name>)`).
+    fn open_file(&mut self, i: usize) -> Result<(), (i32, String, String)> {
+        let p = self.plan;
+        let w = self
+            .files
+            .open(i, &p.files[i], &p.open, &mut self.engine, &p.engine.name)
+            .map_err(|(e, what)| (e, what, format!("open({})", p.files[i].path.display())))?;
+        if let Some(w) = w {
+            self.ctx.notes.warn(&w);
+        }
+        self.capture_file(i, crate::iolog::Act::Open);
+        self.publish_files();
+        Ok(())
+    }
+
+    pub(super) fn open_files(&mut self) -> Result<(), (i32, String, String)> {
+        if self.caps.no_fd || self.caps.diskless {
+            // fio counts a diskless job's files as open in the status line.
+            self.progress
+                .files
+                .store(self.plan.files.len() as u32, Ordering::Relaxed);
+            return Ok(());
+        }
+        if self.plan.open.limit.is_some() || self.replay.is_some() || self.capture.is_some() {
+            // Opened on demand (a replay opens what its trace opens; a captured job opens
+            // each file at its first use, as fio does, so the log shows fio's order).
+            return Ok(());
+        }
+        for i in 0..self.plan.files.len() {
+            self.open_file(i)?;
+        }
+        Ok(())
+    }
+
+    /// With `openfiles` below the number of files: make sure file `i` is open, closing the
+    /// longest-open idle file when the limit is reached (waiting for its I/O if needed).
+    #[inline]
+    pub(super) fn ensure_open(&mut self, i: usize) -> bool {
+        if self.files.is_open(i) {
+            return true;
+        }
+        if self.caps.no_fd || self.caps.diskless {
+            if self.capture.as_ref().is_some_and(|c| !c.opened(i)) {
+                self.capture_open_once(i);
+            }
+            return true;
+        }
+        self.open_on_demand(i)
+    }
+
+    /// Capture: the `open` line of a file without a descriptor, at its first use.
+    #[cold]
+    fn capture_open_once(&mut self, i: usize) {
+        let now = self.clock.now();
+        if let Some(c) = self.capture.as_mut() {
+            c.open_once(now, i as u32);
+        }
+    }
+
+    #[inline(never)]
+    fn open_on_demand(&mut self, i: usize) -> bool {
+        let limit = self.plan.open.limit.unwrap_or(u32::MAX);
+        loop {
+            match self.files.room(limit) {
+                Room::Free => break,
+                Room::Close(v) => self.close_file(v, self.plan.open.fsync_on_close),
+                Room::Wait if self.inflight > 0 => {
+                    self.commit();
+                    self.reap::<false>(1);
+                }
+                Room::Wait => break,
+            }
+        }
+        let t0 = self.clock.now();
+        let opened = self.open_file(i);
+        self.target_since(t0);
+        match opened {
+            Ok(()) => true,
+            Err((errno, what, func)) => {
+                self.ctx.notes.err(&format!("fio: {what}"));
+                self.fail(errno, &func);
+                false
+            }
+        }
+    }
+
+    pub(super) fn close_files(&mut self) {
+        if self.capture.is_some() {
+            for i in 0..self.plan.files.len() {
+                if self.files.is_open(i) || self.capture.as_ref().is_some_and(|c| c.opened(i)) {
+                    self.capture_file(i, crate::iolog::Act::Close);
+                    if let Some(c) = self.capture.as_mut() {
+                        c.closed_once(i as u32);
+                    }
+                }
+            }
+        }
+        let fsync = self.plan.open.fsync_on_close && !self.end_synced;
+        self.files.close_all(&mut self.engine, fsync);
+        self.progress.files.store(0, Ordering::Relaxed);
+    }
+
+    /// Files the generator found done (or starting over under non-uniform file service)
+    /// since the last I/O: fio closes each when it finds it done, syncing it first with
+    /// fsync_on_close, and logs the `close`; its next use opens it again (another pass,
+    /// the next loop, the end's sync).
+    ///
+    /// A pass of a job that goes past its files' end ended with them (io_size beyond
+    /// them, or a time_based job's sequential I/O over several files): fio ends it as it
+    /// ends a loop, and so does this before the next pass's first I/O ([`Self::end_pass`]).
+    #[cold]
+    pub(super) fn close_done_files(&mut self) {
+        let mut done = std::mem::take(&mut self.closed_buf);
+        self.gen.take_closed(&mut done);
+        for &i in &done {
+            self.close_done_file(i as usize);
+        }
+        self.closed_buf = done;
+        if self.gen.take_pass_end() {
+            self.end_pass();
+        }
+    }
+
+    /// The end of a pass, as fio ends each of its passes (a loop of its own in fio): what
+    /// is in flight completes, end_fsync's (or fsync_on_close's) syncs, every file closed
+    /// (each opens again at its next use, its cache dropped then with `invalidate`).
+    fn end_pass(&mut self) {
+        self.quiesce();
+        self.end_synced = false;
+        let t0 = self.clock.now();
+        if self.plan.io.end_fsync || self.plan.open.fsync_on_close {
+            self.end_synced = self.end_sync_pass();
+        }
+        self.close_files();
+        if self.plan.io.unlink_each_loop {
+            // fio unlinks a job's files as each further pass starts; a write job makes
+            // them again at their next open.
+            self.unlink_files();
+        }
+        self.end_synced = false;
+        self.target_since(t0);
+    }
+
+    fn close_done_file(&mut self, i: usize) {
+        if self.caps.no_fd || self.caps.diskless {
+            if self.capture.as_ref().is_some_and(|c| c.opened(i)) {
+                self.capture_file(i, crate::iolog::Act::Close);
+                if let Some(c) = self.capture.as_mut() {
+                    c.closed_once(i as u32);
+                }
+            }
+            return;
+        }
+        if !self.files.is_open(i) {
+            return;
+        }
+        // A descriptor with requests in flight is not closed: they complete first.
+        while self.files.busy(i) && self.inflight > 0 && !self.stop {
+            self.commit();
+            self.reap::<false>(1);
+        }
+        self.close_file(i, self.plan.open.fsync_on_close);
+    }
+
+    /// Close open file `i` (fsync first when `fsync`), its `close` logged; the target's
+    /// time.
+    fn close_file(&mut self, i: usize, fsync: bool) {
+        self.capture_file(i, crate::iolog::Act::Close);
+        let t0 = self.clock.now();
+        self.files.close(i, &mut self.engine, fsync);
+        self.target_since(t0);
+        self.publish_files();
+    }
+
+    /// The end of a loop's I/O with end_fsync or fsync_on_close (fio syncs there for
+    /// both): every file in order, a file closed as done opened again for its fsync and
+    /// closed after it; each `sync` logged as fio logs it (the offset of the last request,
+    /// length 0). Whether every file was synced.
+    pub(super) fn end_sync_pass(&mut self) -> bool {
+        let mut all = true;
+        for i in 0..self.plan.files.len() {
+            if self.caps.no_fd || self.caps.diskless {
+                // No descriptor to sync: the log's lines only.
+                let Some(opened) = self.capture.as_ref().map(|c| c.opened(i)) else {
+                    continue;
+                };
+                if !opened {
+                    self.capture_open_once(i);
+                }
+                self.capture_sync(i);
+                if !opened {
+                    self.close_done_file(i);
+                }
+                continue;
+            }
+            let reopen = !self.files.is_open(i);
+            if reopen && !self.ensure_open(i) {
+                all = false;
+                continue;
+            }
+            self.capture_sync(i);
+            all &= self.files.fsync(i);
+            if reopen {
+                self.close_file(i, false);
+            }
+        }
+        all
+    }
+
+    /// Capture: the end's `sync` of file `i`.
+    fn capture_sync(&mut self, i: usize) {
+        if self.capture.is_some() {
+            let now = self.clock.now();
+            let off = self.capture_last_offset;
+            if let Some(c) = self.capture.as_mut() {
+                c.io(now, i as u32, crate::iolog::Act::Sync, off, 0);
+            }
+        }
+    }
+
+    pub(super) fn unlink_files(&self) {
+        if self.caps.diskless && !self.caps.file_op {
+            return;
+        }
+        for f in self.plan.files.iter().filter(|f| f.block.is_none()) {
+            let _ = if self.caps.dirs {
+                std::fs::remove_dir(&f.path)
+            } else {
+                std::fs::remove_file(&f.path)
+            };
+        }
+    }
+}
