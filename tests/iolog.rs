@@ -870,6 +870,8 @@ fn written_logs_follow_fio_s_closes_syncs_passes_and_loops() {
         // random reads without a map are one loop; holed I/O with io_size beyond the file
         // goes in passes where its last block ends at the end.
         ("f", &["--rw=readwrite", "--loops=3"]),
+        // On an engine that queues, fio's loop stops at `size` bytes queued.
+        ("f", &["--rw=readwrite", "--loops=2", "--ioengine=libaio"]),
         ("f:g", &["--rw=rw", "--rwmixread=70", "--loops=2"]),
         ("f", &["--rw=randread", "--norandommap", "--loops=3"]),
         ("f", &["--rw=write:64k", "--loops=3"]),

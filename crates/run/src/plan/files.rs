@@ -362,11 +362,12 @@ pub fn resolve(
         let share = per_file[i];
         let char_dev = blocks[i].as_ref().is_some_and(|b| b.char_dev);
         // fio's start offset: percentages are of the file's size before the job (0 for a
-        // file still to be made; the job's size for a character device), and an offset
+        // file still to be made; the job's size for a character device or a diskless
+        // engine's file), and an offset
         // with a percentage in it (offset or
         // offset_increment) is rounded up to offset_align, else the smallest block size.
         // A character device is as large as the job says (fio's rule).
-        let real = if char_dev {
+        let real = if char_dev || caps.diskless {
             share
         } else {
             existing[i].unwrap_or(0)

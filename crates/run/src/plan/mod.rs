@@ -486,13 +486,16 @@ fn plan_thread(
     let io_size = o.io_size.map(|v| v.resolve(region_total)).unwrap_or(sized);
     let time_based = o.time_based && o.runtime_us > 0;
     let spr = newest::sprandom(def, &files, io_size, thread_number)?;
-    // fio's loops share one budget: a loop issues I/O until size × loops bytes are issued
-    // in all (its issue counts go on across loops), ending early only where the files are
-    // done, and the job ends with the budget or the loops. So a mixed job's first loop
-    // runs on past `size` until one direction reaches the end, and random I/O without a
-    // map is one loop. Jobs with work of their own per loop (verify, trims, zones,
-    // number_ios) keep a budget per loop.
+    // fio's loops on an engine that completes each request as it is queued share one
+    // budget: a loop issues I/O until size × loops bytes are issued in all (its issue
+    // counts go on across loops), ending early only where the files are done, and the job
+    // ends with the budget or the loops. So a mixed job's first loop runs on past `size`
+    // until one direction reaches the end, and random I/O without a map is one loop. On
+    // an engine that queues (libaio, io_uring, posixaio, null deeper than 1) fio's loop
+    // stops at `size` bytes queued. Jobs with work of their own per loop (verify, trims,
+    // zones, number_ios) keep a budget per loop.
     let shared_budget = o.loops > 1
+        && (caps.syncio || caps.queue_completes)
         && !time_based
         && replayed.is_none()
         && spr.is_none()

@@ -580,6 +580,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                 self.close_files();
                 self.files.next_loop();
                 self.gen.reset();
+                self.syncs.other();
                 if self.plan.io.unlink_each_loop {
                     self.unlink_files();
                 }
