@@ -235,20 +235,30 @@ fn direct_ok(file: &Path) -> bool {
 /// stop, open the file by name and fdatasync it, one sync every `interval` measured from
 /// the start of the last (back to back with 0), so that it syncs throughout the mode
 /// however short. By name, because the job lays the file out itself and may replace it: a
-/// descriptor opened earlier could sync an unlinked inode. Returns (syncs, their summed
-/// ns, usr µs, sys µs) of its thread; only the fdatasync calls are timed.
+/// descriptor opened earlier could sync an unlinked inode. It is looking for the file
+/// before the job starts (`ready`), and a file the job created syncs at least once even
+/// when the job ended first (a mode of a millisecond on tmpfs beside a busy machine).
+/// Returns (syncs, their summed ns, usr µs, sys µs) of its thread; only the fdatasync calls
+/// are timed.
 fn syncer(
     file: PathBuf,
     interval: Duration,
     stop: Arc<AtomicBool>,
+    ready: std::sync::mpsc::Sender<()>,
 ) -> std::thread::JoinHandle<Result<(u64, u64, u64, u64), String>> {
     std::thread::spawn(move || {
         let u0 = flexio_engine::sys::thread_usage().map_err(|e| e.to_string())?;
         let (mut n, mut ns) = (0u64, 0u64);
-        while !stop.load(Ordering::Relaxed) {
+        let _ = ready.send(());
+        while n == 0 || !stop.load(Ordering::Relaxed) {
+            let stopped = stop.load(Ordering::Relaxed);
             let f = match std::fs::OpenOptions::new().write(true).open(&file) {
                 Ok(f) => f,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    if stopped {
+                        // The job ended without the file.
+                        break;
+                    }
                     // Not created yet: look again soon.
                     std::thread::sleep(Duration::from_micros(200));
                     continue;
@@ -285,7 +295,10 @@ pub fn run_mode(a: &Args, mode: &'static str) -> Result<ModeResult, String> {
     remove(&a.file);
     let bg = if mode == "bgsync" {
         let stop = Arc::new(AtomicBool::new(false));
-        Some((stop.clone(), syncer(a.file.clone(), a.bg_interval, stop)))
+        let (ready, started) = std::sync::mpsc::channel();
+        let h = syncer(a.file.clone(), a.bg_interval, stop.clone(), ready);
+        let _ = started.recv();
+        Some((stop, h))
     } else {
         None
     };
