@@ -363,28 +363,23 @@ pub fn resolve(
         let char_dev = blocks[i].as_ref().is_some_and(|b| b.char_dev);
         // fio's start offset: percentages are of the file's size before the job (0 for a
         // file still to be made; the job's size for a character device or a diskless
-        // engine's file), and an offset
-        // with a percentage in it (offset or
+        // engine's file), and an offset with a percentage in it (offset or
         // offset_increment) is rounded up to offset_align, else the smallest block size.
-        // A character device is as large as the job says (fio's rule).
+        // file_append on a file starts at its current end (on a device, at the offset).
         let real = if char_dev || caps.diskless {
             share
         } else {
             existing[i].unwrap_or(0)
         };
-        let pct = matches!(o.offset, SizeVal::Percent(_))
-            || matches!(o.offset_increment, SizeVal::Percent(_));
-        let mut start = if o.file_append {
-            // file_append: I/O starts at the file's current end (a device's: at the offset).
-            if blocks[i].is_none() {
-                real
-            } else {
-                o.offset.resolve(real) + o.offset_increment.resolve(real) * sub as u64
-            }
+        let appends = o.file_append && blocks[i].is_none();
+        let mut start = if appends {
+            existing[i].unwrap_or(0)
         } else {
             o.offset.resolve(real) + o.offset_increment.resolve(real) * sub as u64
         };
-        if pct && !(o.file_append && blocks[i].is_none()) {
+        let pct = matches!(o.offset, SizeVal::Percent(_))
+            || matches!(o.offset_increment, SizeVal::Percent(_));
+        if pct && !appends {
             let align = if o.offset_align > 0 {
                 o.offset_align
             } else {
