@@ -876,6 +876,31 @@ fn written_logs_follow_fio_s_closes_syncs_passes_and_loops() {
         ("f", &["--rw=randread", "--norandommap", "--loops=3"]),
         ("f", &["--rw=write:64k", "--loops=3"]),
         ("f", &["--rw=write:128k", "--io_size=3M"]),
+        // io_size beyond the files: each pass is one of fio's loops. The loops come first,
+        // then more passes while the bytes are short of io_size by a block or more.
+        ("f", &["--rw=write", "--io_size=3M", "--loops=2"]),
+        ("f", &["--rw=write", "--io_size=2100k"]),
+        (
+            "f",
+            &[
+                "--rw=write",
+                "--io_size=2M",
+                "--loops=2",
+                "--ioengine=libaio",
+            ],
+        ),
+        ("f:g", &["--rw=randwrite", "--io_size=2M", "--loops=3"]),
+        // A randseed clears randrepeat: a new pass or loop goes on with the streams.
+        (
+            "f",
+            &[
+                "--rw=randwrite",
+                "--io_size=2M",
+                "--loops=2",
+                "--randseed=7",
+            ],
+        ),
+        ("f", &["--rw=randread", "--loops=2", "--randseed=7"]),
     ];
     for (files, extra) in cases {
         let what = format!("{files} {extra:?}");

@@ -523,6 +523,32 @@ fn plan_thread(
     }
     let mut io = io_plan(o, &caps, depth, budget, &seeds);
     io.shared_budget = shared_budget;
+    // io_size beyond the files, in passes (each a loop in fio): the job ends at a pass's
+    // end by fio's rule ([`PassEnd`]); its loops are its first passes.
+    let in_passes = spec.wrap
+        && !time_based
+        && replayed.is_none()
+        && spr.is_none()
+        && spec.strided.is_none()
+        && !matches!(spec.select, FileSelect::Dist(_))
+        && o.zonemode != ZoneMode::Zbd
+        && o.number_ios == 0
+        && !o.rw.trims()
+        && o.verify == flexio_job::options::verify_code::NONE
+        && !o.experimental_verify
+        && (o.loops <= 1 || shared_budget || !(o.rw.is_random() && o.norandommap));
+    if in_passes {
+        if o.loops > 1 && !shared_budget {
+            // A queueing engine's budget is per loop, here per pass: no pass reaches it.
+            io.budget = io_size.saturating_mul(o.loops as u64);
+        }
+        io.pass_end = Some(PassEnd {
+            loops: o.loops.max(1) as u64,
+            io_size,
+            max_bs: spec.bs.iter().map(|b| b.max()).max().unwrap_or(1),
+        });
+        io.loops = 1;
+    }
     let (meter, pace) = compat_sections(o, &caps, &seeds, thread_number, compat, &mut io);
     // fio 3.33 runs a verifying write job whose offsets end before io_size as loops of one
     // pass each (see fio333_verify_passes): no block is written twice within a loop.
@@ -1026,7 +1052,9 @@ fn workload_spec(
         trace: None,
         off64: false,
         sprandom: None,
-        repeatable: o.randrepeat,
+        // fio clears randrepeat where a randseed is given: each pass then continues the
+        // streams instead of seeding them again.
+        repeatable: o.randrepeat && o.randseed.is_none(),
         time_based: o.time_based && o.runtime_us > 0,
     }
 }

@@ -47,6 +47,9 @@ pub struct IoPlan {
     /// The loops share [`Self::budget`] (fio's size × loops): each loop issues until its
     /// files are done or what the earlier loops left is spent; else each loop has it all.
     pub shared_budget: bool,
+    /// A job past its files' end (io_size beyond them) ends at a pass's end as fio's
+    /// keep_running does: [`PassEnd`].
+    pub pass_end: Option<PassEnd>,
     /// Runtime limit (ns; 0 = none) and ramp time (ns).
     pub runtime_ns: u64,
     pub ramp_ns: u64,
@@ -86,6 +89,26 @@ pub struct IoPlan {
     pub fill_device: bool,
     /// io_submit_mode=offload: this many submitter threads issue the requests.
     pub offload: Option<u32>,
+}
+
+/// When a job whose I/O goes past its files' end (io_size beyond them) ends, in fio's
+/// passes: each pass over the files is a loop of fio's own. The job does at least `loops`
+/// passes (its loops, each a whole pass: the shared budget is io_size × loops), then more
+/// while the bytes done are short of `io_size` by at least the largest block; the budget
+/// ends the last one only with `loops=1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PassEnd {
+    pub loops: u64,
+    pub io_size: u64,
+    pub max_bs: u64,
+}
+
+impl PassEnd {
+    /// Whether the job ends at the end of pass number `passes` (1-based), `done` bytes
+    /// moved in all.
+    pub fn ends(&self, passes: u64, done: u64) -> bool {
+        passes >= self.loops && (done >= self.io_size || self.io_size - done < self.max_bs)
+    }
 }
 
 /// The job thread's I/O buffers and how write data is made.
@@ -658,6 +681,7 @@ pub fn io_plan(o: &JobOptions, caps: &Caps, depth: u32, budget: u64, seeds: &[u6
         number_ios: if time_based { 0 } else { o.number_ios },
         loops: if time_based { u32::MAX } else { o.loops },
         shared_budget: false,
+        pass_end: None,
         runtime_ns: o.runtime_us * 1000,
         ramp_ns: o.ramp_time_us * 1000,
         ramp_bytes: o.newest.ramp_size.unwrap_or(0),

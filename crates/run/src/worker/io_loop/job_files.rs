@@ -147,7 +147,12 @@ impl<E: Engine> Worker<'_, E> {
             self.end_synced = self.end_sync_pass();
         }
         self.close_files();
-        if self.plan.io.unlink_each_loop {
+        self.passes_done += 1;
+        if let Some(pe) = self.plan.io.pass_end {
+            // fio's keep_running: another pass only while the job's bytes are short.
+            self.passes_over = pe.ends(self.passes_done, self.bytes.iter().sum());
+        }
+        if self.plan.io.unlink_each_loop && !self.passes_over {
             // fio unlinks a job's files as each further pass starts; a write job makes
             // them again at their next open.
             self.unlink_files();

@@ -161,6 +161,10 @@ pub struct Worker<'a, E: Engine> {
     end_synced: bool,
     /// Another loop follows this one.
     more_loops: bool,
+    /// Passes ended so far ([`crate::plan::PassEnd`]), and whether the last one ended the
+    /// job.
+    passes_done: u64,
+    passes_over: bool,
     /// The bytes the current loop may issue, and what the last loop issued (its budget's
     /// share spent, for loops that share one: [`crate::plan::IoPlan::shared_budget`]).
     loop_budget: u64,
@@ -316,6 +320,8 @@ impl<'a, E: Engine> Worker<'a, E> {
             closed_buf: Vec::new(),
             end_synced: false,
             more_loops: false,
+            passes_done: 0,
+            passes_over: false,
             loop_budget: p.io.budget,
             last_issued: 0,
             flow: p
@@ -910,6 +916,10 @@ impl<'a, E: Engine> Worker<'a, E> {
         let ddir = n.ddir;
         if n.closed {
             self.close_done_files();
+            if self.passes_over {
+                // The pass that just ended was the job's last: this I/O is not done.
+                return None;
+            }
         }
         if n.wrapped && self.plan.io.invalidate_on_wrap {
             let t0 = self.clock.now();
@@ -1263,7 +1273,8 @@ impl<'a, E: Engine> Worker<'a, E> {
         }
         self.close_done_files();
         self.end_synced = false;
-        if self.plan.io.end_fsync || self.plan.open.fsync_on_close {
+        // A job that ended with its last pass synced and closed its files there.
+        if (self.plan.io.end_fsync || self.plan.open.fsync_on_close) && !self.passes_over {
             // The target's time, not flexio's.
             let t0 = self.clock.now();
             let synced = self.end_sync_pass();

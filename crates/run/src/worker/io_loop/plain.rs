@@ -73,8 +73,9 @@ impl<E: Engine> Worker<'_, E> {
             let Some(n) = next else {
                 break End::Done;
             };
-            if n.closed | n.wrapped {
-                self.plain_events(&n, invalidate);
+            if (n.closed | n.wrapped) && self.plain_events(&n, invalidate) {
+                // The pass that just ended was the job's last: this I/O is not done.
+                break End::Done;
             }
             let d = n.ddir;
             if budget_dirs[d] {
@@ -176,17 +177,21 @@ impl<E: Engine> Worker<'_, E> {
     }
 
     /// Files closed or a pass ended before this I/O, or its file started over (its cache
-    /// dropped again with `invalidate`).
+    /// dropped again with `invalidate`). Whether the pass that ended was the job's last.
     #[cold]
-    fn plain_events(&mut self, n: &NextIo, invalidate: bool) {
+    fn plain_events(&mut self, n: &NextIo, invalidate: bool) -> bool {
         if n.closed {
             self.close_done_files();
+            if self.passes_over {
+                return true;
+            }
         }
         if n.wrapped && invalidate {
             let t0 = self.clock.now();
             self.files.invalidate(n.file, &self.plan.files[n.file]);
             self.target_since(t0);
         }
+        false
     }
 
     /// Replay on the plain loop: the trace's next read, write or trim. The common entry (one
