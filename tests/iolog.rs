@@ -840,6 +840,8 @@ fn written_logs_follow_fio_s_closes_syncs_passes_and_loops() {
             ],
         ),
         ("f", &["--rw=randrw", "--fsync=2"]),
+        // fsync and fdatasync together: both by the count of writes, the fsync first.
+        ("f", &["--rw=readwrite", "--fsync=3", "--fdatasync=5"]),
         ("f:g", &["--rw=randrw", "--fdatasync=3", "--rwmixread=70"]),
         // openfiles below the files: a file opens when the service picks it and there is
         // room, and stays open until it is done; the service keeps to the open files.
@@ -901,6 +903,17 @@ fn written_logs_follow_fio_s_closes_syncs_passes_and_loops() {
             ],
         ),
         ("f", &["--rw=randread", "--loops=2", "--randseed=7"]),
+        // The loops share number_ios × loops I/Os.
+        ("h", &["--rw=read", "--loops=3", "--number_ios=6"]),
+        (
+            "f",
+            &[
+                "--rw=randrw",
+                "--loops=2",
+                "--number_ios=5",
+                "--ioengine=libaio",
+            ],
+        ),
     ];
     for (files, extra) in cases {
         let what = format!("{files} {extra:?}");

@@ -134,7 +134,8 @@ impl Features {
             (Feature::Capture, p.capture.is_some()),
             (
                 Feature::Syncs,
-                p.io.sync_every != 0
+                p.io.fsync_every != 0
+                    || p.io.fdatasync_every != 0
                     || p.sysio.sync_range.is_some()
                     || p.replay.as_ref().is_some_and(|r| r.syncs),
             ),

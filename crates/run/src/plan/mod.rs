@@ -493,7 +493,7 @@ fn plan_thread(
     // until one direction reaches the end, and random I/O without a map is one loop. On
     // an engine that queues (libaio, io_uring, posixaio, null deeper than 1) fio's loop
     // stops at `size` bytes queued. Jobs with work of their own per loop (verify, trims,
-    // zones, number_ios) keep a budget per loop.
+    // zones) keep a budget per loop.
     let shared_budget = o.loops > 1
         && (caps.syncio || caps.queue_completes)
         && !time_based
@@ -502,8 +502,7 @@ fn plan_thread(
         && o.verify == flexio_job::options::verify_code::NONE
         && !o.experimental_verify
         && !o.rw.trims()
-        && o.zonemode != ZoneMode::Zbd
-        && o.number_ios == 0;
+        && o.zonemode != ZoneMode::Zbd;
     let budget = match (time_based || replayed.is_some(), spr) {
         // A replay ends with its trace.
         (true, _) => u64::MAX,

@@ -66,9 +66,10 @@ pub struct IoPlan {
     /// startdelay range (µs) and the seed drawing from it.
     pub startdelay_us: (u64, u64),
     pub startdelay_seed: u32,
-    /// A sync request every this many writes (fsync or fdatasync; 0 = never).
-    pub sync_every: u64,
-    pub sync_is_fdatasync: bool,
+    /// An fsync, and an fdatasync, every this many writes (0 = never); where both are
+    /// due at one write, the fsync.
+    pub fsync_every: u64,
+    pub fdatasync_every: u64,
     /// fsync every file at the end of a loop's writes.
     pub end_fsync: bool,
     /// The state letter of the status line while running.
@@ -677,8 +678,13 @@ pub fn io_plan(o: &JobOptions, caps: &Caps, depth: u32, budget: u64, seeds: &[u6
         },
         dirs: job_dirs(o),
         // fio's loop goes on while a job is time_based, whatever the counts say: a
-        // time_based job runs to its runtime past number_ios.
-        number_ios: if time_based { 0 } else { o.number_ios },
+        // time_based job runs to its runtime past number_ios. Its loops share number_ios
+        // × loops I/Os, as they share size × loops bytes.
+        number_ios: if time_based {
+            0
+        } else {
+            o.number_ios.saturating_mul(o.loops.max(1) as u64)
+        },
         loops: if time_based { u32::MAX } else { o.loops },
         shared_budget: false,
         pass_end: None,
@@ -690,8 +696,8 @@ pub fn io_plan(o: &JobOptions, caps: &Caps, depth: u32, budget: u64, seeds: &[u6
         end_syncfs: o.newest.end_syncfs && writes && !caps.diskless,
         startdelay_us: o.startdelay_us,
         startdelay_seed: seeds[slot::START_DELAY] as u32,
-        sync_every: if o.fsync > 0 { o.fsync } else { o.fdatasync },
-        sync_is_fdatasync: o.fsync == 0,
+        fsync_every: o.fsync,
+        fdatasync_every: o.fdatasync,
         // A diskless engine's files have nothing to sync; the end's `sync` lines of
         // write_iolog are still written, as fio writes them.
         end_fsync: o.end_fsync && writes,

@@ -1,58 +1,60 @@
-//! Periodic syncs between a job's writes: `fsync=N` / `fdatasync=N` after every N writes,
-//! and `sync_file_range=flags:N` over the range of the last written file written since its
-//! previous one (fio's `should_fsync` and `sync_file_range` accounting).
+//! Periodic syncs between a job's writes: `fsync=N`, `fdatasync=N` and
+//! `sync_file_range=flags:N` after every N writes (the range that of the last written
+//! file since its previous one), as fio's get_rw_ddir finds them due: when the count of
+//! writes is a multiple of N, the fsync first, then the fdatasync, then the range.
 
 /// A sync due before the next write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Due {
-    /// fsync / fdatasync of `file` (the file written last).
-    Sync { file: u32 },
+    /// fsync (fdatasync when `data`) of `file`.
+    Sync { file: u32, data: bool },
     /// sync_file_range of `file` from `offset`, `len` bytes (0 = to the end of the file).
     Range { file: u32, offset: u64, len: u64 },
 }
 
-/// sync_file_range's state: writes since the last one, and each file's written range since
-/// (lowest offset, highest end).
+/// sync_file_range's state: its period, and each file's written range since the last
+/// one (lowest offset, highest end).
 struct Ranges {
     every: u64,
-    since: u64,
     span: Vec<(u64, u64)>,
 }
 
-/// Write counts since the last sync of each kind.
+/// The write count the periodic syncs are due by.
 pub struct Syncs {
-    /// fsync / fdatasync every this many writes (0 = never).
-    every: u64,
-    since: u64,
+    /// fsync and fdatasync every this many writes (0 = never).
+    fsync: u64,
+    fdatasync: u64,
     last_file: u32,
     ranges: Option<Ranges>,
-    /// fio 3.33's rule ([`Syncs::repeating`]): writes so far, and whether the last
-    /// request was a sync.
+    /// fio 3.33's rule ([`Syncs::repeating`]) instead of the newest's.
     repeat: bool,
+    /// Writes so far; whether the last request was a write, or a sync.
     writes: u64,
+    last_write: bool,
     last_sync: bool,
 }
 
 impl Syncs {
-    /// `every`: fsync/fdatasync every this many writes (0 = none); `range_every`:
+    /// `every`: fsync and fdatasync every this many writes (0 = none); `range_every`:
     /// sync_file_range every this many writes; `nfiles` files; `enabled` = false for
     /// targets with nothing to sync (engines without a disk, except those whose target has
     /// its own flush).
-    pub fn new(every: u64, range_every: Option<u64>, nfiles: usize, enabled: bool) -> Syncs {
+    pub fn new(every: (u64, u64), range_every: Option<u64>, nfiles: usize, enabled: bool) -> Syncs {
+        let on = |n: u64| if enabled { n } else { 0 };
         Syncs {
-            every: if enabled { every } else { 0 },
-            since: 0,
+            fsync: on(every.0),
+            fdatasync: on(every.1),
             last_file: 0,
             ranges: range_every
                 .filter(|n| *n > 0 && enabled)
                 .map(|every| Ranges {
                     every,
-                    since: 0,
                     // fio's first range of a file starts at 0 (later ones at their lowest write).
                     span: vec![(0, 0); nfiles],
                 }),
             repeat: false,
             writes: 0,
+            last_write: false,
             last_sync: false,
         }
     }
@@ -66,43 +68,39 @@ impl Syncs {
         self
     }
 
-    /// The sync due now, if any (its count starts again). `pick` names the file it goes
-    /// to, given the file written last: fio picks the file of its next request first and
-    /// then finds a sync due, so the sync goes to the file that request would have used
-    /// (and takes that turn of the file service).
+    /// The sync due now, if any. `pick` names the file it goes to, given the file written
+    /// last: fio picks the file of its next request first and then finds a sync due, so
+    /// the sync goes to the file that request would have used (and takes that turn of the
+    /// file service).
     #[inline]
     pub fn due(&mut self, pick: impl FnOnce(u32) -> u32) -> Option<Due> {
-        let (sync, range) = if self.repeat {
-            let at = |every: u64| {
-                !self.last_sync && every > 0 && self.writes > 0 && self.writes % every == 0
-            };
-            (
-                at(self.every),
-                self.ranges.as_ref().is_some_and(|r| at(r.every)),
-            )
+        let asked = if self.repeat {
+            !self.last_sync
         } else {
-            (
-                self.every > 0 && self.since >= self.every,
-                matches!(&self.ranges, Some(r) if r.since >= r.every),
-            )
+            self.last_write
         };
-        if !sync && !range {
+        if !asked || self.writes == 0 {
+            return None;
+        }
+        let at = |every: u64| every > 0 && self.writes % every == 0;
+        let range = self.ranges.as_ref().is_some_and(|r| at(r.every));
+        let kind = if at(self.fsync) {
+            Some(false)
+        } else if at(self.fdatasync) {
+            Some(true)
+        } else {
+            None
+        };
+        if kind.is_none() && !range {
             return None;
         }
         self.last_sync = true;
+        self.last_write = false;
         let file = pick(self.last_file);
-        if sync {
-            self.since = 0;
-            // fio: a sync_file_range due at the same write gives way to the fsync.
-            if let Some(r) = &mut self.ranges {
-                if r.since >= r.every {
-                    r.since = 0;
-                }
-            }
-            return Some(Due::Sync { file });
+        if let Some(data) = kind {
+            return Some(Due::Sync { file, data });
         }
         let r = self.ranges.as_mut()?;
-        r.since = 0;
         let (lo, hi) = std::mem::replace(&mut r.span[file as usize], (u64::MAX, 0));
         // The range written since the last one; 0 bytes means "to the end of the file"
         // (also when the range is too long for io_uring's 32-bit length).
@@ -117,21 +115,22 @@ impl Syncs {
     /// A write of `len` bytes at `offset` of `file` was prepared.
     #[inline]
     pub fn wrote(&mut self, file: usize, offset: u64, len: u64) {
-        self.since += 1;
         self.writes += 1;
+        self.last_write = true;
         self.last_sync = false;
         self.last_file = file as u32;
         if let Some(r) = &mut self.ranges {
-            r.since += 1;
             let s = &mut r.span[file];
             *s = (s.0.min(offset), s.1.max(offset + len));
         }
     }
 
-    /// A read or trim was prepared (fio 3.33's rule: the last request is no sync).
+    /// A read or trim was prepared (no sync after it in the newest fio; fio 3.33's rule:
+    /// the last request is no sync).
     #[inline]
     pub fn other(&mut self) {
         self.last_sync = false;
+        self.last_write = false;
     }
 }
 
@@ -141,26 +140,38 @@ mod tests {
 
     #[test]
     fn fsync_every_n_writes_of_the_picked_file() {
-        let mut s = Syncs::new(3, None, 2, true);
+        let mut s = Syncs::new((3, 0), None, 2, true);
         assert_eq!(s.due(|f| f), None);
         s.wrote(0, 0, 4096);
         s.wrote(1, 0, 4096);
         assert_eq!(s.due(|f| f), None);
         s.wrote(1, 4096, 4096);
-        assert_eq!(s.due(|f| f), Some(Due::Sync { file: 1 }));
+        assert_eq!(
+            s.due(|f| f),
+            Some(Due::Sync {
+                file: 1,
+                data: false
+            })
+        );
         assert_eq!(s.due(|f| f), None, "the count starts again");
         // The file is asked for only when a sync is due, and the sync goes to it.
         s.wrote(0, 8192, 4096);
         assert_eq!(s.due(|_| unreachable!()), None);
         s.wrote(0, 12288, 4096);
         s.wrote(0, 16384, 4096);
-        assert_eq!(s.due(|_| 1), Some(Due::Sync { file: 1 }));
+        assert_eq!(
+            s.due(|_| 1),
+            Some(Due::Sync {
+                file: 1,
+                data: false
+            })
+        );
     }
 
     #[test]
     fn fio_3_33_syncs_again_after_each_read_until_the_next_write() {
         let seq = |repeat: bool| {
-            let mut s = Syncs::new(2, None, 1, true).repeating(repeat);
+            let mut s = Syncs::new((2, 0), None, 1, true).repeating(repeat);
             let mut out = String::new();
             for c in "rwwrrwrwwr".chars() {
                 while s.due(|f| f).is_some() {
@@ -181,7 +192,7 @@ mod tests {
 
     #[test]
     fn nothing_is_due_without_a_disk() {
-        let mut s = Syncs::new(1, Some(1), 1, false);
+        let mut s = Syncs::new((1, 1), Some(1), 1, false);
         s.wrote(0, 0, 512);
         s.wrote(0, 512, 512);
         assert_eq!(s.due(|f| f), None);
@@ -189,7 +200,7 @@ mod tests {
 
     #[test]
     fn ranges_cover_what_was_written_since_the_last_one() {
-        let mut s = Syncs::new(0, Some(2), 2, true);
+        let mut s = Syncs::new((0, 0), Some(2), 2, true);
         s.wrote(0, 8192, 4096);
         s.wrote(0, 16384, 4096);
         // The file's first range starts at 0.
@@ -226,7 +237,7 @@ mod tests {
 
     #[test]
     fn an_empty_or_huge_range_means_to_the_end() {
-        let mut s = Syncs::new(0, Some(1), 1, true);
+        let mut s = Syncs::new((0, 0), Some(1), 1, true);
         s.wrote(0, 0, 0);
         assert_eq!(
             s.due(|f| f),
@@ -249,16 +260,22 @@ mod tests {
 
     #[test]
     fn a_range_due_with_an_fsync_gives_way() {
-        let mut s = Syncs::new(2, Some(2), 1, true);
+        let mut s = Syncs::new((2, 0), Some(2), 1, true);
         for _ in 0..3 {
             s.wrote(0, 0, 4096);
             assert_eq!(s.due(|f| f), None);
             s.wrote(0, 4096, 4096);
-            assert_eq!(s.due(|f| f), Some(Due::Sync { file: 0 }));
-            assert_eq!(s.due(|f| f), None, "the range's count started again too");
+            assert_eq!(
+                s.due(|f| f),
+                Some(Due::Sync {
+                    file: 0,
+                    data: false
+                })
+            );
+            assert_eq!(s.due(|f| f), None, "one sync per write");
         }
         // Different periods: each comes when its count is reached.
-        let mut s = Syncs::new(3, Some(2), 1, true);
+        let mut s = Syncs::new((3, 0), Some(2), 1, true);
         let mut seen = Vec::new();
         for i in 0..6u64 {
             s.wrote(0, i * 4096, 4096);
@@ -269,5 +286,26 @@ mod tests {
             });
         }
         assert_eq!(seen.iter().collect::<String>(), "-RSR-S");
+    }
+
+    #[test]
+    fn fsync_and_fdatasync_come_by_one_write_count_the_fsync_first() {
+        let seq = |repeat: bool| {
+            let mut s = Syncs::new((3, 5), None, 1, true).repeating(repeat);
+            let mut out = String::new();
+            for i in 0..16u64 {
+                s.wrote(0, i * 4096, 4096);
+                out.push(match s.due(|f| f) {
+                    None => '-',
+                    Some(Due::Sync { data: false, .. }) => 'S',
+                    Some(Due::Sync { data: true, .. }) => 'D',
+                    Some(Due::Range { .. }) => 'R',
+                });
+            }
+            out
+        };
+        // Write 15 is both's: the fsync; the fdatasync is not owed after it.
+        assert_eq!(seq(false), "--S-DS--SD-S--S-");
+        assert_eq!(seq(true), "--S-DS--SD-S--S-");
     }
 }

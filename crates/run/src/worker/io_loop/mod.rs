@@ -300,7 +300,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             // trimwrite's choice of trim or write replace every sync: none (fio 3.38 issues
             // them between the pairs).
             syncs: Syncs::new(
-                p.io.sync_every,
+                (p.io.fsync_every, p.io.fdatasync_every),
                 p.sysio.sync_range.map(|(_, every)| every),
                 nfiles,
                 (!caps.diskless || caps.pipe || caps.diskless_syncs)
@@ -879,12 +879,8 @@ impl<'a, E: Engine> Worker<'a, E> {
             };
             let s = &mut self.slots[slot as usize];
             *s = match due {
-                Due::Sync { file } => Slot {
-                    op: if self.plan.io.sync_is_fdatasync {
-                        OP_DSYNC
-                    } else {
-                        OP_SYNC
-                    },
+                Due::Sync { file, data } => Slot {
+                    op: if data { OP_DSYNC } else { OP_SYNC },
                     ddir: OP_SYNC,
                     file,
                     vflags,
