@@ -763,6 +763,45 @@ fn blktraces_merge_and_the_merge_replays() {
     );
 }
 
+/// numjobs clones as fio numbers them: the clone after the job (the next thread) is
+/// subjob numjobs-1 and the last is 1, which names its file; a randseed clears randrepeat
+/// before the clones are made, so their block offsets come from the randseed while the
+/// job's own keep randrepeat's. Each file's write_iolog lines, in order, against fio's.
+#[test]
+fn clones_are_numbered_and_seeded_as_fio_s() {
+    let Some(fio) = fio_bin() else { return };
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    for extra in [&[][..], &["--randseed=738"][..]] {
+        let mut args = vec![
+            "--name=c".to_string(),
+            "--rw=randread".into(),
+            "--size=256k".into(),
+            "--numjobs=4".into(),
+            "--write_iolog=c.log".into(),
+            "--output-format=terse".into(),
+        ];
+        args.extend(extra.iter().map(|a| a.to_string()));
+        let per_file = |d: &Path| -> Vec<String> {
+            let mut v: Vec<String> = read(&d.join("c.log"))
+                .lines()
+                .filter_map(|l| {
+                    let f: Vec<&str> = l.split_whitespace().collect();
+                    (f.len() == 5 && f[2] == "read").then(|| {
+                        let name = Path::new(f[1]).file_name().unwrap().to_string_lossy();
+                        format!("{name} {}", f[3])
+                    })
+                })
+                .collect();
+            // Stable: each file's lines keep their order.
+            v.sort_by(|a, b| a.split(' ').next().cmp(&b.split(' ').next()));
+            v
+        };
+        let (f, x) = both_on_files(&fio, &[], &args, per_file);
+        assert_eq!(f.len(), 4 * 64, "{extra:?}");
+        assert_eq!(f, x, "{extra:?}");
+    }
+}
+
 /// The write_iolog of jobs over several files, passes and loops, line by line without the
 /// times, against fio's: a file found done is closed there (`close`), the end of a loop
 /// or pass with end_fsync or fsync_on_close logs each file's `sync` (a closed file opened
@@ -892,6 +931,22 @@ fn written_logs_follow_fio_s_closes_syncs_passes_and_loops() {
             ],
         ),
         ("f:g", &["--rw=randwrite", "--io_size=2M", "--loops=3"]),
+        // On an engine that queues, a pass also stops at `size` bytes queued (io_size for
+        // random writes without a map), within io_size × loops in all.
+        ("f", &["--rw=rw", "--io_size=1536k", "--ioengine=libaio"]),
+        (
+            "f",
+            &[
+                "--rw=randwrite",
+                "--io_size=1536k",
+                "--loops=2",
+                "--norandommap",
+                "--ioengine=libaio",
+            ],
+        ),
+        // A loop that ended on its bytes did not look for its files' end: `:N`'s count
+        // goes on from there.
+        ("f", &["--rw=randrw:3", "--loops=2", "--ioengine=libaio"]),
         // A randseed clears randrepeat: a new pass or loop goes on with the streams.
         (
             "f",

@@ -257,8 +257,12 @@ pub fn plan_with(
         if probe_engines {
             flexio_engine::probe(&engine.name, &engine.cfg).map_err(|m| err(def, m))?;
         }
-        for sub in 0..o.numjobs {
+        for k in 0..o.numjobs {
             thread_number += 1;
+            // fio numbers its clones backwards: the job is subjob 0, the clone after it
+            // (the next thread) numjobs-1, the last 1. The number names the clone's files
+            // and moves its offset_increment.
+            let sub = if k == 0 { 0 } else { o.numjobs - k };
             if crate::debug::on(crate::debug::Cat::Random) && !set.compat.is_fio333() {
                 let system = set.seeds_drawn.contains(&ji);
                 for l in rand_seed_lines(o.randseed.unwrap_or(0x89), thread_number, system) {
@@ -512,7 +516,7 @@ fn plan_thread(
         (false, None) => io_size,
     };
     let (depth, depth_note) = thread_depth(def, o, &caps, compat)?;
-    let seeds = job_seeds(o, thread_number, compat);
+    let seeds = job_seeds(o, thread_number, sub, compat);
     let wrap = time_based || io_size > region_total;
     let mut spec = thread_spec(o, &files, &seeds, wrap, &caps, spr.map(|(s, _)| s), compat);
     spec.dist_seeds = dist_seeds(o, &files, &seeds, thread_number, compat);
@@ -534,19 +538,33 @@ fn plan_thread(
         && o.number_ios == 0
         && !o.rw.trims()
         && o.verify == flexio_job::options::verify_code::NONE
-        && !o.experimental_verify
-        && (o.loops <= 1 || shared_budget || !(o.rw.is_random() && o.norandommap));
+        && !o.experimental_verify;
     if in_passes {
-        if o.loops > 1 && !shared_budget {
-            // A queueing engine's budget is per loop, here per pass: no pass reaches it.
-            io.budget = io_size.saturating_mul(o.loops as u64);
-        }
         io.pass_end = Some(PassEnd {
             loops: o.loops.max(1) as u64,
             io_size,
             max_bs: spec.bs.iter().map(|b| b.max()).max().unwrap_or(1),
         });
-        io.loops = 1;
+        if caps.syncio || caps.queue_completes {
+            // The generator's passes, inside one loop of the worker; the budget (io_size
+            // × loops) ends only the last pass of loops=1.
+            io.loops = 1;
+        } else {
+            // On an engine that queues, fio's pass (a loop) also stops at `size` bytes
+            // queued (io_size for random writes without a map): the worker's loops are
+            // the passes, each over the files once, as many as the rule lets.
+            spec.wrap = false;
+            io.budget = if o.rw.is_random() && o.rw.writes() && o.norandommap {
+                sized.max(io_size)
+            } else {
+                sized
+            };
+            io.pass_loops = true;
+            let per_pass = sized.max(1);
+            io.loops = (io_size.div_ceil(per_pass) + 1)
+                .max(o.loops as u64)
+                .min(u32::MAX as u64 - 1) as u32;
+        }
     }
     let (meter, pace) = compat_sections(o, &caps, &seeds, thread_number, compat, &mut io);
     // fio 3.33 runs a verifying write job whose offsets end before io_size as loops of one
@@ -1098,9 +1116,13 @@ fn repeatable(o: &JobOptions, compat: Compat) -> bool {
 /// `randrepeat`. fio 3.33 replaces the block-offset seed of repeatable jobs by
 /// `0xb1899bed * thread_number` (so `randseed` alone does not move the offsets), and
 /// `allrandrepeat=1` replaces every other slot `i` by `0xb1899bed * thread_number + i`.
+/// A `randseed` clears randrepeat before fio 3.33 copies a job into its numjobs clones:
+/// the first thread of a job (`sub` 0) keeps the replaced block-offset seed, the others
+/// take theirs from the `randseed`.
 pub fn job_seeds(
     o: &JobOptions,
     thread_number: u32,
+    sub: u32,
     compat: Compat,
 ) -> [u64; flexio_workload::rng::slot::COUNT] {
     use flexio_workload::rng::{fio_seeds, slot, FIO_RANDSEED};
@@ -1123,7 +1145,7 @@ pub fn job_seeds(
                     .wrapping_add(i as u64);
             }
         }
-        if o.randrepeat {
+        if o.randrepeat && (o.randseed.is_none() || sub == 0) {
             s[slot::BLOCK] = FIO_RANDSEED.wrapping_mul(thread_number as u64);
         }
     }

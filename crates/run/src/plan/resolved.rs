@@ -50,6 +50,9 @@ pub struct IoPlan {
     /// A job past its files' end (io_size beyond them) ends at a pass's end as fio's
     /// keep_running does: [`PassEnd`].
     pub pass_end: Option<PassEnd>,
+    /// [`Self::pass_end`]'s passes are the worker's loops (an engine that queues), not
+    /// the generator's inside one loop.
+    pub pass_loops: bool,
     /// Runtime limit (ns; 0 = none) and ramp time (ns).
     pub runtime_ns: u64,
     pub ramp_ns: u64,
@@ -688,6 +691,7 @@ pub fn io_plan(o: &JobOptions, caps: &Caps, depth: u32, budget: u64, seeds: &[u6
         loops: if time_based { u32::MAX } else { o.loops },
         shared_budget: false,
         pass_end: None,
+        pass_loops: false,
         runtime_ns: o.runtime_us * 1000,
         ramp_ns: o.ramp_time_us * 1000,
         ramp_bytes: o.newest.ramp_size.unwrap_or(0),

@@ -520,8 +520,15 @@ impl<'a, E: Engine> Worker<'a, E> {
         let shared = self.plan.io.shared_budget;
         let mut left = self.plan.io.budget;
         let mut l = 0;
+        // Passes as loops: each also within what is left of io_size × loops in all.
+        let mut pass_left = self
+            .plan
+            .io
+            .pass_end
+            .filter(|_| self.plan.io.pass_loops)
+            .map_or(u64::MAX, |pe| pe.io_size.saturating_mul(pe.loops));
         while l < loops {
-            self.loop_budget = left;
+            self.loop_budget = left.min(pass_left);
             let loop_start = self.clock.now();
             let ios_before = self.completed_total;
             self.loop_start_ns = loop_start;
@@ -553,6 +560,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             if shared {
                 left = left.saturating_sub(self.last_issued);
             }
+            pass_left = pass_left.saturating_sub(self.last_issued);
             self.end_of_loop(loop_start);
             // fio: a time-based job whose time is up ends without the read-back.
             let time_up = end == End::Stop && self.plan.io.time_based;
@@ -562,8 +570,15 @@ impl<'a, E: Engine> Worker<'a, E> {
                 self.verify_phase();
                 self.add_runtime(0, t0);
             }
-            if end == End::Stop || self.stop || self.terminated() || left == 0 {
+            if end == End::Stop || self.stop || self.terminated() || left == 0 || pass_left == 0 {
                 break;
+            }
+            if let Some(pe) = self.plan.io.pass_end.filter(|_| self.plan.io.pass_loops) {
+                // Each loop is a pass: fio's keep_running decides on another.
+                self.passes_done += 1;
+                if pe.ends(self.passes_done, self.bytes.iter().sum()) {
+                    break;
+                }
             }
             // zonemode=zbd: a time-based job whose zones have nothing more (a verifying
             // writer's zones all full) goes on with another loop, as fio's does, while its
@@ -1256,10 +1271,12 @@ impl<'a, E: Engine> Worker<'a, E> {
         // Files the last attempts found done are closed now, as fio closes a file when it
         // finds it done. fio counts a job's bytes over all its loops: a loop before the
         // last ends when its files are found done, not on its bytes, so the generator is
-        // asked once more here; the last loop ends on the bytes and never looks at the
-        // files again (they stay open until the end).
+        // asked once more here (not after a loop that ended on its bytes: an engine that
+        // queues); the last loop ends on the bytes and never looks at the files again
+        // (they stay open until the end).
         if self.more_loops
             && end == End::Done
+            && self.last_issued < self.loop_budget
             && !self.stop
             && self.replay.is_none()
             && self.zones.is_none()
