@@ -958,6 +958,23 @@ fn written_logs_follow_fio_s_closes_syncs_passes_and_loops() {
             ],
         ),
         ("f", &["--rw=randread", "--loops=2", "--randseed=7"]),
+        // One file written in order under a non-uniform service: passes as any other.
+        (
+            "f",
+            &["--rw=write", "--io_size=3M", "--file_service_type=zipf:1.1"],
+        ),
+        // A loop after the shared budget is spent runs empty, its end syncing; a loop
+        // that moved nothing ends the job.
+        ("f", &["--rw=rw", "--loops=3", "--end_fsync=1"]),
+        (
+            "f",
+            &[
+                "--rw=randwrite",
+                "--norandommap",
+                "--loops=3",
+                "--fsync_on_close=1",
+            ],
+        ),
         // The loops share number_ios × loops I/Os.
         ("h", &["--rw=read", "--loops=3", "--number_ios=6"]),
         (

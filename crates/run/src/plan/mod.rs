@@ -1038,6 +1038,10 @@ fn workload_spec(
             FileService::RoundRobin => FileSelect::RoundRobin,
             FileService::Random => FileSelect::Random,
             FileService::Sequential => FileSelect::Sequential,
+            // One file read or written in order: nothing to choose, and passes go as with
+            // any other service (random I/O still starts the file over in place, as fio's
+            // non-uniform service does).
+            FileService::Dist(_) if files.len() == 1 && !o.rw.is_random() => FileSelect::RoundRobin,
             FileService::Dist(d) => FileSelect::Dist(d),
         },
         select_nr: o.file_service_nr,

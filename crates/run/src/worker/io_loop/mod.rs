@@ -570,7 +570,15 @@ impl<'a, E: Engine> Worker<'a, E> {
                 self.verify_phase();
                 self.add_runtime(0, t0);
             }
-            if end == End::Stop || self.stop || self.terminated() || left == 0 || pass_left == 0 {
+            // A loop after the shared budget is spent still runs, empty, as fio's does: its
+            // end syncs (end_fsync, opening the files for it). A loop that moved nothing
+            // ends the job (fio terminates a job whose loop did no I/O).
+            if end == End::Stop
+                || self.stop
+                || self.terminated()
+                || pass_left == 0
+                || self.completed_total == ios_before
+            {
                 break;
             }
             if let Some(pe) = self.plan.io.pass_end.filter(|_| self.plan.io.pass_loops) {
