@@ -572,12 +572,11 @@ impl<'a, E: Engine> Worker<'a, E> {
             }
             // A loop after the shared budget is spent still runs, empty, as fio's does: its
             // end syncs (end_fsync, opening the files for it). A loop that moved nothing
-            // ends the job (fio terminates a job whose loop did no I/O).
-            if end == End::Stop
-                || self.stop
-                || self.terminated()
-                || pass_left == 0
-                || self.completed_total == ios_before
+            // ends the job (fio terminates a job whose loop did no I/O; verify_only's loops
+            // are dry runs, which it does not judge so).
+            let moved_nothing = self.completed_total == ios_before
+                && !self.ver.as_ref().is_some_and(|v| v.verify_only());
+            if end == End::Stop || self.stop || self.terminated() || pass_left == 0 || moved_nothing
             {
                 break;
             }
