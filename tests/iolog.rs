@@ -917,6 +917,11 @@ fn written_logs_follow_fio_s_closes_syncs_passes_and_loops() {
         ("f", &["--rw=randread", "--norandommap", "--loops=3"]),
         ("f", &["--rw=write:64k", "--loops=3"]),
         ("f", &["--rw=write:128k", "--io_size=3M"]),
+        // Holed I/O at an offset, or in a file larger than its region, ends the file where
+        // the next position passes the region: fio wraps it only past the file's size.
+        ("f", &["--rw=read:64k", "--offset=128k", "--size=512k"]),
+        ("g", &["--rw=write:64k", "--offset=64k"]),
+        ("f", &["--rw=read:64k", "--size=512k"]),
         // io_size beyond the files: each pass is one of fio's loops. The loops come first,
         // then more passes while the bytes are short of io_size by a block or more.
         ("f", &["--rw=write", "--io_size=3M", "--loops=2"]),

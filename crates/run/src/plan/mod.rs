@@ -1073,6 +1073,10 @@ fn workload_spec(
         trace: None,
         off64: false,
         sprandom: None,
+        file_sizes: files
+            .iter()
+            .map(|f| f.need.max(f.seen.as_ref().and_then(|s| s.len).unwrap_or(0)))
+            .collect(),
         // fio clears randrepeat where a randseed is given: each pass then continues the
         // streams instead of seeding them again.
         repeatable: o.randrepeat && o.randseed.is_none(),

@@ -198,6 +198,10 @@ pub struct Spec {
     pub seq_stride: bool,
     /// `sprandom`: write offsets of the (one) file come from the preconditioning schedule.
     pub sprandom: Option<crate::sprandom::SprSpec>,
+    /// Each file's size as fio knows it (its real_file_size: what the layout makes it, or
+    /// an existing file's larger size); empty or short: the region's end. Holed sequential
+    /// I/O measures its end against it ([`Generator::holed_end`]).
+    pub file_sizes: Vec<u64>,
     /// randrepeat: each pass over the files (loops, io_size beyond size) seeds the random
     /// streams again, so it repeats the first pass's sequence (fio's clear_io_state).
     pub repeatable: bool,
@@ -1204,7 +1208,8 @@ impl Generator {
         // get_next_seq_offset: nothing more unless the job wraps).
         let len = self.files[fi].region.len;
         if self.spec.rw_nr > 0 && off >= len {
-            if off - self.spec.rw_nr >= len && self.spec.strided.is_none() {
+            let next = self.holed_end(fi, off);
+            if next.is_none() && self.spec.strided.is_none() {
                 if !self.spec.wrap {
                     self.mark_done(fi);
                     return None;
@@ -1215,7 +1220,7 @@ impl Generator {
                     return None;
                 }
             }
-            off = 0;
+            off = next.unwrap_or(0);
         }
         if self.spec.rw_back > 0 {
             off = self.step_back(fi, off);
@@ -1274,6 +1279,27 @@ impl Generator {
         };
         self.files[fi].pos[ddir] = off.wrapping_add(l).wrapping_add(hole);
         Some((off, l))
+    }
+
+    /// Holed sequential I/O (`rw=read:N`) whose next position `off` (relative to the
+    /// region, the hole added) is at or past the region's end, as fio's
+    /// get_next_seq_offset and its checks after it decide: the file is done (`None`) where
+    /// the previous I/O ended at the file's end, or where the position, wrapped to the
+    /// region's start offset only once it passes the file's whole size (fio compares the
+    /// region-relative position with the file's size and wraps it to the absolute start),
+    /// is still past the region. A region at the file's start and as long as the file
+    /// starts over at 0; one at an offset, or in a larger file, ends.
+    #[cold]
+    fn holed_end(&self, fi: usize, off: u64) -> Option<u64> {
+        let r = self.files[fi].region;
+        let end = r.start.saturating_add(r.len);
+        let size = self.spec.file_sizes.get(fi).map_or(end, |s| (*s).max(end));
+        let prev_end = off.saturating_sub(self.spec.rw_nr);
+        if r.start.saturating_add(prev_end) >= size {
+            return None;
+        }
+        let next = if off >= size { r.start } else { off };
+        (next < r.len && r.start.saturating_add(next) < size).then_some(next)
     }
 
     /// Whether sequential I/O at the end of file `fi` ends it rather than wrapping: the

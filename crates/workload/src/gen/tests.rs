@@ -36,6 +36,7 @@ fn spec(random: bool, size: u64) -> Spec {
         dist_seeds: Vec::new(),
         seq_stride: false,
         sprandom: None,
+        file_sizes: Vec::new(),
         repeatable: false,
         time_based: false,
         pct_random: [100; 3],
