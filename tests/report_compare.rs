@@ -697,14 +697,17 @@ fn report_draws_compressed_logs() {
         html.contains(">Latency over time<"),
         "the latency log is still drawn"
     );
-    // fio 3.33's compressed logs.
+    // fio 3.33's compressed logs. fio itself can hang on this job (its job process waiting
+    // on a futex, seen once in CI): a second try, then the reason.
     let Some(fio) = fio_bin() else { return };
     let a = args("fo");
-    let r = run_in(
-        &fio,
-        &a.iter().map(String::as_str).collect::<Vec<_>>(),
-        d.path(),
-    );
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    let Some(r) =
+        run_fio_bounded(&fio, &a, d.path(), 60).or_else(|| run_fio_bounded(&fio, &a, d.path(), 60))
+    else {
+        eprintln!("skipped fio 3.33's compressed logs: fio hung twice on the job (killed)");
+        return;
+    };
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(d.path().join("fo_clat.1.log.fz").exists());
     let (html, err) = page("fo.json");

@@ -546,6 +546,48 @@ pub fn run_bounded(bin: &Path, args: &[&str], dir: &Path, env: &[(&str, &str)], 
     }
 }
 
+/// fio run with a time bound, for runs that fio 3.33 itself can hang in (seen in CI: a
+/// `log_store_compressed` job with `rate_iops` whose job process waited on a futex for good).
+/// On a hang fio's whole process group (fio forks its jobs) is killed and `None` returned,
+/// so the caller can try again and, if fio hangs again, say why it skipped that part.
+pub fn run_fio_bounded(fio: &Path, args: &[&str], dir: &Path, secs: u64) -> Option<Run> {
+    use std::os::unix::process::CommandExt;
+    let child = Command::new(fio)
+        .args(args)
+        .current_dir(dir)
+        .env("TZ", "UTC")
+        .process_group(0)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", fio.display()));
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(secs)) {
+        Ok(out) => {
+            let out = out.unwrap();
+            Some(Run {
+                stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+                stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+                code: out.status.code().unwrap_or(-1),
+            })
+        }
+        Err(_) => {
+            // The group: fio and the job processes it forked.
+            let _ = Command::new("kill")
+                .arg("-KILL")
+                .arg("--")
+                .arg(format!("-{pid}"))
+                .status();
+            let _ = rx.recv_timeout(std::time::Duration::from_secs(10));
+            None
+        }
+    }
+}
+
 /// Send signal `sig` (a name such as "INT" or a number such as "9") to process `pid`
 /// (through kill(1): no unsafe in the tests).
 pub fn send_signal(pid: u32, sig: &str) {
