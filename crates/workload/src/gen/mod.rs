@@ -200,7 +200,7 @@ pub struct Spec {
     pub sprandom: Option<crate::sprandom::SprSpec>,
     /// Each file's size as fio knows it (its real_file_size: what the layout makes it, or
     /// an existing file's larger size); empty or short: the region's end. Holed sequential
-    /// I/O measures its end against it ([`Generator::holed_end`]).
+    /// I/O measures its end against it.
     pub file_sizes: Vec<u64>,
     /// randrepeat: each pass over the files (loops, io_size beyond size) seeds the random
     /// streams again, so it repeats the first pass's sequence (fio's clear_io_state).
