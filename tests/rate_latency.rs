@@ -280,8 +280,10 @@ fn thinktime_paces_the_job() {
             "--runtime=2",
             "--time_based",
         ]);
+        // 200 batches in 2 s; the 201st is due right at the runtime's end, so part of it
+        // may still go before the deadline is seen (up to 10 I/Os: 1005 IOPS).
         let iops = j["jobs"][0]["read"]["iops"].as_f64().unwrap();
-        assert!((850.0..=1001.0).contains(&iops), "{kind}: {iops}");
+        assert!((850.0..=1005.0).contains(&iops), "{kind}: {iops}");
     }
     // thinktime_spin: the same pacing, spent spinning (user CPU) instead of sleeping.
     let (j, _) = json_run(&[
