@@ -19,33 +19,6 @@ fn offsets(log: &std::path::Path) -> Vec<u64> {
     v
 }
 
-/// fio, killed when it does not end within `secs` (`None` then).
-fn fio_bounded(
-    fio: &std::path::Path,
-    args: &[String],
-    dir: &std::path::Path,
-    secs: u64,
-) -> Option<Run> {
-    let mut child = std::process::Command::new(fio)
-        .args(args)
-        .current_dir(dir)
-        .env("TZ", "UTC")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let end = std::time::Instant::now() + std::time::Duration::from_secs(secs);
-    while std::time::Instant::now() < end {
-        if child.try_wait().unwrap().is_some() {
-            return Some(collect(child));
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    send_signal(child.id(), "KILL");
-    let _ = child.wait();
-    None
-}
-
 #[test]
 fn psync_offloaded_has_fio_s_structure_and_counts() {
     // No write_iolog for fio here: fio 3.33 hangs when it logs offloaded requests.
@@ -68,7 +41,7 @@ fn psync_offloaded_has_fio_s_structure_and_counts() {
     for _ in 0..8 {
         let d = tempfile::tempdir().unwrap();
         let a = subst(&args, d.path());
-        if let Some(r) = fio_bounded(&fio, &a, d.path(), 15) {
+        if let Some(r) = run_fio_bounded(&fio, &a, d.path(), 15) {
             f = Some(r);
             break;
         }

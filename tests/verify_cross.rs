@@ -338,8 +338,8 @@ fn verify_async_checks_on_verifier_threads() {
     let all = format!("{}{}", out.stdout, out.stderr);
     assert!(all.contains("func=async_verify"), "{all}");
     if let Some(fio) = fio_bin() {
-        // fio 3.33 sometimes hangs in this error path (see fio_bounded).
-        if let Some(a) = fio_bounded(&fio, &r, d.path(), 8) {
+        // fio 3.33 sometimes hangs in this error path (see run_fio_bounded).
+        if let Some(a) = run_fio_bounded(&fio, &r, d.path(), 8) {
             assert_eq!(a.code, 1);
             let all = format!("{}{}", a.stdout, a.stderr);
             assert!(all.contains("func=async_verify"), "{all}");
@@ -866,7 +866,7 @@ fn verify_fatal_stops_at_the_first_failure_as_fio_333() {
                 // fio 3.33 sometimes hangs when a verify_async thread fails the job (its
                 // threads wait for each other): such a run is killed and only flexio's
                 // result is checked, against what fio does when it does not hang.
-                let x = fio_bounded(&fio, &v, d.path(), 8);
+                let x = run_fio_bounded(&fio, &v, d.path(), 8);
                 if let Some(x) = &x {
                     assert_eq!(y.code, x.code, "{what}: exit\n{}\n{}", x.stderr, y.stderr);
                     if threads == "0" {
@@ -926,44 +926,6 @@ fn verify_fatal_stops_at_the_first_failure_as_fio_333() {
                     }
                 }
             }
-        }
-    }
-}
-
-/// Run fio with a deadline: `None` (the run killed) when it does not end in `secs`.
-fn fio_bounded(fio: &Path, args: &[&str], dir: &Path, secs: u64) -> Option<Run> {
-    let child = std::process::Command::new(fio)
-        .args(args)
-        .current_dir(dir)
-        .env("TZ", "UTC")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait_with_output());
-    });
-    match rx.recv_timeout(std::time::Duration::from_secs(secs)) {
-        Ok(o) => {
-            let o = o.unwrap();
-            Some(Run {
-                stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-                stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-                code: o.status.code().unwrap_or(-1),
-            })
-        }
-        Err(_) => {
-            // fio forks its job: the job process is a child of the one started here.
-            if let Ok(kids) = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")) {
-                for k in kids.split_whitespace() {
-                    send_signal(k.parse().unwrap(), "KILL");
-                }
-            }
-            send_signal(pid, "KILL");
-            let _ = rx.recv_timeout(std::time::Duration::from_secs(10));
-            None
         }
     }
 }

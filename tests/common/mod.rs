@@ -78,11 +78,7 @@ pub fn run_in_env(bin: &Path, args: &[&str], dir: &Path, env: &[(&str, &str)]) -
         .envs(env.iter().copied())
         .output()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", bin.display()));
-    Run {
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        code: out.status.code().unwrap_or(-1),
-    }
+    out.into()
 }
 
 pub fn flexio(args: &[&str], dir: &Path) -> Run {
@@ -505,11 +501,34 @@ pub fn spawn_logged_env(
 
 /// Wait for a child started with piped output ([`spawn_in`]) and take its result.
 pub fn collect(child: std::process::Child) -> Run {
-    let out = child.wait_with_output().unwrap();
-    Run {
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        code: out.status.code().unwrap_or(-1),
+    child.wait_with_output().unwrap().into()
+}
+
+impl From<Output> for Run {
+    fn from(out: Output) -> Run {
+        Run {
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            code: out.status.code().unwrap_or(-1),
+        }
+    }
+}
+
+/// A started program's output, drained while it runs, if it ends within `secs`; else
+/// `kill(pid)` is called and, once the program is gone (10 s at most), `None` returned.
+fn wait_within(child: std::process::Child, secs: u64, kill: impl FnOnce(u32)) -> Option<Output> {
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(secs)) {
+        Ok(o) => Some(o.unwrap()),
+        Err(_) => {
+            kill(pid);
+            let _ = rx.recv_timeout(std::time::Duration::from_secs(10));
+            None
+        }
     }
 }
 
@@ -526,31 +545,23 @@ pub fn run_bounded(bin: &Path, args: &[&str], dir: &Path, env: &[(&str, &str)], 
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", bin.display()));
-    let pid = child.id();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait_with_output());
-    });
     let start = std::time::Instant::now();
-    let out = match rx.recv_timeout(std::time::Duration::from_secs(secs)) {
-        Ok(o) => o.unwrap(),
-        Err(_) => {
-            send_signal(pid, "KILL");
-            panic!("{} {args:?} hung for {:?}", bin.display(), start.elapsed());
-        }
-    };
-    Run {
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        code: out.status.code().unwrap_or(-1),
+    match wait_within(child, secs, |pid| send_signal(pid, "KILL")) {
+        Some(out) => out.into(),
+        None => panic!("{} {args:?} hung for {:?}", bin.display(), start.elapsed()),
     }
 }
 
-/// fio run with a time bound, for runs that fio 3.33 itself can hang in (seen in CI: a
-/// `log_store_compressed` job with `rate_iops` whose job process waited on a futex for good).
-/// On a hang fio's whole process group (fio forks its jobs) is killed and `None` returned,
-/// so the caller can try again and, if fio hangs again, say why it skipped that part.
-pub fn run_fio_bounded(fio: &Path, args: &[&str], dir: &Path, secs: u64) -> Option<Run> {
+/// fio run with a time bound, for runs that fio 3.33 itself can hang in (its offloaded jobs,
+/// some verify error paths, a `log_store_compressed` job with `rate_iops` whose job process
+/// waited on a futex for good). On a hang fio's whole process group (fio forks its jobs) is
+/// killed and `None` returned, so the caller can try again or say why it skipped that part.
+pub fn run_fio_bounded<S: AsRef<std::ffi::OsStr>>(
+    fio: &Path,
+    args: &[S],
+    dir: &Path,
+    secs: u64,
+) -> Option<Run> {
     use std::os::unix::process::CommandExt;
     let child = Command::new(fio)
         .args(args)
@@ -561,31 +572,14 @@ pub fn run_fio_bounded(fio: &Path, args: &[&str], dir: &Path, secs: u64) -> Opti
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", fio.display()));
-    let pid = child.id();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait_with_output());
-    });
-    match rx.recv_timeout(std::time::Duration::from_secs(secs)) {
-        Ok(out) => {
-            let out = out.unwrap();
-            Some(Run {
-                stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-                stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-                code: out.status.code().unwrap_or(-1),
-            })
-        }
-        Err(_) => {
-            // The group: fio and the job processes it forked.
-            let _ = Command::new("kill")
-                .arg("-KILL")
-                .arg("--")
-                .arg(format!("-{pid}"))
-                .status();
-            let _ = rx.recv_timeout(std::time::Duration::from_secs(10));
-            None
-        }
-    }
+    let kill_group = |pid: u32| {
+        let _ = Command::new("kill")
+            .arg("-KILL")
+            .arg("--")
+            .arg(format!("-{pid}"))
+            .status();
+    };
+    wait_within(child, secs, kill_group).map(Run::from)
 }
 
 /// Send signal `sig` (a name such as "INT" or a number such as "9") to process `pid`
