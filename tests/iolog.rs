@@ -980,6 +980,128 @@ fn written_logs_follow_fio_s_closes_syncs_passes_and_loops() {
                 "--fsync_on_close=1",
             ],
         ),
+        // A fixed block size is held to the file's end, not the region's: a region that
+        // is not a whole number of blocks in a larger file reads on past it.
+        ("f", &["--rw=read", "--size=100k"]),
+        (
+            "f:g",
+            &["--rw=randwrite", "--size=300k", "--ioengine=libaio"],
+        ),
+        // Holed I/O with io_size below the files: more passes while short of io_size.
+        ("f", &["--rw=write:8k", "--bs=4k", "--io_size=512k"]),
+        // Strided zones: one count of bytes for the job moves the file of the next I/O
+        // to its next zone; a direction at the zone's range starts the zone over; a
+        // block past the file ends it; random blocks come from the zone's range, the
+        // random map marked on to the end of its 64-bit word.
+        (
+            "h",
+            &[
+                "--rw=read:4k",
+                "--bs=4k",
+                "--zonemode=strided",
+                "--zonesize=64k",
+            ],
+        ),
+        (
+            "f:g",
+            &[
+                "--rw=readwrite",
+                "--bs=4k",
+                "--size=256k",
+                "--zonemode=strided",
+                "--zonesize=64k",
+            ],
+        ),
+        (
+            "f",
+            &[
+                "--rw=randrw:3",
+                "--bs=4k",
+                "--zonemode=strided",
+                "--zonesize=64k",
+            ],
+        ),
+        (
+            "f",
+            &[
+                "--rw=randread",
+                "--bs=4k",
+                "--zonemode=strided",
+                "--zonesize=64k",
+                "--zonerange=32k",
+            ],
+        ),
+        (
+            "f",
+            &[
+                "--rw=randread",
+                "--bs=4k",
+                "--zonemode=strided",
+                "--zonesize=64k",
+                "--zonerange=128k",
+                "--random_generator=lfsr",
+            ],
+        ),
+        (
+            "h",
+            &[
+                "--rw=randread",
+                "--bssplit=4k/50:16k/50",
+                "--zonemode=strided",
+                "--zonesize=64k",
+                "--zoneskip=64k",
+            ],
+        ),
+        // Zoned distributions: the zone from its own stream, the block uniform within it,
+        // no random map.
+        (
+            "f",
+            &[
+                "--rw=randrw",
+                "--bs=4k",
+                "--random_distribution=zoned:30/10:30/30:40/",
+            ],
+        ),
+        (
+            "f",
+            &[
+                "--rw=randread",
+                "--bs=4k",
+                "--random_distribution=zoned_abs:50/128k:50/896k",
+            ],
+        ),
+        // The random map is in units of the smallest block size of any direction, used
+        // or not: a free block found past the writes' last one ends the file.
+        ("f", &["--rw=randwrite:2", "--bs=4k,8k"]),
+        // A random job's sequential I/O that does not fit ends the file's pass.
+        ("h", &["--rw=randrw:3", "--bs=16k,4k", "--io_size=1500k"]),
+        // A percentage offset of a file the job creates: 0 in the first loop, of the
+        // laid-out size after; a block past the file's end ends it.
+        (
+            "n",
+            &[
+                "--rw=randread",
+                "--bs=4k",
+                "--size=256k",
+                "--offset=10%",
+                "--loops=2",
+            ],
+        ),
+        (
+            "n",
+            &[
+                "--rw=randrw",
+                "--bsrange=2k-10k",
+                "--bs_unaligned=1",
+                "--size=256k",
+                "--offset=10%",
+                "--norandommap",
+                "--loops=2",
+                "--zonemode=strided",
+                "--zonesize=64k",
+                "--zoneskip=128k",
+            ],
+        ),
         // The loops share number_ios × loops I/Os.
         ("h", &["--rw=read", "--loops=3", "--number_ios=6"]),
         (

@@ -4,7 +4,7 @@
 
 use super::{err, EnginePlan, PlanError};
 use flexio_job::value::{split_colon_escaped, SizeVal};
-use flexio_job::JobDef;
+use flexio_job::{JobDef, JobOptions};
 use flexio_workload::Region;
 use std::path::{Path, PathBuf};
 
@@ -372,21 +372,11 @@ pub fn resolve(
             existing[i].unwrap_or(0)
         };
         let appends = o.file_append && blocks[i].is_none();
-        let mut start = if appends {
+        let start = if appends {
             existing[i].unwrap_or(0)
         } else {
-            o.offset.resolve(real) + o.offset_increment.resolve(real) * sub as u64
+            start_offset(o, real, sub)
         };
-        let pct = matches!(o.offset, SizeVal::Percent(_))
-            || matches!(o.offset_increment, SizeVal::Percent(_));
-        if pct && !appends {
-            let align = if o.offset_align > 0 {
-                o.offset_align
-            } else {
-                min_bs
-            };
-            start = start.div_ceil(align) * align;
-        }
         let len = match o.size {
             // A character device is as large as the job's size says (fio's rule): the
             // offset moves the start inside it, the region ends there.
@@ -426,6 +416,24 @@ pub fn resolve(
         });
     }
     Ok(files)
+}
+
+/// fio's start offset of a thread's region in a file of `real` bytes: `offset` plus
+/// `offset_increment` times the subjob number; with a percentage in either, of the file's
+/// size and rounded up to offset_align, else the smallest block size.
+pub(crate) fn start_offset(o: &JobOptions, real: u64, sub: u32) -> u64 {
+    let start = o.offset.resolve(real) + o.offset_increment.resolve(real) * sub as u64;
+    let pct = matches!(o.offset, SizeVal::Percent(_))
+        || matches!(o.offset_increment, SizeVal::Percent(_));
+    if !pct {
+        return start;
+    }
+    let align = if o.offset_align > 0 {
+        o.offset_align
+    } else {
+        o.min_bs()
+    };
+    start.div_ceil(align) * align
 }
 
 /// Checks for a block-device target: the region fits, O_DIRECT I/O is aligned to the

@@ -517,9 +517,16 @@ fn plan_thread(
     };
     let (depth, depth_note) = thread_depth(def, o, &caps, compat)?;
     let seeds = job_seeds(o, thread_number, sub, compat);
-    let wrap = time_based || io_size > region_total;
+    // fio's job goes on in passes while an io_size given is not reached (keep_running),
+    // also where one pass over the files moves less than it (holed I/O, `rw=write:8k`).
+    let wrap = time_based
+        || io_size > region_total
+        || (o.io_size.is_some() && o.rw_nr > 0 && !o.rw.is_random());
     let mut spec = thread_spec(o, &files, &seeds, wrap, &caps, spr.map(|(s, _)| s), compat);
     spec.dist_seeds = dist_seeds(o, &files, &seeds, thread_number, compat);
+    if replayed.is_none() {
+        spec.start_later = later_starts(o, &files, sub, &caps);
+    }
     let gen_notes = taus64_switch(o, &files, &mut spec, compat);
     if compat.is_fio333() && crate::debug::on(crate::debug::Cat::Random) {
         spec.trace = Some(crate::debug::rand_event);
@@ -1004,11 +1011,9 @@ fn workload_spec(
             .unwrap_or_else(|| o.min_bs_dir(d))
             .max(1)
     });
-    let rw_min_bs = (0..3)
-        .filter(|d| dirs_on[*d])
-        .map(|d| o.min_bs_dir(d))
-        .min()
-        .unwrap_or(o.min_bs());
+    // fio's rw_min_bs: the smallest block size of any direction, used or not (a
+    // random write job with bs=4k,8k keeps its map in 4 KiB units).
+    let rw_min_bs = (0..3).map(|d| o.min_bs_dir(d)).min().unwrap_or(o.min_bs());
     let strided = (o.zonemode == ZoneMode::Strided).then(|| {
         let range = if o.zonerange > 0 {
             o.zonerange
@@ -1077,11 +1082,36 @@ fn workload_spec(
             .iter()
             .map(|f| f.need.max(f.seen.as_ref().and_then(|s| s.len).unwrap_or(0)))
             .collect(),
+        start_later: Vec::new(),
         // fio clears randrepeat where a randseed is given: each pass then continues the
         // streams instead of seeding them again.
         repeatable: o.randrepeat && o.randseed.is_none(),
         time_based: o.time_based && o.runtime_us > 0,
     }
+}
+
+/// Where fio starts each file's region once the job has laid it out ([`Spec::start_later`]):
+/// a percentage offset taken again of the file's size then. Empty where no file moves.
+fn later_starts(o: &JobOptions, files: &[FilePlan], sub: u32, caps: &Caps) -> Vec<u64> {
+    let pct = matches!(o.offset, flexio_job::value::SizeVal::Percent(_))
+        || matches!(o.offset_increment, flexio_job::value::SizeVal::Percent(_));
+    if !pct || o.file_append || caps.diskless {
+        return Vec::new();
+    }
+    let later: Vec<u64> = files
+        .iter()
+        .map(|f| match (&f.block, &f.seen) {
+            (Some(_), _) => f.region.start,
+            (None, seen) => {
+                let existing = seen.as_ref().and_then(|s| s.len).unwrap_or(0);
+                files::start_offset(o, f.need.max(existing), sub)
+            }
+        })
+        .collect();
+    if later.iter().zip(files).all(|(s, f)| *s == f.region.start) {
+        return Vec::new();
+    }
+    later
 }
 
 /// Give every job whose random numbers are not repeatable (`randrepeat=0` without a

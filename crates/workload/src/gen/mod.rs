@@ -11,6 +11,8 @@ use crate::rng::{slot, Lfsr, Taus258, Taus88};
 
 mod random;
 mod service;
+mod strided;
+mod zoned;
 
 /// Data direction index: read, write, trim.
 pub type Ddir = usize;
@@ -202,6 +204,12 @@ pub struct Spec {
     /// an existing file's larger size); empty or short: the region's end. Holed sequential
     /// I/O measures its end against it.
     pub file_sizes: Vec<u64>,
+    /// Where each file's region starts once the job has laid the file out, where that
+    /// differs from [`Region::start`] (a percentage `offset` of a file the job creates:
+    /// fio takes it of size 0 first, of the laid-out size after). fio starts the loops
+    /// after the first there, and bounds a drawn block size by it in the first as well.
+    /// Empty: no file differs.
+    pub start_later: Vec<u64>,
     /// randrepeat: each pass over the files (loops, io_size beyond size) seeds the random
     /// streams again, so it repeats the first pass's sequence (fio's clear_io_state).
     pub repeatable: bool,
@@ -329,9 +337,8 @@ struct FileState {
     done: bool,
     /// Where each direction's last I/O started (`rw_sequencer=identical` repeats it).
     last_start: [u64; 3],
-    /// Strided zones: start of the current zone and bytes done in it.
+    /// Strided zones: start of the current zone (relative to the region).
     zone_start: u64,
-    zone_done: u64,
     /// trimwrite / randtrimwrite: where the file's latest write and latest trim started
     /// (`u64::MAX` before the first; fio's `last_start`). The next I/O of the file is a trim
     /// when the two are equal (its latest trim was written), else a write.
@@ -385,6 +392,10 @@ pub struct Generator {
     /// direction, for the zipf, pareto and normal generators (1 when not more).
     range_scale: [u64; 3],
     seq_rand: [Taus88; 3],
+    /// random_distribution=zoned / zoned_abs: fio's zone stream and each direction's
+    /// zones ([`zoned`]).
+    zone_rng: Taus88,
+    zoned: [Option<Box<zoned::ZoneTable>>; 3],
     cur_file: usize,
     file_ios: u64,
     files_done: usize,
@@ -392,6 +403,9 @@ pub struct Generator {
     /// every N-th I/O of the job is random, the others go on from where their file's last
     /// I/O of their direction ended, or start where it started with `identical`).
     seq_left: u64,
+    /// Strided zones: bytes of the job's I/O since its last zone switch (fio counts them
+    /// for the job, over all files and directions).
+    zone_bytes: u64,
     /// Under [`Spec::open_limit`]: which files are open, and how many.
     is_open: Vec<bool>,
     nr_open: usize,
@@ -465,6 +479,14 @@ impl Generator {
             file_rng,
             seq_rand,
             file_dist,
+            zone_rng: Taus88::new(spec.seeds[slot::ZONE] as u32),
+            zoned: [0, 1, 2].map(|d| {
+                if spec.random {
+                    zoned::ZoneTable::new(&spec.dist[d])
+                } else {
+                    None
+                }
+            }),
             cur_file: 0,
             // Random file service draws a file for the very first I/O too.
             file_ios: if matches!(spec.select, FileSelect::Random | FileSelect::Dist(_)) {
@@ -474,6 +496,7 @@ impl Generator {
             },
             files_done,
             seq_left: 0,
+            zone_bytes: 0,
             is_open: vec![
                 false;
                 if spec.open_limit > 0 {
@@ -498,6 +521,7 @@ impl Generator {
                         && spec.pct_random[d] >= 100
                         && spec.rw_nr <= 1
                         && spec.strided.is_none()
+                        && spec.start_later.is_empty()
                         && spec.dist[d] == Dist::Uniform
                         && spec.gen != RandGen::Lfsr
                         && spec.trace.is_none()
@@ -580,6 +604,7 @@ impl Generator {
         self.file_rng = file_rng;
         self.seq_rand = seq_rand;
         self.file_dist = file_dist;
+        self.zone_rng = Taus88::new(self.spec.seeds[slot::ZONE] as u32);
     }
 
     /// fio's range size for the zipf, pareto and normal generators: the smaller of the read
@@ -612,6 +637,7 @@ impl Generator {
     }
 
     fn file_state(spec: &Spec, i: usize, r: Region) -> FileState {
+        // Strided zones: the random map and LFSR cover one zone's range.
         let space = spec.strided.map(|z| z.range.min(r.len)).unwrap_or(r.len);
         // fio sizes the random map in units of the smallest block size of any direction.
         let map_blocks = space / spec.rw_min_bs.max(1);
@@ -646,8 +672,10 @@ impl Generator {
             samplers: [0, 1, 2].map(|d| {
                 (spec.random
                     && Self::sampler_of(spec, d) == d
-                    && spec.dist[d] != Dist::Uniform
-                    && !matches!(spec.dist[d], Dist::Sequence(_)))
+                    && !matches!(
+                        spec.dist[d],
+                        Dist::Uniform | Dist::Sequence(_) | Dist::Zoned(_) | Dist::ZonedAbs(_)
+                    ))
                 .then(|| {
                     let nranges = space.div_ceil(Self::range_size(spec));
                     let seed = spec
@@ -668,7 +696,6 @@ impl Generator {
             done: r.len == 0,
             last_start: [0; 3],
             zone_start: 0,
-            zone_done: 0,
             tw_start: [u64::MAX; 2],
             trimmed: None,
             zoned_ios: 0,
@@ -681,12 +708,15 @@ impl Generator {
         if let Some(s) = &mut self.spr {
             s.reset();
         }
-        for f in &mut self.files {
+        for (i, f) in self.files.iter_mut().enumerate() {
             f.rewind();
             f.done = f.region.len == 0;
             f.zone_start = 0;
-            f.zone_done = 0;
+            if let Some(s) = self.spec.start_later.get(i) {
+                f.region.start = *s;
+            }
         }
+        self.zone_bytes = 0;
         self.files_done = self.files.iter().filter(|f| f.done).count();
         self.all_closed();
         // fio closed the files as the loop ended: the next I/O picks a file afresh, round
@@ -852,8 +882,10 @@ impl Generator {
     fn restart_file(&mut self, fi: usize) {
         let f = &mut self.files[fi];
         f.rewind();
-        f.zone_start = 0;
-        f.zone_done = 0;
+        if self.spec.strided.is_some() {
+            // fio keeps the file in its zone.
+            Self::strided_reset(f);
+        }
         self.file_closed(fi);
     }
 
@@ -1100,6 +1132,9 @@ impl Generator {
 
     #[inline(always)]
     fn attempt_with<Z: Zoned>(&mut self, fi: usize, ddir: Ddir, z: &mut Z) -> Option<NextIo> {
+        if self.spec.strided.is_some() {
+            self.strided_setup(fi, ddir);
+        }
         {
             let got = if self.spec.random {
                 // rw=randread:N: every N-th I/O of the job is a random one (fio's
@@ -1133,7 +1168,7 @@ impl Generator {
                     f.last_start[ddir] = off;
                 }
                 if self.spec.strided.is_some() {
-                    f.zone_done += l;
+                    self.zone_bytes += l;
                 }
                 let start = f.region.start;
                 let (wrapped, closed) = self.take_events(fi);
@@ -1151,65 +1186,97 @@ impl Generator {
         None
     }
 
-    /// Strided zones: the zone to work in now, as (start, length) relative to the region.
-    fn zone(&mut self, fi: usize) -> (u64, u64) {
-        let Some(z) = self.spec.strided else {
-            return (0, self.files[fi].region.len);
-        };
-        let f = &mut self.files[fi];
-        if f.zone_done >= z.size {
-            f.zone_done = 0;
-            f.zone_start += z.range + z.skip;
-            f.pos = [f.zone_start; 3];
-            if f.zone_start >= f.region.len {
-                f.zone_start = 0;
-                f.pos = [0; 3];
-            }
-            // fio: the random map covers one zone (block numbers within it); a new zone
-            // starts with it empty.
-            if let Some(m) = &mut f.map {
-                m.clear();
-            }
-            if let Some(l) = &mut f.lfsr {
-                l.reset();
-            }
+    /// Strided zones: the zone to work in now, as (start, random range) relative to the
+    /// region; without zones the whole region.
+    fn zone(&self, fi: usize) -> (u64, u64) {
+        match self.spec.strided {
+            Some(z) => (self.files[fi].zone_start, z.range),
+            None => (0, self.files[fi].region.len),
         }
-        let len = z.range.min(f.region.len - f.zone_start);
-        (f.zone_start, len)
     }
 
-    /// The smallest block a sequential (or random) I/O of `ddir` can use.
-    fn min_len(&self, ddir: Ddir, random: bool) -> u64 {
-        let slot = if self.spec.bs_by_pattern {
-            usize::from(random)
-        } else {
-            ddir
-        };
-        self.spec.bs[slot].min()
-    }
-
-    /// A block at `off` of file `fi`: its length, drawn to fit before the region's end.
+    /// A block at `off` (below the region's end) of file `fi`: its length, drawn to fit
+    /// before the region's end ([`Self::draw_len_at`]).
     fn len_at(&mut self, fi: usize, off: u64, ddir: Ddir, random: bool) -> Option<u64> {
         let end = self.files[fi].region.len;
         if off >= end {
             return None;
         }
-        self.draw_len(ddir, random, end - off)
+        let l = self.draw_len_at(fi, off, ddir, random)?;
+        if !self.spec.start_later.is_empty() && !self.within_file(fi, off, l) {
+            return None;
+        }
+        Some(l)
+    }
+
+    /// Whether a block at `off` (relative to the region) ends within the file: a region
+    /// moved to [`Spec::start_later`] may reach past the file's end, where fio's I/O
+    /// fails and the file is done.
+    #[cold]
+    fn within_file(&self, fi: usize, off: u64, l: u64) -> bool {
+        let r = self.files[fi].region;
+        match self.spec.file_sizes.get(fi) {
+            Some(size) => r.start.saturating_add(off).saturating_add(l) <= *size,
+            None => true,
+        }
+    }
+
+    /// The region-relative end a drawn block size must stay within (fio's io_u_fits: the
+    /// region's length from the start offset fio computes now, [`Spec::start_later`]).
+    #[inline]
+    fn fits_end(&self, fi: usize) -> u64 {
+        let r = self.files[fi].region;
+        match self.spec.start_later.get(fi) {
+            Some(s) => r.len.saturating_add(s.saturating_sub(r.start)),
+            None => r.len,
+        }
+    }
+
+    /// The length of a block at `off` (relative to the region, maybe past its end) of file
+    /// `fi`. As fio's get_next_buflen: a drawn size (bsrange, bssplit) must end within the
+    /// region; a fixed size is not held to the region, only to the file's end.
+    fn draw_len_at(&mut self, fi: usize, off: u64, ddir: Ddir, random: bool) -> Option<u64> {
+        let end = self.fits_end(fi);
+        match self.draw_len(ddir, random, end.saturating_sub(off)) {
+            Some(l) => Some(l),
+            None => self.fixed_len_past_region(fi, off, ddir, random),
+        }
+    }
+
+    /// A fixed block size that does not fit before the region's end: the block still goes
+    /// where it ends within the file (a region shorter than a file that exists).
+    #[cold]
+    fn fixed_len_past_region(&self, fi: usize, off: u64, ddir: Ddir, random: bool) -> Option<u64> {
+        let slot = if self.spec.bs_by_pattern {
+            usize::from(random)
+        } else {
+            ddir
+        };
+        let BsPolicy::Fixed(l) = self.spec.bs[slot] else {
+            return None;
+        };
+        let r = self.files[fi].region;
+        let size = self.spec.file_sizes.get(fi).copied().unwrap_or(0);
+        (r.start.saturating_add(off).saturating_add(l) <= size).then_some(l)
     }
 
     fn next_seq<Z: Zoned>(&mut self, fi: usize, ddir: Ddir, z: &mut Z) -> Option<(u64, u64)> {
-        let (zstart, zlen) = self.zone(fi);
-        let mut off = self.files[fi].pos[ddir];
-        if off < zstart {
-            off = zstart;
+        if self.spec.strided.is_some() {
+            let hole = if self.spec.rw_back > 0 {
+                0
+            } else {
+                self.spec.rw_nr
+            };
+            return self.strided_seq(fi, ddir, hole);
         }
+        let mut off = self.files[fi].pos[ddir];
         // Holed sequential I/O (rw=read:N) whose hole steps past the end starts over, as in
         // fio; one whose previous I/O ended at the end has done its pass (fio's
         // get_next_seq_offset: nothing more unless the job wraps).
         let len = self.files[fi].region.len;
         if self.spec.rw_nr > 0 && off >= len {
             let next = self.holed_end(fi, off);
-            if next.is_none() && self.spec.strided.is_none() {
+            if next.is_none() {
                 if !self.spec.wrap {
                     self.mark_done(fi);
                     return None;
@@ -1224,12 +1291,6 @@ impl Generator {
         }
         if self.spec.rw_back > 0 {
             off = self.step_back(fi, off);
-        }
-        if self.spec.strided.is_some() && off + self.min_len(ddir, false) > zstart + zlen {
-            // The zone is exhausted before its byte quota: move on.
-            self.files[fi].zone_done = u64::MAX;
-            let (zs, _) = self.zone(fi);
-            off = zs;
         }
         let got = if Z::ON {
             let end = z.seq_end(fi, len);
@@ -1257,7 +1318,7 @@ impl Generator {
                 self.pass_done(fi, z);
                 return None;
             }
-            None if self.spec.wrap || self.spec.strided.is_some() => {
+            None if self.spec.wrap => {
                 self.wrapped |= self.spec.wrap;
                 off = 0;
                 self.len_at(fi, 0, ddir, false)?

@@ -24,6 +24,9 @@ impl Generator {
             };
             return (idx < nblocks).then_some(idx);
         }
+        if self.zoned[ddir].is_some() {
+            return self.zoned_block(fi, ddir, nblocks);
+        }
         if let Some(s) = &mut self.files[fi].samplers[self.sampler_of[ddir]] {
             let rng = &mut self.off_rng;
             let scale = self.range_scale[ddir];
@@ -35,14 +38,17 @@ impl Generator {
             let wrap = (self.spec.wrap && !self.passes(true))
                 || matches!(self.spec.select, FileSelect::Dist(_));
             let strided = self.spec.strided.is_some();
+            let restart = self.spec.time_based || matches!(self.spec.select, FileSelect::Dist(_));
             let l = self.files[fi].lfsr.as_mut()?;
             return match l.next_value() {
                 Some(v) => Some(v),
-                // fio: a strided zone rolls over into itself (the sequence restarts).
-                None if strided => {
+                // fio: a strided zone starts over in place where the job is time based or
+                // the file service non-uniform; otherwise the file is done.
+                None if strided && restart => {
                     l.reset();
                     l.next_value()
                 }
+                None if strided => None,
                 None if wrap => {
                     self.wrapped = true;
                     l.reset();
@@ -68,6 +74,9 @@ impl Generator {
         ddir: Ddir,
         z: &mut Z,
     ) -> Option<(u64, u64)> {
+        if self.spec.strided.is_some() {
+            return self.strided_identical(fi, ddir);
+        }
         let off = self.files[fi].last_start[ddir];
         match self.len_at(fi, off, ddir, false) {
             Some(l) => {
@@ -86,6 +95,9 @@ impl Generator {
         ddir: Ddir,
         z: &mut Z,
     ) -> Option<(u64, u64)> {
+        if self.spec.strided.is_some() {
+            return self.strided_seq_in_random(fi, ddir, z);
+        }
         let off = self.files[fi].pos[ddir];
         match self.len_at(fi, off, ddir, false) {
             Some(l) => {
@@ -112,10 +124,20 @@ impl Generator {
         z: &mut Z,
     ) -> Option<(u64, u64)> {
         if off < self.files[fi].region.len && self.spec.strided.is_none() {
-            self.mark_done(fi);
+            self.random_file_done(fi, z);
             return None;
         }
         self.random_io(fi, ddir, true, z)
+    }
+
+    /// A random job's file has nothing more (an I/O that does not fit): done, or done for
+    /// this pass where the job goes in passes (io_size beyond the files).
+    fn random_file_done<Z: Zoned>(&mut self, fi: usize, z: &mut Z) {
+        if self.passes(true) {
+            self.pass_done(fi, z);
+        } else {
+            self.mark_done(fi);
+        }
     }
 
     /// A random block. `fallback`: in place of a sequential I/O that ran off the end; as in
@@ -139,13 +161,6 @@ impl Generator {
             return None;
         }
         let was_wrapped = self.wrapped;
-        if self.spec.strided.is_some() {
-            // fio: a zone whose blocks are all done (zonesize beyond zonerange) rolls over
-            // into itself: the map starts again, with one draw and no new pass.
-            if let Some(m) = self.files[fi].map.as_mut().filter(|m| m.full()) {
-                m.clear();
-            }
-        }
         let Some(mut b) = self.random_block(fi, ddir, nblocks) else {
             if self.spec.gen == RandGen::Lfsr && self.passes(true) {
                 // The LFSR's sequence is through: the file is done for this pass.
@@ -158,27 +173,38 @@ impl Generator {
         if self.files[fi].map.as_ref().is_some_and(|m| m.full()) {
             // Non-uniform file service: the file starts over without a new pass.
             let restart = matches!(self.spec.select, FileSelect::Dist(_));
-            if !self.spec.wrap && !restart {
-                self.mark_done(fi);
-                return None;
+            if self.spec.strided.is_some() {
+                // Strided zones: the zone starts over in place (time based, non-uniform
+                // file service) or the file is done.
+                if !(restart || self.spec.time_based) {
+                    self.mark_done(fi);
+                    return None;
+                }
+                Self::strided_reset(&mut self.files[fi]);
+                b = self.random_block(fi, ddir, nblocks)?;
+            } else {
+                if !self.spec.wrap && !restart {
+                    self.mark_done(fi);
+                    return None;
+                }
+                if self.passes(true) {
+                    // Several files: done for this pass (the last one starts the next).
+                    self.pass_done(fi, z);
+                    return None;
+                }
+                // The draw found the map full: the file starts over (its cache dropped again,
+                // fio's loop_cache_invalidate) and fio draws again.
+                self.wrapped = true;
+                if let Some(map) = &mut self.files[fi].map {
+                    map.clear();
+                }
+                if self.spec.repeatable && !self.spec.time_based && !restart {
+                    // io_size beyond size: another pass over the files, with the streams
+                    // seeded again (fio's clear_io_state).
+                    self.reseed();
+                }
+                b = self.random_block(fi, ddir, nblocks)?;
             }
-            if self.passes(true) {
-                // Several files: done for this pass (the last one starts the next).
-                self.pass_done(fi, z);
-                return None;
-            }
-            // The draw found the map full: the file starts over (its cache dropped again,
-            // fio's loop_cache_invalidate) and fio draws again.
-            self.wrapped = true;
-            if let Some(map) = &mut self.files[fi].map {
-                map.clear();
-            }
-            if self.spec.repeatable && !self.spec.time_based && !restart {
-                // io_size beyond size: another pass over the files, with the streams
-                // seeded again (fio's clear_io_state).
-                self.reseed();
-            }
-            b = self.random_block(fi, ddir, nblocks)?;
         }
         if let Some(map) = &mut self.files[fi].map {
             if !map.is_free(b) {
@@ -192,11 +218,16 @@ impl Generator {
             z.restarted(fi);
         }
         let off = zstart + b * align;
-        let Some(mut l) = self.len_at(fi, off, ddir, !fallback) else {
-            // fio: a block that does not fit (a free map entry past the last block, with
-            // mixed block sizes) fails to produce an I/O: the file is done.
-            self.mark_done(fi);
-            return None;
+        let mut l = if self.spec.strided.is_some() {
+            self.strided_fit(fi, ddir, b * align, !fallback)?
+        } else {
+            let Some(l) = self.len_at(fi, off, ddir, !fallback) else {
+                // fio: a block that does not fit (a free map entry past the last block,
+                // with mixed block sizes) fails to produce an I/O: the file is done.
+                self.random_file_done(fi, z);
+                return None;
+            };
+            l
         };
         // zonemode=zbd: the I/O goes where the zones say; the random map marks the block
         // drawn with the length that goes (fio's order).
@@ -224,6 +255,12 @@ impl Generator {
             while n < want && first + n < total && map.is_free(first + n) {
                 map.set(first + n);
                 n += 1;
+            }
+            if n < want && first + n == total {
+                // fio keeps its map in 64-bit words and marks on past the last block to
+                // the end of its word: such an I/O is not cut there (strided zones, whose
+                // map covers one zone of a larger region).
+                n = want.min(total.next_multiple_of(64).saturating_sub(first));
             }
             if n > 0 && n * min_bs < l {
                 l = n * min_bs;

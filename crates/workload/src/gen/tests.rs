@@ -37,6 +37,7 @@ fn spec(random: bool, size: u64) -> Spec {
         seq_stride: false,
         sprandom: None,
         file_sizes: Vec::new(),
+        start_later: Vec::new(),
         repeatable: false,
         time_based: false,
         pct_random: [100; 3],
