@@ -1075,6 +1075,18 @@ fn written_logs_follow_fio_s_closes_syncs_passes_and_loops() {
         ("f", &["--rw=randwrite:2", "--bs=4k,8k"]),
         // A random job's sequential I/O that does not fit ends the file's pass.
         ("h", &["--rw=randrw:3", "--bs=16k,4k", "--io_size=1500k"]),
+        // The random I/O that takes the place of a sequential one that found no room
+        // (the file done, the next one opened) is left out of the random map.
+        (
+            "n1:n2:n3",
+            &[
+                "--rw=randrw:3",
+                "--bs=4k",
+                "--size=1m",
+                "--rwmixread=70",
+                "--openfiles=1",
+            ],
+        ),
         // A percentage offset of a file the job creates: 0 in the first loop, of the
         // laid-out size after; a block past the file's end ends it.
         (

@@ -403,6 +403,11 @@ pub struct Generator {
     /// every N-th I/O of the job is random, the others go on from where their file's last
     /// I/O of their direction ended, or start where it started with `identical`).
     seq_left: u64,
+    /// A sequential I/O of a random job was tried and found no room ([`Self::next_io`]
+    /// then tries another file): the I/O that takes its place is left out of the random
+    /// map even where it is a random one (fio's request keeps its BUSY_OK flag through
+    /// the retry).
+    busy_ok: bool,
     /// Strided zones: bytes of the job's I/O since its last zone switch (fio counts them
     /// for the job, over all files and directions).
     zone_bytes: u64,
@@ -497,6 +502,7 @@ impl Generator {
             files_done,
             seq_left: 0,
             zone_bytes: 0,
+            busy_ok: false,
             is_open: vec![
                 false;
                 if spec.open_limit > 0 {
@@ -1155,14 +1161,17 @@ impl Generator {
                 {
                     self.random_io(fi, ddir, false, z)
                 } else if !hit && self.spec.identical {
+                    self.busy_ok = true;
                     self.repeat_last(fi, ddir, z)
                 } else {
+                    self.busy_ok = true;
                     self.next_seq_in_random(fi, ddir, z)
                 }
             } else {
                 self.next_seq(fi, ddir, z)
             };
             if let Some((off, l)) = got {
+                self.busy_ok = false;
                 let f = &mut self.files[fi];
                 if self.spec.rw_nr > 1 {
                     f.last_start[ddir] = off;

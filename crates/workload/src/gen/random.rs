@@ -241,7 +241,8 @@ impl Generator {
         };
         let min_bs = self.spec.bs[ddir].min().max(1);
         let shift = self.bs_shift[ddir];
-        if let Some(map) = self.files[fi].map.as_mut().filter(|_| !fallback) {
+        let unmarked = fallback || self.busy_ok;
+        if let Some(map) = self.files[fi].map.as_mut().filter(|_| !unmarked) {
             // Mark the blocks the I/O covers, in units of the direction's smallest block
             // size, up to the first one already done; the I/O is cut to that free run (fio's
             // mark_random_map).
