@@ -1087,6 +1087,29 @@ fn written_logs_follow_fio_s_closes_syncs_passes_and_loops() {
                 "--openfiles=1",
             ],
         ),
+        // Under a non-uniform file service a file read or written in order is closed at
+        // its end and started over (several files).
+        (
+            "f:g",
+            &[
+                "--rw=write",
+                "--bssplit=4k/20:8k/30:32k/50",
+                "--size=256k",
+                "--io_size=1500k",
+                "--file_service_type=gauss:5",
+            ],
+        ),
+        // A pass of io_size beyond the files starts where fio's start offset is then.
+        (
+            "n1:n2",
+            &[
+                "--rw=write",
+                "--bsrange=4k-16k",
+                "--size=1m",
+                "--io_size=1500k",
+                "--offset=10%",
+            ],
+        ),
         // A percentage offset of a file the job creates: 0 in the first loop, of the
         // laid-out size after; a block past the file's end ends it.
         (

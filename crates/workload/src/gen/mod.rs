@@ -1286,7 +1286,8 @@ impl Generator {
         if self.spec.rw_nr > 0 && off >= len {
             let next = self.holed_end(fi, off);
             if next.is_none() {
-                if !self.spec.wrap {
+                // (Under a non-uniform file service the file starts over, closed first.)
+                if !self.spec.wrap || matches!(self.spec.select, FileSelect::Dist(_)) {
                     self.mark_done(fi);
                     return None;
                 }
@@ -1327,7 +1328,9 @@ impl Generator {
                 self.pass_done(fi, z);
                 return None;
             }
-            None if self.spec.wrap => {
+            // A non-uniform file service closes the file at its end and starts it over
+            // (fio's fio_file_reset), then picks a file again.
+            None if self.spec.wrap && !matches!(self.spec.select, FileSelect::Dist(_)) => {
                 self.wrapped |= self.spec.wrap;
                 off = 0;
                 self.len_at(fi, 0, ddir, false)?
@@ -1460,6 +1463,10 @@ impl Generator {
         for i in 0..n {
             let f = &mut self.files[i];
             f.rewind();
+            // A pass is one of fio's loops: it starts where fio's start offset is now.
+            if let Some(s) = self.spec.start_later.get(i) {
+                f.region.start = *s;
+            }
             f.zoned_ios = 0;
             f.done = f.region.len == 0;
             f.wrap_due = true;
