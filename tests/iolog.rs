@@ -1087,6 +1087,18 @@ fn written_logs_follow_fio_s_closes_syncs_passes_and_loops() {
                 "--openfiles=1",
             ],
         ),
+        // end_fsync opens a closed file for its sync beside the open ones, whatever
+        // openfiles allows.
+        (
+            "n1:n2:n3",
+            &[
+                "--rw=rw",
+                "--bs=4k",
+                "--size=256k",
+                "--openfiles=1",
+                "--end_fsync=1",
+            ],
+        ),
         // Under a non-uniform file service a file read or written in order is closed at
         // its end and started over (several files).
         (

@@ -86,6 +86,12 @@ impl<E: Engine> Worker<'_, E> {
                 Room::Wait => break,
             }
         }
+        self.open_now(i)
+    }
+
+    /// Open file `i` whatever `openfiles` allows (fio's end_fsync opens a closed file
+    /// beside the open ones); an error fails the job.
+    fn open_now(&mut self, i: usize) -> bool {
         let t0 = self.clock.now();
         let opened = self.open_file(i);
         self.target_since(t0);
@@ -215,8 +221,10 @@ impl<E: Engine> Worker<'_, E> {
                 }
                 continue;
             }
+            // A closed file is opened for its sync beside the open ones (openfiles does
+            // not close one for it).
             let reopen = !self.files.is_open(i);
-            if reopen && !self.ensure_open(i) {
+            if reopen && !self.open_now(i) {
                 all = false;
                 continue;
             }
