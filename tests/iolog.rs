@@ -1087,6 +1087,17 @@ fn written_logs_follow_fio_s_closes_syncs_passes_and_loops() {
                 "--openfiles=1",
             ],
         ),
+        // A random job's sequential I/O at the end of a region shorter than its file ends
+        // the file (at the file's end a random block takes its place).
+        (
+            "f",
+            &[
+                "--rw=randread",
+                "--percentage_random=20",
+                "--bs=4k",
+                "--size=256k",
+            ],
+        ),
         // end_fsync opens a closed file for its sync beside the open ones, whatever
         // openfiles allows.
         (

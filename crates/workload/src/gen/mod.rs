@@ -1218,6 +1218,19 @@ impl Generator {
         Some(l)
     }
 
+    /// fio's real_file_size of file `fi` ([`Spec::file_sizes`]): at least the region's end,
+    /// unless the region moved past the file's end ([`Spec::start_later`]).
+    fn file_size(&self, fi: usize) -> u64 {
+        let r = self.files[fi].region;
+        let end = r.start.saturating_add(r.len);
+        let size = self.spec.file_sizes.get(fi).copied().unwrap_or(end);
+        if self.spec.start_later.is_empty() {
+            size.max(end)
+        } else {
+            size
+        }
+    }
+
     /// Whether a block at `off` (relative to the region) ends within the file: a region
     /// moved to [`Spec::start_later`] may reach past the file's end, where fio's I/O
     /// fails and the file is done.

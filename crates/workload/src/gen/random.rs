@@ -114,8 +114,8 @@ impl Generator {
     }
 
     /// A sequential I/O of a random job found no room at `off`: at the end of the file a
-    /// random block takes its place; before it (a tail shorter than a block) fio's I/O
-    /// does not fit and the file is done.
+    /// random block takes its place; before it (a tail shorter than a block, or the end of
+    /// a region shorter than its file) fio's I/O does not fit and the file is done.
     fn seq_ran_out<Z: Zoned>(
         &mut self,
         fi: usize,
@@ -123,7 +123,8 @@ impl Generator {
         off: u64,
         z: &mut Z,
     ) -> Option<(u64, u64)> {
-        if off < self.files[fi].region.len && self.spec.strided.is_none() {
+        let start = self.files[fi].region.start;
+        if start.saturating_add(off) < self.file_size(fi) {
             self.random_file_done(fi, z);
             return None;
         }

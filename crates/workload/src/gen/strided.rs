@@ -22,16 +22,8 @@ use super::*;
 impl Generator {
     /// The file's size less the region's start (where an I/O of the file must end).
     fn strided_file_end(&self, fi: usize) -> u64 {
-        let r = self.files[fi].region;
-        let end = r.start.saturating_add(r.len);
-        let size = self.spec.file_sizes.get(fi).copied().unwrap_or(end);
-        // A region moved past the file's end (Spec::start_later) ends at the file's.
-        let size = if self.spec.start_later.is_empty() {
-            size.max(end)
-        } else {
-            size
-        };
-        size.saturating_sub(r.start)
+        self.file_size(fi)
+            .saturating_sub(self.files[fi].region.start)
     }
 
     /// Before each I/O of file `fi` in direction `ddir`: the zone switch and resets.
