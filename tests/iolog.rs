@@ -1122,6 +1122,31 @@ fn written_logs_follow_fio_s_closes_syncs_passes_and_loops() {
                 "--file_service_type=gauss:5",
             ],
         ),
+        // An io_size given goes on in passes wherever a pass ends short of it: here a
+        // random block past the file's end (the laid-out file is the region, the later
+        // passes start at 10 % of it) ends each pass.
+        (
+            "n",
+            &[
+                "--rw=randwrite",
+                "--bssplit=8k/70:2k",
+                "--size=1m",
+                "--io_size=512k",
+                "--offset=10%",
+            ],
+        ),
+        (
+            "n",
+            &[
+                "--rw=randwrite",
+                "--bssplit=8k/70:2k",
+                "--size=1m",
+                "--io_size=512k",
+                "--offset=10%",
+                "--ioengine=libaio",
+                "--iodepth=4",
+            ],
+        ),
         // A pass of io_size beyond the files starts where fio's start offset is then.
         (
             "n1:n2",

@@ -518,10 +518,9 @@ fn plan_thread(
     let (depth, depth_note) = thread_depth(def, o, &caps, compat)?;
     let seeds = job_seeds(o, thread_number, sub, compat);
     // fio's job goes on in passes while an io_size given is not reached (keep_running),
-    // also where one pass over the files moves less than it (holed I/O, `rw=write:8k`).
-    let wrap = time_based
-        || io_size > region_total
-        || (o.io_size.is_some() && o.rw_nr > 0 && !o.rw.is_random());
+    // also where one pass over the files moves less than it (holed I/O, `rw=write:8k`; a
+    // random block that does not fit the file ends the pass).
+    let wrap = time_based || io_size > region_total || o.io_size.is_some();
     let mut spec = thread_spec(o, &files, &seeds, wrap, &caps, spr.map(|(s, _)| s), compat);
     spec.dist_seeds = dist_seeds(o, &files, &seeds, thread_number, compat);
     if replayed.is_none() {
@@ -567,8 +566,10 @@ fn plan_thread(
                 sized
             };
             io.pass_loops = true;
-            let per_pass = sized.max(1);
-            io.loops = (io_size.div_ceil(per_pass) + 1)
+            // As many as the rule lets: a pass ends early where a block does not fit (a
+            // random block past a file's end), and each moves at least one block.
+            let min_bs = spec.bs.iter().map(|b| b.min()).min().unwrap_or(1).max(1);
+            io.loops = (io_size.div_ceil(min_bs) + 1)
                 .max(o.loops as u64)
                 .min(u32::MAX as u64 - 1) as u32;
         }
