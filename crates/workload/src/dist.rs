@@ -7,7 +7,8 @@
 //!   moves it; without a center a random offset does. The same job draws the same blocks
 //!   as fio (3.33 under `--compat=3.33`, the newest fio's seeds otherwise).
 //! * `zoned` / `zoned_abs` — the given share of accesses goes to each zone (size in percent
-//!   of the range, or absolute), uniformly within the zone.
+//!   of the range, or absolute), uniformly within the zone: parsed here, drawn by the
+//!   generator as fio draws them (`gen/zoned.rs`).
 
 use crate::fileservice::{FileDist, FioGen};
 
@@ -238,41 +239,15 @@ pub struct Sampler {
     n: u64,
     /// fio's generator of a zipf, pareto or normal distribution.
     fio: Option<FioGen>,
-    /// Zone boundaries in blocks: (first block, number of blocks, cumulative access %).
-    zones: Vec<(u64, u64, u32)>,
 }
 
 impl Sampler {
-    /// A sampler over `n` blocks of `block` bytes. fio's generators (zipf, pareto, normal)
+    /// A sampler over `n` blocks. fio's generators (zipf, pareto, normal)
     /// draw over `nranges` ranges (fio: the file's size in units of the smallest block
     /// size of reads and writes) from `seed`, whatever `n` is (their values are bounded by
     /// the caller); for the others a value past the last block is the last.
-    pub fn new(dist: &Dist, n: u64, block: u64, nranges: u64, seed: u32) -> Self {
+    pub fn new(dist: &Dist, n: u64, nranges: u64, seed: u32) -> Self {
         let n = n.max(1);
-        let mut zones = Vec::new();
-        let mut cum = 0u32;
-        let mut first = 0u64;
-        let zone_list: Vec<(u32, u64)> = match dist {
-            Dist::Zoned(z) => z
-                .iter()
-                .map(|z| (z.access_pct, (n as u128 * z.size as u128 / 100) as u64))
-                .collect(),
-            Dist::ZonedAbs(z) => z
-                .iter()
-                .map(|z| (z.access_pct, z.size / block.max(1)))
-                .collect(),
-            _ => Vec::new(),
-        };
-        let zl = zone_list.len();
-        for (i, (pct, mut blocks)) in zone_list.into_iter().enumerate() {
-            if i + 1 == zl && matches!(dist, Dist::Zoned(_)) {
-                blocks = n - first; // rounding remainder to the last zone
-            }
-            let blocks = blocks.min(n.saturating_sub(first)).max(1);
-            cum += pct;
-            zones.push((first.min(n - 1), blocks, cum));
-            first += blocks;
-        }
         let fio_dist = match *dist {
             Dist::Zipf { theta, center } => Some(FileDist::Zipf { theta, center }),
             Dist::Pareto { h, center } => Some(FileDist::Pareto { h, center }),
@@ -286,12 +261,11 @@ impl Sampler {
             fio: fio_dist.map(|d| FioGen::new(d, nranges, seed, true)),
             dist: dist.clone(),
             n,
-            zones,
         }
     }
 
-    /// The next block; `u` yields uniforms in [0, 1) (for the uniform and zoned
-    /// distributions; fio's generators draw from their own streams). fio's generators
+    /// The next block; `u` yields uniforms in [0, 1) (for the uniform distribution; fio's
+    /// generators draw from their own streams; the zoned ones are the generator's own). fio's generators
     /// draw ranges of the job's smallest block size: a direction whose blocks are `scale`
     /// ranges long (writes of 64 KiB where reads are of 4 KiB: 16) takes `value / scale`,
     /// so its draws spread over its blocks rather than piling on the last one.
@@ -305,22 +279,8 @@ impl Sampler {
         match &self.dist {
             // Never built for a sequence (the generator walks it); stay total anyway.
             Dist::Sequence(s) => s.first().copied().unwrap_or(0).min(n - 1),
-            Dist::Zoned(_) | Dist::ZonedAbs(_) => {
-                let r = (u() * 100.0) as u32 + 1;
-                let (first, blocks, _) = *self
-                    .zones
-                    .iter()
-                    .find(|z| r <= z.2)
-                    .unwrap_or(self.zones.last().expect("zones"));
-                (first + ((blocks as f64 * u()) as u64).min(blocks - 1)).min(n - 1)
-            }
             _ => ((n as f64 * u()) as u64).min(n - 1),
         }
-    }
-
-    /// The zones as (first block, blocks, cumulative access %) (for tests).
-    pub fn zones(&self) -> &[(u64, u64, u32)] {
-        &self.zones
     }
 }
 
@@ -359,12 +319,6 @@ pub fn chi2(observed: &[u64], expected_p: &[f64]) -> (f64, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::Taus88;
-
-    fn uniforms(seed: u32) -> impl FnMut() -> f64 {
-        let mut r = Taus88::new(seed);
-        move || unit(r.next_u32())
-    }
 
     const DRAWS: usize = 400_000;
 
@@ -384,15 +338,6 @@ mod tests {
         );
         assert!(parse_dist("zoned:50/60:50/50", true).is_err());
         assert!(parse_dist("zoned:50/100:50/", true).is_err());
-    }
-
-    fn assert_fits(name: &str, observed: &[u64], expected: &[f64]) {
-        let (stat, df) = chi2(observed, expected);
-        let crit = chi2_critical_001(df);
-        assert!(
-            stat < crit,
-            "{name}: chi-square {stat:.1} with {df} df exceeds the 0.1% critical value {crit:.1}"
-        );
     }
 
     /// The first 16 blocks fio 3.33 reads of `--name=j --ioengine=null --rw=randread
@@ -432,7 +377,7 @@ mod tests {
         ];
         assert_eq!(crate::rng::fio_jhash(b"j.0.0"), 0xd646_691e);
         for (d, want) in cases {
-            let mut s = Sampler::new(&parse_dist(d, true).unwrap(), 256, 4096, 256, 0xd646_691e);
+            let mut s = Sampler::new(&parse_dist(d, true).unwrap(), 256, 256, 0xd646_691e);
             let got: Vec<u64> = (0..16).map(|_| s.next(1, || unreachable!())).collect();
             let want: Vec<u64> = want.split(' ').map(|b| b.parse().unwrap()).collect();
             assert_eq!(got, want, "{d}");
@@ -449,7 +394,7 @@ mod tests {
     fn fio_generators_have_their_shapes() {
         let n = 10_000u64;
         let counts = |d: &str| {
-            let mut s = Sampler::new(&parse_dist(d, true).unwrap(), n, 4096, n, 12345);
+            let mut s = Sampler::new(&parse_dist(d, true).unwrap(), n, n, 12345);
             let mut c = vec![0u64; n as usize];
             for _ in 0..DRAWS {
                 c[s.next(1, || unreachable!()) as usize] += 1;
@@ -482,7 +427,7 @@ mod tests {
     #[test]
     fn normal_over_a_few_ranges_ends() {
         for n in [1u64, 2, 3] {
-            let mut s = Sampler::new(&parse_dist("normal:10", true).unwrap(), n, 4096, n, 7);
+            let mut s = Sampler::new(&parse_dist("normal:10", true).unwrap(), n, n, 7);
             for _ in 0..10_000 {
                 assert!(s.next(1, || unreachable!()) < n);
             }
@@ -494,13 +439,7 @@ mod tests {
     #[test]
     fn larger_blocks_scale_the_values() {
         let (ranges, blocks) = (256u64, 16u64);
-        let mut s = Sampler::new(
-            &parse_dist("zipf:0.8", true).unwrap(),
-            blocks,
-            65536,
-            ranges,
-            9,
-        );
+        let mut s = Sampler::new(&parse_dist("zipf:0.8", true).unwrap(), blocks, ranges, 9);
         let mut c = vec![0u32; blocks as usize];
         for _ in 0..16_000 {
             c[s.next(ranges / blocks, || unreachable!()) as usize] += 1;
@@ -508,45 +447,6 @@ mod tests {
         let last = c[blocks as usize - 1];
         assert!(last < 4_000, "{c:?}");
         assert!(c.iter().filter(|x| **x > 0).count() > 8, "{c:?}");
-    }
-
-    #[test]
-    fn zoned_access_shares() {
-        let d = parse_dist("zoned:60/10:30/20:10/70", true).unwrap();
-        let n = 10_000u64;
-        let mut s = Sampler::new(&d, n, 4096, n, 0);
-        let mut u = uniforms(2);
-        let mut hits = vec![0u64; 3];
-        let mut cells = vec![0u64; 100];
-        for _ in 0..DRAWS {
-            let b = s.next(1, &mut u);
-            let z = if b < 1000 {
-                0
-            } else if b < 3000 {
-                1
-            } else {
-                2
-            };
-            hits[z] += 1;
-            cells[(b * 100 / n) as usize] += 1;
-        }
-        assert_fits("zoned shares", &hits, &[0.6, 0.3, 0.1]);
-        // Uniform within zones: cell probability = zone share / cells in the zone.
-        let expected: Vec<f64> = (0..100)
-            .map(|c| {
-                if c < 10 {
-                    0.06
-                } else if c < 30 {
-                    0.015
-                } else {
-                    0.1 / 70.0
-                }
-            })
-            .collect();
-        assert_fits("zoned cells", &cells, &expected);
-        let d = parse_dist("zoned_abs:50/1m:50/3m", true).unwrap();
-        let s = Sampler::new(&d, 1024, 4096, 1024, 0);
-        assert_eq!(s.zones(), &[(0, 256, 50), (256, 768, 100)]);
     }
 
     #[test]

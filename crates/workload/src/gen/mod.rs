@@ -692,7 +692,6 @@ impl Generator {
                     Box::new(Sampler::new(
                         &spec.dist[d],
                         Self::nblocks(spec, space, d).max(1),
-                        spec.align[d].max(1),
                         nranges,
                         seed,
                     ))

@@ -338,3 +338,52 @@ fn a_files_state_stays_small() {
     eprintln!("FileState: {n} bytes");
     assert!(n <= 256, "FileState is {n} bytes");
 }
+
+/// The zoned distribution as fio draws it: each zone gets its share of the accesses, and
+/// within a zone the blocks are uniform; zoned_abs zones are byte ranges.
+#[test]
+fn zoned_distributions_give_each_zone_its_share() {
+    use crate::dist::{chi2, chi2_critical_001, parse_dist};
+    let n = 10_000u64;
+    let mut s = spec(true, n * 4096);
+    s.random_map = false;
+    s.dist[0] = parse_dist("zoned:60/10:30/20:10/70", true).unwrap();
+    let mut g = Generator::new(s);
+    let mut hits = vec![0u64; 3];
+    let mut cells = vec![0u64; 100];
+    for _ in 0..400_000 {
+        let b = g.next(0).expect("no map: never done").offset / 4096;
+        hits[usize::from(b >= 1000) + usize::from(b >= 3000)] += 1;
+        cells[(b * 100 / n) as usize] += 1;
+    }
+    let fits = |name: &str, observed: &[u64], expected: &[f64]| {
+        let (stat, df) = chi2(observed, expected);
+        assert!(
+            stat < chi2_critical_001(df),
+            "{name}: chi-square {stat:.1}, {df} df"
+        );
+    };
+    fits("zoned shares", &hits, &[0.6, 0.3, 0.1]);
+    // Uniform within zones: a cell's probability is its zone's share over its cells.
+    let expected: Vec<f64> = (0..100)
+        .map(|c| match c {
+            0..=9 => 0.06,
+            10..=29 => 0.015,
+            _ => 0.1 / 70.0,
+        })
+        .collect();
+    fits("zoned cells", &cells, &expected);
+
+    // zoned_abs: the first 1 MiB gets half of the accesses, the next 3 MiB the rest.
+    let mut s = spec(true, 1024 * 4096);
+    s.random_map = false;
+    s.dist[0] = parse_dist("zoned_abs:50/1m:50/3m", true).unwrap();
+    let mut g = Generator::new(s);
+    let low = (0..10_000)
+        .filter(|_| g.next(0).expect("no map").offset < 1 << 20)
+        .count();
+    assert!(
+        (4_700..5_300).contains(&low),
+        "{low} of 10000 in the first MiB"
+    );
+}
