@@ -96,16 +96,14 @@ impl Generator {
         }
     }
 
-    /// Whether a block at `off` (relative to the region) ends within the file: a region
-    /// moved to [`Spec::start_later`] may reach past the file's end, where fio's I/O
-    /// fails and the file is done.
+    /// Whether a block at `off` (relative to the region) ends within the file (fio's
+    /// real_file_size, [`Self::file_size`]): a fixed block size past the region's end, or a
+    /// region moved to [`Spec::start_later`], may reach past it, where fio's I/O fails and
+    /// the file is done.
     #[cold]
     pub(super) fn within_file(&self, fi: usize, off: u64, l: u64) -> bool {
-        let r = self.files[fi].region;
-        match self.spec.file_sizes.get(fi) {
-            Some(size) => r.start.saturating_add(off).saturating_add(l) <= *size,
-            None => true,
-        }
+        let start = self.files[fi].region.start;
+        start.saturating_add(off).saturating_add(l) <= self.file_size(fi)
     }
 
     /// The region-relative end a drawn block size must stay within (fio's io_u_fits: the
@@ -154,8 +152,6 @@ impl Generator {
         let BsPolicy::Fixed(l) = self.spec.bs[slot] else {
             return None;
         };
-        let r = self.files[fi].region;
-        let size = self.spec.file_sizes.get(fi).copied().unwrap_or(0);
-        (r.start.saturating_add(off).saturating_add(l) <= size).then_some(l)
+        self.within_file(fi, off, l).then_some(l)
     }
 }

@@ -105,8 +105,7 @@ impl Generator {
     #[cold]
     pub(super) fn holed_end(&self, fi: usize, off: u64) -> Option<u64> {
         let r = self.files[fi].region;
-        let end = r.start.saturating_add(r.len);
-        let size = self.spec.file_sizes.get(fi).map_or(end, |s| (*s).max(end));
+        let size = self.file_size(fi);
         let prev_end = off.saturating_sub(self.spec.rw_nr);
         if r.start.saturating_add(prev_end) >= size {
             return None;
