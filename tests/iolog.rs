@@ -1185,6 +1185,18 @@ fn written_logs_follow_fio_s_closes_syncs_passes_and_loops() {
                 "--zoneskip=128k",
             ],
         ),
+        // On an engine that queues, a loop stops at size queued and the job at size ×
+        // loops issued in all: the first loop's blocks pass size, the last stops short.
+        (
+            "f",
+            &[
+                "--rw=rw",
+                "--bs=12k",
+                "--size=256k",
+                "--loops=2",
+                "--ioengine=libaio",
+            ],
+        ),
         // The loops share number_ios × loops I/Os.
         ("h", &["--rw=read", "--loops=3", "--number_ios=6"]),
         (

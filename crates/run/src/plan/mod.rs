@@ -532,6 +532,18 @@ fn plan_thread(
     }
     let mut io = io_plan(o, &caps, depth, budget, &seeds);
     io.shared_budget = shared_budget;
+    if o.loops > 1
+        && !(caps.syncio || caps.queue_completes)
+        && !time_based
+        && replayed.is_none()
+        && spr.is_none()
+        && o.verify == flexio_job::options::verify_code::NONE
+        && !o.experimental_verify
+        && !o.rw.trims()
+        && o.zonemode != ZoneMode::Zbd
+    {
+        io.issue_cap = io_size.saturating_mul(o.loops as u64);
+    }
     // io_size beyond the files, in passes (each a loop in fio): the job ends at a pass's
     // end by fio's rule ([`PassEnd`]); its loops are its first passes.
     let in_passes = spec.wrap

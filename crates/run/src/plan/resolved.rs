@@ -47,6 +47,11 @@ pub struct IoPlan {
     /// The loops share [`Self::budget`] (fio's size × loops): each loop issues until its
     /// files are done or what the earlier loops left is spent; else each loop has it all.
     pub shared_budget: bool,
+    /// Bytes all loops together may issue, where each loop has [`Self::budget`] to itself
+    /// (u64::MAX: no limit): fio's loop on an engine that queues stops at `size` queued
+    /// and also once the job's issued bytes reach size × loops, so a loop that ran past
+    /// `size` (a mixed job's blocks not dividing it) leaves the last one less.
+    pub issue_cap: u64,
     /// A job past its files' end (io_size beyond them) ends at a pass's end as fio's
     /// keep_running does: [`PassEnd`].
     pub pass_end: Option<PassEnd>,
@@ -690,6 +695,7 @@ pub fn io_plan(o: &JobOptions, caps: &Caps, depth: u32, budget: u64, seeds: &[u6
         },
         loops: if time_based { u32::MAX } else { o.loops },
         shared_budget: false,
+        issue_cap: u64::MAX,
         pass_end: None,
         pass_loops: false,
         runtime_ns: o.runtime_us * 1000,

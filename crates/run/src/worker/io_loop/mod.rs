@@ -527,8 +527,9 @@ impl<'a, E: Engine> Worker<'a, E> {
             .pass_end
             .filter(|_| self.plan.io.pass_loops)
             .map_or(u64::MAX, |pe| pe.io_size.saturating_mul(pe.loops));
+        let mut cap_left = self.plan.io.issue_cap;
         while l < loops {
-            self.loop_budget = left.min(pass_left);
+            self.loop_budget = left.min(pass_left).min(cap_left);
             let loop_start = self.clock.now();
             let ios_before = self.completed_total;
             self.loop_start_ns = loop_start;
@@ -561,6 +562,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                 left = left.saturating_sub(self.last_issued);
             }
             pass_left = pass_left.saturating_sub(self.last_issued);
+            cap_left = cap_left.saturating_sub(self.last_issued);
             self.end_of_loop(loop_start);
             // fio: a time-based job whose time is up ends without the read-back.
             let time_up = end == End::Stop && self.plan.io.time_based;
