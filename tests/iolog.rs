@@ -1197,6 +1197,27 @@ fn written_logs_follow_fio_s_closes_syncs_passes_and_loops() {
                 "--ioengine=libaio",
             ],
         ),
+        // zipf and pareto draw over the ranges rounded up: the last one's block does not
+        // fit the file and ends its pass.
+        (
+            "f",
+            &[
+                "--rw=randread",
+                "--bs=24k",
+                "--random_distribution=zipf:1.2",
+                "--io_size=2M",
+            ],
+        ),
+        (
+            "f",
+            &[
+                "--rw=randread",
+                "--bs=24k",
+                "--random_distribution=pareto:0.2",
+                "--loops=2",
+                "--ioengine=libaio",
+            ],
+        ),
         // The loops share number_ios × loops I/Os.
         ("h", &["--rw=read", "--loops=3", "--number_ios=6"]),
         (

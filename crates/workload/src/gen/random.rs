@@ -30,7 +30,10 @@ impl Generator {
         if let Some(s) = &mut self.files[fi].samplers[self.sampler_of[ddir]] {
             let rng = &mut self.off_rng;
             let scale = self.range_scale[ddir];
-            return Some(s.next(scale, || rng.unit()).min(nblocks.saturating_sub(1)));
+            // Not bounded by the blocks: fio's generators draw over the region's ranges
+            // rounded up, so the last one can start a block that does not fit the file,
+            // which ends the file (or starts it over) as any block that does not fit.
+            return Some(s.next(scale, || rng.unit()));
         }
         if self.spec.gen == RandGen::Lfsr {
             // Non-uniform file service starts the file over too (fio's fio_file_reset); a
