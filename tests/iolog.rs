@@ -1218,6 +1218,28 @@ fn written_logs_follow_fio_s_closes_syncs_passes_and_loops() {
                 "--ioengine=libaio",
             ],
         ),
+        // The LFSR draws blocks of the smallest size placed at blockalign: a first draw
+        // past the end still opened the file (open, close in the log); under a
+        // non-uniform service the file starts over.
+        (
+            "f",
+            &[
+                "--rw=randread",
+                "--bsrange=2k-10k",
+                "--blockalign=8k",
+                "--random_generator=lfsr",
+            ],
+        ),
+        (
+            "f:g",
+            &[
+                "--rw=randread:3",
+                "--bsrange=2k-10k",
+                "--blockalign=8k",
+                "--file_service_type=normal",
+                "--random_generator=lfsr",
+            ],
+        ),
         // The loops share number_ios × loops I/Os.
         ("h", &["--rw=read", "--loops=3", "--number_ios=6"]),
         (

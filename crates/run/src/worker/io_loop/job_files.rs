@@ -180,7 +180,12 @@ impl<E: Engine> Worker<'_, E> {
             return;
         }
         if !self.files.is_open(i) {
-            return;
+            // fio opens the file it picks before it looks for an offset there: where the
+            // first attempt finds none (a random block past the end), the log shows the
+            // open and the close.
+            if self.capture.is_none() || !self.open_now(i) {
+                return;
+            }
         }
         // A descriptor with requests in flight is not closed: they complete first.
         while self.files.busy(i) && self.inflight > 0 && !self.stop {
