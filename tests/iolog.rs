@@ -1240,6 +1240,29 @@ fn written_logs_follow_fio_s_closes_syncs_passes_and_loops() {
                 "--random_generator=lfsr",
             ],
         ),
+        // A diskless engine's file ends at its region's end, and fio takes a percentage
+        // offset of that later (a drawn block size's bound, later loops' start).
+        (
+            "f:g",
+            &[
+                "--rw=read",
+                "--bsrange=4k-64k",
+                "--size=2m",
+                "--offset=10%",
+                "--ioengine=null",
+            ],
+        ),
+        (
+            "f",
+            &[
+                "--rw=randread",
+                "--bsrange=4k-64k",
+                "--size=2m",
+                "--offset=10%",
+                "--ioengine=null",
+                "--loops=2",
+            ],
+        ),
         // The loops share number_ios × loops I/Os.
         ("h", &["--rw=read", "--loops=3", "--number_ios=6"]),
         (

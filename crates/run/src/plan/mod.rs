@@ -1108,12 +1108,17 @@ fn workload_spec(
 fn later_starts(o: &JobOptions, files: &[FilePlan], sub: u32, caps: &Caps) -> Vec<u64> {
     let pct = matches!(o.offset, flexio_job::value::SizeVal::Percent(_))
         || matches!(o.offset_increment, flexio_job::value::SizeVal::Percent(_));
-    if !pct || o.file_append || caps.diskless {
+    if !pct || o.file_append {
         return Vec::new();
     }
     let later: Vec<u64> = files
         .iter()
         .map(|f| match (&f.block, &f.seen) {
+            // A diskless engine's file is as long as its region's end (fio's real_file_size
+            // there is the first start plus the file's share of the size).
+            _ if caps.diskless => {
+                files::start_offset(o, f.region.start.saturating_add(f.region.len), sub)
+            }
             (Some(_), _) => f.region.start,
             (None, seen) => {
                 let existing = seen.as_ref().and_then(|s| s.len).unwrap_or(0);
