@@ -230,6 +230,10 @@ fn unlink_each_loop_unlinks_before_each_further_loop_as_in_fio() {
             "--loops=2",
             "--fsync_on_close=1",
         ],
+        // A diskless engine's files are unlinked too: a missing one ends the job with
+        // the unlink's error, an existing regular file goes.
+        &["--filename=g", "--rw=read", "--loops=2", "--ioengine=null"],
+        &["--filename=f", "--rw=read", "--loops=3", "--ioengine=null"],
     ];
     for c in cases {
         let mut seen = Vec::new();

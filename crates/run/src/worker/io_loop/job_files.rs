@@ -161,7 +161,7 @@ impl<E: Engine> Worker<'_, E> {
         if self.plan.io.unlink_each_loop && !self.passes_over {
             // fio unlinks a job's files as each further pass starts; a write job makes
             // them again at their next open.
-            self.unlink_files();
+            self.unlink_files(true);
         }
         self.end_synced = false;
         // fio 3.33's sync rule starts the next pass with no sync as the last request.
@@ -253,16 +253,35 @@ impl<E: Engine> Worker<'_, E> {
         }
     }
 
-    pub(super) fn unlink_files(&self) {
-        if self.caps.diskless && !self.caps.file_op {
-            return;
-        }
-        for f in self.plan.files.iter().filter(|f| f.block.is_none()) {
-            let _ = if self.caps.dirs {
+    /// Unlink the job's files (fio's unlink_all_files between loops, `strict`: the first
+    /// that fails ends the job with its error; the last unlink of `unlink=1` ignores
+    /// failures). As in fio, a diskless engine's files are unlinked too where the path
+    /// is (or names nothing but could be) a regular file; devices and directories stay.
+    pub(super) fn unlink_files(&mut self, strict: bool) -> bool {
+        let diskless = self.caps.diskless && !self.caps.file_op;
+        for i in 0..self.plan.files.len() {
+            let f = &self.plan.files[i];
+            if f.block.is_some() {
+                continue;
+            }
+            if diskless {
+                match std::fs::symlink_metadata(&f.path) {
+                    Ok(m) if !m.file_type().is_file() => continue,
+                    _ => {}
+                }
+            }
+            let r = if self.caps.dirs {
                 std::fs::remove_dir(&f.path)
             } else {
                 std::fs::remove_file(&f.path)
             };
+            if let Err(e) = r {
+                if strict {
+                    self.fail(e.raw_os_error().unwrap_or(libc::EIO), "unlink_all_files");
+                    return false;
+                }
+            }
         }
+        true
     }
 }

@@ -611,8 +611,8 @@ impl<'a, E: Engine> Worker<'a, E> {
                 self.files.next_loop();
                 self.gen.reset();
                 self.syncs.other();
-                if self.plan.io.unlink_each_loop {
-                    self.unlink_files();
+                if self.plan.io.unlink_each_loop && !self.unlink_files(true) {
+                    break;
                 }
                 self.target_since(t0);
             }
@@ -668,7 +668,7 @@ impl<'a, E: Engine> Worker<'a, E> {
         // unlink_each_loop unlinks before each further loop, not after the last: the
         // last loop's files stay, as fio's do, unless `unlink` is set too.
         if self.plan.io.unlink {
-            self.unlink_files();
+            self.unlink_files(false);
         }
         self.publish();
     }
