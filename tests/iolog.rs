@@ -1263,6 +1263,41 @@ fn written_logs_follow_fio_s_closes_syncs_passes_and_loops() {
                 "--loops=2",
             ],
         ),
+        // fio 3.33's sync rule looks again as each pass starts: the sync due at a pass's
+        // end comes again after the reopen, on the next pass's first file.
+        (
+            "f:g",
+            &[
+                "--rw=write",
+                "--bs=4k",
+                "--size=384k",
+                "--io_size=3m",
+                "--fsync=3",
+            ],
+        ),
+        (
+            "f:g",
+            &[
+                "--rw=randrw",
+                "--bs=4k",
+                "--size=384k",
+                "--io_size=3m",
+                "--fdatasync=4",
+            ],
+        ),
+        // A sync logs the offset of the attempt that found the file done (fio's request
+        // keeps it): a random job's sequential I/O at the file's tail.
+        (
+            "f",
+            &[
+                "--rw=randrw:3",
+                "--bsrange=4k-16k",
+                "--bs_unaligned=1",
+                "--rwmixread=70",
+                "--number_ios=100",
+                "--fsync_on_close=1",
+            ],
+        ),
         // The loops share number_ios × loops I/Os.
         ("h", &["--rw=read", "--loops=3", "--number_ios=6"]),
         (

@@ -68,6 +68,11 @@ impl Syncs {
         self
     }
 
+    /// Whether any periodic sync is on (fsync, fdatasync or sync_file_range every N).
+    pub fn periodic(&self) -> bool {
+        self.fsync > 0 || self.fdatasync > 0 || self.ranges.is_some()
+    }
+
     /// The sync due now, if any. `pick` names the file it goes to, given the file written
     /// last: fio picks the file of its next request first and then finds a sync due, so
     /// the sync goes to the file that request would have used (and takes that turn of the

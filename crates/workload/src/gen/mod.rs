@@ -236,6 +236,25 @@ pub struct NextIo {
     pub closed: bool,
 }
 
+impl NextIo {
+    /// No I/O: a pass ended ([`Generator::pause_at_passes`]); `closed` is set, so the
+    /// worker takes the closes and the pass's end, then asks again.
+    pub const PASS_END: NextIo = NextIo {
+        file: 0,
+        ddir: 0,
+        offset: 0,
+        len: 0,
+        wrapped: false,
+        closed: true,
+    };
+
+    /// Whether this is [`Self::PASS_END`] (every I/O is at least a byte long).
+    #[inline]
+    pub fn is_pass_end(&self) -> bool {
+        self.len == 0
+    }
+}
+
 /// What fio 3.33's `--debug=random` logs of the offset generator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RandEvent {
@@ -430,6 +449,11 @@ pub struct Generator {
     /// A pass ended ([`Self::restart_pass`]) since the worker last asked
     /// ([`Self::take_pass_end`]).
     pass_ended: bool,
+    /// [`Self::next_io`] stops at a pass's end ([`Self::pause_at_passes`]).
+    pause_pass: bool,
+    /// Where the last attempt that found no I/O had put its request (fio's request keeps
+    /// that offset: a sync after it logs it), until the worker takes it.
+    failed_off: Option<u64>,
     /// log2 of each direction's smallest block size, when it is a power of two.
     bs_shift: [Option<u32>; 3],
     /// Directions that can take [`Generator::fast_random`]: log2 of their block size.
@@ -520,6 +544,8 @@ impl Generator {
             events: false,
             wraps_due: 0,
             pass_ended: false,
+            pause_pass: false,
+            failed_off: None,
             bs_shift: [0, 1, 2].map(|d| {
                 let m = spec.bs[d].min();
                 m.is_power_of_two().then(|| m.trailing_zeros())
@@ -829,8 +855,35 @@ impl Generator {
             if let Some(io) = self.attempt(fi, ddir) {
                 return Some(io);
             }
+            if self.pause_pass && self.pass_ended {
+                return Some(NextIo::PASS_END);
+            }
         }
         None
+    }
+
+    /// The offset the last attempt that found no I/O had put its request at, once
+    /// ([`Self::failed_at`]).
+    pub fn take_failed_offset(&mut self) -> Option<u64> {
+        self.failed_off.take()
+    }
+
+    /// An attempt in file `fi` put its request at `off` (relative to the region) and found
+    /// it does not fit: as in fio's get_next_offset, an offset at or past the region's
+    /// length stays relative to it (the check comes before the file's offset is added),
+    /// one within it is the file's.
+    #[cold]
+    pub(super) fn failed_at(&mut self, fi: usize, off: u64) {
+        let r = self.files[fi].region;
+        self.failed_off = Some(if off >= r.len { off } else { r.start + off });
+    }
+
+    /// Let [`Self::next_io`] hand out [`NextIo::PASS_END`] where a pass ends, before the
+    /// next pass's first I/O is drawn: the worker then asks for what the next pass starts
+    /// with as fio's next loop does (fio 3.33's sync rule finds a sync due there, which
+    /// goes to the next pass's first file).
+    pub fn pause_at_passes(&mut self, on: bool) {
+        self.pause_pass = on;
     }
 
     /// [`Self::next_io`] for a `zonemode=zbd` job: the zones adjust the direction, where

@@ -128,6 +128,7 @@ impl Generator {
     ) -> Option<(u64, u64)> {
         let start = self.files[fi].region.start;
         if start.saturating_add(off) < self.file_size(fi) {
+            self.failed_at(fi, off);
             self.random_file_done(fi, z);
             return None;
         }
@@ -228,6 +229,7 @@ impl Generator {
             let Some(l) = self.len_at(fi, off, ddir, !fallback) else {
                 // fio: a block that does not fit (a free map entry past the last block,
                 // with mixed block sizes) fails to produce an I/O: the file is done.
+                self.failed_at(fi, off);
                 self.random_file_done(fi, z);
                 return None;
             };

@@ -52,6 +52,11 @@ impl Generator {
         } else {
             self.len_at(fi, off, ddir, false)
         };
+        // fio's get_next_seq_offset puts the request there only while the position is
+        // within the file.
+        if got.is_none() && self.files[fi].region.start.saturating_add(off) < self.file_size(fi) {
+            self.failed_at(fi, off);
+        }
         let l = match got {
             Some(l) => l,
             // zonemode=zbd over whole files: the last file is done at its end while the

@@ -131,6 +131,11 @@ impl<E: Engine> Worker<'_, E> {
     /// ends a loop, and so does this before the next pass's first I/O ([`Self::end_pass`]).
     #[cold]
     pub(super) fn close_done_files(&mut self) {
+        // The request of the attempt that found the file done keeps its offset: a sync
+        // next logs it, as fio's does.
+        if let Some(off) = self.gen.take_failed_offset() {
+            self.capture_last_offset = off;
+        }
         let mut done = std::mem::take(&mut self.closed_buf);
         self.gen.take_closed(&mut done);
         for &i in &done {

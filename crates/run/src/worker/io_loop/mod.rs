@@ -377,6 +377,14 @@ impl<'a, E: Engine> Worker<'a, E> {
         }
         self.progress.set_state(RunState::Initialized);
         let plan = self.plan;
+        // fio 3.33's sync rule looks again at the start of each pass (a loop in fio): the
+        // generator stops at a pass's end so the worker asks it there.
+        let pause = plan.compat.is_fio333()
+            && self.syncs.periodic()
+            && !self.pace.limited()
+            && self.zones.is_none()
+            && self.replay.is_none();
+        self.gen.pause_at_passes(pause);
         let paths: Vec<&std::path::Path> = plan.files.iter().map(|f| f.path.as_path()).collect();
         // The random map of a file could not be allocated: fio's messages, and the job
         // goes on without it only with softrandommap.
@@ -940,6 +948,9 @@ impl<'a, E: Engine> Worker<'a, E> {
                 // The pass that just ended was the job's last: this I/O is not done.
                 return None;
             }
+            if n.is_pass_end() {
+                return self.prepare_after_pass::<LEAN>(slot);
+            }
         }
         if n.wrapped && self.plan.io.invalidate_on_wrap {
             let t0 = self.clock.now();
@@ -971,6 +982,13 @@ impl<'a, E: Engine> Worker<'a, E> {
             self.fill_write(slot, n.offset, n.len);
         }
         Some(ddir as u8)
+    }
+
+    /// The first request of the next pass, after [`NextIo::PASS_END`].
+    #[cold]
+    #[inline(never)]
+    fn prepare_after_pass<const LEAN: bool>(&mut self, slot: u32) -> Option<u8> {
+        self.prepare::<LEAN>(slot)
     }
 
     /// zonemode=zbd: the next I/O, drawn with the zones, and what they ask for before it.
