@@ -1298,6 +1298,24 @@ fn written_logs_follow_fio_s_closes_syncs_passes_and_loops() {
                 "--fsync_on_close=1",
             ],
         ),
+        // The read-back after a loop opens the files again (fio closes them first), beside
+        // each other whatever openfiles says.
+        ("f", &["--rw=write", "--size=256k", "--verify=crc32c"]),
+        (
+            "f:g",
+            &[
+                "--rw=randwrite",
+                "--size=256k",
+                "--verify=md5",
+                "--openfiles=1",
+            ],
+        ),
+        // number_ios × loops I/Os all done in the first loop: the next loop still runs,
+        // empty, with its end syncs.
+        (
+            "f:g:h",
+            &["--rw=write", "--loops=3", "--number_ios=4", "--end_fsync=1"],
+        ),
         // The loops share number_ios × loops I/Os.
         ("h", &["--rw=read", "--loops=3", "--number_ios=6"]),
         (

@@ -74,7 +74,11 @@ impl<E: Engine> Worker<'_, E> {
 
     #[inline(never)]
     fn open_on_demand(&mut self, i: usize) -> bool {
-        let limit = self.plan.open.limit.unwrap_or(u32::MAX);
+        let limit = if self.reading_back {
+            u32::MAX
+        } else {
+            self.plan.open.limit.unwrap_or(u32::MAX)
+        };
         loop {
             match self.files.room(limit) {
                 Room::Free => break,

@@ -148,6 +148,12 @@ pub struct Worker<'a, E: Engine> {
     stop: bool,
     /// The engine ended this loop's work (`Queued::LoopDone`).
     loop_done: bool,
+    /// number_ios ended the last loop's I/O: fio's further loops still run, empty (their
+    /// end syncs), and the first of them ends the job.
+    ios_cap_hit: bool,
+    /// The read-back after a loop is on: fio's get_next_verify opens a file beside the
+    /// open ones, whatever `openfiles` says.
+    reading_back: bool,
     first_direct_error_noted: bool,
     /// read_iolog: requests come from the trace.
     replay: Option<Box<super::replay::Replay>>,
@@ -313,6 +319,8 @@ impl<'a, E: Engine> Worker<'a, E> {
             usage_start: Default::default(),
             stop: false,
             loop_done: false,
+            ios_cap_hit: false,
+            reading_back: false,
             first_direct_error_noted: false,
             replay: None,
             capture: None,
@@ -575,8 +583,11 @@ impl<'a, E: Engine> Worker<'a, E> {
             // fio: a time-based job whose time is up ends without the read-back.
             let time_up = end == End::Stop && self.plan.io.time_based;
             if self.ver.is_some() && !self.stop && !self.terminated() && !time_up {
-                // fio: the read-back's time is the job's read runtime.
+                // fio: the read-back's time is the job's read runtime. fio closes the
+                // files first (its clear_io_state), so the reads open them again (their
+                // cache dropped then with `invalidate`), and the log shows it.
                 let t0 = self.clock.now();
+                self.close_files();
                 self.verify_phase();
                 self.add_runtime(0, t0);
             }
@@ -586,8 +597,8 @@ impl<'a, E: Engine> Worker<'a, E> {
             // are dry runs, which it does not judge so).
             let moved_nothing = self.completed_total == ios_before
                 && !self.ver.as_ref().is_some_and(|v| v.verify_only());
-            if end == End::Stop || self.stop || self.terminated() || pass_left == 0 || moved_nothing
-            {
+            let stopped = end == End::Stop && !self.ios_cap_hit;
+            if stopped || self.stop || self.terminated() || pass_left == 0 || moved_nothing {
                 break;
             }
             if let Some(pe) = self.plan.io.pass_end.filter(|_| self.plan.io.pass_loops) {
@@ -1147,6 +1158,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             }
             if number_ios > 0 && self.issued_total >= number_ios {
                 end = End::Stop;
+                self.ios_cap_hit = true;
                 break;
             }
             if self.loop_done {

@@ -167,7 +167,9 @@ impl<E: Engine> Worker<'_, E> {
             return;
         }
         self.progress.set_state(RunState::Verifying);
+        self.reading_back = true;
         self.verify_blocks(u64::MAX);
+        self.reading_back = false;
         if let Some(vs) = self.ver.as_mut() {
             vs.end_phase();
         }
