@@ -1316,6 +1316,20 @@ fn written_logs_follow_fio_s_closes_syncs_passes_and_loops() {
             "f:g:h",
             &["--rw=write", "--loops=3", "--number_ios=4", "--end_fsync=1"],
         ),
+        // A non-uniform file service on an engine that queues: each loop stops at size
+        // queued, the job at io_size × loops.
+        (
+            "f:g",
+            &[
+                "--rw=write",
+                "--bs=16k",
+                "--size=384k",
+                "--io_size=512k",
+                "--file_service_type=normal",
+                "--loops=3",
+                "--ioengine=libaio",
+            ],
+        ),
         // The loops share number_ios × loops I/Os.
         ("h", &["--rw=read", "--loops=3", "--number_ios=6"]),
         (

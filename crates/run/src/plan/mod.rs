@@ -551,7 +551,10 @@ fn plan_thread(
         && replayed.is_none()
         && spr.is_none()
         && spec.strided.is_none()
-        && !matches!(spec.select, FileSelect::Dist(_))
+        // A non-uniform file service starts files over rather than passing: in passes
+        // only where each is a loop of the worker (an engine that queues).
+        && (!matches!(spec.select, FileSelect::Dist(_))
+            || !(caps.syncio || caps.queue_completes))
         && o.zonemode != ZoneMode::Zbd
         && o.number_ios == 0
         && !o.rw.trims()
