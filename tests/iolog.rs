@@ -1330,6 +1330,22 @@ fn written_logs_follow_fio_s_closes_syncs_passes_and_loops() {
                 "--ioengine=libaio",
             ],
         ),
+        // Strided zones with a zipf distribution: fio draws over the whole region from the
+        // zone's start; a block past the file's end ends the pass, and io_size starts
+        // another from the first zone.
+        (
+            "f",
+            &[
+                "--rw=randread",
+                "--bs=4k",
+                "--size=1m",
+                "--random_distribution=zipf:1.1",
+                "--zonemode=strided",
+                "--zonesize=64k",
+                "--zoneskip=64k",
+                "--io_size=2m",
+            ],
+        ),
         // The loops share number_ios × loops I/Os.
         ("h", &["--rw=read", "--loops=3", "--number_ios=6"]),
         (

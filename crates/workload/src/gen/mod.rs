@@ -712,7 +712,9 @@ impl Generator {
                         Dist::Uniform | Dist::Sequence(_) | Dist::Zoned(_) | Dist::ZonedAbs(_)
                     ))
                 .then(|| {
-                    let nranges = space.div_ceil(Self::range_size(spec));
+                    // fio's generators draw over the whole region, strided zones or
+                    // not (its zone moves the offset, not the range).
+                    let nranges = r.len.div_ceil(Self::range_size(spec));
                     let seed = spec
                         .dist_seeds
                         .get(i)

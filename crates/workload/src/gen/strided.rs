@@ -152,8 +152,26 @@ impl Generator {
             None
         };
         if l.is_none() {
-            self.mark_done(fi);
+            self.strided_done(fi);
         }
         l
+    }
+
+    /// File `fi` has no I/O that fits: done. A job that goes on past its files' end
+    /// (io_size given, not time based) ends the pass there as fio ends a loop: when every
+    /// file is done, the next pass starts them over from their first zone.
+    #[cold]
+    fn strided_done(&mut self, fi: usize) {
+        self.mark_done(fi);
+        let again = self.spec.wrap
+            && !self.spec.time_based
+            && !matches!(self.spec.select, FileSelect::Dist(_));
+        if again && self.files_done == self.files.len() {
+            self.restart_pass(&mut NoZones);
+            for f in &mut self.files {
+                f.zone_start = 0;
+            }
+            self.zone_bytes = 0;
+        }
     }
 }
