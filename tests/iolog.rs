@@ -1346,6 +1346,32 @@ fn written_logs_follow_fio_s_closes_syncs_passes_and_loops() {
                 "--io_size=2m",
             ],
         ),
+        // fio turns the random map off for a block alignment other than the block size
+        // and for a non-uniform distribution: a random writer on an engine that queues
+        // then goes on to io_size in each loop.
+        (
+            "f",
+            &[
+                "--rw=randrw",
+                "--bs=8k",
+                "--blockalign=4k",
+                "--size=384k",
+                "--io_size=1500k",
+                "--rwmixread=90",
+                "--ioengine=libaio",
+            ],
+        ),
+        (
+            "f",
+            &[
+                "--rw=randwrite",
+                "--bs=4k",
+                "--size=384k",
+                "--io_size=1500k",
+                "--random_distribution=zoned:50/50:50/50",
+                "--ioengine=libaio",
+            ],
+        ),
         // The loops share number_ios × loops I/Os.
         ("h", &["--rw=read", "--loops=3", "--number_ios=6"]),
         (

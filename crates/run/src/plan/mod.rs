@@ -185,6 +185,16 @@ fn bs_policy(o: &JobOptions, d: usize) -> BsPolicy {
 
 /// Whether blockalign differs from the smallest block size in some direction (fio then
 /// turns the random map off).
+/// fio's norandommap as its checks set it: asked for, or turned on by a block alignment
+/// other than the block size or by a non-uniform random distribution.
+fn no_random_map(o: &JobOptions) -> bool {
+    o.norandommap
+        || blockalign_differs(o)
+        || o.random_distribution
+            .iter()
+            .any(|d| *d != flexio_workload::dist::Dist::Uniform)
+}
+
 pub fn blockalign_differs(o: &JobOptions) -> bool {
     o.blockalign
         .is_some_and(|b| (0..3).any(|d| b[d] != 0 && b[d] != o.min_bs_dir(d)))
@@ -575,7 +585,7 @@ fn plan_thread(
             // queued (io_size for random writes without a map): the worker's loops are
             // the passes, each over the files once, as many as the rule lets.
             spec.wrap = false;
-            io.budget = if o.rw.is_random() && o.rw.writes() && o.norandommap {
+            io.budget = if o.rw.is_random() && o.rw.writes() && no_random_map(o) {
                 sized.max(io_size)
             } else {
                 sized
