@@ -452,8 +452,9 @@ pub struct Generator {
     /// [`Self::next_io`] stops at a pass's end ([`Self::pause_at_passes`]).
     pause_pass: bool,
     /// Where the last attempt that found no I/O had put its request (fio's request keeps
-    /// that offset: a sync after it logs it), until the worker takes it.
-    failed_off: Option<u64>,
+    /// that offset: a sync after it logs it), until the worker takes it (u64::MAX: none;
+    /// one word, beside the fields the hot path reads).
+    failed_off: u64,
     /// log2 of each direction's smallest block size, when it is a power of two.
     bs_shift: [Option<u32>; 3],
     /// Directions that can take [`Generator::fast_random`]: log2 of their block size.
@@ -545,7 +546,7 @@ impl Generator {
             wraps_due: 0,
             pass_ended: false,
             pause_pass: false,
-            failed_off: None,
+            failed_off: u64::MAX,
             bs_shift: [0, 1, 2].map(|d| {
                 let m = spec.bs[d].min();
                 m.is_power_of_two().then(|| m.trailing_zeros())
@@ -867,7 +868,7 @@ impl Generator {
     /// The offset the last attempt that found no I/O had put its request at, once
     /// ([`Self::failed_at`]).
     pub fn take_failed_offset(&mut self) -> Option<u64> {
-        self.failed_off.take()
+        Some(std::mem::replace(&mut self.failed_off, u64::MAX)).filter(|o| *o != u64::MAX)
     }
 
     /// An attempt in file `fi` put its request at `off` (relative to the region) and found
@@ -877,7 +878,7 @@ impl Generator {
     #[cold]
     pub(super) fn failed_at(&mut self, fi: usize, off: u64) {
         let r = self.files[fi].region;
-        self.failed_off = Some(if off >= r.len { off } else { r.start + off });
+        self.failed_off = if off >= r.len { off } else { r.start + off };
     }
 
     /// Let [`Self::next_io`] hand out [`NextIo::PASS_END`] where a pass ends, before the
