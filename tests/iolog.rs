@@ -1372,6 +1372,20 @@ fn written_logs_follow_fio_s_closes_syncs_passes_and_loops() {
                 "--ioengine=libaio",
             ],
         ),
+        // io_size beyond the file on an engine that queues with number_ios: the passes go
+        // on to io_size unless the I/Os run out first.
+        (
+            "h",
+            &[
+                "--rw=randread",
+                "--bs=12k",
+                "--io_size=3m",
+                "--loops=3",
+                "--number_ios=100",
+                "--ioengine=libaio",
+                "--iodepth=4",
+            ],
+        ),
         // The loops share number_ios × loops I/Os.
         ("h", &["--rw=read", "--loops=3", "--number_ios=6"]),
         (

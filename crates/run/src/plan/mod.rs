@@ -566,7 +566,9 @@ fn plan_thread(
         && (!matches!(spec.select, FileSelect::Dist(_))
             || !(caps.syncio || caps.queue_completes))
         && o.zonemode != ZoneMode::Zbd
-        && o.number_ios == 0
+        // number_ios counts over the worker's loops: with passes inside one loop (an
+        // engine that completes in the call) the generator's passes would not see it.
+        && (o.number_ios == 0 || !(caps.syncio || caps.queue_completes))
         && !o.rw.trims()
         && o.verify == flexio_job::options::verify_code::NONE
         && !o.experimental_verify;
