@@ -866,7 +866,8 @@ impl Generator {
     }
 
     /// The offset the last attempt that found no I/O had put its request at, once
-    /// ([`Self::failed_at`]).
+    /// (an offset at or past the region's length stays relative to it, as in fio's
+    /// get_next_offset).
     pub fn take_failed_offset(&mut self) -> Option<u64> {
         Some(std::mem::replace(&mut self.failed_off, u64::MAX)).filter(|o| *o != u64::MAX)
     }
