@@ -507,9 +507,9 @@ fn plan_thread(
     // until one direction reaches the end, and random I/O without a map is one loop. On
     // an engine that queues (libaio, io_uring, posixaio, null deeper than 1) fio's loop
     // stops at `size` bytes queued. Jobs with work of their own per loop (verify, trims,
-    // zones) keep a budget per loop.
-    let shared_budget = o.loops > 1
-        && (caps.syncio || caps.queue_completes)
+    // zones) keep a budget per loop. On an engine that queues the loops also stop once
+    // they issued size × loops in all (`issue_cap`).
+    let loops_share = o.loops > 1
         && !time_based
         && replayed.is_none()
         && spr.is_none()
@@ -517,6 +517,8 @@ fn plan_thread(
         && !o.experimental_verify
         && !o.rw.trims()
         && o.zonemode != ZoneMode::Zbd;
+    let completes_in_call = caps.syncio || caps.queue_completes;
+    let shared_budget = loops_share && completes_in_call;
     let budget = match (time_based || replayed.is_some(), spr) {
         // A replay ends with its trace.
         (true, _) => u64::MAX,
@@ -542,16 +544,7 @@ fn plan_thread(
     }
     let mut io = io_plan(o, &caps, depth, budget, &seeds);
     io.shared_budget = shared_budget;
-    if o.loops > 1
-        && !(caps.syncio || caps.queue_completes)
-        && !time_based
-        && replayed.is_none()
-        && spr.is_none()
-        && o.verify == flexio_job::options::verify_code::NONE
-        && !o.experimental_verify
-        && !o.rw.trims()
-        && o.zonemode != ZoneMode::Zbd
-    {
+    if loops_share && !completes_in_call {
         io.issue_cap = io_size.saturating_mul(o.loops as u64);
     }
     // io_size beyond the files, in passes (each a loop in fio): the job ends at a pass's
@@ -564,11 +557,11 @@ fn plan_thread(
         // A non-uniform file service starts files over rather than passing: in passes
         // only where each is a loop of the worker (an engine that queues).
         && (!matches!(spec.select, FileSelect::Dist(_))
-            || !(caps.syncio || caps.queue_completes))
+            || !completes_in_call)
         && o.zonemode != ZoneMode::Zbd
         // number_ios counts over the worker's loops: with passes inside one loop (an
         // engine that completes in the call) the generator's passes would not see it.
-        && (o.number_ios == 0 || !(caps.syncio || caps.queue_completes))
+        && (o.number_ios == 0 || !completes_in_call)
         && !o.rw.trims()
         && o.verify == flexio_job::options::verify_code::NONE
         && !o.experimental_verify;
@@ -578,7 +571,7 @@ fn plan_thread(
             io_size,
             max_bs: spec.bs.iter().map(|b| b.max()).max().unwrap_or(1),
         });
-        if caps.syncio || caps.queue_completes {
+        if completes_in_call {
             // The generator's passes, inside one loop of the worker; the budget (io_size
             // × loops) ends only the last pass of loops=1.
             io.loops = 1;
