@@ -554,8 +554,9 @@ pub fn run_bounded(bin: &Path, args: &[&str], dir: &Path, env: &[(&str, &str)], 
 
 /// fio run with a time bound, for runs that fio 3.33 itself can hang in (its offloaded jobs,
 /// some verify error paths, a `log_store_compressed` job with `rate_iops` whose job process
-/// waited on a futex for good). On a hang fio's whole process group (fio forks its jobs) is
-/// killed and `None` returned, so the caller can try again or say why it skipped that part.
+/// waited on a futex for good). On a hang fio's job processes (each in a session of its
+/// own) and its process group are killed and `None` returned, so the caller can try again
+/// or say why it skipped that part.
 pub fn run_fio_bounded<S: AsRef<std::ffi::OsStr>>(
     fio: &Path,
     args: &[S],
@@ -573,6 +574,12 @@ pub fn run_fio_bounded<S: AsRef<std::ffi::OsStr>>(
         .spawn()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", fio.display()));
     let kill_group = |pid: u32| {
+        // fio's job processes start sessions of their own (setsid), out of the group:
+        // they are killed as the main process's children first, so none is left behind.
+        let _ = Command::new("pkill")
+            .args(["-KILL", "-P"])
+            .arg(pid.to_string())
+            .status();
         let _ = Command::new("kill")
             .arg("-KILL")
             .arg("--")
