@@ -183,8 +183,6 @@ fn bs_policy(o: &JobOptions, d: usize) -> BsPolicy {
     BsPolicy::Fixed(o.bs[d])
 }
 
-/// Whether blockalign differs from the smallest block size in some direction (fio then
-/// turns the random map off).
 /// fio's norandommap as its checks set it: asked for, or turned on by a block alignment
 /// other than the block size or by a non-uniform random distribution.
 fn no_random_map(o: &JobOptions) -> bool {
@@ -195,6 +193,8 @@ fn no_random_map(o: &JobOptions) -> bool {
             .any(|d| *d != flexio_workload::dist::Dist::Uniform)
 }
 
+/// Whether blockalign differs from the smallest block size in some direction (fio then
+/// turns the random map off).
 pub fn blockalign_differs(o: &JobOptions) -> bool {
     o.blockalign
         .is_some_and(|b| (0..3).any(|d| b[d] != 0 && b[d] != o.min_bs_dir(d)))
@@ -1057,8 +1057,9 @@ fn workload_spec(
         bs: [bs_policy(o, 0), bs_policy(o, 1), bs_policy(o, 2)],
         bs_by_pattern: o.bs_is_seq_rand,
         align,
-        // fio: a block alignment other than the block size turns the random map off.
-        random_map: !o.norandommap && !blockalign_differs(o),
+        // fio: a block alignment other than the block size, or a non-uniform
+        // distribution, turns the random map off.
+        random_map: !no_random_map(o),
         files: files.iter().map(|f| f.region).collect(),
         select: match o.file_service {
             FileService::RoundRobin => FileSelect::RoundRobin,
