@@ -183,6 +183,16 @@ fn bs_policy(o: &JobOptions, d: usize) -> BsPolicy {
     BsPolicy::Fixed(o.bs[d])
 }
 
+/// The bytes after which fio's loop on an engine that queues stops queueing: `size`, or
+/// io_size where larger for random writes without a map (fio's total_bytes in do_io).
+fn queued_loop_bytes(o: &JobOptions, sized: u64, io_size: u64) -> u64 {
+    if o.rw.is_random() && o.rw.writes() && no_random_map(o) {
+        sized.max(io_size)
+    } else {
+        sized
+    }
+}
+
 /// fio's norandommap as its checks set it: asked for, or turned on by a block alignment
 /// other than the block size or by a non-uniform random distribution.
 fn no_random_map(o: &JobOptions) -> bool {
@@ -546,6 +556,11 @@ fn plan_thread(
     io.shared_budget = shared_budget;
     if loops_share && !completes_in_call {
         io.issue_cap = io_size.saturating_mul(o.loops as u64);
+        // fio's loop on an engine that queues stops at `size` queued (io_size for random
+        // writes without a map, where larger), io_size only bounding all loops together.
+        if io_size <= sized && budget == io_size {
+            io.budget = queued_loop_bytes(o, sized, io_size);
+        }
     }
     // io_size beyond the files, in passes (each a loop in fio): the job ends at a pass's
     // end by fio's rule ([`PassEnd`]); its loops are its first passes.
@@ -553,7 +568,9 @@ fn plan_thread(
         && !time_based
         && replayed.is_none()
         && spr.is_none()
-        && spec.strided.is_none()
+        // Strided zones restart their passes in the generator where it completes each
+        // request in the call; on an engine that queues each pass is a loop as without.
+        && (spec.strided.is_none() || !completes_in_call)
         // A non-uniform file service starts files over rather than passing: in passes
         // only where each is a loop of the worker (an engine that queues).
         && (!matches!(spec.select, FileSelect::Dist(_))
@@ -580,11 +597,7 @@ fn plan_thread(
             // queued (io_size for random writes without a map): the worker's loops are
             // the passes, each over the files once, as many as the rule lets.
             spec.wrap = false;
-            io.budget = if o.rw.is_random() && o.rw.writes() && no_random_map(o) {
-                sized.max(io_size)
-            } else {
-                sized
-            };
+            io.budget = queued_loop_bytes(o, sized, io_size);
             io.pass_loops = true;
             // As many as the rule lets: a pass ends early where a block does not fit (a
             // random block past a file's end), and each moves at least one block.
