@@ -34,6 +34,7 @@ mod fio_options;
 mod http_engine;
 mod interference;
 mod iolog;
+mod iolog_queued;
 mod issue28_logs;
 mod issue28_seeds;
 mod issue28_tls;

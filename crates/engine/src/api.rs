@@ -222,6 +222,11 @@ pub struct EngineConfig {
     /// `atomic` (fio 3.38+): writes carry RWF_ATOMIC (engines with
     /// [`Caps::atomic_writes`]).
     pub atomic: bool,
+    /// fio before 3.41 (`--compat=3.33`): libaio does fsync and fdatasync at once, in
+    /// `queue`, after the requests queued before them are submitted (answering
+    /// [`Queued::Busy`] while any wait), instead of queueing them to the kernel;
+    /// sync_file_range waits for them too.
+    pub inline_syncs: bool,
     /// The job's `offset` in bytes (fio's start_offset; 0 for a percentage).
     pub offset: u64,
     /// Where this thread's I/O ends in its files (offset + size, the largest over its

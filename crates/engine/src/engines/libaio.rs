@@ -87,6 +87,8 @@ pub struct Libaio {
     iovecs: Vec<libc::iovec>,
     /// RWF_ATOMIC on writes (`atomic`).
     atomic: bool,
+    /// fsync and fdatasync done at once (fio 3.33's libaio, [`EngineConfig::inline_syncs`]).
+    inline_syncs: bool,
 }
 
 flexio_job::engine_options! {
@@ -136,6 +138,7 @@ impl Libaio {
             nowait: o.nowait,
             vectored: o.libaio_vectored,
             atomic: cfg.atomic,
+            inline_syncs: cfg.inline_syncs,
             iovecs: vec![
                 libc::iovec {
                     iov_base: std::ptr::null_mut(),
@@ -222,6 +225,14 @@ impl Engine for Libaio {
     fn queue(&mut self, io: &IoReq) -> Queued {
         if self.pending.len() >= self.depth {
             return Queued::Busy;
+        }
+        if self.inline_syncs && matches!(io.op, Op::Sync | Op::Datasync | Op::SyncRange) {
+            // fio 3.33: the requests queued before the sync go to the kernel first (Busy
+            // makes the core submit them and reap), then the sync runs here, blocking.
+            if !self.pending.is_empty() {
+                return Queued::Busy;
+            }
+            return Queued::Completed(crate::sync::do_sync(io));
         }
         let (opcode, buf, nbytes) = match io.op {
             Op::Read | Op::Write if self.vectored => {

@@ -657,6 +657,7 @@ fn plan_thread(
                 random: o.rw.is_random(),
                 subjob: sub,
                 atomic: newest::atomic_writes(o, compat),
+                inline_syncs: compat.is_fio333(),
                 size: files
                     .iter()
                     .map(|f| f.region.start.saturating_add(f.region.len))

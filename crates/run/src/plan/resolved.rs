@@ -648,6 +648,8 @@ pub fn engine_config(o: &JobOptions, depth: u32, nfiles: u32, seeds: &[u64]) -> 
         number_ios: o.number_ios,
         // Set per thread by the planner (it depends on the compatibility level).
         atomic: false,
+        // Set per thread by the planner (fio 3.33's libaio).
+        inline_syncs: false,
         offset: match o.offset {
             flexio_job::value::SizeVal::Bytes(n) => n,
             flexio_job::value::SizeVal::Percent(_) => 0,

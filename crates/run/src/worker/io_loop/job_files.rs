@@ -137,8 +137,11 @@ impl<E: Engine> Worker<'_, E> {
     pub(super) fn close_done_files(&mut self) {
         // The request of the attempt that found the file done keeps its offset: a sync
         // next logs it, as fio's does.
+        // fio's attempt takes the free request on top of its stack and puts it back.
         if let Some(off) = self.gen.take_failed_offset() {
-            self.capture_last_offset = off;
+            if let Some(&top) = self.free.last() {
+                self.capture_offsets[top as usize] = off;
+            }
         }
         let mut done = std::mem::take(&mut self.closed_buf);
         self.gen.take_closed(&mut done);
@@ -151,11 +154,43 @@ impl<E: Engine> Worker<'_, E> {
         }
     }
 
+    /// [`Self::close_done_files`] while `slot` is being prepared. With write_iolog the
+    /// slot goes back to the free list first, as fio puts back the request of the attempt
+    /// that found the file done (it logs the offsets requests keep), and the next request
+    /// takes the slot on top then, which is another one where completions came meanwhile:
+    /// `slot` takes that one's place (their logged offsets change places).
+    #[cold]
+    pub(super) fn close_done_files_holding(&mut self, slot: u32) {
+        if self.capture.is_none() {
+            self.close_done_files();
+            return;
+        }
+        self.free.push(slot);
+        self.close_done_files();
+        let Some(top) = self.free.pop() else { return };
+        if top != slot {
+            self.capture_offsets.swap(top as usize, slot as usize);
+            if let Some(p) = self.free.iter().position(|&s| s == slot) {
+                self.free[p] = top;
+            }
+        }
+    }
+
+    /// write_iolog: the attempt that ended the loop in `slot` found its file done; the
+    /// slot keeps the attempt's offset (fio's request does) and goes back to the free list
+    /// before the requests in flight complete.
+    #[cold]
+    pub(super) fn capture_failed_attempt(&mut self, slot: u32) {
+        if let Some(off) = self.gen.take_failed_offset() {
+            self.capture_offsets[slot as usize] = off;
+        }
+    }
+
     /// The end of a pass, as fio ends each of its passes (a loop of its own in fio): what
     /// is in flight completes, end_fsync's (or fsync_on_close's) syncs, every file closed
     /// (each opens again at its next use, its cache dropped then with `invalidate`).
     fn end_pass(&mut self) {
-        self.quiesce();
+        self.drain();
         self.end_synced = false;
         let t0 = self.clock.now();
         if self.plan.io.end_fsync || self.plan.open.fsync_on_close {
@@ -169,12 +204,12 @@ impl<E: Engine> Worker<'_, E> {
         }
         if self.plan.io.unlink_each_loop && !self.passes_over {
             // fio unlinks a job's files as each further pass starts; a write job makes
-            // them again at their next open.
-            self.unlink_files(true);
+            // them again at their next open. A file it cannot unlink ends the job there.
+            self.passes_over = !self.unlink_files(true);
         }
         self.end_synced = false;
         // fio 3.33's sync rule starts the next pass with no sync as the last request.
-        self.syncs.other();
+        self.syncs.reset();
         self.target_since(t0);
     }
 
@@ -196,9 +231,10 @@ impl<E: Engine> Worker<'_, E> {
                 return;
             }
         }
-        // A descriptor with requests in flight is not closed: they complete first.
+        // A descriptor with requests in flight is not closed: they complete first (fio
+        // closes it after them, and its count of requests to commit goes on).
         while self.files.busy(i) && self.inflight > 0 && !self.stop {
-            self.commit();
+            self.commit_for_reap();
             self.reap::<false>(1);
         }
         self.close_file(i, self.plan.open.fsync_on_close);
@@ -255,7 +291,9 @@ impl<E: Engine> Worker<'_, E> {
     fn capture_sync(&mut self, i: usize) {
         if self.capture.is_some() {
             let now = self.clock.now();
-            let off = self.capture_last_offset;
+            // fio takes the free request on top of its stack for the sync.
+            let top = self.free.last().map_or(0, |&s| s as usize);
+            let off = self.capture_offsets[top];
             if let Some(c) = self.capture.as_mut() {
                 c.io(now, i as u32, crate::iolog::Act::Sync, off, 0);
             }

@@ -101,8 +101,12 @@ pub struct Worker<'a, E: Engine> {
     dedupe: Option<Dedupe>,
     slots: Vec<Slot>,
     free: Vec<u32>,
-    /// Slots queued since the last commit.
+    /// Slots queued and not yet submitted to the engine.
     uncommitted: Vec<u32>,
+    /// Requests queued since the last commit ([`Self::commit`]; fio's io_u_queued): a
+    /// reap's own submission ([`Self::commit_for_reap`]) leaves it, so the next batch
+    /// commits after fewer new requests, as in fio.
+    queued_count: u32,
     comps: Vec<Completion>,
     inflight: u32,
     files: FileTable,
@@ -159,7 +163,9 @@ pub struct Worker<'a, E: Engine> {
     replay: Option<Box<super::replay::Replay>>,
     /// write_iolog: requests are logged as they are queued.
     capture: Option<Box<super::capture::Capture>>,
-    capture_last_offset: u64,
+    /// write_iolog: each slot's last offset (fio logs a sync with the offset its request
+    /// held before, as its io_u keeps it; [`Self::close_done_files_holding`]).
+    capture_offsets: Vec<u64>,
     /// The files the generator last reported closed ([`Self::close_done_files`]).
     closed_buf: Vec<u32>,
     /// This loop's end synced every file (end_fsync, fsync_on_close): closing them does
@@ -275,6 +281,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             slots: vec![Slot::default(); depth],
             free: (0..depth as u32).rev().collect(),
             uncommitted: Vec::with_capacity(depth),
+            queued_count: 0,
             comps: Vec::with_capacity(depth),
             inflight: 0,
             files: FileTable::new(nfiles),
@@ -312,7 +319,9 @@ impl<'a, E: Engine> Worker<'a, E> {
                 (!caps.diskless || caps.pipe || caps.diskless_syncs)
                     && !(p.compat.is_fio333() && p.spec.dirs == [false, true, true]),
             )
-            .repeating(p.compat.is_fio333()),
+            .repeating(p.compat.is_fio333())
+            // fio 3.33's libaio runs its syncs at once ([`EngineConfig::inline_syncs`]).
+            .reaped(p.engine.cfg.inline_syncs && p.engine.name == "libaio"),
             completed_total: 0,
             issued_total: 0,
             last_done_trim: false,
@@ -324,7 +333,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             first_direct_error_noted: false,
             replay: None,
             capture: None,
-            capture_last_offset: 0,
+            capture_offsets: vec![0; depth],
             closed_buf: Vec::new(),
             end_synced: false,
             more_loops: false,
@@ -629,7 +638,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                 self.close_files();
                 self.files.next_loop();
                 self.gen.reset();
-                self.syncs.other();
+                self.syncs.reset();
                 if self.plan.io.unlink_each_loop && !self.unlink_files(true) {
                     break;
                 }
@@ -753,6 +762,14 @@ impl<'a, E: Engine> Worker<'a, E> {
     /// Wait for in-flight requests to finish (before sleeping: fio's io_u_quiesce).
     fn quiesce(&mut self) {
         self.commit();
+        self.drain();
+    }
+
+    /// Complete what is in flight at a loop's or pass's end, submitting what is not yet
+    /// (fio's reap there: no commit counted, so its count of requests to commit goes on
+    /// into the next loop).
+    fn drain(&mut self) {
+        self.commit_for_reap();
         while self.inflight > 0 && !self.stop {
             let n = self.inflight as usize;
             self.reap::<false>(n);
@@ -954,7 +971,7 @@ impl<'a, E: Engine> Worker<'a, E> {
         };
         let ddir = n.ddir;
         if n.closed {
-            self.close_done_files();
+            self.close_done_files_holding(slot);
             if self.passes_over {
                 // The pass that just ended was the job's last: this I/O is not done.
                 return None;
@@ -1219,15 +1236,18 @@ impl<'a, E: Engine> Worker<'a, E> {
                 None
             };
             let Some(slot) = slot else {
-                // Queue full (or at the latency target's depth): commit what is pending and
+                // Queue full (or at the latency target's depth): submit what is pending and
                 // wait for completions.
-                self.commit();
+                self.commit_for_reap();
                 let min = self.plan.io.complete_min as usize;
                 self.reap::<LEAN>(min);
                 now = self.clock.now();
                 continue;
             };
             let Some(op) = self.prepare::<LEAN>(slot) else {
+                if !LEAN && self.capture.is_some() {
+                    self.capture_failed_attempt(slot);
+                }
                 self.free.push(slot);
                 break;
             };
@@ -1286,7 +1306,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                         && self.inflight > 0
                         && !self.stop
                     {
-                        self.commit();
+                        self.commit_for_reap();
                         self.reap::<false>(1);
                     }
                     now = self.clock.now();
@@ -1299,7 +1319,7 @@ impl<'a, E: Engine> Worker<'a, E> {
 
     /// The end of a loop's I/O: drain what is in flight, end_fsync, a last periodic pass.
     fn finish_io(&mut self, end: End) -> End {
-        self.commit();
+        self.commit_for_reap();
         while self.inflight > 0 {
             let n = self.inflight as usize;
             self.reap::<false>(n);

@@ -168,7 +168,8 @@ impl<E: Engine> Worker<'_, E> {
     }
 
     /// Capture: a request as it is queued (fio logs sync requests with the offset of the
-    /// previous request, which the slot still holds there).
+    /// previous request its slot held: fio's free requests are a stack, as the slots'
+    /// free list is).
     #[inline]
     pub(super) fn capture_io(&mut self, slot: u32) {
         if self.capture.is_none() {
@@ -184,10 +185,12 @@ impl<E: Engine> Worker<'_, E> {
             _ => Act::Datasync,
         };
         let now = self.clock.now();
+        let last = &mut self.capture_offsets[slot as usize];
         let offset = if s.op >= OP_SYNC {
-            self.capture_last_offset
+            // The request's slot keeps its offset (fio's io_u).
+            *last
         } else {
-            self.capture_last_offset = s.offset;
+            *last = s.offset;
             s.offset
         };
         let len = if s.op >= OP_SYNC { 0 } else { s.len };

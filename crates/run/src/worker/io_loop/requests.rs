@@ -196,6 +196,7 @@ impl<E: Engine> Worker<'_, E> {
                     self.inflight += 1;
                     self.files.started(s.file as usize);
                     self.uncommitted.push(slot);
+                    self.queued_count += 1;
                     if !self.caps.has_commit {
                         self.stats.mark_submit(1);
                         let t = self.clock.now();
@@ -208,7 +209,7 @@ impl<E: Engine> Worker<'_, E> {
                             );
                         }
                     }
-                    if self.uncommitted.len() as u32 >= self.plan.io.submit_batch {
+                    if self.queued_count >= self.plan.io.submit_batch {
                         self.commit();
                     }
                     return now;
@@ -231,13 +232,36 @@ impl<E: Engine> Worker<'_, E> {
                         self.free.push(slot);
                         return now;
                     }
-                    self.commit();
-                    self.reap::<LEAN>(1);
+                    self.commit_holding(1);
+                    self.wait_busy::<LEAN>();
                     if self.stop {
                         self.free.push(slot);
                         return now;
                     }
+                    if !LEAN {
+                        // fio logs each attempt to queue a request.
+                        self.capture_io(slot);
+                    }
                 }
+            }
+        }
+    }
+
+    /// The engine was busy: wait for completions as fio does then (its
+    /// wait_for_completions), at least iodepth_batch_complete_min; where no other slot is
+    /// free (the queue is full but for the held request) on down to iodepth_low.
+    #[cold]
+    fn wait_busy<const LEAN: bool>(&mut self) {
+        let full = self.free.is_empty();
+        let min = self.plan.io.complete_min.max(1) as usize;
+        loop {
+            self.reap::<LEAN>(min);
+            let low = match self.plan.io.low {
+                Some(low) if full => low,
+                _ => return,
+            };
+            if self.stop || self.inflight <= low {
+                return;
             }
         }
     }
@@ -299,8 +323,16 @@ impl<E: Engine> Worker<'_, E> {
         }
     }
 
+    /// Commit the requests queued since the last commit: those not yet submitted go to
+    /// the engine, and the depth they were queued at is counted.
     pub(super) fn commit(&mut self) {
-        if self.uncommitted.is_empty() {
+        self.commit_holding(0);
+    }
+
+    /// [`Self::commit`] while `held` slots taken are not queued (a request the engine
+    /// was too busy for: fio puts it back, out of its depth).
+    fn commit_holding(&mut self, held: usize) {
+        if self.queued_count == 0 {
             return;
         }
         // io_submit_mode=offload: each submitter has one request in flight (fio counts the
@@ -308,10 +340,19 @@ impl<E: Engine> Worker<'_, E> {
         let cur_depth = if self.plan.io.offload.is_some() {
             1
         } else {
-            (self.slots.len() - self.free.len()) as u64
+            (self.slots.len() - self.free.len() - held) as u64
         };
-        self.stats
-            .mark_depth(cur_depth, self.uncommitted.len() as u64);
+        self.stats.mark_depth(cur_depth, self.queued_count as u64);
+        self.queued_count = 0;
+        self.commit_for_reap();
+    }
+
+    /// Submit the requests not yet submitted, before a reap that waits (fio's getevents
+    /// submits them without counting a commit).
+    pub(super) fn commit_for_reap(&mut self) {
+        if self.uncommitted.is_empty() {
+            return;
+        }
         let t0 = self.clock.now();
         let r = self.engine.commit();
         let t = self.clock.now();
@@ -406,6 +447,7 @@ impl<E: Engine> Worker<'_, E> {
             self.debug_io("complete", slot, s.offset, s.len, Some(res));
         }
         if s.op >= OP_SYNC {
+            self.syncs.sync_completed();
             if res < 0 {
                 self.io_error(slot, (-res) as i32);
             } else {
@@ -422,6 +464,9 @@ impl<E: Engine> Worker<'_, E> {
             return;
         }
         self.last_done_trim = s.ddir == 2;
+        if !LEAN {
+            self.syncs.completed();
+        }
         let want = s.len - s.done;
         if !LEAN && self.zones.is_some() && (res < 0 || res as u64 >= want || res == 0) {
             // The request is over (not requeued): a write that filled its zone closes it.
@@ -585,6 +630,7 @@ impl<E: Engine> Worker<'_, E> {
                 self.inflight += 1;
                 self.files.started(self.slots[slot as usize].file as usize);
                 self.uncommitted.push(slot);
+                self.queued_count += 1;
                 self.commit();
             }
             Queued::Finished => {

@@ -1,0 +1,218 @@
+//! write_iolog on engines that queue, line for line against fio 3.33 (times aside):
+//! periodic syncs on libaio (fio 3.33 runs them at once and decides "last was a sync" from
+//! completions), the offsets syncs log (the free request on top of fio's stack), a request
+//! the engine was busy for logged at each attempt, commits and reaps as fio counts them
+//! (iodepth_batch, iodepth_low), and the loops of strided zones.
+
+use crate::common;
+use common::*;
+use std::path::Path;
+
+/// The log's lines without their times.
+fn lines(d: &Path) -> Vec<String> {
+    let p = d.join("w.log");
+    std::fs::read_to_string(&p)
+        .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+        .lines()
+        .map(|l| match l.split_once(' ') {
+            Some((t, rest)) if t.parse::<u64>().is_ok() => rest.to_string(),
+            _ => l.to_string(),
+        })
+        .collect()
+}
+
+fn same_logs(what: &str, f: &[String], x: &[String]) {
+    if let Some(k) = f.iter().zip(x).position(|(p, q)| p != q) {
+        panic!(
+            "{what}: line {} differs: fio {:?}, flexio {:?}\nfio:\n{}\nflexio:\n{}",
+            k + 1,
+            f[k],
+            x[k],
+            f.join("\n"),
+            x.join("\n")
+        );
+    }
+    assert_eq!(
+        f.len(),
+        x.len(),
+        "{what}: lines\nfio:\n{}\nflexio:\n{}",
+        f.join("\n"),
+        x.join("\n")
+    );
+}
+
+#[test]
+fn queued_logs_follow_fio_s_syncs_commits_and_reaps() {
+    let Some(fio) = fio_bin() else { return };
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let cases: &[(&str, &[&str])] = &[
+        // fio 3.33's libaio runs a sync at once while the writes before it are in flight;
+        // a sync due before any of the writes after the last one was reaped is skipped
+        // (41 syncs for 128 writes), and each sync logs the offset its request slot held.
+        ("f", &["--rw=write", "--bs=8k", "--iodepth=8", "--fsync=3"]),
+        (
+            "f",
+            &[
+                "--rw=randwrite",
+                "--bs=4k",
+                "--size=256k",
+                "--iodepth=8",
+                "--fdatasync=2",
+            ],
+        ),
+        ("f", &["--rw=randrw", "--bs=4k", "--iodepth=8", "--fsync=4"]),
+        (
+            "f",
+            &[
+                "--rw=write",
+                "--bs=4k",
+                "--size=256k",
+                "--iodepth=4",
+                "--sync_file_range=write:5",
+                "--fsync=3",
+            ],
+        ),
+        // Writes not yet committed make the sync wait (busy): it is logged again when it
+        // is queued again.
+        (
+            "f",
+            &[
+                "--rw=write",
+                "--bs=4k",
+                "--size=256k",
+                "--iodepth=4",
+                "--iodepth_batch=4",
+                "--fsync=3",
+            ],
+        ),
+        // A reap submits what is pending without counting a commit (the next batch
+        // commits sooner); iodepth_low drains a full queue, also where the sync was busy.
+        (
+            "f",
+            &[
+                "--rw=randrw",
+                "--bs=4k",
+                "--iodepth=8",
+                "--iodepth_batch=3",
+                "--iodepth_low=2",
+                "--fsync=4",
+            ],
+        ),
+        (
+            "f:g",
+            &[
+                "--rw=randrw:3",
+                "--bssplit=4k/20:8k/30:32k/50",
+                "--size=384k",
+                "--io_size=512k",
+                "--file_service_type=sequential",
+                "--rwmixread=70",
+                "--zonemode=strided",
+                "--zonesize=64k",
+                "--zoneskip=64k",
+                "--iodepth=8",
+                "--iodepth_batch_submit=2",
+                "--fdatasync=5",
+            ],
+        ),
+        // The attempt that found the file done keeps its offset in its request, which goes
+        // back under the completions of the requests in flight: the sync at the next
+        // pass's start logs the last completed one's.
+        (
+            "n",
+            &[
+                "--rw=randwrite",
+                "--bsrange=4k-16k",
+                "--size=256k",
+                "--io_size=1m",
+                "--offset=10%",
+                "--iodepth=4",
+                "--fsync=3",
+            ],
+        ),
+        (
+            "f",
+            &[
+                "--rw=write",
+                "--bs=4k",
+                "--size=256k",
+                "--io_size=1m",
+                "--iodepth=8",
+                "--fsync=5",
+                "--end_fsync=1",
+            ],
+        ),
+        // Strided zones on an engine that queues: each loop stops at `size` queued (io_size
+        // bounding the loops together), and io_size beyond the files goes in passes of
+        // `size` as without zones.
+        (
+            "f",
+            &[
+                "--rw=randwrite",
+                "--bssplit=8k/70:2k",
+                "--blockalign=4k",
+                "--bs_unaligned=1",
+                "--io_size=512k",
+                "--loops=3",
+                "--zonemode=strided",
+                "--zonesize=64k",
+                "--zoneskip=128k",
+            ],
+        ),
+        (
+            "f",
+            &[
+                "--rw=readwrite",
+                "--bs=16k",
+                "--size=512k",
+                "--io_size=768k",
+                "--loops=2",
+                "--zonemode=strided",
+                "--zonesize=64k",
+                "--zoneskip=128k",
+                "--iodepth=4",
+            ],
+        ),
+    ];
+    for (files, extra) in cases {
+        let what = format!("{files} {extra:?}");
+        let mut args = vec![
+            "--name=w".to_string(),
+            format!("--filename={files}"),
+            "--ioengine=libaio".into(),
+            "--write_iolog=w.log".into(),
+            "--output-format=terse".into(),
+        ];
+        args.extend(extra.iter().map(|a| a.to_string()));
+        let (f, x) = both_on_files(&fio, MIXED_FILES, &args, lines);
+        same_logs(&what, &f, &x);
+    }
+}
+
+/// A file a diskless engine cannot unlink between passes ends the job there, as in fio
+/// (no I/O of the next pass).
+#[test]
+fn a_failed_unlink_between_passes_ends_the_job_as_in_fio() {
+    let Some(fio) = fio_bin() else { return };
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let args = [
+        "--name=w",
+        "--filename=a:b",
+        "--rw=read",
+        "--bs=16k",
+        "--size=256k",
+        "--io_size=1500k",
+        "--ioengine=null",
+        "--unlink_each_loop=1",
+        "--write_iolog=w.log",
+        "--output-format=terse",
+    ];
+    let mut got = Vec::new();
+    for (bin, env) in [(fio.clone(), &[][..]), (flexio_bin(), ORACLE_COMPAT)] {
+        let d = tempfile::tempdir().unwrap();
+        let r = run_in_env(&bin, &args, d.path(), env);
+        got.push((r.code, lines(d.path())));
+    }
+    assert_eq!(got[1].0, got[0].0, "exit codes: flexio, then fio");
+    same_logs("null unlink_each_loop", &got[0].1, &got[1].1);
+}
