@@ -18,9 +18,27 @@ pub struct Capture {
     /// The first write error (the log then stops; the job goes on, as in fio).
     err: Option<String>,
     path: String,
+    /// Each request slot's last offset (fio logs a sync with the offset its request held
+    /// before, as its io_u keeps it).
+    slots: Vec<u64>,
 }
 
 impl Capture {
+    /// Slot `slot`'s last offset, to read or set.
+    pub fn slot_offset(&mut self, slot: u32) -> &mut u64 {
+        let i = slot as usize;
+        if i >= self.slots.len() {
+            self.slots.resize(i + 1, 0);
+        }
+        &mut self.slots[i]
+    }
+
+    /// Two slots change places (their last offsets).
+    pub fn swap_slots(&mut self, a: u32, b: u32) {
+        let _ = self.slot_offset(a.max(b));
+        self.slots.swap(a as usize, b as usize);
+    }
+
     /// Open (append) the log, write the version line and an `add` line per file.
     pub fn create(path: &Path, files: &[&Path], now_ns: u64) -> Result<Self, String> {
         let f = OpenOptions::new()
@@ -39,6 +57,7 @@ impl Capture {
             opened: vec![false; files.len()],
             err: None,
             path: path.display().to_string(),
+            slots: Vec::new(),
         };
         let r = c
             .out

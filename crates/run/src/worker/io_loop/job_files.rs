@@ -139,8 +139,8 @@ impl<E: Engine> Worker<'_, E> {
         // next logs it, as fio's does.
         // fio's attempt takes the free request on top of its stack and puts it back.
         if let Some(off) = self.gen.take_failed_offset() {
-            if let Some(&top) = self.free.last() {
-                self.capture_offsets[top as usize] = off;
+            if let (Some(&top), Some(c)) = (self.free.last(), self.capture.as_mut()) {
+                *c.slot_offset(top) = off;
             }
         }
         let mut done = std::mem::take(&mut self.closed_buf);
@@ -169,7 +169,9 @@ impl<E: Engine> Worker<'_, E> {
         self.close_done_files();
         let Some(top) = self.free.pop() else { return };
         if top != slot {
-            self.capture_offsets.swap(top as usize, slot as usize);
+            if let Some(c) = self.capture.as_mut() {
+                c.swap_slots(top, slot);
+            }
             if let Some(p) = self.free.iter().position(|&s| s == slot) {
                 self.free[p] = top;
             }
@@ -182,7 +184,9 @@ impl<E: Engine> Worker<'_, E> {
     #[cold]
     pub(super) fn capture_failed_attempt(&mut self, slot: u32) {
         if let Some(off) = self.gen.take_failed_offset() {
-            self.capture_offsets[slot as usize] = off;
+            if let Some(c) = self.capture.as_mut() {
+                *c.slot_offset(slot) = off;
+            }
         }
     }
 
@@ -292,9 +296,9 @@ impl<E: Engine> Worker<'_, E> {
         if self.capture.is_some() {
             let now = self.clock.now();
             // fio takes the free request on top of its stack for the sync.
-            let top = self.free.last().map_or(0, |&s| s as usize);
-            let off = self.capture_offsets[top];
+            let top = self.free.last().map_or(0, |&s| s);
             if let Some(c) = self.capture.as_mut() {
+                let off = *c.slot_offset(top);
                 c.io(now, i as u32, crate::iolog::Act::Sync, off, 0);
             }
         }

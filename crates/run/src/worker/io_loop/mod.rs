@@ -163,9 +163,6 @@ pub struct Worker<'a, E: Engine> {
     replay: Option<Box<super::replay::Replay>>,
     /// write_iolog: requests are logged as they are queued.
     capture: Option<Box<super::capture::Capture>>,
-    /// write_iolog: each slot's last offset (fio logs a sync with the offset its request
-    /// held before, as its io_u keeps it; [`Self::close_done_files_holding`]).
-    capture_offsets: Vec<u64>,
     /// The files the generator last reported closed ([`Self::close_done_files`]).
     closed_buf: Vec<u32>,
     /// This loop's end synced every file (end_fsync, fsync_on_close): closing them does
@@ -333,7 +330,6 @@ impl<'a, E: Engine> Worker<'a, E> {
             first_direct_error_noted: false,
             replay: None,
             capture: None,
-            capture_offsets: vec![0; depth],
             closed_buf: Vec::new(),
             end_synced: false,
             more_loops: false,

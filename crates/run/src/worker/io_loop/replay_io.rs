@@ -185,16 +185,16 @@ impl<E: Engine> Worker<'_, E> {
             _ => Act::Datasync,
         };
         let now = self.clock.now();
-        let last = &mut self.capture_offsets[slot as usize];
-        let offset = if s.op >= OP_SYNC {
-            // The request's slot keeps its offset (fio's io_u).
-            *last
-        } else {
-            *last = s.offset;
-            s.offset
-        };
-        let len = if s.op >= OP_SYNC { 0 } else { s.len };
         if let Some(c) = self.capture.as_mut() {
+            let last = c.slot_offset(slot);
+            let offset = if s.op >= OP_SYNC {
+                // The request's slot keeps its offset (fio's io_u).
+                *last
+            } else {
+                *last = s.offset;
+                s.offset
+            };
+            let len = if s.op >= OP_SYNC { 0 } else { s.len };
             c.io(now, s.file, act, offset, len);
         }
     }
