@@ -1388,6 +1388,18 @@ fn written_logs_follow_fio_s_closes_syncs_passes_and_loops() {
         ),
         // The loops share number_ios × loops I/Os.
         ("h", &["--rw=read", "--loops=3", "--number_ios=6"]),
+        // A size range redraws until the block fits, however many draws: at the file's
+        // last 4 KiB a 4k-16k range takes thousands, which move the size stream on.
+        (
+            "n",
+            &[
+                "--rw=randwrite:2",
+                "--bsrange=4k-16k",
+                "--bs_unaligned=1",
+                "--size=2m",
+                "--randseed=443",
+            ],
+        ),
         (
             "f",
             &[

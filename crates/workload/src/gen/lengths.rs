@@ -29,7 +29,15 @@ impl Generator {
             return None;
         }
         let rng = &mut self.bs_rng[slot];
-        for _ in 0..10_000 {
+        // fio draws until a size fits, however many draws that takes (a size range always
+        // has one, its minimum: at the file's last `min` bytes a 4k-16k range takes some
+        // 16,000 draws), and the draws it took move its block-size stream on.
+        let tries: u64 = if matches!(pol, BsPolicy::Split(_)) {
+            10_000
+        } else {
+            1 << 40
+        };
+        for _ in 0..tries {
             let (r, scale, rmax) = rng.raw();
             let (mut len, unaligned) = match pol {
                 BsPolicy::Fixed(b) => (*b, false),
