@@ -189,30 +189,47 @@ fn queued_logs_follow_fio_s_syncs_commits_and_reaps() {
     }
 }
 
-/// A file a diskless engine cannot unlink between passes ends the job there, as in fio
-/// (no I/O of the next pass).
+/// Jobs that fail end as fio's do: a file a diskless engine cannot unlink between passes
+/// ends the job there (no I/O of the next pass), and a failed job does no end_fsync (here a
+/// read of the file unlinked and made anew, empty, fails with EIO).
 #[test]
-fn a_failed_unlink_between_passes_ends_the_job_as_in_fio() {
+fn failed_jobs_end_as_in_fio() {
     let Some(fio) = fio_bin() else { return };
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let args = [
-        "--name=w",
-        "--filename=a:b",
-        "--rw=read",
-        "--bs=16k",
-        "--size=256k",
-        "--io_size=1500k",
-        "--ioengine=null",
-        "--unlink_each_loop=1",
-        "--write_iolog=w.log",
-        "--output-format=terse",
+    let cases: &[&[&str]] = &[
+        &[
+            "--filename=a:b",
+            "--rw=read",
+            "--bs=16k",
+            "--size=256k",
+            "--io_size=1500k",
+            "--ioengine=null",
+            "--unlink_each_loop=1",
+        ],
+        &[
+            "--filename=c",
+            "--rw=readwrite",
+            "--bsrange=2k-10k",
+            "--bs_unaligned=1",
+            "--size=1m",
+            "--io_size=3m",
+            "--rwmixread=70",
+            "--ioengine=sync",
+            "--end_fsync=1",
+            "--unlink_each_loop=1",
+        ],
     ];
-    let mut got = Vec::new();
-    for (bin, env) in [(fio.clone(), &[][..]), (flexio_bin(), ORACLE_COMPAT)] {
-        let d = tempfile::tempdir().unwrap();
-        let r = run_in_env(&bin, &args, d.path(), env);
-        got.push((r.code, lines(d.path())));
+    for c in cases {
+        let mut args = vec!["--name=w", "--write_iolog=w.log", "--output-format=terse"];
+        args.extend(c.iter().copied());
+        let mut got = Vec::new();
+        for (bin, env) in [(fio.clone(), &[][..]), (flexio_bin(), ORACLE_COMPAT)] {
+            let d = tempfile::tempdir().unwrap();
+            let r = run_in_env(&bin, &args, d.path(), env);
+            got.push((r.code, lines(d.path())));
+        }
+        let what = format!("{c:?}");
+        assert_eq!(got[1].0, got[0].0, "{what}: exit codes: flexio, then fio");
+        same_logs(&what, &got[0].1, &got[1].1);
     }
-    assert_eq!(got[1].0, got[0].0, "exit codes: flexio, then fio");
-    same_logs("null unlink_each_loop", &got[0].1, &got[1].1);
 }

@@ -1341,8 +1341,11 @@ impl<'a, E: Engine> Worker<'a, E> {
         }
         self.close_done_files();
         self.end_synced = false;
+        // A job that failed ends without them, as in fio.
+        let failed = self.stats.error != 0 && !self.stats.error_soft;
         // A job that ended with its last pass synced and closed its files there.
-        if (self.plan.io.end_fsync || self.plan.open.fsync_on_close) && !self.passes_over {
+        if (self.plan.io.end_fsync || self.plan.open.fsync_on_close) && !self.passes_over && !failed
+        {
             // The target's time, not flexio's.
             let t0 = self.clock.now();
             let synced = self.end_sync_pass();
@@ -1356,7 +1359,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                 v.synced(mark);
             }
         }
-        if self.plan.io.end_syncfs {
+        if self.plan.io.end_syncfs && !failed {
             let t0 = self.clock.now();
             self.files.syncfs_all();
             self.stats.engine_ns += self.clock.now().saturating_sub(t0);
