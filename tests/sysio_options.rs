@@ -234,6 +234,16 @@ fn unlink_each_loop_unlinks_before_each_further_loop_as_in_fio() {
         // the unlink's error, an existing regular file goes.
         &["--filename=g", "--rw=read", "--loops=2", "--ioengine=null"],
         &["--filename=f", "--rw=read", "--loops=3", "--ioengine=null"],
+        // io_size × loops spent within the first pass: the next loop still runs, empty,
+        // after its unlink; a loop without I/O ends the job.
+        &["--filename=f", "--rw=write", "--io_size=128k", "--loops=2"],
+        &[
+            "--filename=f",
+            "--rw=read",
+            "--io_size=64k",
+            "--loops=3",
+            "--ioengine=null",
+        ],
     ];
     for c in cases {
         let mut seen = Vec::new();

@@ -217,6 +217,31 @@ impl<E: Engine> Worker<'_, E> {
         self.target_since(t0);
     }
 
+    /// Passes inside one loop of the worker (an engine that completes each request in the
+    /// call): where the bytes ended the job within a pass before `loops` passes, fio's
+    /// next loop still runs, empty: it closes the files and unlinks them (unlink_each_loop,
+    /// a failure ending the job) and does its end syncs; a loop without I/O ends the job.
+    #[cold]
+    pub(super) fn empty_loop_after_passes(&mut self) {
+        let Some(pe) = self.plan.io.pass_end else {
+            return;
+        };
+        if self.plan.io.pass_loops || self.passes_over || self.passes_done + 1 >= pe.loops {
+            return;
+        }
+        let t0 = self.clock.now();
+        self.close_files();
+        self.files.next_loop();
+        self.syncs.reset();
+        if self.plan.io.unlink_each_loop && !self.unlink_files(true) {
+            return;
+        }
+        if self.plan.io.end_fsync || self.plan.open.fsync_on_close {
+            self.end_synced = self.end_sync_pass();
+        }
+        self.target_since(t0);
+    }
+
     fn close_done_file(&mut self, i: usize) {
         if self.caps.no_fd || self.caps.diskless {
             if self.capture.as_ref().is_some_and(|c| c.opened(i)) {

@@ -641,6 +641,9 @@ impl<'a, E: Engine> Worker<'a, E> {
                 self.target_since(t0);
             }
         }
+        if !self.stop && !self.terminated() {
+            self.empty_loop_after_passes();
+        }
         self.finish();
     }
 
