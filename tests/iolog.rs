@@ -1420,33 +1420,7 @@ fn written_logs_follow_fio_s_closes_syncs_passes_and_loops() {
             "--output-format=terse".into(),
         ];
         args.extend(extra.iter().map(|a| a.to_string()));
-        // The lines without their times.
-        let lines = |d: &Path| -> Vec<String> {
-            read(&d.join("w.log"))
-                .lines()
-                .map(|l| match l.split_once(' ') {
-                    Some((t, rest)) if t.parse::<u64>().is_ok() => rest.to_string(),
-                    _ => l.to_string(),
-                })
-                .collect()
-        };
-        let (f, x) = both_on_files(&fio, MIXED_FILES, &args, lines);
-        if let Some(k) = f.iter().zip(&x).position(|(p, q)| p != q) {
-            panic!(
-                "{what}: line {} differs: fio {:?}, flexio {:?}\nfio:\n{}\nflexio:\n{}",
-                k + 1,
-                f[k],
-                x[k],
-                f.join("\n"),
-                x.join("\n")
-            );
-        }
-        assert_eq!(
-            f.len(),
-            x.len(),
-            "{what}: lines\nfio:\n{}\nflexio:\n{}",
-            f.join("\n"),
-            x.join("\n")
-        );
+        let (f, x) = both_on_files(&fio, MIXED_FILES, &args, |d| iolog_lines(&d.join("w.log")));
+        assert_same_iologs(&what, &f, &x);
     }
 }

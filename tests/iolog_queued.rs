@@ -6,40 +6,6 @@
 
 use crate::common;
 use common::*;
-use std::path::Path;
-
-/// The log's lines without their times.
-fn lines(d: &Path) -> Vec<String> {
-    let p = d.join("w.log");
-    std::fs::read_to_string(&p)
-        .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-        .lines()
-        .map(|l| match l.split_once(' ') {
-            Some((t, rest)) if t.parse::<u64>().is_ok() => rest.to_string(),
-            _ => l.to_string(),
-        })
-        .collect()
-}
-
-fn same_logs(what: &str, f: &[String], x: &[String]) {
-    if let Some(k) = f.iter().zip(x).position(|(p, q)| p != q) {
-        panic!(
-            "{what}: line {} differs: fio {:?}, flexio {:?}\nfio:\n{}\nflexio:\n{}",
-            k + 1,
-            f[k],
-            x[k],
-            f.join("\n"),
-            x.join("\n")
-        );
-    }
-    assert_eq!(
-        f.len(),
-        x.len(),
-        "{what}: lines\nfio:\n{}\nflexio:\n{}",
-        f.join("\n"),
-        x.join("\n")
-    );
-}
 
 #[test]
 fn queued_logs_follow_fio_s_syncs_commits_and_reaps() {
@@ -184,8 +150,8 @@ fn queued_logs_follow_fio_s_syncs_commits_and_reaps() {
             "--output-format=terse".into(),
         ];
         args.extend(extra.iter().map(|a| a.to_string()));
-        let (f, x) = both_on_files(&fio, MIXED_FILES, &args, lines);
-        same_logs(&what, &f, &x);
+        let (f, x) = both_on_files(&fio, MIXED_FILES, &args, |d| iolog_lines(&d.join("w.log")));
+        assert_same_iologs(&what, &f, &x);
     }
 }
 
@@ -226,10 +192,10 @@ fn failed_jobs_end_as_in_fio() {
         for (bin, env) in [(fio.clone(), &[][..]), (flexio_bin(), ORACLE_COMPAT)] {
             let d = tempfile::tempdir().unwrap();
             let r = run_in_env(&bin, &args, d.path(), env);
-            got.push((r.code, lines(d.path())));
+            got.push((r.code, iolog_lines(&d.path().join("w.log"))));
         }
         let what = format!("{c:?}");
         assert_eq!(got[1].0, got[0].0, "{what}: exit codes: flexio, then fio");
-        same_logs(&what, &got[0].1, &got[1].1);
+        assert_same_iologs(&what, &got[0].1, &got[1].1);
     }
 }

@@ -599,3 +599,37 @@ pub fn send_signal(pid: u32, sig: &str) {
         .unwrap();
     assert!(s.success(), "kill -{sig} {pid}");
 }
+
+/// A write_iolog's lines without their times (version 3 logs' first field).
+pub fn iolog_lines(p: &Path) -> Vec<String> {
+    std::fs::read_to_string(p)
+        .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+        .lines()
+        .map(|l| match l.split_once(' ') {
+            Some((t, rest)) if t.parse::<u64>().is_ok() => rest.to_string(),
+            _ => l.to_string(),
+        })
+        .collect()
+}
+
+/// fio's and flexio's logs ([`iolog_lines`]) line for line; the first line that differs
+/// and both logs on failure.
+pub fn assert_same_iologs(what: &str, fio: &[String], flexio: &[String]) {
+    if let Some(k) = fio.iter().zip(flexio).position(|(p, q)| p != q) {
+        panic!(
+            "{what}: line {} differs: fio {:?}, flexio {:?}\nfio:\n{}\nflexio:\n{}",
+            k + 1,
+            fio[k],
+            flexio[k],
+            fio.join("\n"),
+            flexio.join("\n")
+        );
+    }
+    assert_eq!(
+        fio.len(),
+        flexio.len(),
+        "{what}: lines\nfio:\n{}\nflexio:\n{}",
+        fio.join("\n"),
+        flexio.join("\n")
+    );
+}
