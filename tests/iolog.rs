@@ -1388,6 +1388,19 @@ fn written_logs_follow_fio_s_closes_syncs_passes_and_loops() {
         ),
         // The loops share number_ios × loops I/Os.
         ("h", &["--rw=read", "--loops=3", "--number_ios=6"]),
+        // A pass that did no I/O ends the job (LFSR blocks of 2 KiB at a 4 KiB alignment
+        // find none here), with io_size beyond the file too.
+        (
+            "n",
+            &[
+                "--rw=randwrite",
+                "--bsrange=2k-10k",
+                "--blockalign=4k",
+                "--size=256k",
+                "--io_size=1500k",
+                "--random_generator=lfsr",
+            ],
+        ),
         // A size range redraws until the block fits, however many draws: at the file's
         // last 4 KiB a 4k-16k range takes thousands, which move the size stream on.
         (

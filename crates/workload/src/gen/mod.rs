@@ -463,6 +463,8 @@ pub struct Generator {
     rwmix_ddir: Ddir,
     rwmix_issues: u64,
     issues: [u64; 3],
+    /// `issues` in all when the current pass began ([`Self::restart_pass`]).
+    pass_start_issues: u64,
     /// rw=trimwrite or randtrimwrite: [`Generator::attempt_trimwrite`].
     trimwrite: bool,
     /// rw=randtrimwrite (random, writes and trims): [`Generator::attempt_randtrimwrite`].
@@ -572,6 +574,7 @@ impl Generator {
             rwmix_ddir: 0,
             rwmix_issues: 0,
             issues: [0; 3],
+            pass_start_issues: 0,
             spr,
             trimwrite: spec.dirs[1] && spec.dirs[2] && !spec.dirs[0],
             randtrimwrite: spec.random && spec.dirs[1] && spec.dirs[2],

@@ -158,9 +158,16 @@ impl Generator {
     #[cold]
     pub(super) fn pass_done<Z: Zoned>(&mut self, fi: usize, z: &mut Z) {
         self.mark_done(fi);
-        if self.files_done == self.files.len() {
+        // A pass that handed out no I/O ends the job's I/O (fio marks a job whose loop did
+        // none done).
+        if self.files_done == self.files.len() && self.issued() > self.pass_start_issues {
             self.restart_pass(z);
         }
+    }
+
+    /// The I/Os handed out so far, every direction.
+    fn issued(&self) -> u64 {
+        self.issues.iter().sum()
     }
 
     /// Another pass over all files (fio closes them at the end of a pass and opens them for
@@ -194,6 +201,7 @@ impl Generator {
             self.reseed();
         }
         self.wraps_due = n;
+        self.pass_start_issues = self.issued();
         self.pass_ended = true;
         self.events = true;
     }
