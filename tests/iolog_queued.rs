@@ -108,6 +108,20 @@ fn queued_logs_follow_fio_s_syncs_commits_and_reaps() {
                 "--end_fsync=1",
             ],
         ),
+        // number_ios reached in the first pass of io_size beyond the files: the job ends
+        // there (the loops it asks for would go on, empty; passes do not).
+        (
+            "f:g",
+            &[
+                "--rw=rw",
+                "--bsrange=4k-16k",
+                "--io_size=3m",
+                "--number_ios=10",
+                "--iodepth=4",
+                "--end_fsync=1",
+                "--file_service_type=sequential",
+            ],
+        ),
         // Strided zones on an engine that queues: each loop stops at `size` queued (io_size
         // bounding the loops together), and io_size beyond the files goes in passes of
         // `size` as without zones.

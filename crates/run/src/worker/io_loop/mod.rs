@@ -602,7 +602,15 @@ impl<'a, E: Engine> Worker<'a, E> {
             // are dry runs, which it does not judge so).
             let moved_nothing = self.completed_total == ios_before
                 && !self.ver.as_ref().is_some_and(|v| v.verify_only());
-            let stopped = end == End::Stop && !self.ios_cap_hit;
+            // number_ios: the loops the job asks for go on, empty; passes for io_size
+            // beyond the files (loops of the worker on an engine that queues) do not.
+            let asked = self
+                .plan
+                .io
+                .pass_end
+                .filter(|_| self.plan.io.pass_loops)
+                .map_or(loops as u64, |pe| pe.loops);
+            let stopped = end == End::Stop && !(self.ios_cap_hit && (l as u64) + 1 < asked);
             if stopped || self.stop || self.terminated() || pass_left == 0 || moved_nothing {
                 break;
             }
