@@ -922,6 +922,19 @@ fn written_logs_follow_fio_s_closes_syncs_passes_and_loops() {
         ("f", &["--rw=read:64k", "--offset=128k", "--size=512k"]),
         ("g", &["--rw=write:64k", "--offset=64k"]),
         ("f", &["--rw=read:64k", "--size=512k"]),
+        // The request of the attempt that found such a file done keeps its position
+        // (relative to the region where it passes it): the end's sync logs it.
+        (
+            "f",
+            &[
+                "--rw=write:8k",
+                "--bs=4k",
+                "--offset=128k",
+                "--size=512k",
+                "--loops=2",
+                "--fsync_on_close=1",
+            ],
+        ),
         // io_size beyond the files: each pass is one of fio's loops. The loops come first,
         // then more passes while the bytes are short of io_size by a block or more.
         ("f", &["--rw=write", "--io_size=3M", "--loops=2"]),

@@ -106,9 +106,11 @@ impl Generator {
     /// region's start offset only once it passes the file's whole size (fio compares the
     /// region-relative position with the file's size and wraps it to the absolute start),
     /// is still past the region. A region at the file's start and as long as the file
-    /// starts over at 0; one at an offset, or in a larger file, ends.
+    /// starts over at 0; one at an offset, or in a larger file, ends. A position fio
+    /// put its request at before finding it past the region is the failed attempt's
+    /// offset ([`Self::failed_at`]).
     #[cold]
-    pub(super) fn holed_end(&self, fi: usize, off: u64) -> Option<u64> {
+    pub(super) fn holed_end(&mut self, fi: usize, off: u64) -> Option<u64> {
         let r = self.files[fi].region;
         let size = self.file_size(fi);
         let prev_end = off.saturating_sub(self.spec.rw_nr);
@@ -116,7 +118,11 @@ impl Generator {
             return None;
         }
         let next = if off >= size { r.start } else { off };
-        (next < r.len && r.start.saturating_add(next) < size).then_some(next)
+        let fits = next < r.len && r.start.saturating_add(next) < size;
+        if !fits {
+            self.failed_at(fi, next);
+        }
+        fits.then_some(next)
     }
 
     /// fio's backwards sequential I/O (`rw=read:-N`): `end` is where the previous I/O ended
