@@ -902,6 +902,17 @@ fn written_logs_follow_fio_s_closes_syncs_passes_and_loops() {
                 "--file_service_type=sequential",
             ],
         ),
+        // The next loop's first file is the one after the last (the closed file is not
+        // stayed on).
+        (
+            "f:g:h",
+            &[
+                "--rw=write",
+                "--openfiles=1",
+                "--loops=2",
+                "--file_service_type=sequential",
+            ],
+        ),
         (
             "f:g:h",
             &["--rw=write", "--openfiles=2", "--loops=2", "--fsync=3"],

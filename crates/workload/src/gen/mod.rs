@@ -765,9 +765,7 @@ impl Generator {
         let n = self.files.len();
         if n > 1 {
             self.file_ios = self.spec.select_nr.max(1);
-            if self.spec.select == FileSelect::Sequential {
-                self.cur_file = (self.cur_file + 1) % n;
-            }
+            self.seq_moves_on();
         } else {
             self.cur_file = 0;
             self.file_ios = 0;

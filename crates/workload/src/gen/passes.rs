@@ -193,9 +193,7 @@ impl Generator {
             // The next I/O picks a file afresh: round robin and random service move on as
             // at a switch, sequential service goes on with the file after the last one.
             self.file_ios = self.spec.select_nr.max(1);
-            if self.spec.select == FileSelect::Sequential {
-                self.cur_file = (self.cur_file + 1) % n;
-            }
+            self.seq_moves_on();
         }
         if self.spec.repeatable && !self.spec.time_based {
             self.reseed();

@@ -102,6 +102,16 @@ impl Generator {
     }
 
     /// The worker closed every file (a loop or a pass ended).
+    /// A new pass or loop under sequential service: fio picks the file after the last one
+    /// it switched to (its round robin's next file). Without `openfiles` that is the
+    /// current file moved on by one, which the service then stays on; under `openfiles`
+    /// the current file is closed, so the switch itself moves on from it.
+    pub(super) fn seq_moves_on(&mut self) {
+        if self.spec.select == FileSelect::Sequential && self.spec.open_limit == 0 {
+            self.cur_file = (self.cur_file + 1) % self.files.len();
+        }
+    }
+
     pub(super) fn all_closed(&mut self) {
         self.is_open.iter_mut().for_each(|o| *o = false);
         self.nr_open = 0;
