@@ -35,6 +35,7 @@ mod http_engine;
 mod interference;
 mod iolog;
 mod iolog_queued;
+mod iolog_random;
 mod issue28_logs;
 mod issue28_seeds;
 mod issue28_tls;

@@ -101,7 +101,13 @@ impl Generator {
         if self.spec.strided.is_some() {
             return self.strided_seq_in_random(fi, ddir, z);
         }
-        let off = self.files[fi].pos[ddir];
+        let mut off = self.files[fi].pos[ddir];
+        if self.spec.time_based && off >= self.files[fi].region.len {
+            // fio's get_next_seq_offset: a time_based job's sequential position at the
+            // region's end goes back to its start (the cache dropped again).
+            off = 0;
+            self.wrapped = true;
+        }
         match self.len_at(fi, off, ddir, false) {
             Some(l) => {
                 let (off, l) = if Z::ON {
@@ -198,11 +204,15 @@ impl Generator {
                     return None;
                 }
                 // The draw found the map full: the file starts over (its cache dropped again,
-                // fio's loop_cache_invalidate) and fio draws again.
+                // fio's loop_cache_invalidate) and fio draws again. fio's fio_file_reset
+                // also puts every direction's sequential position back at the start.
                 self.wrapped = true;
-                if let Some(map) = &mut self.files[fi].map {
+                let f = &mut self.files[fi];
+                if let Some(map) = &mut f.map {
                     map.clear();
                 }
+                f.pos = [0; 3];
+                f.last_start = [0; 3];
                 if self.spec.repeatable && !self.spec.time_based && !restart {
                     // io_size beyond size: another pass over the files, with the streams
                     // seeded again (fio's clear_io_state).
