@@ -2,7 +2,8 @@
 //! periodic syncs on libaio (fio 3.33 runs them at once and decides "last was a sync" from
 //! completions), the offsets syncs log (the free request on top of fio's stack), a request
 //! the engine was busy for logged at each attempt, commits and reaps as fio counts them
-//! (iodepth_batch, iodepth_low), and the loops of strided zones.
+//! (iodepth_batch, iodepth_low), the loops of strided zones, and files closed after their
+//! requests in flight.
 
 use crate::common;
 use common::*;
@@ -120,6 +121,61 @@ fn queued_logs_follow_fio_s_syncs_commits_and_reaps() {
                 "--iodepth=4",
                 "--end_fsync=1",
                 "--file_service_type=sequential",
+            ],
+        ),
+        // A file found done with requests in flight is closed after them (its `close`
+        // logged at once): the service passes over it meanwhile, under non-uniform service
+        // (a drawn file still closing is drawn again) and under openfiles (it still counts
+        // open); the other files go on, so the free slots and the syncs' offsets are fio's.
+        (
+            "f:g:h",
+            &[
+                "--rw=read",
+                "--bs=4k,8k",
+                "--file_service_type=gauss:5",
+                "--iodepth=8",
+                "--iodepth_batch_submit=4",
+            ],
+        ),
+        (
+            "f:g",
+            &[
+                "--rw=rw",
+                "--bsrange=4k-64k",
+                "--size=384k",
+                "--file_service_type=zipf:1.1",
+                "--rwmixread=70",
+                "--rw_sequencer=identical",
+                "--iodepth=4",
+                "--iodepth_batch_submit=4",
+            ],
+        ),
+        (
+            "f:g:h",
+            &[
+                "--rw=randread",
+                "--file_service_type=pareto:0.8",
+                "--iodepth=16",
+                "--io_size=4m",
+            ],
+        ),
+        (
+            "f:g",
+            &[
+                "--rw=randwrite",
+                "--size=1m",
+                "--file_service_type=random",
+                "--iodepth=8",
+                "--fdatasync=2",
+            ],
+        ),
+        (
+            "f:g:h",
+            &[
+                "--rw=read:4k",
+                "--bsrange=4k-64k",
+                "--openfiles=1",
+                "--iodepth=8",
             ],
         ),
         // Strided zones on an engine that queues: each loop stops at `size` queued (io_size

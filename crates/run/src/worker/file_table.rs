@@ -83,13 +83,17 @@ impl OpenSet {
     }
 }
 
+/// The flag in a file's count of requests in flight that says its close waits for them.
+const CLOSING: u32 = 1 << 31;
+
 pub struct FileTable {
     fds: Vec<Option<OwnedFd>>,
     raw: Vec<i32>,
     open: u32,
     /// Which files are open (for the search of one to close).
     open_set: OpenSet,
-    /// Requests in flight per file (a file with I/O in flight is never closed).
+    /// Requests in flight per file (a file with I/O in flight is never closed), with
+    /// [`CLOSING`] set while the file's close waits for them.
     inflight: Vec<u32>,
     /// Where the search for a file to close starts (the longest-open one).
     cursor: usize,
@@ -134,7 +138,19 @@ impl FileTable {
 
     /// Whether file `i` has requests in flight.
     pub fn busy(&self, i: usize) -> bool {
-        self.inflight[i] > 0
+        self.inflight[i] & !CLOSING > 0
+    }
+
+    /// File `i` is done while it has requests in flight: it is closed when the last of
+    /// them completes ([`Self::finished`] says when), as fio closes a file it marked
+    /// closing.
+    pub fn defer_close(&mut self, i: usize) {
+        self.inflight[i] |= CLOSING;
+    }
+
+    /// Whether file `i`'s close waits for its requests in flight.
+    pub fn closing(&self, i: usize) -> bool {
+        self.inflight[i] & CLOSING != 0
     }
 
     /// fsync file `i` (open); whether it succeeded.
@@ -150,9 +166,14 @@ impl FileTable {
     pub fn started(&mut self, i: usize) {
         self.inflight[i] += 1;
     }
+    /// Whether the file is now due to close (its close was deferred and this was its
+    /// last request in flight).
     #[inline]
-    pub fn finished(&mut self, i: usize) {
-        self.inflight[i] = self.inflight[i].saturating_sub(1);
+    pub fn finished(&mut self, i: usize) -> bool {
+        let v = self.inflight[i];
+        let v = (v & CLOSING) | (v & !CLOSING).saturating_sub(1);
+        self.inflight[i] = v;
+        v == CLOSING
     }
 
     /// Whether another file may open under `limit`, else which file to close first.
@@ -256,6 +277,7 @@ impl FileTable {
 
     /// Close file `i` (fsync first when `fsync`), telling the engine.
     pub fn close<E: Engine>(&mut self, i: usize, e: &mut E, fsync: bool) {
+        self.inflight[i] &= !CLOSING;
         if let Some(fd) = self.fds[i].take() {
             crate::debug_log!(crate::debug::Cat::File, "close file {i}");
             let _ = e.close_file(i as u32);

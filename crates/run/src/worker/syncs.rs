@@ -153,6 +153,13 @@ impl Syncs {
         self.last_write = false;
     }
 
+    /// Whether the last request was a sync (fio's should_fsync: a loop's end syncs only
+    /// where it was not; fio 3.33 reads it from completions, the newest from the request
+    /// issued last).
+    pub fn last_was_sync(&self) -> bool {
+        self.last_sync
+    }
+
     /// A loop or pass starts over: no request before it (fio's reset of its counters).
     pub fn reset(&mut self) {
         self.last_sync = false;

@@ -248,10 +248,28 @@ impl NextIo {
         closed: true,
     };
 
-    /// Whether this is [`Self::PASS_END`] (every I/O is at least a byte long).
+    /// No I/O: files were closed ([`Generator::pause_at_closes`]); `closed` is set, so the
+    /// worker takes the closes, then asks again.
+    pub const CLOSES: NextIo = NextIo {
+        file: 0,
+        ddir: 0,
+        offset: 1,
+        len: 0,
+        wrapped: false,
+        closed: true,
+    };
+
+    /// Whether this is no I/O ([`Self::PASS_END`] or [`Self::CLOSES`]: every I/O is at
+    /// least a byte long).
+    #[inline]
+    pub fn is_pause(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether this is [`Self::PASS_END`].
     #[inline]
     pub fn is_pass_end(&self) -> bool {
-        self.len == 0
+        self.len == 0 && self.offset == 0
     }
 }
 
@@ -436,6 +454,11 @@ pub struct Generator {
     /// Under [`Spec::open_limit`]: which files are open, and how many.
     is_open: Vec<bool>,
     nr_open: usize,
+    /// Files whose close waits for their requests in flight (fio's FIO_FILE_closing, on an
+    /// engine that queues: [`Self::close_deferred`]); the service does not pick them, and
+    /// under `openfiles` they still count open. Empty until the first.
+    closing: Vec<bool>,
+    nr_closing: usize,
     /// A file wrapped around since the last I/O handed out.
     wrapped: bool,
     /// Files done (or started over under non-uniform file service) since the worker last
@@ -451,6 +474,8 @@ pub struct Generator {
     pass_ended: bool,
     /// [`Self::next_io`] stops at a pass's end ([`Self::pause_at_passes`]).
     pause_pass: bool,
+    /// [`Self::pause_at_closes`].
+    pause_close: bool,
     /// Where the last attempt that found no I/O had put its request (fio's request keeps
     /// that offset: a sync after it logs it), until the worker takes it (u64::MAX: none;
     /// one word, beside the fields the hot path reads).
@@ -542,12 +567,15 @@ impl Generator {
                 }
             ],
             nr_open: 0,
+            closing: Vec::new(),
+            nr_closing: 0,
             wrapped: false,
             closed: Vec::new(),
             events: false,
             wraps_due: 0,
             pass_ended: false,
             pause_pass: false,
+            pause_close: false,
             failed_off: u64::MAX,
             bs_shift: [0, 1, 2].map(|d| {
                 let m = spec.bs[d].min();
@@ -862,6 +890,9 @@ impl Generator {
             if self.pause_pass && self.pass_ended {
                 return Some(NextIo::PASS_END);
             }
+            if self.pause_close && !self.closed.is_empty() {
+                return Some(NextIo::CLOSES);
+            }
         }
         None
     }
@@ -889,6 +920,14 @@ impl Generator {
     /// goes to the next pass's first file).
     pub fn pause_at_passes(&mut self, on: bool) {
         self.pause_pass = on;
+    }
+
+    /// Let [`Self::next_io`] hand out [`NextIo::CLOSES`] where an attempt closed files,
+    /// before the next file is picked: the worker closes them, or marks them closing where
+    /// they have requests in flight ([`Self::close_deferred`]), so the pick passes over
+    /// those as fio's does.
+    pub fn pause_at_closes(&mut self, on: bool) {
+        self.pause_close = on;
     }
 
     /// [`Self::next_io`] for a `zonemode=zbd` job: the zones adjust the direction, where

@@ -23,7 +23,9 @@ impl Generator {
             return Some(0);
         }
         let limited = self.spec.open_limit > 0;
-        let mut switch = self.file_ios >= self.spec.select_nr || self.files[self.cur_file].done;
+        let mut switch = self.file_ios >= self.spec.select_nr
+            || self.files[self.cur_file].done
+            || self.is_closing(self.cur_file);
         if !switch && limited && !self.open_file(self.cur_file) {
             switch = true;
         }
@@ -60,7 +62,10 @@ impl Generator {
                         if let Some(d) = &mut self.file_dist {
                             self.cur_file = d.next_file().min(n - 1);
                         }
-                        if !limited || self.open_file(self.cur_file) {
+                        // A file still closing is drawn past, as fio's draw does.
+                        if !self.is_closing(self.cur_file)
+                            && (!limited || self.open_file(self.cur_file))
+                        {
                             break;
                         }
                     }
@@ -101,7 +106,6 @@ impl Generator {
         true
     }
 
-    /// The worker closed every file (a loop or a pass ended).
     /// A new pass or loop under sequential service: fio picks the file after the last one
     /// it switched to (its round robin's next file). Without `openfiles` that is the
     /// current file moved on by one, which the service then stays on; under `openfiles`
@@ -112,8 +116,47 @@ impl Generator {
         }
     }
 
+    /// File `fi` was found done (or started over) while it had requests in flight: fio
+    /// logs its close and marks it closing, and closes it when they complete
+    /// ([`Self::close_finished`]). Until then the service does not pick it, and under
+    /// `openfiles` it still takes its place among the open files.
+    #[cold]
+    pub fn close_deferred(&mut self, fi: usize) {
+        if self.closing.is_empty() {
+            self.closing = vec![false; self.files.len()];
+        }
+        if fi < self.closing.len() && !self.closing[fi] {
+            self.closing[fi] = true;
+            self.nr_closing += 1;
+            if self.spec.open_limit > 0 {
+                self.nr_open += 1;
+            }
+        }
+    }
+
+    /// The deferred close of file `fi` happened: it may be picked (and opened) again.
+    #[cold]
+    pub fn close_finished(&mut self, fi: usize) {
+        if self.closing.get(fi) == Some(&true) {
+            self.closing[fi] = false;
+            self.nr_closing -= 1;
+            if self.spec.open_limit > 0 {
+                self.nr_open = self.nr_open.saturating_sub(1);
+            }
+        }
+    }
+
+    /// Whether file `fi` is still closing.
+    #[inline]
+    fn is_closing(&self, fi: usize) -> bool {
+        self.nr_closing > 0 && self.closing[fi]
+    }
+
+    /// The worker closed every file (a loop or a pass ended).
     pub(super) fn all_closed(&mut self) {
         self.is_open.iter_mut().for_each(|o| *o = false);
         self.nr_open = 0;
+        self.closing.iter_mut().for_each(|c| *c = false);
+        self.nr_closing = 0;
     }
 }

@@ -112,7 +112,10 @@ impl<E: Engine> Worker<'_, E> {
     pub(super) fn close_files(&mut self) {
         if self.capture.is_some() {
             for i in 0..self.plan.files.len() {
-                if self.files.is_open(i) || self.capture.as_ref().is_some_and(|c| c.opened(i)) {
+                // (A file whose close was deferred logged it already.)
+                if (self.files.is_open(i) && !self.files.closing(i))
+                    || self.capture.as_ref().is_some_and(|c| c.opened(i))
+                {
                     self.capture_file(i, crate::iolog::Act::Close);
                     if let Some(c) = self.capture.as_mut() {
                         c.closed_once(i as u32);
@@ -197,7 +200,9 @@ impl<E: Engine> Worker<'_, E> {
         self.drain();
         self.end_synced = false;
         let t0 = self.clock.now();
-        if self.plan.io.end_fsync || self.plan.open.fsync_on_close {
+        // fio's should_fsync: no end sync right after a periodic one.
+        if (self.plan.io.end_fsync || self.plan.open.fsync_on_close) && !self.syncs.last_was_sync()
+        {
             self.end_synced = self.end_sync_pass();
         }
         self.close_files();
@@ -250,6 +255,10 @@ impl<E: Engine> Worker<'_, E> {
                     c.closed_once(i as u32);
                 }
             }
+            if self.files.busy(i) && !self.stop && self.plan.open.limit.is_none() {
+                self.files.defer_close(i);
+                self.gen.close_deferred(i);
+            }
             return;
         }
         if !self.files.is_open(i) {
@@ -260,13 +269,41 @@ impl<E: Engine> Worker<'_, E> {
                 return;
             }
         }
-        // A descriptor with requests in flight is not closed: they complete first (fio
-        // closes it after them, and its count of requests to commit goes on).
-        while self.files.busy(i) && self.inflight > 0 && !self.stop {
-            self.commit_for_reap();
-            self.reap::<false>(1);
+        // A descriptor with requests in flight is not closed yet: as fio, the close is
+        // logged now and happens when they complete ([`Self::finish_deferred_close`]);
+        // meanwhile the other files go on, and the service does not pick this one.
+        // Under `openfiles` they complete first: fio's service finds no room for the next
+        // file and waits for completions (EBUSY) before it goes on.
+        if self.files.busy(i) && self.inflight > 0 && !self.stop {
+            if self.plan.open.limit.is_none() {
+                self.capture_file(i, crate::iolog::Act::Close);
+                self.files.defer_close(i);
+                self.gen.close_deferred(i);
+                return;
+            }
+            while self.files.busy(i) && self.inflight > 0 && !self.stop {
+                self.commit_for_reap();
+                self.reap::<false>(1);
+            }
         }
         self.close_file(i, self.plan.open.fsync_on_close);
+    }
+
+    /// The last request in flight of a file whose close was deferred completed: close it
+    /// (its `close` was logged when it was found done; fsync_on_close syncs it now, as
+    /// fio's last reference does).
+    #[cold]
+    pub(super) fn finish_deferred_close(&mut self, i: usize) {
+        if self.files.is_open(i) {
+            let t0 = self.clock.now();
+            self.files
+                .close(i, &mut self.engine, self.plan.open.fsync_on_close);
+            self.target_since(t0);
+            self.publish_files();
+        } else {
+            self.files.close(i, &mut self.engine, false);
+        }
+        self.gen.close_finished(i);
     }
 
     /// Close open file `i` (fsync first when `fsync`), its `close` logged; the target's

@@ -398,6 +398,15 @@ impl<'a, E: Engine> Worker<'a, E> {
             && self.zones.is_none()
             && self.replay.is_none();
         self.gen.pause_at_passes(pause);
+        // A file found done with requests in flight closes after them; the next pick must
+        // know it is closing.
+        self.gen.pause_at_closes(
+            self.slots.len() > 1
+                && plan.files.len() > 1
+                && !self.pace.limited()
+                && self.zones.is_none()
+                && self.replay.is_none(),
+        );
         let paths: Vec<&std::path::Path> = plan.files.iter().map(|f| f.path.as_path()).collect();
         // The random map of a file could not be allocated: fio's messages, and the job
         // goes on without it only with softrandommap.
@@ -965,28 +974,35 @@ impl<'a, E: Engine> Worker<'a, E> {
             };
             return Some(s.op);
         }
-        let n = if !LEAN && self.pace.limited() {
-            let n = self.next_io_rated();
-            if self.zones.is_some() && !self.zoned_before() {
-                return None;
+        let n = loop {
+            let n = if !LEAN && self.pace.limited() {
+                let n = self.next_io_rated();
+                if self.zones.is_some() && !self.zoned_before() {
+                    return None;
+                }
+                n?
+            } else if !LEAN && self.zones.is_some() {
+                self.next_io_zoned()?
+            } else {
+                self.gen.next_io()?
+            };
+            if n.closed {
+                self.close_done_files_holding(slot);
+                if self.passes_over {
+                    // The pass that just ended was the job's last: this I/O is not done.
+                    return None;
+                }
+                if n.is_pass_end() {
+                    return self.prepare_after_pass::<LEAN>(slot);
+                }
+                if n.is_pause() {
+                    // Files were closed (or marked closing): the generator goes on.
+                    continue;
+                }
             }
-            n?
-        } else if !LEAN && self.zones.is_some() {
-            self.next_io_zoned()?
-        } else {
-            self.gen.next_io()?
+            break n;
         };
         let ddir = n.ddir;
-        if n.closed {
-            self.close_done_files_holding(slot);
-            if self.passes_over {
-                // The pass that just ended was the job's last: this I/O is not done.
-                return None;
-            }
-            if n.is_pass_end() {
-                return self.prepare_after_pass::<LEAN>(slot);
-            }
-        }
         if n.wrapped && self.plan.io.invalidate_on_wrap {
             let t0 = self.clock.now();
             self.files.invalidate(n.file, &self.plan.files[n.file]);
@@ -1354,8 +1370,13 @@ impl<'a, E: Engine> Worker<'a, E> {
         self.end_synced = false;
         // A job that failed ends without them, as in fio.
         let failed = self.stats.error != 0 && !self.stats.error_soft;
-        // A job that ended with its last pass synced and closed its files there.
-        if (self.plan.io.end_fsync || self.plan.open.fsync_on_close) && !self.passes_over && !failed
+        // A job that ended with its last pass synced and closed its files there. fio's
+        // should_fsync: no end sync (nor syncfs) right after a periodic sync.
+        let after_sync = self.syncs.last_was_sync();
+        if (self.plan.io.end_fsync || self.plan.open.fsync_on_close)
+            && !self.passes_over
+            && !failed
+            && !after_sync
         {
             // The target's time, not flexio's.
             let t0 = self.clock.now();
@@ -1370,7 +1391,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                 v.synced(mark);
             }
         }
-        if self.plan.io.end_syncfs && !failed {
+        if self.plan.io.end_syncfs && !failed && !after_sync {
             let t0 = self.clock.now();
             self.files.syncfs_all();
             self.stats.engine_ns += self.clock.now().saturating_sub(t0);

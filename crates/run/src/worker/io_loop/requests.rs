@@ -412,7 +412,7 @@ impl<E: Engine> Worker<'_, E> {
                     let c = self.comps[i];
                     self.inflight -= 1;
                     let f = self.slots[c.idx as usize].file as usize;
-                    self.files.finished(f);
+                    let close_now = self.files.finished(f);
                     // io_submit_mode=offload: the submitter's own issue and completion times.
                     let stamps = if LEAN {
                         None
@@ -427,6 +427,9 @@ impl<E: Engine> Worker<'_, E> {
                         None => t,
                     };
                     self.complete::<LEAN>(c.idx, c.res, t);
+                    if close_now {
+                        self.finish_deferred_close(f);
+                    }
                 }
             }
             Err(e) => {

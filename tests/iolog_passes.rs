@@ -1,7 +1,8 @@
-//! write_iolog of random jobs whose files start over, line for line against fio 3.33
-//! (times aside): the sequential I/Os of a `:N` run (or of percentage_random) go back to
-//! the file's start with the random map, as fio's fio_file_reset puts them, and a
-//! time_based job's sequential position wraps at the region's end.
+//! write_iolog where files start over and loops end, line for line against fio 3.33
+//! (times aside): the sequential I/Os of a random job's `:N` run (or of
+//! percentage_random) go back to the file's start with the random map, as fio's
+//! fio_file_reset puts them; a time_based job's sequential position wraps at the region's
+//! end; a loop or pass whose last request was a periodic sync does no end sync.
 
 use crate::common;
 use common::*;
@@ -74,6 +75,52 @@ fn time_based_sequential_parts_of_random_jobs_wrap_as_in_fio() {
         let n = f.len().min(x.len()) - 1;
         f.truncate(n);
         x.truncate(n);
+        assert_same_iologs(&format!("{c:?}"), &f, &x);
+    }
+}
+
+/// fio's should_fsync: where the last request of a loop or pass was a periodic sync (the
+/// N-th write's, or fio 3.33's after a read), end_fsync and fsync_on_close do not sync
+/// the files again there.
+#[test]
+fn no_end_sync_right_after_a_periodic_one() {
+    let Some(fio) = fio_bin() else { return };
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let cases: &[&[&str]] = &[
+        &[
+            "--filename=h",
+            "--rw=rw",
+            "--bs=4k",
+            "--io_size=3m",
+            "--rwmixread=90",
+            "--fsync=3",
+            "--fsync_on_close=1",
+        ],
+        &[
+            "--filename=h",
+            "--rw=write",
+            "--bs=64k",
+            "--size=192k",
+            "--loops=2",
+            "--fsync=3",
+            "--end_fsync=1",
+        ],
+        &[
+            "--filename=f:g",
+            "--rw=randrw",
+            "--bs=4k",
+            "--size=512k",
+            "--fsync=2",
+            "--end_fsync=1",
+        ],
+    ];
+    for c in cases {
+        let mut args: Vec<String> = ["--name=w", "--write_iolog=w.log", "--output-format=terse"]
+            .iter()
+            .map(|a| a.to_string())
+            .collect();
+        args.extend(c.iter().map(|a| a.to_string()));
+        let (f, x) = both_on_files(&fio, MIXED_FILES, &args, |d| iolog_lines(&d.join("w.log")));
         assert_same_iologs(&format!("{c:?}"), &f, &x);
     }
 }
