@@ -2,7 +2,8 @@
 //! (times aside): the sequential I/Os of a random job's `:N` run (or of
 //! percentage_random) go back to the file's start with the random map, as fio's
 //! fio_file_reset puts them; a time_based job's sequential position wraps at the region's
-//! end; a loop or pass whose last request was a periodic sync does no end sync.
+//! end; a loop or pass whose last request was a periodic sync does no end sync; the
+//! request of the attempt that found a strided file done keeps the offset fio's does.
 
 use crate::common;
 use common::*;
@@ -112,6 +113,48 @@ fn no_end_sync_right_after_a_periodic_one() {
             "--size=512k",
             "--fsync=2",
             "--end_fsync=1",
+        ],
+    ];
+    for c in cases {
+        let mut args: Vec<String> = ["--name=w", "--write_iolog=w.log", "--output-format=terse"]
+            .iter()
+            .map(|a| a.to_string())
+            .collect();
+        args.extend(c.iter().map(|a| a.to_string()));
+        let (f, x) = both_on_files(&fio, MIXED_FILES, &args, |d| iolog_lines(&d.join("w.log")));
+        assert_same_iologs(&format!("{c:?}"), &f, &x);
+    }
+}
+
+/// Strided zones: the attempt that finds the file done leaves its offset in its request
+/// (fio's get_next_offset: relative to the zone where it is past the region, else the
+/// file's), and the end's sync logs it.
+#[test]
+fn strided_zones_failed_attempts_keep_fio_s_offsets() {
+    let Some(fio) = fio_bin() else { return };
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let cases: &[&[&str]] = &[
+        &[
+            "--filename=h",
+            "--rw=write:8k",
+            "--bssplit=4k/20:8k/30:32k/50",
+            "--bs_unaligned=1",
+            "--zonemode=strided",
+            "--zonesize=64k",
+            "--zoneskip=128k",
+            "--end_fsync=1",
+        ],
+        &[
+            "--filename=f",
+            "--rw=randwrite",
+            "--bssplit=4k/50:16k/50",
+            "--blockalign=4k",
+            "--bs_unaligned=1",
+            "--random_distribution=zipf:1.2",
+            "--zonemode=strided",
+            "--zonesize=64k",
+            "--zoneskip=64k",
+            "--fsync_on_close=1",
         ],
     ];
     for c in cases {

@@ -152,6 +152,11 @@ impl Generator {
             None
         };
         if l.is_none() {
+            // The failed attempt's offset, as fio's request holds it: relative to the zone
+            // where it is past the region's length (fio's check before the zone's offset
+            // is added), else the file's.
+            let r = self.files[fi].region;
+            self.failed_off = if rel >= r.len { rel } else { r.start + off };
             self.strided_done(fi);
         }
         l
