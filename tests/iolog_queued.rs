@@ -226,8 +226,9 @@ fn queued_logs_follow_fio_s_syncs_commits_and_reaps() {
 }
 
 /// Jobs that fail end as fio's do: a file a diskless engine cannot unlink between passes
-/// ends the job there (no I/O of the next pass), and a failed job does no end_fsync (here a
-/// read of the file unlinked and made anew, empty, fails with EIO).
+/// ends the job there (no I/O of the next pass), a failed job does no end_fsync (here a
+/// read of the file unlinked and made anew, empty, fails with EIO), and a short read's
+/// rest that reads nothing fails the job as fio's "full resid" (its retry logged).
 #[test]
 fn failed_jobs_end_as_in_fio() {
     let Some(fio) = fio_bin() else { return };
@@ -254,7 +255,27 @@ fn failed_jobs_end_as_in_fio() {
             "--end_fsync=1",
             "--unlink_each_loop=1",
         ],
+        // A short read's rest is queued again and logged again; the rest reads nothing
+        // (the file unlinked and made anew, shorter): EIO, "full resid".
+        &[
+            "--filename=c",
+            "--rw=readwrite",
+            "--bs=16k,4k",
+            "--blockalign=4k",
+            "--size=2m",
+            "--offset=64k",
+            "--rwmixread=30",
+            "--loops=2",
+            "--ioengine=psync",
+            "--unlink_each_loop=1",
+        ],
     ];
+    // The function fio's error line names (`func=...`).
+    let func = |err: &str| {
+        err.split("func=")
+            .nth(1)
+            .map(|r| r.split(',').next().unwrap_or("").to_string())
+    };
     for c in cases {
         let mut args = vec!["--name=w", "--write_iolog=w.log", "--output-format=terse"];
         args.extend(c.iter().copied());
@@ -262,10 +283,16 @@ fn failed_jobs_end_as_in_fio() {
         for (bin, env) in [(fio.clone(), &[][..]), (flexio_bin(), ORACLE_COMPAT)] {
             let d = tempfile::tempdir().unwrap();
             let r = run_in_env(&bin, &args, d.path(), env);
-            got.push((r.code, iolog_lines(&d.path().join("w.log"))));
+            // (fio prints it on stdout; flexio on stderr beside a machine-readable format.)
+            let said = format!("{}{}", r.stdout, r.stderr);
+            got.push((r.code, iolog_lines(&d.path().join("w.log")), func(&said)));
         }
         let what = format!("{c:?}");
         assert_eq!(got[1].0, got[0].0, "{what}: exit codes: flexio, then fio");
+        assert_eq!(
+            got[1].2, got[0].2,
+            "{what}: the failing function: flexio, then fio"
+        );
         assert_same_iologs(&what, &got[0].1, &got[1].1);
     }
 }

@@ -199,6 +199,28 @@ impl<E: Engine> Worker<'_, E> {
         }
     }
 
+    /// Capture: the rest of a short request queued again, at the offset it goes on from
+    /// and with the request's whole length (fio's requeued request); its slot keeps that
+    /// offset.
+    #[cold]
+    pub(super) fn capture_retry(&mut self, slot: u32) {
+        if self.capture.is_none() {
+            return;
+        }
+        let s = self.slots[slot as usize];
+        let act = match s.op {
+            0 => Act::Read,
+            1 => Act::Write,
+            _ => Act::Trim,
+        };
+        let now = self.clock.now();
+        if let Some(c) = self.capture.as_mut() {
+            let at = s.offset + s.done;
+            *c.slot_offset(slot) = at;
+            c.io(now, s.file, act, at, s.len);
+        }
+    }
+
     /// Set-up of replay and capture before the files are opened; false when the job
     /// cannot run.
     pub(super) fn setup_trace(&mut self) -> bool {

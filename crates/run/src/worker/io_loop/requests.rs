@@ -478,6 +478,13 @@ impl<E: Engine> Worker<'_, E> {
             }
         }
         let mut failed = false;
+        if res == 0 && want > 0 && self.caps.syncio {
+            // fio: a synchronous transfer that moved nothing (the rest of a short one
+            // included) fails the job with EIO, "full resid", without an io_u error line
+            // and whatever continue_on_error says.
+            self.zero_transfer(slot);
+            return;
+        }
         if res < 0 || (res == 0 && want > 0) {
             let errno = if res < 0 { (-res) as i32 } else { libc::EIO };
             if !LEAN {
@@ -616,8 +623,22 @@ impl<E: Engine> Worker<'_, E> {
         }
     }
 
-    /// Re-issue the rest of a short request (same slot, start time kept).
+    /// A synchronous request moved no bytes: the job fails (fio's "full resid").
+    #[cold]
+    fn zero_transfer(&mut self, slot: u32) {
+        let s = self.slots[slot as usize];
+        self.block_outcome(&s, false);
+        if self.stats.error == 0 {
+            self.fail(libc::EIO, "full resid");
+        }
+        self.free.push(slot);
+    }
+
+    /// Re-issue the rest of a short request (same slot, start time kept); write_iolog logs
+    /// it again, as fio logs its requeued request (at the offset it goes on from, with the
+    /// request's whole length).
     pub(super) fn resubmit(&mut self, slot: u32) {
+        self.capture_retry(slot);
         let req = self.request(slot);
         // fio counts the requeued remainder as another issued request.
         let ddir = self.slots[slot as usize].ddir;
