@@ -167,3 +167,31 @@ fn strided_zones_failed_attempts_keep_fio_s_offsets() {
         assert_same_iologs(&format!("{c:?}"), &f, &x);
     }
 }
+
+/// An engine without a disk (null) logs the open and the close of a file whose first
+/// attempt found no I/O, as fio opens the file it picks before it looks for an offset.
+#[test]
+fn a_diskless_engine_logs_the_open_of_a_file_that_had_no_io() {
+    let Some(fio) = fio_bin() else { return };
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let args: Vec<String> = [
+        "--name=w",
+        "--write_iolog=w.log",
+        "--output-format=terse",
+        "--filename=f",
+        "--ioengine=null",
+        "--rw=randwrite:2",
+        "--bs=4k,8k",
+        "--size=512k",
+        "--offset=64k",
+        "--norandommap=1",
+        "--random_generator=lfsr",
+        "--loops=3",
+    ]
+    .iter()
+    .map(|a| a.to_string())
+    .collect();
+    let (f, x) = both_on_files(&fio, MIXED_FILES, &args, |d| iolog_lines(&d.join("w.log")));
+    assert!(f.len() >= 3, "fio's log: {f:?}");
+    assert_same_iologs("null, no I/O", &f, &x);
+}

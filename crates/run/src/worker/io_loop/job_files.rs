@@ -249,7 +249,12 @@ impl<E: Engine> Worker<'_, E> {
 
     fn close_done_file(&mut self, i: usize) {
         if self.caps.no_fd || self.caps.diskless {
-            if self.capture.as_ref().is_some_and(|c| c.opened(i)) {
+            if let Some(opened) = self.capture.as_ref().map(|c| c.opened(i)) {
+                // fio opens the file it picks before it looks for an offset there: a
+                // first attempt that found none logs the open and the close.
+                if !opened {
+                    self.capture_open_once(i);
+                }
                 self.capture_file(i, crate::iolog::Act::Close);
                 if let Some(c) = self.capture.as_mut() {
                     c.closed_once(i as u32);
