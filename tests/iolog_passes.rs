@@ -7,6 +7,21 @@
 
 use crate::common;
 use common::*;
+use std::path::Path;
+
+/// Each job of `cases` (arguments after the name, the log and terse output) in fio and in
+/// flexio on [`MIXED_FILES`]: the same write_iolog, line for line.
+fn same_logs_as_fio(fio: &Path, cases: &[&[&str]]) {
+    for c in cases {
+        let mut args: Vec<String> = ["--name=w", "--write_iolog=w.log", "--output-format=terse"]
+            .iter()
+            .map(|a| a.to_string())
+            .collect();
+        args.extend(c.iter().map(|a| a.to_string()));
+        let (f, x) = both_on_files(fio, MIXED_FILES, &args, |d| iolog_lines(&d.join("w.log")));
+        assert_same_iologs(&format!("{c:?}"), &f, &x);
+    }
+}
 
 /// A non-uniform file service starts a file over when its random map is full: every
 /// direction's sequential position goes back to the file's start with it, so the next
@@ -26,15 +41,7 @@ fn a_full_map_under_a_non_uniform_service_starts_the_sequential_positions_over()
         "--rwmixread=70",
         "--loops=3",
     ]];
-    for c in cases {
-        let mut args: Vec<String> = ["--name=w", "--write_iolog=w.log", "--output-format=terse"]
-            .iter()
-            .map(|a| a.to_string())
-            .collect();
-        args.extend(c.iter().map(|a| a.to_string()));
-        let (f, x) = both_on_files(&fio, MIXED_FILES, &args, |d| iolog_lines(&d.join("w.log")));
-        assert_same_iologs(&format!("{c:?}"), &f, &x);
-    }
+    same_logs_as_fio(&fio, cases);
 }
 
 /// time_based: a sequential I/O of a random job at the region's end goes back to its
@@ -115,15 +122,7 @@ fn no_end_sync_right_after_a_periodic_one() {
             "--end_fsync=1",
         ],
     ];
-    for c in cases {
-        let mut args: Vec<String> = ["--name=w", "--write_iolog=w.log", "--output-format=terse"]
-            .iter()
-            .map(|a| a.to_string())
-            .collect();
-        args.extend(c.iter().map(|a| a.to_string()));
-        let (f, x) = both_on_files(&fio, MIXED_FILES, &args, |d| iolog_lines(&d.join("w.log")));
-        assert_same_iologs(&format!("{c:?}"), &f, &x);
-    }
+    same_logs_as_fio(&fio, cases);
 }
 
 /// Strided zones: the attempt that finds the file done leaves its offset in its request
@@ -157,15 +156,7 @@ fn strided_zones_failed_attempts_keep_fio_s_offsets() {
             "--fsync_on_close=1",
         ],
     ];
-    for c in cases {
-        let mut args: Vec<String> = ["--name=w", "--write_iolog=w.log", "--output-format=terse"]
-            .iter()
-            .map(|a| a.to_string())
-            .collect();
-        args.extend(c.iter().map(|a| a.to_string()));
-        let (f, x) = both_on_files(&fio, MIXED_FILES, &args, |d| iolog_lines(&d.join("w.log")));
-        assert_same_iologs(&format!("{c:?}"), &f, &x);
-    }
+    same_logs_as_fio(&fio, cases);
 }
 
 /// An engine without a disk (null) logs the open and the close of a file whose first

@@ -176,14 +176,7 @@ impl<E: Engine> Worker<'_, E> {
             return;
         }
         let s = self.slots[slot as usize];
-        let act = match s.op {
-            0 => Act::Read,
-            1 => Act::Write,
-            2 => Act::Trim,
-            OP_SYNC => Act::Sync,
-            OP_SFR => Act::SyncRange,
-            _ => Act::Datasync,
-        };
+        let act = act_of(s.op);
         let now = self.clock.now();
         if let Some(c) = self.capture.as_mut() {
             let last = c.slot_offset(slot);
@@ -208,11 +201,7 @@ impl<E: Engine> Worker<'_, E> {
             return;
         }
         let s = self.slots[slot as usize];
-        let act = match s.op {
-            0 => Act::Read,
-            1 => Act::Write,
-            _ => Act::Trim,
-        };
+        let act = act_of(s.op);
         let now = self.clock.now();
         if let Some(c) = self.capture.as_mut() {
             let at = s.offset + s.done;
@@ -259,5 +248,17 @@ impl<E: Engine> Worker<'_, E> {
                 self.ctx.notes.err(&format!("fio: {e}"));
             }
         }
+    }
+}
+
+/// The write_iolog action of a request's operation.
+fn act_of(op: u8) -> Act {
+    match op {
+        0 => Act::Read,
+        1 => Act::Write,
+        2 => Act::Trim,
+        OP_SYNC => Act::Sync,
+        OP_SFR => Act::SyncRange,
+        _ => Act::Datasync,
     }
 }
