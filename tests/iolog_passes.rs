@@ -3,7 +3,8 @@
 //! percentage_random) go back to the file's start with the random map, as fio's
 //! fio_file_reset puts them; a time_based job's sequential position wraps at the region's
 //! end; a loop or pass whose last request was a periodic sync does no end sync; the
-//! request of the attempt that found a strided file done keeps the offset fio's does.
+//! request of the attempt that found a strided file done keeps the offset fio's does; an
+//! LFSR started over keeps its count to the next extra step, as fio's lfsr_reset does.
 
 use crate::common;
 use common::*;
@@ -185,4 +186,35 @@ fn a_diskless_engine_logs_the_open_of_a_file_that_had_no_io() {
     let (f, x) = both_on_files(&fio, MIXED_FILES, &args, |d| iolog_lines(&d.join("w.log")));
     assert!(f.len() >= 3, "fio's log: {f:?}");
     assert_same_iologs("null, no I/O", &f, &x);
+}
+
+/// random_generator=lfsr over a block count that is not a power of two: a file started
+/// over (the next pass of io_size beyond the file, the next loop) restarts the register
+/// from its seed but not its count to the next extra step, so where the seed's state is
+/// in range the pass starts with the block the first pass ended with, as in fio.
+#[test]
+fn a_restarted_lfsr_keeps_fio_s_step_count() {
+    let Some(fio) = fio_bin() else { return };
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    same_logs_as_fio(
+        &fio,
+        &[
+            &[
+                "--filename=f",
+                "--rw=randwrite",
+                "--bs=16k",
+                "--size=384k",
+                "--io_size=1m",
+                "--random_generator=lfsr",
+            ],
+            &[
+                "--filename=f",
+                "--rw=randread",
+                "--bs=16k",
+                "--size=384k",
+                "--loops=3",
+                "--random_generator=lfsr",
+            ],
+        ],
+    );
 }

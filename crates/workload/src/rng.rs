@@ -374,11 +374,14 @@ impl Lfsr {
     }
 
     /// Restart the sequence from the seed; false if the seed is the forbidden all-ones state.
+    /// As fio's lfsr_reset, the count to the next extra step goes on: only a new register
+    /// gives its first output the extra step, so a file started over whose seed state is
+    /// in range puts that block first (fio's later passes start with the block the first
+    /// one ended with).
     pub fn reset(&mut self) -> bool {
         let bitmask = (self.cached_bit << 1) - 1;
         self.num_vals = 0;
         self.last = self.seed & bitmask;
-        self.cycle_length = self.cached_cycle_length + 1;
         self.last != bitmask
     }
 
