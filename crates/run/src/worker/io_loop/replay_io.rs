@@ -169,7 +169,9 @@ impl<E: Engine> Worker<'_, E> {
 
     /// Capture: a request as it is queued (fio logs sync requests with the offset of the
     /// previous request its slot held: fio's free requests are a stack, as the slots'
-    /// free list is).
+    /// free list is). The rest of a short request queued again is logged at the offset it
+    /// goes on from, with the request's whole length (fio's requeued request), and its
+    /// slot keeps that offset.
     #[inline]
     pub(super) fn capture_io(&mut self, slot: u32) {
         if self.capture.is_none() {
@@ -184,29 +186,11 @@ impl<E: Engine> Worker<'_, E> {
                 // The request's slot keeps its offset (fio's io_u).
                 *last
             } else {
-                *last = s.offset;
-                s.offset
+                *last = s.offset + s.done;
+                *last
             };
             let len = if s.op >= OP_SYNC { 0 } else { s.len };
             c.io(now, s.file, act, offset, len);
-        }
-    }
-
-    /// Capture: the rest of a short request queued again, at the offset it goes on from
-    /// and with the request's whole length (fio's requeued request); its slot keeps that
-    /// offset.
-    #[cold]
-    pub(super) fn capture_retry(&mut self, slot: u32) {
-        if self.capture.is_none() {
-            return;
-        }
-        let s = self.slots[slot as usize];
-        let act = act_of(s.op);
-        let now = self.clock.now();
-        if let Some(c) = self.capture.as_mut() {
-            let at = s.offset + s.done;
-            *c.slot_offset(slot) = at;
-            c.io(now, s.file, act, at, s.len);
         }
     }
 

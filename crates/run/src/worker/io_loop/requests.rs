@@ -638,7 +638,7 @@ impl<E: Engine> Worker<'_, E> {
     /// it again, as fio logs its requeued request (at the offset it goes on from, with the
     /// request's whole length).
     pub(super) fn resubmit(&mut self, slot: u32) {
-        self.capture_retry(slot);
+        self.capture_io(slot);
         let req = self.request(slot);
         // fio counts the requeued remainder as another issued request.
         let ddir = self.slots[slot as usize].ddir;
