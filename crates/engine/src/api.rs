@@ -175,6 +175,9 @@ pub struct Caps {
     /// next): the job thread keeps the process's descriptor table rather than a private
     /// one ([`crate::platform::private_fd_table`]), so the helpers find its descriptors.
     pub shared_fd_table: bool,
+    /// The engine pretends to move data (fio's FIO_FAKEIO: null, ftruncate and the file and
+    /// directory operations): a verifying job's reads are taken as verified, unlooked at.
+    pub fake_io: bool,
 }
 
 /// What an engine is told about a file when the core opens it.

@@ -79,6 +79,7 @@ impl<const K: u8> Engine for DirOp<K> {
             syncio: true,
             diskless: true,
             file_op: true,
+            fake_io: true,
             no_fd: true,
             dirs: true,
             creates: K == CREATE,

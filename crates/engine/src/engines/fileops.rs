@@ -93,6 +93,7 @@ impl<const K: u8> Engine for FileOp<K> {
             syncio: true,
             diskless: K == CREATE,
             file_op: true,
+            fake_io: true,
             creates: K == CREATE,
             changes_names: K != STAT,
             no_fd: true,

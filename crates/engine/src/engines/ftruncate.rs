@@ -19,6 +19,7 @@ impl Engine for Ftruncate {
         Caps {
             syncio: true,
             write_only: true,
+            fake_io: true,
             ..Caps::default()
         }
     }

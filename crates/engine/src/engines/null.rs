@@ -73,6 +73,7 @@ impl Engine for Null {
             trim: true,
             no_fd: true,
             measures_tool: true,
+            fake_io: true,
             offload: true,
             // fsync=N / fdatasync=N / sync_file_range: requests like the others, completed
             // (or queued and committed) at no cost and counted, as fio's null engine does.

@@ -90,6 +90,7 @@ impl Engine for PageFault {
             sync_range: true,
             diskless_syncs: true,
             shared_fd_table: false,
+            fake_io: false,
             write_only: false,
             // Page faults are the kernel's work, not flexio's.
             measures_tool: false,

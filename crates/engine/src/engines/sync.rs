@@ -34,6 +34,7 @@ pub(crate) const SYNC_CAPS: Caps = Caps {
     atomic_writes: false,
     diskless_syncs: false,
     shared_fd_table: false,
+    fake_io: false,
 };
 
 /// Borrow the request's descriptor.
