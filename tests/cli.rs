@@ -84,6 +84,15 @@ fn bad_values_list_what_is_valid() {
     let r = flexio(&["--name=x", "--size=1.5M"], d.path());
     assert_eq!(r.code, 1);
     assert!(r.stderr.contains("fractional sizes"), "{}", r.stderr);
+    // fio reads runtime=1.7 as 1 s; flexio names the cut instead of "unknown suffix '.7'".
+    let r = flexio(&["--name=x", "--runtime=1.7"], d.path());
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("fractional times are not allowed")
+            && r.stderr.contains("integer part, 1)"),
+        "{}",
+        r.stderr
+    );
     let r = flexio(&["--name=x", "--direct=yes"], d.path());
     assert!(r.stderr.contains("not a boolean"), "{}", r.stderr);
 }

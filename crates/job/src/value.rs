@@ -135,6 +135,11 @@ pub fn parse_time_us(s: &str, seconds: bool) -> Result<u64, String> {
         return Ok(v as u64);
     }
     let (n, rest) = split_number(s)?;
+    if rest.starts_with('.') {
+        return Err(format!(
+            "'{s}': fractional times are not allowed (fio would silently read only the integer part, {n}); use a smaller unit (ms, us)"
+        ));
+    }
     let mult: u64 = match rest.to_ascii_lowercase().as_str() {
         "" => {
             if seconds {
