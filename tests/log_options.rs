@@ -5,7 +5,7 @@
 
 use crate::common;
 use common::*;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// Run with the newest fio's behaviour (flexio's default), requiring success.
@@ -276,4 +276,96 @@ fn window_both_and_issue_time_columns() {
         "{}",
         r.stderr
     );
+}
+
+/// The log files a job makes and their entry counts.
+fn log_lines(dir: &Path) -> BTreeMap<String, usize> {
+    names(dir)
+        .into_iter()
+        .map(|n| {
+            let t = std::fs::read_to_string(dir.join(&n)).unwrap();
+            (n, t.lines().count())
+        })
+        .collect()
+}
+
+/// disable_lat / disable_slat / disable_clat / disable_bw_measurement / gtod_reduce decide
+/// which logs are made and what goes in them, as in fio 3.33: no file for a latency not
+/// measured; disable_bw_measurement empties a per-I/O bw log and gtod_reduce a per-I/O
+/// IOPS log, but neither stops the periodic bw/IOPS samples of the normal output (before,
+/// flexio made every lat file, filled the clat log under disable_clat, kept per-I/O bw
+/// entries and dropped the periodic samples under disable_bw_measurement).
+#[test]
+fn disabled_measurements_make_the_logs_fio_makes() {
+    let n = 8usize;
+    let cases: &[(&[&str], &[(&str, usize)])] = &[
+        (
+            &["--write_lat_log=c", "--disable_slat=1"],
+            &[("c_clat.1.log", n), ("c_lat.1.log", n)],
+        ),
+        (
+            &["--write_lat_log=c", "--disable_lat=1", "--disable_clat=1"],
+            &[("c_slat.1.log", n)],
+        ),
+        (
+            &["--write_lat_log=c", "--disable_clat=1", "--log_offset=1"],
+            &[("c_lat.1.log", n), ("c_slat.1.log", n)],
+        ),
+        (&["--write_lat_log=c", "--gtod_reduce=1"], &[]),
+        (
+            &[
+                "--write_bw_log=c",
+                "--write_iops_log=c",
+                "--disable_bw_measurement=1",
+            ],
+            &[("c_bw.1.log", 0), ("c_iops.1.log", n)],
+        ),
+        (
+            &["--write_bw_log=c", "--write_iops_log=c", "--gtod_reduce=1"],
+            &[("c_bw.1.log", 0), ("c_iops.1.log", 0)],
+        ),
+    ];
+    let fio = fio_bin();
+    for (extra, want) in cases {
+        let mut args = vec![
+            "--name=j",
+            "--ioengine=libaio",
+            "--iodepth=2",
+            "--rw=randread",
+            "--size=256k",
+            "--number_ios=8",
+            "--output-format=terse",
+        ];
+        args.extend_from_slice(extra);
+        let d = tempfile::tempdir().unwrap();
+        oracle_run(&flexio_bin(), &args, d.path());
+        let got = log_lines(d.path());
+        let want: BTreeMap<String, usize> = want.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        assert_eq!(got, want, "{extra:?}");
+        if let Some(fio) = &fio {
+            let d = tempfile::tempdir().unwrap();
+            oracle_run(fio, &args, d.path());
+            assert_eq!(log_lines(d.path()), want, "fio 3.33, {extra:?}");
+        }
+    }
+    // The periodic samples stay: a 1.2 s run has bw and IOPS samples in both tools.
+    let args = [
+        "--name=j",
+        "--ioengine=null",
+        "--size=1g",
+        "--time_based",
+        "--runtime=1200ms",
+        "--disable_bw_measurement=1",
+        "--output-format=json",
+    ];
+    let d = tempfile::tempdir().unwrap();
+    let r = oracle_run(&flexio_bin(), &args, d.path());
+    let j = &json_of(&r.stdout)["jobs"][0]["read"];
+    assert!(j["bw_samples"].as_u64().unwrap() >= 1, "{j}");
+    assert!(j["iops_samples"].as_u64().unwrap() >= 1, "{j}");
+    if let Some(fio) = &fio {
+        let r = oracle_run(fio, &args, d.path());
+        let j = &json_of(&r.stdout)["jobs"][0]["read"];
+        assert!(j["bw_samples"].as_u64().unwrap() >= 1, "fio 3.33: {j}");
+    }
 }

@@ -234,8 +234,8 @@ pub struct ThinkPlan {
 /// What the job samples, logs and publishes on the way.
 #[derive(Clone, Debug)]
 pub struct MeterPlan {
-    /// bw and IOPS statistics samples (bwavgtime / iopsavgtime, ms); off for file-op engines
-    /// and disable_bw_measurement.
+    /// bw and IOPS statistics samples (bwavgtime / iopsavgtime, ms); off for file-op
+    /// engines.
     pub sample: bool,
     pub bw_ms: u64,
     pub iops_ms: u64,
@@ -276,6 +276,16 @@ pub struct LogPlan {
     pub hist_coarseness: u32,
     /// The compressed records' binary layout (fio 3.33's under `--compat=3.33`).
     pub layout: crate::logz::Layout,
+    /// disable_bw_measurement: per-I/O bandwidth entries (log_avg_msec=0) are not taken,
+    /// neither into the bw log nor into the bw statistics; the log is still made, and the
+    /// periodic samples it replaces stay off (fio's account_io_completion).
+    pub no_io_bw: bool,
+    /// The same for per-I/O IOPS entries, under gtod_reduce (or disable_clat, disable_slat
+    /// and disable_bw_measurement together: fio's gtod_reduce()).
+    pub no_io_iops: bool,
+    /// disable_lat / disable_slat / disable_clat: that file of write_lat_log is not made
+    /// (lat, slat, clat order, as in [`LogPlan::lat`]), as fio sets up none for it.
+    pub no_lat: [bool; 3],
 }
 
 /// Compressed logs.
@@ -292,7 +302,12 @@ pub struct CompressPlan {
 impl LogPlan {
     /// Every file these logs write.
     pub fn paths(&self) -> Vec<PathBuf> {
-        let mut v: Vec<PathBuf> = self.lat.iter().flatten().cloned().collect();
+        let mut v: Vec<PathBuf> = self
+            .lat
+            .iter()
+            .flat_map(|l| l.iter().zip(self.no_lat).filter(|(_, no)| !no))
+            .map(|(p, _)| p.clone())
+            .collect();
         v.extend(self.bw.iter().chain(&self.iops).chain(&self.hist).cloned());
         v
     }
@@ -939,11 +954,16 @@ pub fn meter_plan(o: &JobOptions, caps: &Caps, thread_number: u32) -> MeterPlan 
         hist_ms: o.log_hist_msec,
         hist_coarseness: o.log_hist_coarseness,
         layout: crate::logz::Layout::of(o.compat),
+        no_io_bw: o.disable_bw,
+        no_io_iops: o.gtod_reduce || (o.disable_clat && o.disable_slat && o.disable_bw),
+        no_lat: [o.disable_lat, o.disable_slat, o.disable_clat],
     };
     let any_log =
         logs.lat.is_some() || logs.bw.is_some() || logs.iops.is_some() || logs.hist.is_some();
     MeterPlan {
-        sample: !o.disable_bw && !caps.file_op,
+        // disable_bw_measurement leaves fio's periodic bw/IOPS samples alone: only the
+        // per-I/O entries go (LogPlan::no_io_bw).
+        sample: !caps.file_op,
         bw_ms: o.bwavgtime_ms,
         iops_ms: o.iopsavgtime_ms,
         logs: any_log.then_some(logs),

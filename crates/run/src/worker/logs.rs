@@ -164,6 +164,10 @@ pub struct Logs {
     /// to per-I/O samples as in fio.
     pub per_io_bw: bool,
     pub per_io_iops: bool,
+    /// Per-I/O entries are taken (not under disable_bw_measurement / gtod_reduce:
+    /// [`LogPlan::no_io_bw`]); without them the per-I/O log stays empty.
+    pub io_bw: bool,
+    pub io_iops: bool,
     lat_windows: [[Window; 3]; 3],
     next_window_ms: u64,
     hist: Option<HistLog>,
@@ -185,12 +189,18 @@ impl Logs {
         };
         let per_io = p.avg_ms == 0;
         if let Some([lat, slat, clat]) = &p.lat {
-            if per_io {
+            // Only the latencies the job measures get a file (fio's disable_lat/slat/clat).
+            let [no_lat, no_slat, no_clat] = p.no_lat;
+            let pair = per_io && !no_lat && !no_clat;
+            if pair {
                 add(Kind::LatClat, lat, Some(clat));
-                add(Kind::Slat, slat, None);
-            } else {
+            } else if !no_lat {
                 add(Kind::Lat, lat, None);
+            }
+            if !no_slat {
                 add(Kind::Slat, slat, None);
+            }
+            if !pair && !no_clat {
                 add(Kind::Clat, clat, None);
             }
         }
@@ -203,6 +213,8 @@ impl Logs {
         Logs {
             per_io_bw: per_io && p.bw.is_some(),
             per_io_iops: per_io && p.iops.is_some(),
+            io_bw: per_io && p.bw.is_some() && !p.no_io_bw,
+            io_iops: per_io && p.iops.is_some() && !p.no_io_iops,
             fmt: Fmt {
                 offset: p.offset,
                 prio_raw: p.prio_raw,
@@ -352,15 +364,19 @@ impl Logs {
                     ..s(lat, issue_ns)
                 },
             );
+        } else {
+            // One of them is not measured: the other alone (a missing log takes nothing).
+            self.push(Kind::Lat, s(lat, 0));
+            self.push(Kind::Clat, s(clat, issue_ns));
         }
         if let Some(v) = slat {
             self.push(Kind::Slat, s(v, issue_ns));
         }
         let s = |value| s(value, 0);
-        if self.per_io_bw {
+        if self.io_bw {
             self.push(Kind::Bw, s(per_io_rate(bs, clat)));
         }
-        if self.per_io_iops {
+        if self.io_iops {
             self.push(Kind::Iops, s(1));
         }
     }

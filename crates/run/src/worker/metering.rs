@@ -309,10 +309,10 @@ impl Meter {
         let Some(l) = &mut self.logs else { return };
         l.io(time_ms, ddir, len, offset, prio, lat, clat, slat, issue_ns);
         let d = &mut stats.dirs[ddir as usize];
-        if l.per_io_bw {
+        if l.io_bw {
             d.bw.add(per_io_rate(len, clat));
         }
-        if l.per_io_iops {
+        if l.io_iops {
             d.iops.add(1);
         }
     }
