@@ -369,3 +369,48 @@ fn disabled_measurements_make_the_logs_fio_makes() {
         assert!(j["bw_samples"].as_u64().unwrap() >= 1, "fio 3.33: {j}");
     }
 }
+
+/// A bw log averaged over log_avg_msec takes the bw samples as its entries, and without
+/// bwavgtime the samples come every log_avg_msec (fio's add_job): a 1.4 s run with
+/// `log_avg_msec=250` has 5 bw samples and 5 entries (250 ... 1250 ms) while IOPS keeps
+/// its 500 ms (2 samples). Before, flexio sampled bw every 500 ms and wrote the log from
+/// its own windows. fio 3.33 agrees where it is installed.
+#[test]
+fn an_averaged_bw_log_sets_the_bw_sampling() {
+    let args = [
+        "--name=j",
+        "--ioengine=psync",
+        "--rw=randread",
+        "--size=1m",
+        "--time_based",
+        "--runtime=1400ms",
+        "--write_bw_log=c",
+        "--log_avg_msec=250",
+        "--output-format=json",
+    ];
+    let look = |bin: &Path| {
+        let d = tempfile::tempdir().unwrap();
+        let r = oracle_run(bin, &args, d.path());
+        let j = &json_of(&r.stdout)["jobs"][0]["read"];
+        let log = std::fs::read_to_string(d.path().join("c_bw.1.log")).unwrap();
+        let times: Vec<u64> = log
+            .lines()
+            .map(|l| l.split(", ").next().unwrap().parse().unwrap())
+            .collect();
+        (
+            j["bw_samples"].as_u64().unwrap(),
+            j["iops_samples"].as_u64().unwrap(),
+            times,
+        )
+    };
+    let (bw, iops, times) = look(&flexio_bin());
+    assert_eq!((bw, iops, times.len()), (5, 2, 5), "{times:?}");
+    for (k, t) in times.iter().enumerate() {
+        let nominal = 250 * (k as u64 + 1);
+        assert!(*t >= nominal && *t < nominal + 100, "{times:?}");
+    }
+    if let Some(fio) = fio_bin() {
+        let (bw, iops, times) = look(&fio);
+        assert_eq!((bw, iops, times.len()), (5, 2, 5), "fio 3.33: {times:?}");
+    }
+}

@@ -373,6 +373,10 @@ pub struct JobOptions {
     pub gtod_reduce: bool,
     pub bwavgtime_ms: u64,
     pub iopsavgtime_ms: u64,
+    /// bwavgtime / iopsavgtime were set (fio's fio_option_is_set): with a windowed bw or
+    /// IOPS log, an unset one takes log_avg_msec.
+    pub bwavgtime_set: bool,
+    pub iopsavgtime_set: bool,
     pub disk_util: bool,
 
     // --- errors
@@ -850,6 +854,8 @@ impl Default for JobOptions {
             gtod_reduce: false,
             bwavgtime_ms: 500,
             iopsavgtime_ms: 500,
+            bwavgtime_set: false,
+            iopsavgtime_set: false,
             disk_util: true,
             continue_on_error: 0,
             ignore_error: [None, None, None],

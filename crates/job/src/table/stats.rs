@@ -50,6 +50,7 @@ pub(super) static ROWS: &[OptDef] = &[
         "Time window over which to calculate bandwidth (msec)",
         |o, v| {
             o.bwavgtime_ms = int_in(v, o.kb_base, 1, i64::MAX)? as u64;
+            o.bwavgtime_set = true;
             Ok(())
         }
     ),
@@ -64,6 +65,7 @@ pub(super) static ROWS: &[OptDef] = &[
         "Time window over which to calculate IOPS (msec)",
         |o, v| {
             o.iopsavgtime_ms = int_in(v, o.kb_base, 1, i64::MAX)? as u64;
+            o.iopsavgtime_set = true;
             Ok(())
         }
     ),

@@ -239,6 +239,10 @@ pub struct MeterPlan {
     pub sample: bool,
     pub bw_ms: u64,
     pub iops_ms: u64,
+    /// How early a bw/IOPS sample may be taken (ms): the newest fio samples once an
+    /// interval less 1 ms has passed; fio 3.33 (`--compat=3.33`) once the whole interval
+    /// has (its samples stay on the interval's multiples: 500, 1000, 1500 ms).
+    pub sample_slack_ms: u64,
     pub logs: Option<LogPlan>,
     /// flexio's interval JSON Lines stream: file and interval (ms).
     pub interval_log: Option<(PathBuf, u64)>,
@@ -964,8 +968,21 @@ pub fn meter_plan(o: &JobOptions, caps: &Caps, thread_number: u32) -> MeterPlan 
         // disable_bw_measurement leaves fio's periodic bw/IOPS samples alone: only the
         // per-I/O entries go (LogPlan::no_io_bw).
         sample: !caps.file_op,
-        bw_ms: o.bwavgtime_ms,
-        iops_ms: o.iopsavgtime_ms,
+        // fio: a bw (IOPS) log averaged over log_avg_msec gets one entry per bw (IOPS)
+        // sample, and without bwavgtime (iopsavgtime) set the samples come every
+        // log_avg_msec; so `write_bw_log log_avg_msec=1000` samples the normal output's bw
+        // once a second.
+        bw_ms: if logs.bw.is_some() && o.log_avg_msec > 0 && !o.bwavgtime_set {
+            o.log_avg_msec
+        } else {
+            o.bwavgtime_ms
+        },
+        iops_ms: if logs.iops.is_some() && o.log_avg_msec > 0 && !o.iopsavgtime_set {
+            o.log_avg_msec
+        } else {
+            o.iopsavgtime_ms
+        },
+        sample_slack_ms: if o.compat.is_fio333() { 0 } else { 1 },
         logs: any_log.then_some(logs),
         interval_log: o
             .interval_log

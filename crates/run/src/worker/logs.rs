@@ -381,20 +381,35 @@ impl Logs {
         }
     }
 
-    /// Periodic work: close averaging windows, write histogram rows. `bytes`/`ios` are
-    /// per-direction totals so far, `last` their values at the previous window (advanced
-    /// here); `hists` the clat histograms; `last_bs` the length of the latest I/O per
-    /// direction (the histogram log's bs column, as fio prints it).
-    pub fn tick(
-        &mut self,
-        time_ms: u64,
-        (bytes, ios): (&[u64; 3], &[u64; 3]),
-        last: &mut ([u64; 3], [u64; 3], u64),
-        hists: [&Hist; 3],
-        last_bs: &[u64; 3],
-    ) {
+    /// A periodic bw (KiB/s) or IOPS sample of the job's statistics, at `time_ms`: the
+    /// entry of an averaged bw or IOPS log (one rate per entry: its mean and maximum are the
+    /// same). Per-I/O logs take their entries in [`Logs::io`] instead.
+    pub fn rate_sample(&mut self, iops: bool, time_ms: u64, ddir: u8, value: u64) {
+        if self.avg_ms == 0 {
+            return;
+        }
+        let kind = if iops { Kind::Iops } else { Kind::Bw };
+        self.push(
+            kind,
+            Sample {
+                time_ms,
+                value,
+                value1: value,
+                issue_ns: 0,
+                ddir,
+                bs: 0,
+                offset: 0,
+                prio: 0,
+            },
+        );
+    }
+
+    /// Periodic work: close latency averaging windows, write histogram rows. `hists` are
+    /// the clat histograms; `last_bs` the length of the latest I/O per direction (the
+    /// histogram log's bs column, as fio prints it).
+    pub fn tick(&mut self, time_ms: u64, hists: [&Hist; 3], last_bs: &[u64; 3]) {
         if self.avg_ms > 0 && time_ms >= self.next_window_ms {
-            self.close_window(time_ms, bytes, ios, last);
+            self.close_window(time_ms);
         }
         if let Some(h) = &mut self.hist {
             if time_ms >= h.next_ms {
@@ -431,16 +446,11 @@ impl Logs {
         }
     }
 
-    /// log_avg_msec: one averaged sample per direction and log for the window ending now.
-    fn close_window(
-        &mut self,
-        time_ms: u64,
-        bytes: &[u64; 3],
-        ios: &[u64; 3],
-        last: &mut ([u64; 3], [u64; 3], u64),
-    ) {
+    /// log_avg_msec: one averaged latency entry per direction and latency log for the
+    /// window ending now (bw and IOPS entries come from the job's samples:
+    /// [`Logs::rate_sample`]).
+    fn close_window(&mut self, time_ms: u64) {
         let t = self.next_window_ms;
-        let span = (time_ms - last.2).max(1);
         let sample = |value, value1, ddir| Sample {
             time_ms: t,
             value,
@@ -453,15 +463,6 @@ impl Logs {
         };
         for d in 0..3u8 {
             let di = d as usize;
-            let db = bytes[di] - last.0[di];
-            let dn = ios[di] - last.1[di];
-            if dn > 0 {
-                // One rate per window: its mean and its maximum are the same.
-                let bw = db * 1000 / span / 1024;
-                let iops = dn * 1000 / span;
-                self.push(Kind::Bw, sample(bw, bw, d));
-                self.push(Kind::Iops, sample(iops, iops, d));
-            }
             for (k, kind) in [(0, Kind::Lat), (1, Kind::Clat), (2, Kind::Slat)] {
                 let w = std::mem::take(&mut self.lat_windows[k][di]);
                 // Window mean rounded to nearest (or the maximum with log_max_value).
@@ -471,7 +472,6 @@ impl Logs {
                 }
             }
         }
-        *last = (*bytes, *ios, time_ms);
         while self.next_window_ms <= time_ms {
             self.next_window_ms += self.avg_ms;
         }
@@ -938,42 +938,22 @@ mod tests {
     }
 
     #[test]
-    fn windows_average_latency_and_rate() {
+    fn windows_average_latency() {
         let d = tempfile::tempdir().unwrap();
         let mut l = Logs::new(&plan(d.path(), 100));
         assert!(!l.per_io_bw && !l.per_io_iops);
         l.io(10, 0, 4096, 0, 0, 10, 10, None, 0);
         l.io(20, 0, 4096, 0, 0, 21, 11, None, 0);
-        let mut last = ([0; 3], [0; 3], 0);
         let none = Hist::disabled();
         let hists = [&none, &none, &none];
         // Not yet at the window's end: nothing.
-        l.tick(99, (&[8192, 0, 0], &[2, 0, 0]), &mut last, hists, &[0; 3]);
-        assert_eq!(last.2, 0);
-        l.tick(
-            100,
-            (&[204800, 0, 0], &[50, 0, 0]),
-            &mut last,
-            hists,
-            &[0; 3],
-        );
-        assert_eq!(last, ([204800, 0, 0], [50, 0, 0], 100));
-        // A second window with no I/O writes no sample; the third one does.
-        l.tick(
-            200,
-            (&[204800, 0, 0], &[50, 0, 0]),
-            &mut last,
-            hists,
-            &[0; 3],
-        );
+        l.tick(99, hists, &[0; 3]);
+        assert!(l.logs.iter().all(|g| g.samples.is_empty()));
+        l.tick(100, hists, &[0; 3]);
+        // A second window with no I/O writes no entry; the third one does.
+        l.tick(200, hists, &[0; 3]);
         l.io(250, 0, 4096, 0, 0, 7, 7, None, 0);
-        l.tick(
-            300,
-            (&[409600, 0, 0], &[100, 0, 0]),
-            &mut last,
-            hists,
-            &[0; 3],
-        );
+        l.tick(300, hists, &[0; 3]);
         assert!(l.finish().is_empty());
         let dp = d.path();
         // Mean rounded to nearest: (10 + 21 + 1) / 2 = 16; (10 + 11 + 1) / 2 = 11.
@@ -986,16 +966,9 @@ mod tests {
             ["100, 11, 0, 0, 0", "300, 7, 0, 0, 0"]
         );
         assert!(lines(&dp.join("slat.log")).is_empty());
-        // 204800 B in 100 ms = 2000 KiB/s; 50 I/Os in 100 ms = 500 IOPS. The third window
-        // spans 100 ms (from the tick at 200).
-        assert_eq!(
-            lines(&dp.join("bw.log")),
-            ["100, 2000, 0, 0, 0", "300, 2000, 0, 0, 0"]
-        );
-        assert_eq!(
-            lines(&dp.join("iops.log")),
-            ["100, 500, 0, 0, 0", "300, 500, 0, 0, 0"]
-        );
+        // The windows make no bw or IOPS entries: those are the job's samples (metering).
+        assert!(lines(&dp.join("bw.log")).is_empty());
+        assert!(lines(&dp.join("iops.log")).is_empty());
     }
 
     #[test]
@@ -1011,14 +984,7 @@ mod tests {
             l.io(1, 1, 4096, 0, 0, v, v, Some(1), 0);
         }
         let none = Hist::disabled();
-        let mut last = ([0; 3], [0; 3], 0);
-        l.tick(
-            60,
-            (&[0, 12288, 0], &[0, 3, 0]),
-            &mut last,
-            [&none, &none, &none],
-            &[0; 3],
-        );
+        l.tick(60, [&none, &none, &none], &[0; 3]);
         assert!(l.finish().is_empty());
         // The window closes at its own end (50), whatever the tick's time.
         assert_eq!(lines(&d.path().join("lat.log")), ["50, 40, 40, 1, 0, 0"]);
@@ -1036,7 +1002,6 @@ mod tests {
         let mut l = Logs::new(&p);
         let mut h = Hist::enabled();
         let none = Hist::disabled();
-        let mut last = ([0; 3], [0; 3], 0);
         let total = |line: &str| -> u64 {
             line.split(", ")
                 .skip(3)
@@ -1046,37 +1011,13 @@ mod tests {
         for v in [1000, 2000, 3000] {
             h.add(v);
         }
-        l.tick(
-            50,
-            (&[0; 3], &[0; 3]),
-            &mut last,
-            [&h, &none, &none],
-            &[4096, 0, 0],
-        );
-        l.tick(
-            120,
-            (&[0; 3], &[0; 3]),
-            &mut last,
-            [&h, &none, &none],
-            &[4096, 0, 0],
-        );
+        l.tick(50, [&h, &none, &none], &[4096, 0, 0]);
+        l.tick(120, [&h, &none, &none], &[4096, 0, 0]);
         // Nothing new in the next interval: no line.
-        l.tick(
-            210,
-            (&[0; 3], &[0; 3]),
-            &mut last,
-            [&h, &none, &none],
-            &[4096, 0, 0],
-        );
+        l.tick(210, [&h, &none, &none], &[4096, 0, 0]);
         h.add(1_000_000);
         h.add(1_000_000);
-        l.tick(
-            300,
-            (&[0; 3], &[0; 3]),
-            &mut last,
-            [&h, &none, &none],
-            &[512, 0, 0],
-        );
+        l.tick(300, [&h, &none, &none], &[512, 0, 0]);
         assert!(l.finish().is_empty());
         let got = lines(&d.path().join("hist.log"));
         assert_eq!(got.len(), 2, "{got:?}");
@@ -1095,7 +1036,6 @@ mod tests {
             let mut l = Logs::new(p);
             let mut h = Hist::enabled();
             let none = Hist::disabled();
-            let mut last = ([0; 3], [0; 3], 0);
             let (mut bytes, mut ios) = ([0u64; 3], [0u64; 3]);
             for i in 0..3000u64 {
                 let (d, t) = ((i % 3) as u8 % 2, i / 10);
@@ -1116,13 +1056,11 @@ mod tests {
                 bytes[d as usize] += 4096;
                 ios[d as usize] += 1;
                 if i % 50 == 49 {
-                    l.tick(
-                        t,
-                        (&bytes, &ios),
-                        &mut last,
-                        [&h, &none, &none],
-                        &[4096, 8192, 0],
-                    );
+                    l.tick(t, [&h, &none, &none], &[4096, 8192, 0]);
+                    for d in 0..2u8 {
+                        l.rate_sample(false, t, d, bytes[d as usize] / 1024);
+                        l.rate_sample(true, t, d, ios[d as usize]);
+                    }
                 }
             }
             assert!(l.finish().is_empty());

@@ -16,6 +16,10 @@ pub struct Meter {
     sample: bool,
     bw_ms: u64,
     iops_ms: u64,
+    /// [`MeterPlan::sample_slack_ms`], in ns.
+    slack_ns: u64,
+    /// The job's epoch (log times count from it).
+    epoch_ns: u64,
     bw_last_ns: u64,
     bw_last: [u64; 3],
     iops_last_ns: u64,
@@ -24,8 +28,6 @@ pub struct Meter {
     next_publish_ns: u64,
     pub logs: Option<Logs>,
     interval: Option<IntervalLog>,
-    /// Totals at the previous averaged log window.
-    log_last: ([u64; 3], [u64; 3], u64),
     next_log_ns: u64,
     log_tick_ns: u64,
     ss: Option<SsPlan>,
@@ -37,18 +39,19 @@ pub struct Meter {
     pub last_bs: [u64; 3],
 }
 
-/// If a sampling interval has passed (with fio's 1 ms slack), call `add(dir, delta,
-/// spent_ms)` for every direction whose counter moved, and start the next interval.
+/// If a sampling interval has passed (less `slack` ns), call `add(dir, delta, spent_ms)`
+/// for every direction whose counter moved, and start the next interval.
 #[inline]
 fn sample_due(
     now: u64,
     interval_ms: u64,
+    slack: u64,
     last_ns: &mut u64,
     last: &mut [u64; 3],
     cur: &[u64; 3],
     mut add: impl FnMut(usize, u64, u64),
 ) {
-    if now + 1_000_000 < *last_ns + interval_ms * 1_000_000 {
+    if now + slack < *last_ns + interval_ms * 1_000_000 {
         return;
     }
     let spent = (now - *last_ns) / 1_000_000;
@@ -77,6 +80,8 @@ impl Meter {
             sample: p.sample,
             bw_ms: p.bw_ms,
             iops_ms: p.iops_ms,
+            slack_ns: p.sample_slack_ms * 1_000_000,
+            epoch_ns: 0,
             bw_last_ns: 0,
             bw_last: [0; 3],
             iops_last_ns: 0,
@@ -85,7 +90,6 @@ impl Meter {
             next_publish_ns: 0,
             logs,
             interval,
-            log_last: ([0; 3], [0; 3], 0),
             next_log_ns: u64::MAX,
             log_tick_ns: p.log_tick_ns,
             ss: p.ss,
@@ -97,8 +101,10 @@ impl Meter {
     }
 
     fn check_interval_ns(&self) -> u64 {
-        // Sample slightly early, as fio's helper thread does (1 ms slack).
-        (self.bw_ms.min(self.iops_ms).saturating_sub(1)).max(1) * 1_000_000
+        // Sample as early as fio's helper thread does (its slack).
+        (self.bw_ms.min(self.iops_ms) * 1_000_000)
+            .saturating_sub(self.slack_ns)
+            .max(1_000_000)
     }
 
     /// The measured part starts (the job, or the end of ramp_time) at `now`.
@@ -106,13 +112,13 @@ impl Meter {
         if let Some(l) = &mut self.logs {
             l.start_epoch();
         }
+        self.epoch_ns = now;
         self.bw_last_ns = now;
         self.iops_last_ns = now;
         self.bw_last = [0; 3];
         self.iops_last = [0; 3];
         self.next_check_ns = now + self.check_interval_ns();
         self.next_publish_ns = now;
-        self.log_last = ([0; 3], [0; 3], 0);
         self.next_log_ns = if self.logs.is_some() || self.interval.is_some() {
             now + self.log_tick_ns
         } else {
@@ -233,7 +239,7 @@ impl Meter {
             &stats.dirs[2].clat_hist,
         ];
         if let Some(l) = &mut self.logs {
-            l.tick(ms, totals, &mut self.log_last, hists, &self.last_bs);
+            l.tick(ms, hists, &self.last_bs);
         }
         if let Some(iv) = &mut self.interval {
             let sched = [
@@ -260,7 +266,8 @@ impl Meter {
 
     /// bw in KiB/s and IOPS over the time since the previous sample, for every direction
     /// that made progress (fio's calc_log_samples). With per-I/O bw/iops logs the samples
-    /// are taken per I/O instead, as in fio.
+    /// are taken per I/O instead, as in fio; an averaged bw/iops log gets each sample as
+    /// its entry, stamped with the sample's time (fio's __add_samples).
     pub fn sample(&mut self, now: u64, stats: &mut ThreadStats, bytes: &[u64; 3], ios: &[u64; 3]) {
         if !self.sample {
             return;
@@ -271,26 +278,48 @@ impl Meter {
             .map(|l| (l.per_io_bw, l.per_io_iops))
             .unwrap_or((false, false));
         let dirs = &mut stats.dirs;
+        let logs = &mut self.logs;
+        let ms = now.saturating_sub(self.epoch_ns) / 1_000_000;
         if !per_io_bw {
             sample_due(
                 now,
                 self.bw_ms,
+                self.slack_ns,
                 &mut self.bw_last_ns,
                 &mut self.bw_last,
                 bytes,
-                |d, delta, spent| dirs[d].bw.add(delta * 1000 / spent / 1024),
+                |d, delta, spent| {
+                    let v = delta * 1000 / spent / 1024;
+                    dirs[d].bw.add(v);
+                    if let Some(l) = logs.as_mut() {
+                        l.rate_sample(false, ms, d as u8, v);
+                    }
+                },
             );
         }
         if !per_io_iops {
             sample_due(
                 now,
                 self.iops_ms,
+                self.slack_ns,
                 &mut self.iops_last_ns,
                 &mut self.iops_last,
                 ios,
-                |d, delta, spent| dirs[d].iops.add(delta * 1000 / spent),
+                |d, delta, spent| {
+                    let v = delta * 1000 / spent;
+                    dirs[d].iops.add(v);
+                    if let Some(l) = logs.as_mut() {
+                        l.rate_sample(true, ms, d as u8, v);
+                    }
+                },
             );
         }
+        // The next check comes no later than the next sample of either kind is due (with
+        // fio's slack): bw and IOPS intervals can differ (a bw log's log_avg_msec).
+        let slack = self.slack_ns;
+        let due = |last: u64, ms: u64| (last + ms * 1_000_000).saturating_sub(slack);
+        let next = due(self.bw_last_ns, self.bw_ms).min(due(self.iops_last_ns, self.iops_ms));
+        self.next_check_ns = self.next_check_ns.min(next.max(now + 1_000_000));
     }
 
     /// A completed I/O for the logs (and per-I/O bw/IOPS samples). Latencies in ns.
@@ -351,6 +380,7 @@ mod tests {
             sample: true,
             bw_ms,
             iops_ms: bw_ms,
+            sample_slack_ms: 1,
             logs: None,
             interval_log: None,
             ss: None,
@@ -377,6 +407,61 @@ mod tests {
         // Too early for the next one.
         m.sample(600 * ms, &mut s, &[2 << 20, 0, 0], &[512, 0, 0]);
         assert_eq!(s.dirs[0].bw.samples, 1);
+    }
+
+    #[test]
+    fn fio_333_samples_on_the_interval_and_each_kind_on_its_own() {
+        // fio 3.33: no early sample; a bw interval (1000 ms, a bw log's log_avg_msec) apart
+        // from the IOPS one (500 ms) is sampled when it is due, not at the next IOPS check.
+        let p = MeterPlan {
+            bw_ms: 1000,
+            sample_slack_ms: 0,
+            ..plan(500)
+        };
+        let mut m = Meter::new(&p, "j", 1);
+        let mut s = ThreadStats::new(Default::default());
+        let ms = 1_000_000;
+        m.start(0);
+        assert!(!m.check_due(499 * ms));
+        assert!(m.check_due(500 * ms));
+        m.sample(500 * ms, &mut s, &[1 << 20, 0, 0], &[256, 0, 0]);
+        assert_eq!((s.dirs[0].bw.samples, s.dirs[0].iops.samples), (0, 1));
+        assert!(!m.check_due(999 * ms));
+        assert!(m.check_due(1000 * ms));
+        m.sample(1000 * ms, &mut s, &[2 << 20, 0, 0], &[512, 0, 0]);
+        assert_eq!((s.dirs[0].bw.samples, s.dirs[0].iops.samples), (1, 2));
+        // 2 MiB in the bw sample's 1000 ms.
+        assert_eq!(s.dirs[0].bw.max, 2048);
+    }
+
+    #[test]
+    fn averaged_bw_and_iops_logs_take_the_samples() {
+        // fio: an averaged bw/IOPS log gets one entry per sample, at the sample's time.
+        let d = tempfile::tempdir().unwrap();
+        let p = MeterPlan {
+            logs: Some(crate::plan::LogPlan {
+                bw: Some(d.path().join("bw.log")),
+                iops: Some(d.path().join("iops.log")),
+                avg_ms: 100,
+                ..Default::default()
+            }),
+            ..plan(100)
+        };
+        let mut m = Meter::new(&p, "j", 1);
+        let mut s = ThreadStats::new(Default::default());
+        let ms = 1_000_000;
+        let t0 = 7 * ms;
+        m.start(t0);
+        m.sample(t0 + 101 * ms, &mut s, &[204800, 0, 0], &[50, 0, 0]);
+        // No I/O in the second interval: no sample, no entry.
+        m.sample(t0 + 201 * ms, &mut s, &[204800, 0, 0], &[50, 0, 0]);
+        m.sample(t0 + 301 * ms, &mut s, &[409600, 0, 0], &[100, 0, 0]);
+        assert_eq!((s.dirs[0].bw.samples, s.dirs[0].iops.samples), (2, 2));
+        assert!(m.finish(302, &s, (&[0; 3], &[0; 3])).is_empty());
+        let read = |f: &str| std::fs::read_to_string(d.path().join(f)).unwrap();
+        // 204800 B in 101 ms = 1980 KiB/s, 50 I/Os = 495 IOPS; the third interval is 100 ms.
+        assert_eq!(read("bw.log"), "101, 1980, 0, 0, 0\n301, 2000, 0, 0, 0\n");
+        assert_eq!(read("iops.log"), "101, 495, 0, 0, 0\n301, 500, 0, 0, 0\n");
     }
 
     #[test]
