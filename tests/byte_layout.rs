@@ -373,6 +373,7 @@ fn report_from_fio(j: &Value, pids: &[(i32, u32)]) -> RunReport {
         clock: Default::default(),
         provenance: Vec::new(),
         layout: Layout::Fio333,
+        notes: Vec::new(),
     }
 }
 

@@ -31,6 +31,7 @@ mod fill;
 mod fio_compat;
 mod fio_offsets;
 mod fio_options;
+mod group_reporting;
 mod http_engine;
 mod interference;
 mod iolog;

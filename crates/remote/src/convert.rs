@@ -566,16 +566,14 @@ pub fn wire_run_of(results: &[JobResult], report: &RunReport, disk_msec: u64) ->
             .collect(),
         None => Vec::new(),
     };
-    // The 1-based number of each unit's first job: units are runs of consecutive
-    // stats-enabled jobs of one group that all use group_reporting (report::merge_units).
+    // The 1-based number of each unit's first job (units as report::merge_units makes them).
     let mut firsts = Vec::new();
-    let mut last: Option<(u32, bool)> = None;
+    let mut last: Option<u32> = None;
     for (i, r) in results.iter().enumerate().filter(|(_, r)| r.stats_enabled) {
-        let join = matches!(last, Some((g, gr)) if r.group_reporting && gr && g == r.groupid);
-        if !join {
+        if !flexio_stats::report::joins_unit(last, r) {
             firsts.push(i as u32 + 1);
         }
-        last = Some((r.groupid, r.group_reporting));
+        last = Some(r.groupid);
     }
     let units = flexio_stats::report::merge_units(results);
     let reports = units

@@ -407,6 +407,9 @@ pub fn run_planned(
     let disk_reports = diskstats::finish(&disks, (now - disk_start) / 1_000_000);
     let done: Vec<JobResult> = results.iter().flatten().cloned().collect();
     let rep = reporter.report(&done, disk_reports);
+    for n in &rep.notes {
+        notes.info(n);
+    }
     let failed = done.iter().filter(|r| r.stats.failed()).count()
         + setup_failed.iter().filter(|f| **f).count();
     Outcome {

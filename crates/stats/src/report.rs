@@ -431,6 +431,9 @@ pub struct RunReport {
     pub provenance: Vec<(String, Fact)>,
     /// Whose layout the formatters follow ([`RunReport::set_layout`]).
     pub layout: Layout,
+    /// fio's notes on the report (a group whose jobs differ in kb_base or unit_base),
+    /// printed before it.
+    pub notes: Vec<String>,
 }
 
 impl RunReport {
@@ -606,19 +609,58 @@ fn tool_report(ts: &ThreadStats) -> Option<ToolReport> {
     })
 }
 
-/// Merge job results into reporting units (group_reporting) in fio's order: consecutive
-/// jobs of the same group that all use group_reporting become one unit.
+/// Whether job `r` joins the reporting unit of the (stats-enabled) job before it, of group
+/// `prev_group`: fio's __show_run_stats starts a new unit for a job without
+/// group_reporting or of another group, so a group_reporting job joins the job before it
+/// even when that one does not ask for group reporting.
+pub fn joins_unit(prev_group: Option<u32>, r: &JobResult) -> bool {
+    r.group_reporting && prev_group == Some(r.groupid)
+}
+
+/// Merge job results into reporting units (group_reporting) in fio's order
+/// ([`joins_unit`]).
 pub fn merge_units(results: &[JobResult]) -> Vec<(JobResult, u32)> {
+    merge_units_noting(results).0
+}
+
+/// [`merge_units`], and fio's notes on the merge: a joining job whose kb_base (else
+/// unit_base) differs from its unit's first job's, once per run each.
+fn merge_units_noting(results: &[JobResult]) -> (Vec<(JobResult, u32)>, Vec<String>) {
     let mut units: Vec<(JobResult, u32)> = Vec::new();
-    let mut last: Option<(u32, bool)> = None;
+    let mut notes = Vec::new();
+    let (mut kb_warned, mut unit_warned) = (false, false);
+    let mut last: Option<u32> = None;
     for r in results.iter().filter(|r| r.stats_enabled) {
-        let join = matches!(last, Some((g, gr)) if r.group_reporting && gr && g == r.groupid);
-        if join {
+        if joins_unit(last, r) {
             let (u, n) = units.last_mut().expect("a unit exists when joining");
             u.stats.merge(&r.stats, false);
             u.echo = r.echo.clone();
             if r.steadystate.is_some() {
                 u.steadystate = r.steadystate.clone();
+            }
+            // The unit keeps its first job's name, units and unified reporting; these
+            // come from each joining job in turn, as in fio.
+            let (p, q) = (&mut u.params, &r.params);
+            p.clat_percentiles = q.clat_percentiles;
+            p.percentile_list = q.percentile_list.clone();
+            p.percentile_precision = q.percentile_precision;
+            p.continue_on_error = q.continue_on_error;
+            p.latency_depth = q.latency_depth;
+            p.latency_target_ns = q.latency_target_ns;
+            p.latency_window_us = q.latency_window_us;
+            p.latency_percentile = q.latency_percentile;
+            if p.kb_base != q.kb_base && !kb_warned {
+                notes.push(format!(
+                    "fio: kb_base differs for jobs in group, using {} as the base",
+                    p.kb_base
+                ));
+                kb_warned = true;
+            } else if p.unit_base != q.unit_base && !unit_warned {
+                notes.push(format!(
+                    "fio: unit_base differs for jobs in group, using {} as the base",
+                    p.unit_base
+                ));
+                unit_warned = true;
             }
             *n += 1;
         } else {
@@ -628,9 +670,9 @@ pub fn merge_units(results: &[JobResult]) -> Vec<(JobResult, u32)> {
             first.stats = merged;
             units.push((first, 1));
         }
-        last = Some((r.groupid, r.group_reporting));
+        last = Some(r.groupid);
     }
-    units
+    (units, notes)
 }
 
 /// Build the report of a run.
@@ -642,7 +684,7 @@ pub fn build(
     now: (i64, i64, String),
     elapsed_s: u64,
 ) -> RunReport {
-    let units = merge_units(results);
+    let (units, notes) = merge_units_noting(results);
     // Groups.
     let mut gids: Vec<u32> = units.iter().map(|(u, _)| u.groupid).collect();
     gids.dedup();
@@ -796,6 +838,7 @@ pub fn build(
         clock: ClockInfo::default(),
         provenance: Vec::new(),
         layout: Layout::Latest,
+        notes,
     }
 }
 

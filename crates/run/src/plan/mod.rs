@@ -274,6 +274,25 @@ pub fn plan_with(
                 ));
             }
         }
+        if o.group_reporting && o.stats {
+            // fio's verify_per_group_options: a reported group pools its jobs' latency
+            // histograms, so a job that joins a group must agree on lat_percentiles.
+            let other = set.jobs[..ji]
+                .iter()
+                .find(|j| j.groupid == def.groupid && j.opts.lat_percentiles != o.lat_percentiles);
+            if let Some(j) = other {
+                return Err(err(
+                    def,
+                    format!(
+                        "lat_percentiles in job: {} differs from group (job '{}' has lat_percentiles={}, this one {}); fio refuses it too",
+                        o.name,
+                        j.opts.name,
+                        u8::from(j.opts.lat_percentiles),
+                        u8::from(o.lat_percentiles)
+                    ),
+                ));
+            }
+        }
         if probe_engines {
             flexio_engine::probe(&engine.name, &engine.cfg).map_err(|m| err(def, m))?;
         }

@@ -1,0 +1,138 @@
+//! How jobs become reporting units, against fio 3.33: a group_reporting job joins the job
+//! before it in its group even when that one does not ask for group reporting; the joined
+//! unit keeps its first job's name and units (fio notes a kb_base that differs); and a job
+//! that joins a reported group must agree with it on lat_percentiles, or fio refuses it.
+//! Skips the fio side when fio is missing.
+
+use crate::common;
+use common::*;
+
+/// The `NAME: (groupid=G, jobs=N)` headers of a normal output.
+fn unit_headers(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| l.contains(": (groupid="))
+        .map(|l| l.split("): err=").next().unwrap_or("").to_string())
+        .collect()
+}
+
+#[test]
+fn a_group_reporting_job_joins_the_job_before_it() {
+    // j0 has no group_reporting; j1 and its clone have it and join j0's unit: one unit of
+    // three jobs, named j0 (flexio made two units: j0, and j1 with its clone).
+    let args = [
+        "--ioengine=null",
+        "--size=256k",
+        "--name=j0",
+        "--rw=read",
+        "--name=j1",
+        "--rw=write",
+        "--numjobs=2",
+        "--group_reporting",
+    ];
+    let d = tempfile::tempdir().unwrap();
+    let r = oracle_run(&flexio_bin(), &args, d.path());
+    assert_eq!(
+        unit_headers(&r.stdout),
+        ["j0: (groupid=0, jobs=3"],
+        "{}",
+        r.stdout
+    );
+    if let Some((f, _)) = both(&args) {
+        assert_eq!(
+            unit_headers(&f.stdout),
+            ["j0: (groupid=0, jobs=3"],
+            "fio 3.33"
+        );
+    }
+    // A new group starts a new unit, whatever group_reporting says.
+    let mut split = args.to_vec();
+    split.insert(5, "--new_group");
+    let r = oracle_run(&flexio_bin(), &split, d.path());
+    assert_eq!(
+        unit_headers(&r.stdout),
+        ["j0: (groupid=0, jobs=1", "j1: (groupid=1, jobs=2"],
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn lat_percentiles_must_agree_within_a_reported_group() {
+    let args = [
+        "--ioengine=null",
+        "--size=256k",
+        "--name=j0",
+        "--name=j1",
+        "--group_reporting",
+        "--lat_percentiles=1",
+    ];
+    let d = tempfile::tempdir().unwrap();
+    let r = flexio_oracle(&args, d.path());
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("lat_percentiles in job: j1 differs from group"),
+        "{}",
+        r.stderr
+    );
+    if let Some((f, _)) = both(&args) {
+        assert_eq!(f.code, 1);
+        assert!(f
+            .stderr
+            .contains("lat_percentiles in job: j1 differs from group"));
+    }
+    // Without group_reporting on the joining job, or with the same setting, it runs.
+    for ok in [
+        vec![
+            "--ioengine=null",
+            "--size=64k",
+            "--name=a",
+            "--name=b",
+            "--lat_percentiles=1",
+        ],
+        vec![
+            "--ioengine=null",
+            "--size=64k",
+            "--lat_percentiles=1",
+            "--name=a",
+            "--name=b",
+            "--group_reporting",
+        ],
+    ] {
+        let r = flexio_oracle(&ok, d.path());
+        assert_eq!(r.code, 0, "{ok:?}: {}", r.stderr);
+    }
+}
+
+#[test]
+fn a_kb_base_that_differs_in_a_unit_is_noted() {
+    let args = [
+        "--ioengine=null",
+        "--size=256k",
+        "--name=a",
+        "--kb_base=1000",
+        "--name=b",
+        "--group_reporting",
+    ];
+    let note = "fio: kb_base differs for jobs in group, using 1000 as the base";
+    let d = tempfile::tempdir().unwrap();
+    let r = oracle_run(&flexio_bin(), &args, d.path());
+    assert!(r.stdout.contains(note), "{}", r.stdout);
+    // The unit reports in its first job's base: decimal units first.
+    let line = r
+        .stdout
+        .lines()
+        .find(|l| l.contains("read: IOPS="))
+        .unwrap();
+    assert!(line.contains("MB/s ("), "{line}");
+    if let Some((f, _)) = both(&args) {
+        assert!(f.stdout.contains(note), "fio 3.33: {}", f.stdout);
+    }
+    // The JSON stays parseable: the note goes to stderr there.
+    let mut json = args.to_vec();
+    json.push("--output-format=json");
+    let r = oracle_run(&flexio_bin(), &json, d.path());
+    assert!(r.stderr.contains(note), "{}", r.stderr);
+    json_of(&r.stdout);
+    assert!(r.stdout.trim_start().starts_with('{'));
+}
