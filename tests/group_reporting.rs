@@ -136,3 +136,50 @@ fn a_kb_base_that_differs_in_a_unit_is_noted() {
     json_of(&r.stdout);
     assert!(r.stdout.trim_start().starts_with('{'));
 }
+
+#[test]
+fn a_groups_lines_use_its_last_units_kb_base() {
+    // fio's group figures take each unit's kb_base in turn and the units' direction lines
+    // use the group's: j0 asks for kb_base=1000, but the last unit of its group (j1's
+    // clone) has 1024, so every line of the group is in IEC units first (flexio printed
+    // j0's lines and the group's in SI units).
+    let args = [
+        "--ioengine=null",
+        "--size=256k",
+        "--name=j0",
+        "--rw=read",
+        "--group_reporting",
+        "--kb_base=1000",
+        "--name=j1",
+        "--rw=write",
+        "--numjobs=2",
+    ];
+    let first_units = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.contains(": IOPS=") || l.contains(": bw="))
+            .map(|l| {
+                let v = l
+                    .split(['=', ' ', ','])
+                    .find(|w| w.ends_with("/s"))
+                    .unwrap();
+                v.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.')
+                    .to_string()
+            })
+            .collect()
+    };
+    let d = tempfile::tempdir().unwrap();
+    let r = oracle_run(&flexio_bin(), &args, d.path());
+    let got = first_units(&r.stdout);
+    // j0's read line, the write lines of j1 and its clone, the group's READ and WRITE
+    // lines: all IEC first (MiB/s or KiB/s).
+    assert_eq!(got.len(), 5, "{}", r.stdout);
+    assert!(
+        got.iter().all(|u| u.ends_with("iB/s")),
+        "{got:?}: {}",
+        r.stdout
+    );
+    if let Some((f, _)) = both(&args) {
+        let fio = first_units(&f.stdout);
+        assert!(fio.iter().all(|u| u.ends_with("iB/s")), "fio 3.33: {fio:?}");
+    }
+}

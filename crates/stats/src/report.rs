@@ -698,7 +698,6 @@ pub fn build(
             .filter(|u| u.groupid == gid)
             .collect();
         let stats: Vec<&ThreadStats> = members.iter().map(|m| &m.stats).collect();
-        let first = members[0];
         let unified = members.iter().fold(Unified::None, |acc, m| {
             if m.params.unified != Unified::None {
                 m.params.unified
@@ -718,11 +717,14 @@ pub fn build(
                 ts.dirs.iter().map(|d| (d.io_bytes, d.runtime_ms)).collect()
             })),
         };
+        // fio's group figures take each unit's units in turn: the last unit's stay (and
+        // its units' direction lines use them too).
+        let last = members[members.len() - 1];
         groups.push(GroupReport {
             id: gid,
-            kb_base: first.params.kb_base,
-            unit_base: first.params.unit_base,
-            sig_figs: first.params.sig_figs,
+            kb_base: last.params.kb_base,
+            unit_base: last.params.unit_base,
+            sig_figs: last.params.sig_figs,
             unified,
             dirs,
             mixed,
