@@ -1354,3 +1354,43 @@ fn state_files_match_fio_333_byte_for_byte() {
     let want: Vec<u8> = g.state().iter().flat_map(|x| x.to_le_bytes()).collect();
     assert_eq!(&r[40..52], &want[..], "after {numberio} draws");
 }
+
+/// fio warns, for each thread, that a write-only job verifying afterwards under time_based
+/// never reaches its verify phase (not with verify_backlog, which verifies on the way, nor
+/// with reads in the job). flexio printed nothing.
+#[test]
+fn a_verify_phase_that_never_comes_is_noted_as_fio_notes_it() {
+    let note =
+        "fio: verification read phase will never start because write phase uses all of runtime";
+    let cases: &[(&[&str], usize)] = &[
+        (&["--rw=write"], 1),
+        (&["--rw=trimwrite"], 1),
+        (&["--rw=write", "--numjobs=2"], 2),
+        (&["--rw=randrw"], 0),
+        (&["--rw=write", "--verify_backlog=16"], 0),
+        (&["--rw=write", "--do_verify=0"], 0),
+    ];
+    for (extra, n) in cases {
+        let mut a = vec![
+            "--name=v",
+            "--ioengine=null",
+            "--size=64k",
+            "--verify=md5",
+            "--time_based",
+            "--runtime=200ms",
+        ];
+        a.extend_from_slice(extra);
+        let d = tempfile::tempdir().unwrap();
+        let r = flexio(&a, d.path());
+        assert_eq!(r.code, 0, "{extra:?}: {}", r.stderr);
+        assert_eq!(
+            r.stdout.matches(note).count(),
+            *n,
+            "{extra:?}: {}",
+            r.stdout
+        );
+        if let Some((f, _)) = both(&a) {
+            assert_eq!(f.stdout.matches(note).count(), *n, "fio 3.33, {extra:?}");
+        }
+    }
+}

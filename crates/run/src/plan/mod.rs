@@ -732,10 +732,25 @@ fn plan_thread(
             && blockalign_differs(&def.opts)
             && !def.opts.norandommap,
         gen_notes,
-        info_notes: if sub == 0 {
-            newest::info_notes(o)
-        } else {
-            Vec::new()
+        info_notes: {
+            let mut v = if sub == 0 {
+                newest::info_notes(o)
+            } else {
+                Vec::new()
+            };
+            // fio's check of every thread's options: a job that only writes, verifies
+            // afterwards and runs for its whole runtime never gets to the verify phase.
+            if o.rw.writes()
+                && !o.rw.reads()
+                && o.verify != 0
+                && o.do_verify
+                && o.time_based
+                && o.runtime_us > 0
+                && o.verify_backlog == 0
+            {
+                v.push("fio: verification read phase will never start because write phase uses all of runtime");
+            }
+            v
         },
         header: JobHeader {
             first: sub == 0,
