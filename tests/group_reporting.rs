@@ -183,3 +183,31 @@ fn a_groups_lines_use_its_last_units_kb_base() {
         assert!(fio.iter().all(|u| u.ends_with("iB/s")), "fio 3.33: {fio:?}");
     }
 }
+
+#[test]
+fn a_unit_base_that_differs_is_noted_with_fios_unit_code() {
+    // fio keeps unit_base as its num2str unit: 0 and 8 are both bytes/s (4), 1 is bits/s
+    // (5); its note names that code, and 0 against 8 is no difference.
+    let cases: &[(&[&str], Option<&str>)] = &[
+        (&["--name=a", "--unit_base=1", "--name=b"], Some("5")),
+        (&["--name=a", "--name=b", "--unit_base=1"], Some("4")),
+        (&["--name=a", "--unit_base=8", "--name=b"], None),
+    ];
+    for (jobs, code) in cases {
+        let mut args = vec!["--ioengine=null", "--size=64k", "--group_reporting"];
+        args.extend_from_slice(jobs);
+        let want = code
+            .map(|c| format!("fio: unit_base differs for jobs in group, using {c} as the base"));
+        let noted = |text: &str| {
+            text.lines()
+                .find(|l| l.contains("unit_base differs"))
+                .map(str::to_string)
+        };
+        let d = tempfile::tempdir().unwrap();
+        let r = oracle_run(&flexio_bin(), &args, d.path());
+        assert_eq!(noted(&r.stdout), want, "{jobs:?}");
+        if let Some((f, _)) = both(&args) {
+            assert_eq!(noted(&f.stdout), want, "fio 3.33, {jobs:?}");
+        }
+    }
+}

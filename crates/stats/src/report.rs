@@ -623,6 +623,16 @@ pub fn merge_units(results: &[JobResult]) -> Vec<(JobResult, u32)> {
     merge_units_noting(results).0
 }
 
+/// fio's code for a unit_base (its num2str unit: bytes per second 4 for 0 and 8, bits per
+/// second 5 for 1), which its note prints.
+fn fio_unit(unit_base: u32) -> u32 {
+    if unit_base == 1 {
+        5
+    } else {
+        4
+    }
+}
+
 /// [`merge_units`], and fio's notes on the merge: a joining job whose kb_base (else
 /// unit_base) differs from its unit's first job's, once per run each.
 fn merge_units_noting(results: &[JobResult]) -> (Vec<(JobResult, u32)>, Vec<String>) {
@@ -655,10 +665,10 @@ fn merge_units_noting(results: &[JobResult]) -> (Vec<(JobResult, u32)>, Vec<Stri
                     p.kb_base
                 ));
                 kb_warned = true;
-            } else if p.unit_base != q.unit_base && !unit_warned {
+            } else if fio_unit(p.unit_base) != fio_unit(q.unit_base) && !unit_warned {
                 notes.push(format!(
                     "fio: unit_base differs for jobs in group, using {} as the base",
-                    p.unit_base
+                    fio_unit(p.unit_base)
                 ));
                 unit_warned = true;
             }
