@@ -478,3 +478,34 @@ fn bad_cpu_sets_are_errors() {
     assert_eq!(r.code, 1);
     assert!(r.stderr.contains("not a valid CPU range"), "{}", r.stderr);
 }
+
+/// A time_based job on null at a depth above 1 without latency measurement ends on time:
+/// its commit completes each request, so the queue never fills, and the commit's clock
+/// reading is the only time the loop sees (flexio ran on until killed).
+#[test]
+fn a_queue_that_never_fills_still_ends_on_time() {
+    for extra in [
+        &["--iodepth=2", "--disable_lat=1"][..],
+        &["--iodepth=64", "--disable_lat=1", "--disable_slat=1"],
+        &["--iodepth=8", "--gtod_reduce=1", "--iodepth_batch_submit=4"],
+    ] {
+        let mut a = vec![
+            "--name=j",
+            "--ioengine=null",
+            "--rw=randwrite",
+            "--bs=512",
+            "--size=256k",
+            "--time_based",
+            "--runtime=300ms",
+            "--output-format=json",
+        ];
+        a.extend_from_slice(extra);
+        let d = tmp();
+        let started = std::time::Instant::now();
+        let r = run_bounded(&flexio_bin(), &a, d.path(), &[], 30);
+        assert_eq!(r.code, 0, "{extra:?}: {}", r.stderr);
+        let w = &json_of(&r.stdout)["jobs"][0]["write"];
+        assert!(w["runtime"].as_u64().unwrap() < 2000, "{extra:?}: {w}");
+        assert!(started.elapsed().as_secs() < 20, "{extra:?}");
+    }
+}

@@ -107,6 +107,9 @@ pub struct Worker<'a, E: Engine> {
     /// reap's own submission ([`Self::commit_for_reap`]) leaves it, so the next batch
     /// commits after fewer new requests, as in fio.
     queued_count: u32,
+    /// The clock when the engine's last commit returned (a submission whose commit
+    /// completes its requests hands this on as the loop's time).
+    commit_ns: u64,
     comps: Vec<Completion>,
     inflight: u32,
     files: FileTable,
@@ -279,6 +282,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             free: (0..depth as u32).rev().collect(),
             uncommitted: Vec::with_capacity(depth),
             queued_count: 0,
+            commit_ns: 0,
             comps: Vec::with_capacity(depth),
             inflight: 0,
             files: FileTable::new(nfiles),

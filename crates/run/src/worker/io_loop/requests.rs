@@ -211,6 +211,10 @@ impl<E: Engine> Worker<'_, E> {
                     }
                     if self.queued_count >= self.plan.io.submit_batch {
                         self.commit();
+                        // The commit read the clock: without lat (no clock reading per
+                        // request) a queue whose commit completes its requests (null)
+                        // never fills, and this is the only time the loop gets to see.
+                        return now.max(self.commit_ns);
                     }
                     return now;
                 }
@@ -356,6 +360,7 @@ impl<E: Engine> Worker<'_, E> {
         let t0 = self.clock.now();
         let r = self.engine.commit();
         let t = self.clock.now();
+        self.commit_ns = t;
         self.stats.engine_ns += t - t0;
         match r {
             Ok(n) => {
