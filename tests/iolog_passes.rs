@@ -218,3 +218,56 @@ fn a_restarted_lfsr_keeps_fio_s_step_count() {
         ],
     );
 }
+
+/// trimwrite doubles number_ios at every loop's start (fio's do_io doubles the option each
+/// time it runs), and the limit counts over the loops: `number_ios=5 loops=2` is 20 trims
+/// and 20 writes, 10 and 10 in each loop from the file's start (flexio issued 5 I/Os in
+/// all). The count alone is checked where fio is missing.
+#[test]
+fn trimwrite_doubles_number_ios_at_every_loop() {
+    let counts = |loops: &str| {
+        let d = tempfile::tempdir().unwrap();
+        let args = [
+            "--name=w",
+            "--ioengine=null",
+            "--rw=trimwrite",
+            "--bs=8k",
+            "--size=2m",
+            "--number_ios=5",
+            loops,
+            "--output-format=json",
+        ];
+        let r = oracle_run(&flexio_bin(), &args, d.path());
+        let j = &json_of(&r.stdout)["jobs"][0];
+        (
+            j["write"]["total_ios"].as_u64().unwrap(),
+            j["trim"]["total_ios"].as_u64().unwrap(),
+        )
+    };
+    assert_eq!(counts("--loops=1"), (5, 5));
+    assert_eq!(counts("--loops=2"), (20, 20));
+    assert_eq!(counts("--loops=3"), (60, 60));
+    let Some(fio) = fio_bin() else { return };
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let cases: &[&[&str]] = &[
+        &[
+            "--filename=f",
+            "--rw=trimwrite",
+            "--bs=8k",
+            "--number_ios=5",
+            "--loops=2",
+            "--ioengine=null",
+            "--size=1m",
+        ],
+        &[
+            "--filename=f",
+            "--rw=randtrimwrite",
+            "--bs=4k",
+            "--number_ios=7",
+            "--loops=2",
+            "--ioengine=null",
+            "--size=1m",
+        ],
+    ];
+    same_logs_as_fio(&fio, cases);
+}

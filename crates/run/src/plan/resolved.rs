@@ -9,7 +9,9 @@ use flexio_engine::{Caps, EngineConfig};
 /// The error classes of [`ErrorPolicy::tolerates`] (fio's `continue_on_error` bits), for
 /// the parts that classify a failed request.
 pub use flexio_job::options::err_class;
-use flexio_job::options::{FadviseHint, JobOptions, LogWindow, SsCriterion, SyncMode, Unified};
+use flexio_job::options::{
+    FadviseHint, JobOptions, LogWindow, RwKind, SsCriterion, SyncMode, Unified,
+};
 use flexio_stats::report::{self, ReportParams};
 use flexio_stats::StatsConfig;
 use flexio_workload::fill::Fill;
@@ -42,6 +44,9 @@ pub struct IoPlan {
     pub dirs: [bool; 3],
     /// Stop after this many I/Os (0 = no limit).
     pub number_ios: u64,
+    /// trimwrite: the limit doubles at every loop's start, as fio's do_io doubles
+    /// number_ios each time it runs (`number_ios=5 loops=2`: 20 trims and 20 writes).
+    pub number_ios_doubles: bool,
     /// Loops over the workload (u32::MAX when time based).
     pub loops: u32,
     /// The loops share [`Self::budget`] (fio's size × loops): each loop issues until its
@@ -714,6 +719,7 @@ pub fn io_plan(o: &JobOptions, caps: &Caps, depth: u32, budget: u64, seeds: &[u6
         } else {
             o.number_ios.saturating_mul(o.loops.max(1) as u64)
         },
+        number_ios_doubles: matches!(o.rw, RwKind::TrimWrite | RwKind::RandTrimWrite),
         loops: if time_based { u32::MAX } else { o.loops },
         shared_budget: false,
         issue_cap: u64::MAX,

@@ -158,6 +158,9 @@ pub struct Worker<'a, E: Engine> {
     /// number_ios ended the last loop's I/O: fio's further loops still run, empty (their
     /// end syncs), and the first of them ends the job.
     ios_cap_hit: bool,
+    /// The I/O count the job stops at (number_ios × loops; 0: none), doubled at every
+    /// loop's start for trimwrite ([`crate::plan::IoPlan::number_ios_doubles`]).
+    ios_cap: u64,
     /// The read-back after a loop is on: fio's get_next_verify opens a file beside the
     /// open ones, whatever `openfiles` says.
     reading_back: bool,
@@ -330,6 +333,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             stop: false,
             loop_done: false,
             ios_cap_hit: false,
+            ios_cap: p.io.number_ios,
             reading_back: false,
             first_direct_error_noted: false,
             replay: None,
@@ -591,6 +595,9 @@ impl<'a, E: Engine> Worker<'a, E> {
                 vs.loop_begins(&self.gen);
             }
             self.more_loops = l + 1 < loops;
+            if self.plan.io.number_ios_doubles {
+                self.ios_cap = self.ios_cap.saturating_mul(2);
+            }
             let end = self.do_io();
             if shared {
                 left = left.saturating_sub(self.last_issued);
@@ -1187,7 +1194,7 @@ impl<'a, E: Engine> Worker<'a, E> {
     #[inline(always)]
     fn general_loop_body<const LEAN: bool>(&mut self) -> End {
         let budget = self.loop_budget;
-        let number_ios = self.plan.io.number_ios;
+        let number_ios = self.ios_cap;
         let mut issued: u64 = 0;
         let mut now = self.clock.now();
         let mut end = End::Done;
