@@ -211,3 +211,35 @@ fn a_unit_base_that_differs_is_noted_with_fios_unit_code() {
         }
     }
 }
+
+#[test]
+fn a_unit_takes_the_percentile_settings_of_its_last_job() {
+    // fio sets a unit's percentile options from each job it adds: j0 asks for slat
+    // percentiles, j1 (which joins it) does not, so the unit prints none (flexio kept j0's).
+    let args = [
+        "--ioengine=null",
+        "--iodepth=4",
+        "--size=256k",
+        "--group_reporting",
+        "--name=j0",
+        "--slat_percentiles=1",
+        "--clat_percentiles=0",
+        "--name=j1",
+    ];
+    let d = tempfile::tempdir().unwrap();
+    let r = oracle_run(&flexio_bin(), &args, d.path());
+    assert!(!r.stdout.contains("slat percentiles"), "{}", r.stdout);
+    assert!(r.stdout.contains("clat percentiles"), "{}", r.stdout);
+    if let Some((f, _)) = both(&args) {
+        assert!(
+            !f.stdout.contains("slat percentiles"),
+            "fio 3.33: {}",
+            f.stdout
+        );
+        assert!(
+            f.stdout.contains("clat percentiles"),
+            "fio 3.33: {}",
+            f.stdout
+        );
+    }
+}

@@ -652,6 +652,8 @@ fn merge_units_noting(results: &[JobResult]) -> (Vec<(JobResult, u32)>, Vec<Stri
             // come from each joining job in turn, as in fio.
             let (p, q) = (&mut u.params, &r.params);
             p.clat_percentiles = q.clat_percentiles;
+            p.lat_percentiles = q.lat_percentiles;
+            p.slat_percentiles = q.slat_percentiles;
             p.percentile_list = q.percentile_list.clone();
             p.percentile_precision = q.percentile_precision;
             p.continue_on_error = q.continue_on_error;
