@@ -298,7 +298,9 @@ fn log_lines(dir: &Path) -> BTreeMap<String, usize> {
 #[test]
 fn disabled_measurements_make_the_logs_fio_makes() {
     let n = 8usize;
-    let cases: &[(&[&str], &[(&str, usize)])] = &[
+    /// Extra options, and the log files (name, entries) they make.
+    type Case<'a> = (&'a [&'a str], &'a [(&'a str, usize)]);
+    let cases: &[Case] = &[
         (
             &["--write_lat_log=c", "--disable_slat=1"],
             &[("c_clat.1.log", n), ("c_lat.1.log", n)],
