@@ -1394,3 +1394,44 @@ fn a_verify_phase_that_never_comes_is_noted_as_fio_notes_it() {
         }
     }
 }
+
+/// fio prints each thread's notes as it reads the thread's options: a job's note, then its
+/// header line; a clone's note, and `...` after the last clone's (flexio printed every note
+/// before the first header).
+#[test]
+fn notes_come_between_the_header_lines_as_in_fio() {
+    let args = [
+        "--ioengine=null",
+        "--size=64k",
+        "--rw=write",
+        "--name=j0",
+        "--numjobs=2",
+        "--name=j1",
+        "--verify=crc32c",
+        "--time_based",
+        "--runtime=200ms",
+        "--numjobs=3",
+    ];
+    let note =
+        "fio: verification read phase will never start because write phase uses all of runtime";
+    let preamble = |out: &str| -> Vec<String> {
+        out.lines()
+            .take_while(|l| !l.starts_with("fio-") && !l.starts_with("flexio-"))
+            .map(|l| {
+                if l == note {
+                    "NOTE".to_string()
+                } else {
+                    l.split(':').next().unwrap().to_string()
+                }
+            })
+            .collect()
+    };
+    let d = tempfile::tempdir().unwrap();
+    let r = flexio_oracle(&args, d.path());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let want = ["j0", "...", "NOTE", "j1", "NOTE", "NOTE", "..."];
+    assert_eq!(preamble(&r.stdout), want, "{}", r.stdout);
+    if let Some((f, _)) = both(&args) {
+        assert_eq!(preamble(&f.stdout), want, "fio 3.33: {}", f.stdout);
+    }
+}

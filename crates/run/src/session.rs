@@ -324,12 +324,24 @@ pub fn run_planned(
         info_to_stdout: observer.info_to_stdout(),
         output: observer.output(),
     };
-    // Printed while fio parses the job, before its header line.
-    for n in plans.iter().flat_map(|t| &t.info_notes) {
-        notes.info(n);
+    // fio prints a thread's notes as it parses the thread's options, before the header line
+    // (or `...`) that follows them. A server sends the headers when it parses the jobs,
+    // and no version line.
+    let console = observer.console();
+    let heads = if console {
+        header_pieces(&plans)
+    } else {
+        vec![String::new(); plans.len()]
+    };
+    for (t, head) in plans.iter().zip(&heads) {
+        for n in &t.info_notes {
+            notes.info(n);
+        }
+        if !head.is_empty() {
+            preamble.text(head);
+        }
     }
-    // A server sends the headers when it parses the jobs, and no version line.
-    preamble.text(&starting_text(&plans, observer.console()));
+    preamble.text(&starting_tail(&plans, console));
     let clock = choose_clock(&plans, &notes);
     // gtod_cpu: a timekeeper thread keeps the time for the run (stopped when it ends).
     let (clock, _timekeeper) = match plans.iter().find_map(|t| t.control.gtod_cpu) {
@@ -433,6 +445,15 @@ pub fn starting_text(plans: &[ThreadPlan], headers: bool) -> String {
     let mut pre = String::new();
     if headers {
         pre = job_headers(plans);
+    }
+    pre + &starting_tail(plans, headers)
+}
+
+/// [`starting_text`] after the job headers: the version line (with the headers) and
+/// `Starting N processes`.
+fn starting_tail(plans: &[ThreadPlan], headers: bool) -> String {
+    let mut pre = String::new();
+    if headers {
         pre.push_str(VERSION);
         pre.push('\n');
     }
@@ -1014,29 +1035,40 @@ fn remove_files_of_unrun_jobs(plans: &[ThreadPlan], results: &[Option<JobResult>
 }
 /// The job header lines ("name: (g=0): rw=..."), once per job definition (not per clone).
 pub fn job_headers(plans: &[ThreadPlan]) -> String {
-    let mut pre = String::new();
-    // Engines that move no data print their own line instead (fio's NOIO engines).
-    for t in plans
-        .iter()
-        .filter(|t| t.header.first && !t.engine.caps.noio)
-    {
+    header_pieces(plans).concat()
+}
+
+/// The job header lines, thread by thread: a job's first thread has its header line, its
+/// last clone fio's `...` (fio adds the clones counting down and prints it at the one
+/// numbered 1), the others nothing. Engines that move no data print their own line
+/// instead (fio's NOIO engines).
+fn header_pieces(plans: &[ThreadPlan]) -> Vec<String> {
+    let mut pieces = Vec::with_capacity(plans.len());
+    for (i, t) in plans.iter().enumerate() {
         let h = &t.header;
-        pre.push_str(&normal::job_header(
-            &t.name,
-            t.groupid,
-            h.rw,
-            h.bs,
-            h.bs_by_pattern,
-            &t.engine.name,
-            h.iodepth,
-            t.report.kb_base,
-            t.report.sig_figs,
-        ));
-        if h.numjobs > 1 {
-            pre.push_str("...\n");
-        }
+        let last_clone = !h.first && plans.get(i + 1).map_or(true, |next| next.header.first);
+        let piece = if t.engine.caps.noio {
+            String::new()
+        } else if h.first {
+            normal::job_header(
+                &t.name,
+                t.groupid,
+                h.rw,
+                h.bs,
+                h.bs_by_pattern,
+                &t.engine.name,
+                h.iodepth,
+                t.report.kb_base,
+                t.report.sig_figs,
+            )
+        } else if last_clone {
+            "...\n".to_string()
+        } else {
+            String::new()
+        };
+        pieces.push(piece);
     }
-    pre
+    pieces
 }
 
 /// The run's clock: `clocksource` from the first job that sets it, else the TSC where it is
