@@ -291,6 +291,7 @@ fn report_from_fio(j: &Value, pids: &[(i32, u32)]) -> RunReport {
             sync: SyncReport {
                 total_ios: issued_sync,
                 lat: lat(&jv["sync"]["lat_ns"]),
+                json_percentiles: jv["sync"]["lat_ns"].get("percentile").is_some(),
             },
             job_runtime_ms: u(&jv["job_runtime"]),
             usr_cpu: f(&jv["usr_cpu"]),

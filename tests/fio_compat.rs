@@ -591,3 +591,40 @@ fn per_size_priorities() {
     assert!((a / (a + b) - 0.25).abs() < 0.04, "{xs:?}");
     assert!(xs[&(0, 0)] > 0.2, "{xs:?}");
 }
+
+/// fio's normal output shows the sync percentiles whenever it timed syncs, whatever
+/// clat_percentiles says; its JSON only with clat or lat percentiles on (flexio left them
+/// out of both under clat_percentiles=0).
+#[test]
+fn sync_percentiles_follow_fios_rules_in_each_format() {
+    for (extra, normal, json) in [
+        (&["--clat_percentiles=0"][..], true, false),
+        (&["--clat_percentiles=0", "--lat_percentiles=1"], true, true),
+        (&[], true, true),
+        (&["--disable_clat=1"], false, false),
+    ] {
+        let mut args = vec![
+            "--name=j",
+            "--rw=write",
+            "--bs=8k",
+            "--size=256k",
+            "--fsync=8",
+            "--output-format=json,normal",
+        ];
+        args.extend_from_slice(extra);
+        let look = |out: &str| {
+            let j = json_of(&out[..out.rfind('}').unwrap() + 1]);
+            (
+                out.contains("sync percentiles"),
+                j["jobs"][0]["sync"]["lat_ns"].get("percentile").is_some(),
+            )
+        };
+        let d = tempfile::tempdir().unwrap();
+        let r = flexio_oracle(&args, d.path());
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert_eq!(look(&r.stdout), (normal, json), "{extra:?}: {}", r.stdout);
+        if let Some((f, _)) = both(&args) {
+            assert_eq!(look(&f.stdout), (normal, json), "fio 3.33, {extra:?}");
+        }
+    }
+}

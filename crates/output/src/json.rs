@@ -215,9 +215,18 @@ fn dir_obj(layout: Layout, d: &DirReport, plus: bool, lat_pct: bool) -> Obj {
 }
 
 fn sync_obj(s: &SyncReport, plus: bool) -> Obj {
-    Obj::new()
-        .int("total_ios", s.total_ios)
-        .obj("lat_ns", lat_obj(&s.lat, plus))
+    let lat = if s.json_percentiles {
+        lat_obj(&s.lat, plus)
+    } else {
+        lat_obj(
+            &LatSummary {
+                percentiles: None,
+                ..s.lat.clone()
+            },
+            plus,
+        )
+    };
+    Obj::new().int("total_ios", s.total_ios).obj("lat_ns", lat)
 }
 
 fn keyed(keys: &[&str], vals: &[f64]) -> Obj {

@@ -244,7 +244,10 @@ pub struct SchedReport {
 #[derive(Clone, Debug, Default)]
 pub struct SyncReport {
     pub total_ios: u64,
+    /// The sync latencies, with their percentiles: fio's normal output always shows them.
     pub lat: LatSummary,
+    /// JSON shows the percentiles only with clat or lat percentiles on (fio's rule there).
+    pub json_percentiles: bool,
 }
 
 /// One reporting unit: a job, or a whole group with group_reporting.
@@ -768,7 +771,6 @@ pub fn build(
         } else {
             (0.0, 0.0)
         };
-        let sync_pct = p.clat_percentiles || p.lat_percentiles;
         jobs.push(JobReport {
             name: u.name.clone(),
             groupid: u.groupid,
@@ -783,7 +785,8 @@ pub fn build(
             mixed,
             sync: SyncReport {
                 total_ios: ts.sync_total,
-                lat: LatSummary::from(&ts.sync, &ts.sync_hist, sync_pct, &p.percentile_list),
+                lat: LatSummary::from(&ts.sync, &ts.sync_hist, true, &p.percentile_list),
+                json_percentiles: p.clat_percentiles || p.lat_percentiles,
             },
             job_runtime_ms: runt,
             usr_cpu,

@@ -14,6 +14,9 @@ pub struct StatsConfig {
     pub slat_hist: bool,
     /// Scheduled-start latency histogram (rate-limited jobs).
     pub sched_hist: bool,
+    /// Sync latency histogram: fio keeps it whenever it times syncs, and its normal output
+    /// shows the sync percentiles whatever clat_percentiles says.
+    pub sync_hist: bool,
 }
 
 /// Latency of the requests of one I/O priority (fio's clat_prio_stat).
@@ -264,7 +267,7 @@ impl ThreadStats {
                 d.slat_hist = Hist::enabled();
             }
         }
-        if cfg.clat_hist || cfg.lat_hist {
+        if cfg.sync_hist || cfg.clat_hist || cfg.lat_hist {
             t.sync_hist = Hist::enabled();
         }
         t

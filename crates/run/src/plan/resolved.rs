@@ -572,6 +572,7 @@ pub fn stats_config(o: &JobOptions) -> StatsConfig {
         lat_hist: o.lat_percentiles && !o.disable_lat,
         slat_hist: o.slat_percentiles && !o.disable_slat,
         sched_hist: rate_limited(o),
+        sync_hist: !o.disable_clat,
     }
 }
 
