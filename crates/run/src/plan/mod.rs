@@ -7,6 +7,7 @@
 
 pub mod features;
 pub mod files;
+pub mod meter;
 pub mod newest;
 pub mod numa;
 pub mod replay;
@@ -16,6 +17,7 @@ pub mod sysio;
 pub mod zones;
 
 pub use files::{device_key, device_keys, format_name, one_per_device, DeviceKey, FilePlan, Seen};
+pub use meter::*;
 pub use replay::{CapturePlan, ReplayPlan};
 pub use resolved::*;
 
