@@ -243,3 +243,48 @@ fn a_unit_takes_the_percentile_settings_of_its_last_job() {
         );
     }
 }
+
+#[test]
+fn a_groups_lines_follow_its_units_unified_reporting_as_fio() {
+    // fio ORs its units' unified_rw_reporting (mixed 1, both 2) and keeps a mixed unit's
+    // figures in the read slot: a mixed unit beside a plain one gives a MIXED line per
+    // direction (flexio folded both units into one), mixed beside both gives plain lines
+    // and no MIXED line.
+    let cases: &[(&str, &str, &[&str])] = &[
+        ("mixed", "none", &["  MIXED io=256KiB", "  MIXED io=256KiB"]),
+        ("mixed", "both", &["   READ io=256KiB", "  WRITE io=256KiB"]),
+        ("mixed", "mixed", &["  MIXED io=512KiB"]),
+    ];
+    let lines = |out: &str| -> Vec<String> {
+        out.lines()
+            .skip_while(|l| !l.starts_with("Run status group"))
+            .skip(1)
+            .take_while(|l| !l.is_empty())
+            .map(|l| {
+                let label = l.split(':').next().unwrap();
+                let io = l.split(", ").find(|f| f.starts_with("io=")).unwrap();
+                format!("{label} {}", io.split(' ').next().unwrap())
+            })
+            .collect()
+    };
+    for (a, b, want) in cases {
+        let ua = format!("--unified_rw_reporting={a}");
+        let ub = format!("--unified_rw_reporting={b}");
+        let args = [
+            "--ioengine=null",
+            "--size=256k",
+            "--name=a",
+            "--rw=randrw",
+            &ua,
+            "--name=b",
+            "--rw=write",
+            &ub,
+        ];
+        let d = tempfile::tempdir().unwrap();
+        let r = oracle_run(&flexio_bin(), &args, d.path());
+        assert_eq!(lines(&r.stdout), *want, "{a} {b}: {}", r.stdout);
+        if let Some((f, _)) = both(&args) {
+            assert_eq!(lines(&f.stdout), *want, "fio 3.33, {a} {b}: {}", f.stdout);
+        }
+    }
+}

@@ -658,17 +658,16 @@ fn group_line(out: &mut String, label: &str, g: &GroupReport, d: &GroupDir) {
 
 fn show_group(out: &mut String, g: &GroupReport) {
     let _ = writeln!(out, "\nRun status group {} (all jobs):", g.id);
-    if g.unified == Unified::Mixed {
-        if let Some(m) = &g.mixed {
-            if m.max_run_ms > 0 {
-                group_line(out, "  MIXED", g, m);
-            }
-        }
-        return;
-    }
+    // A mixed group labels every direction MIXED: its mixed units' figures are in the
+    // read slot, and a plain unit beside them keeps its own directions (fio).
     for (i, d) in g.dirs.iter().enumerate() {
         if d.max_run_ms > 0 {
-            group_line(out, ["   READ", "  WRITE", "   TRIM"][i], g, d);
+            let label = if g.unified == Unified::Mixed {
+                "  MIXED"
+            } else {
+                ["   READ", "  WRITE", "   TRIM"][i]
+            };
+            group_line(out, label, g, d);
         }
     }
     if g.unified == Unified::Both {

@@ -193,11 +193,8 @@ pub fn group_stats_of(g: &GroupReport) -> GroupStats {
         unified_rw_rep: unified_out(g.unified),
         ..Default::default()
     };
-    let dirs: Vec<&GroupDir> = match (&g.mixed, g.unified) {
-        (Some(m), Unified::Mixed) => vec![m],
-        _ => g.dirs.iter().collect(),
-    };
-    for (d, x) in dirs.into_iter().enumerate() {
+    // A mixed group's figures are in its read slot already, as in fio's group stats.
+    for (d, x) in g.dirs.iter().enumerate() {
         gs.max_run[d] = x.max_run_ms;
         gs.max_bw[d] = x.max_bw;
         gs.iobytes[d] = x.io_bytes;

@@ -560,19 +560,15 @@ fn prio_reports(d: &DirStats, p: &ReportParams) -> Vec<PrioReport> {
         .collect()
 }
 
-fn group_dir(members: &[&ThreadStats], f: impl Fn(&ThreadStats) -> (u64, u64)) -> GroupDir {
-    group_dir_of(members, |ts| vec![f(ts)])
-}
-
 /// A group's direction from each member's (bytes, runtime ms) contributions: with
 /// `unified_rw_reporting=both` each direction of a member is one (fio's MIXED line shows
 /// the slowest and fastest of them).
-fn group_dir_of(members: &[&ThreadStats], f: impl Fn(&ThreadStats) -> Vec<(u64, u64)>) -> GroupDir {
+fn group_dir_of<T>(members: &[T], f: impl Fn(&T) -> Vec<(u64, u64)>) -> GroupDir {
     let mut g = GroupDir {
         min_bw: u64::MAX,
         ..Default::default()
     };
-    for (bytes, run) in members.iter().flat_map(|ts| f(ts)) {
+    for (bytes, run) in members.iter().flat_map(f) {
         if run == 0 {
             continue;
         }
@@ -713,21 +709,37 @@ pub fn build(
             .filter(|u| u.groupid == gid)
             .collect();
         let stats: Vec<&ThreadStats> = members.iter().map(|m| &m.stats).collect();
-        let unified = members.iter().fold(Unified::None, |acc, m| {
-            if m.params.unified != Unified::None {
-                m.params.unified
-            } else {
-                acc
+        // fio ORs its units' unified_rw_reporting (none 0, mixed 1, both 2): mixed and
+        // both together print plain direction lines and no MIXED line.
+        let code = members.iter().fold(0u8, |acc, m| {
+            acc | match m.params.unified {
+                Unified::None => 0,
+                Unified::Mixed => 1,
+                Unified::Both => 2,
             }
         });
-        let dirs =
-            [0, 1, 2].map(|d| group_dir(&stats, |ts| (ts.dirs[d].io_bytes, ts.dirs[d].runtime_ms)));
+        let unified = match code {
+            1 => Unified::Mixed,
+            2 => Unified::Both,
+            _ => Unified::None,
+        };
+        // A mixed unit's figures sit in the read slot (fio folds them there), the others'
+        // in their own directions.
+        let dirs = [0, 1, 2].map(|d| {
+            group_dir_of(&members, |u| {
+                if u.params.unified != Unified::Mixed {
+                    vec![(u.stats.dirs[d].io_bytes, u.stats.dirs[d].runtime_ms)]
+                } else if d == 0 {
+                    let m = u.stats.fold_mixed();
+                    vec![(m.io_bytes, m.runtime_ms)]
+                } else {
+                    Vec::new()
+                }
+            })
+        });
         let mixed = match unified {
             Unified::None => None,
-            Unified::Mixed => Some(group_dir(&stats, |ts| {
-                let m = ts.fold_mixed();
-                (m.io_bytes, m.runtime_ms)
-            })),
+            Unified::Mixed => Some(dirs[0].clone()),
             Unified::Both => Some(group_dir_of(&stats, |ts| {
                 ts.dirs.iter().map(|d| (d.io_bytes, d.runtime_ms)).collect()
             })),
@@ -755,11 +767,13 @@ pub fn build(
         let p = &u.params;
         let dirs = [0, 1, 2].map(|d| dir_report(&ts.dirs[d], p, g.dirs[d].agg_bw));
         let mixed = (p.unified != Unified::None).then(|| {
-            dir_report(
-                &ts.fold_mixed(),
-                p,
-                g.mixed.as_ref().map(|m| m.agg_bw).unwrap_or(0),
-            )
+            // A mixed unit's share is of the group's read slot, where its figures sit.
+            let agg = if p.unified == Unified::Mixed {
+                g.dirs[0].agg_bw
+            } else {
+                g.mixed.as_ref().map_or(0, |m| m.agg_bw)
+            };
+            dir_report(&ts.fold_mixed(), p, agg)
         });
         let issued_rwt = ts.issued_rwt();
         let runt = ts.total_run_time_ms;
