@@ -20,10 +20,8 @@ pub struct Meter {
     slack_ns: u64,
     /// The job's epoch (log times count from it).
     epoch_ns: u64,
-    bw_last_ns: u64,
-    bw_last: [u64; 3],
-    iops_last_ns: u64,
-    iops_last: [u64; 3],
+    bw: Cadence,
+    iops: Cadence,
     next_check_ns: u64,
     next_publish_ns: u64,
     pub logs: Option<Logs>,
@@ -39,33 +37,59 @@ pub struct Meter {
     pub last_bs: [u64; 3],
 }
 
-/// If a sampling interval has passed (less `slack` ns), call `add(dir, delta, spent_ms)`
-/// for every direction whose counter moved, and start the next interval.
+/// One kind of periodic sample (bw or IOPS): the previous sample's time and counters, and
+/// when the next is due. The due times stay on the interval's multiples from the start: a
+/// sample taken early (fio's slack) or late does not move the ones after it (fio's helper
+/// thread makes up for a late one), so log times do not drift.
+#[derive(Clone, Copy, Debug, Default)]
+struct Cadence {
+    last_ns: u64,
+    due_ns: u64,
+    last: [u64; 3],
+}
+
+impl Cadence {
+    fn starting(now: u64, interval_ms: u64) -> Self {
+        Cadence {
+            last_ns: now,
+            due_ns: now + interval_ms * 1_000_000,
+            last: [0; 3],
+        }
+    }
+}
+
+/// If a sample is due (less `slack` ns), call `add(dir, delta, spent_ms)` for every
+/// direction whose counter moved since the last one, and set the next due time.
 #[inline]
 fn sample_due(
     now: u64,
     interval_ms: u64,
     slack: u64,
-    last_ns: &mut u64,
-    last: &mut [u64; 3],
+    c: &mut Cadence,
     cur: &[u64; 3],
     mut add: impl FnMut(usize, u64, u64),
 ) {
-    if now + slack < *last_ns + interval_ms * 1_000_000 {
+    if now + slack < c.due_ns {
         return;
     }
-    let spent = (now - *last_ns) / 1_000_000;
+    let spent = (now - c.last_ns) / 1_000_000;
     if spent == 0 {
         return;
     }
-    for d in 0..3 {
-        let delta = cur[d] - last[d];
+    let interval = interval_ms * 1_000_000;
+    c.due_ns += interval;
+    if c.due_ns <= now {
+        // Far behind (a stalled job): start the multiples over from now.
+        c.due_ns = now + interval;
+    }
+    for (d, (last, &now_count)) in c.last.iter_mut().zip(cur).enumerate() {
+        let delta = now_count - *last;
         if delta > 0 {
             add(d, delta, spent);
         }
-        last[d] = cur[d];
+        *last = now_count;
     }
-    *last_ns = now;
+    c.last_ns = now;
 }
 
 impl Meter {
@@ -82,10 +106,8 @@ impl Meter {
             iops_ms: p.iops_ms,
             slack_ns: p.sample_slack_ms * 1_000_000,
             epoch_ns: 0,
-            bw_last_ns: 0,
-            bw_last: [0; 3],
-            iops_last_ns: 0,
-            iops_last: [0; 3],
+            bw: Cadence::default(),
+            iops: Cadence::default(),
             next_check_ns: 0,
             next_publish_ns: 0,
             logs,
@@ -113,10 +135,8 @@ impl Meter {
             l.start_epoch();
         }
         self.epoch_ns = now;
-        self.bw_last_ns = now;
-        self.iops_last_ns = now;
-        self.bw_last = [0; 3];
-        self.iops_last = [0; 3];
+        self.bw = Cadence::starting(now, self.bw_ms);
+        self.iops = Cadence::starting(now, self.iops_ms);
         self.next_check_ns = now + self.check_interval_ns();
         self.next_publish_ns = now;
         self.next_log_ns = if self.logs.is_some() || self.interval.is_some() {
@@ -285,8 +305,7 @@ impl Meter {
                 now,
                 self.bw_ms,
                 self.slack_ns,
-                &mut self.bw_last_ns,
-                &mut self.bw_last,
+                &mut self.bw,
                 bytes,
                 |d, delta, spent| {
                     let v = delta * 1000 / spent / 1024;
@@ -302,8 +321,7 @@ impl Meter {
                 now,
                 self.iops_ms,
                 self.slack_ns,
-                &mut self.iops_last_ns,
-                &mut self.iops_last,
+                &mut self.iops,
                 ios,
                 |d, delta, spent| {
                     let v = delta * 1000 / spent;
@@ -316,9 +334,11 @@ impl Meter {
         }
         // The next check comes no later than the next sample of either kind is due (with
         // fio's slack): bw and IOPS intervals can differ (a bw log's log_avg_msec).
-        let slack = self.slack_ns;
-        let due = |last: u64, ms: u64| (last + ms * 1_000_000).saturating_sub(slack);
-        let next = due(self.bw_last_ns, self.bw_ms).min(due(self.iops_last_ns, self.iops_ms));
+        let next = self
+            .bw
+            .due_ns
+            .min(self.iops.due_ns)
+            .saturating_sub(self.slack_ns);
         self.next_check_ns = self.next_check_ns.min(next.max(now + 1_000_000));
     }
 

@@ -187,8 +187,12 @@ impl<E: Engine> Worker<'_, E> {
                 return;
             }
         }
-        self.meter
-            .sample(now, &mut self.stats, &self.bytes, &self.ios);
+        // A job whose runtime is up is no longer running when fio's helper thread looks:
+        // no sample at the very end (the newest fio's finishing sample comes at the end).
+        if now < self.runtime_end_ns {
+            self.meter
+                .sample(now, &mut self.stats, &self.bytes, &self.ios);
+        }
     }
 
     #[inline]
