@@ -150,14 +150,6 @@ pub fn lat_of_io(s: &IoStat) -> LatStat {
     }
 }
 
-fn unit_base_out(flexio: u32) -> u32 {
-    if flexio == 1 {
-        5
-    } else {
-        4
-    }
-}
-
 fn unit_base_in(fio: u32) -> u32 {
     if fio == 5 || fio == 3 {
         1
@@ -187,7 +179,7 @@ fn unified_in(u: u32) -> Unified {
 pub fn group_stats_of(g: &GroupReport) -> GroupStats {
     let mut gs = GroupStats {
         kb_base: g.kb_base,
-        unit_base: unit_base_out(g.unit_base),
+        unit_base: flexio_stats::report::fio_unit(g.unit_base),
         sig_figs: g.sig_figs,
         groupid: g.id,
         unified_rw_rep: unified_out(g.unified),
@@ -331,7 +323,7 @@ pub fn thread_stat_of(
         first_error: s.first_error as u32,
         total_err_count: s.total_err,
         kb_base: p.kb_base,
-        unit_base: unit_base_out(p.unit_base),
+        unit_base: flexio_stats::report::fio_unit(p.unit_base),
         latency_depth: s.latency_depth.unwrap_or(p.latency_depth),
         latency_target: p.latency_target_ns,
         latency_percentile: p.latency_percentile,

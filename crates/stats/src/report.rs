@@ -623,8 +623,8 @@ pub fn merge_units(results: &[JobResult]) -> Vec<(JobResult, u32)> {
 }
 
 /// fio's code for a unit_base (its num2str unit: bytes per second 4 for 0 and 8, bits per
-/// second 5 for 1), which its note prints.
-fn fio_unit(unit_base: u32) -> u32 {
+/// second 5 for 1): what its note prints and its client/server protocol carries.
+pub fn fio_unit(unit_base: u32) -> u32 {
     if unit_base == 1 {
         5
     } else {
