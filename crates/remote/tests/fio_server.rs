@@ -52,8 +52,22 @@ fn start_server(dir: &std::path::Path) -> Option<(Guard, std::path::PathBuf)> {
     Some((server, sock))
 }
 
+/// Connect to the server's socket. fio binds the socket path before it listens, so a
+/// connection refused in between is retried for a while.
 fn connect(sock: &std::path::Path) -> UnixStream {
-    let s = UnixStream::connect(sock).expect("connect to fio --server");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let s = loop {
+        match UnixStream::connect(sock) {
+            Ok(s) => break s,
+            Err(e)
+                if e.kind() == std::io::ErrorKind::ConnectionRefused
+                    && Instant::now() < deadline =>
+            {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(e) => panic!("connect to fio --server: {e}"),
+        }
+    };
     s.set_read_timeout(Some(Duration::from_secs(15))).unwrap();
     s.set_write_timeout(Some(Duration::from_secs(15))).unwrap();
     s
