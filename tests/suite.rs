@@ -62,6 +62,7 @@ mod parse_only;
 mod plain_loop;
 mod provenance;
 mod pts;
+mod ramp;
 mod remote;
 mod remote_security;
 mod remote_tls;

@@ -35,9 +35,9 @@ impl<E: Engine> Worker<'_, E> {
             .take()
             .unwrap_or(loop_start)
             .max(loop_start);
-        if !self.accounting {
-            return;
-        }
+        // A loop that ends while the job ramps gets its time as in fio (update_runtime
+        // after each loop): a job that ends within its ramp reports it; the ramp's end
+        // zeroes it with the rest.
         let now = self.clock.now();
         let el_ns = now.saturating_sub(start);
         // The newest fio (3.34) also gives a writing job's verify_backlog reads the loop's

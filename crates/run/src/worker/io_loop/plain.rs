@@ -127,7 +127,7 @@ impl<E: Engine> Worker<'_, E> {
                 Queued::Completed(res) if d < 2 && res as u64 == n.len => {
                     self.completed_total += 1;
                     if !self.accounting {
-                        self.ramp.moved(n.len);
+                        self.ramp_moved(d, n.len);
                     } else {
                         self.bytes[d] += n.len;
                         self.ios[d] += 1;

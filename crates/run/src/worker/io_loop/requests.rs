@@ -524,8 +524,7 @@ impl<E: Engine> Worker<'_, E> {
         if self.accounting && !failed {
             self.account::<LEAN>(&s, t);
         } else if !failed {
-            // Still ramping: only ramp_size looks at this.
-            self.ramp.moved(s.len);
+            self.ramp_moved(d, s.len);
         }
         if !LEAN && failed && s.vflags & VF_WRITE != 0 {
             if let Some(vs) = self.ver.as_mut() {
@@ -565,6 +564,18 @@ impl<E: Engine> Worker<'_, E> {
 
     /// The statistics of a completed request (`LEAN`: see [`Self::submit`]).
     #[inline]
+    /// A request completed while the job ramps: fio counts its bytes as it always does
+    /// (they are what a job that ends within its ramp reports, without latencies) until
+    /// the ramp's end zeroes them; ramp_size looks at them too.
+    #[cold]
+    pub(super) fn ramp_moved(&mut self, d: usize, len: u64) {
+        self.ramp.moved(len);
+        let len = if self.caps.noio { 0 } else { len };
+        self.bytes[d] += len;
+        self.ios[d] += 1;
+        self.stats.dirs[d].io_bytes += len;
+    }
+
     pub(super) fn account<const LEAN: bool>(&mut self, s: &Slot, t: u64) {
         let d = s.ddir as usize;
         if !LEAN && s.sched_ns != 0 {
