@@ -83,6 +83,7 @@ mod trims;
 mod verify;
 mod verify_cross;
 mod verify_formats;
+mod verify_passes;
 mod verify_policy;
 mod write_data;
 mod zones;

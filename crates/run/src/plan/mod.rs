@@ -575,6 +575,25 @@ fn plan_thread(
     }
     let mut io = io_plan(o, &caps, depth, budget, &seeds);
     io.shared_budget = shared_budget;
+    // fio's write pass of a time-based job that verifies ends at `size` bytes queued, so
+    // that the read-back runs (do_io counts only requests an engine queues; on one that
+    // completes each in the call the writes take the whole runtime): on an engine that
+    // queues, the job alternates passes of `size` written and their read-back until its
+    // time is up.
+    if time_based
+        && !completes_in_call
+        && o.rw.writes()
+        && o.verify != flexio_job::options::verify_code::NONE
+        && o.do_verify
+        && !o.experimental_verify
+        && o.verify_backlog == 0
+        && !o.rw.trims()
+        && o.zonemode != ZoneMode::Zbd
+        && replayed.is_none()
+        && spr.is_none()
+    {
+        io.budget = queued_loop_bytes(o, sized, io_size);
+    }
     if loops_share && !completes_in_call {
         io.issue_cap = io_size.saturating_mul(o.loops as u64);
         // fio's loop on an engine that queues stops at `size` queued (io_size for random

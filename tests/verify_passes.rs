@@ -1,0 +1,70 @@
+//! A time-based job that writes and verifies: fio's write pass ends at `size` bytes
+//! queued, so on an engine that queues (libaio, io_uring, null deeper than 1) the job
+//! alternates a pass of writes and its read-back until its time is up; on an engine that
+//! completes each request in the call (psync) nothing is counted as queued and the writes
+//! take the whole runtime. fio prints its "read phase will never start" note for both.
+
+use crate::common;
+use common::*;
+
+/// (read KiB, write KiB, read runtime ms, write runtime ms) of the first job.
+fn figures(stdout: &str) -> (u64, u64, u64, u64) {
+    let j = &json_of(stdout)["jobs"][0];
+    let n = |d: &str, k: &str| j[d][k].as_u64().unwrap();
+    (
+        n("read", "io_kbytes"),
+        n("write", "io_kbytes"),
+        n("read", "runtime"),
+        n("write", "runtime"),
+    )
+}
+
+fn job(engine: &[&'static str], rw: &'static str) -> Vec<&'static str> {
+    let mut a = vec![
+        "--name=j",
+        "--filename=f",
+        "--bs=4k",
+        "--size=256k",
+        "--verify=crc32c",
+        "--time_based",
+        "--runtime=400ms",
+        "--output-format=json",
+    ];
+    a.push(rw);
+    a.extend_from_slice(engine);
+    a
+}
+
+/// What each tool did: reads back on an engine that queues, none on psync.
+fn check(what: &str, r: &Run, queues: bool) {
+    assert_eq!(r.code, 0, "{what}: {}", r.stderr);
+    let (rk, wk, rt, wt) = figures(&r.stdout);
+    assert!(wk > 0 && wt > 0, "{what}: no writes: {}", r.stdout);
+    if queues {
+        assert!(rk > 0 && rt > 0, "{what}: no read-back: {}", r.stdout);
+        // Each read-back follows its pass of writes (the last cut short by the time).
+        assert!(rk <= wk, "{what}: read {rk} KiB, write {wk} KiB");
+    } else {
+        assert_eq!(rk, 0, "{what}: a read-back on psync: {}", r.stdout);
+    }
+}
+
+#[test]
+fn time_based_verify_alternates_passes_on_an_engine_that_queues() {
+    let cases: [(&[&'static str], &'static str, bool); 4] = [
+        (&["--ioengine=null", "--iodepth=4"], "--rw=write", true),
+        (&["--ioengine=null", "--iodepth=4"], "--rw=randwrite", true),
+        (&["--ioengine=libaio", "--iodepth=2"], "--rw=write", true),
+        (&["--ioengine=psync"], "--rw=randwrite", false),
+    ];
+    for (engine, rw, queues) in cases {
+        let a = job(engine, rw);
+        let what = format!("{engine:?} {rw}");
+        let d = tempfile::tempdir().unwrap();
+        check(&format!("flexio {what}"), &flexio(&a, d.path()), queues);
+        if let Some((f, x)) = both(&a) {
+            check(&format!("fio 3.33 {what}"), &f, queues);
+            check(&format!("flexio --compat=3.33 {what}"), &x, queues);
+        }
+    }
+}
