@@ -1,7 +1,8 @@
 //! How jobs become reporting units, against fio 3.33: a group_reporting job joins the job
 //! before it in its group even when that one does not ask for group reporting; the joined
 //! unit keeps its first job's name and units (fio notes a kb_base that differs); and a job
-//! that joins a reported group must agree with it on lat_percentiles, or fio refuses it.
+//! that joins a reported group must agree with it on lat_percentiles, or fio refuses it;
+//! the bandwidth-sample line is in bytes whatever the unit_base.
 //! Skips the fio side when fio is missing.
 
 use crate::common;
@@ -285,6 +286,56 @@ fn a_groups_lines_follow_its_units_unified_reporting_as_fio() {
         assert_eq!(lines(&r.stdout), *want, "{a} {b}: {}", r.stdout);
         if let Some((f, _)) = both(&args) {
             assert_eq!(lines(&f.stdout), *want, "fio 3.33, {a} {b}: {}", f.stdout);
+        }
+    }
+}
+
+/// fio's bandwidth-sample line (`bw (  KiB/s)`) is in bytes whatever unit_base says (its
+/// direction and group lines follow it), `kB` under kb_base=1000, and `MiB` above kb_base²
+/// in either base (flexio printed `Kibit`/`Mibit` and `MB`).
+#[test]
+fn the_bandwidth_sample_line_is_in_bytes_as_in_fio() {
+    let label = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter_map(|l| l.trim_start().strip_prefix("bw ("))
+            .map(|l| l.split("/s)").next().unwrap().trim().to_string())
+            .collect()
+    };
+    // (options, the label wanted): a rate-limited psync job below kb_base², the null
+    // engine far above it.
+    let cases: [(&[&str], &str); 4] = [
+        (&["--unit_base=1"], "KiB"),
+        (&["--kb_base=1000"], "kB"),
+        (&["--ioengine=null", "--unit_base=1"], "MiB"),
+        (&["--ioengine=null", "--kb_base=1000"], "MiB"),
+    ];
+    for (extra, want) in cases {
+        let mut args = vec![
+            "--name=j",
+            "--ioengine=psync",
+            "--filename=f",
+            "--rw=write",
+            "--bs=4k",
+            "--size=1m",
+            "--rate=2m",
+            "--time_based",
+            "--runtime=1200ms",
+        ];
+        if extra[0] == "--ioengine=null" {
+            args.retain(|a| !a.starts_with("--rate") && !a.starts_with("--ioengine"));
+        }
+        args.extend_from_slice(extra);
+        let d = tempfile::tempdir().unwrap();
+        let r = flexio(&args, d.path());
+        assert_eq!(r.code, 0, "{extra:?}: {}", r.stderr);
+        assert_eq!(label(&r.stdout), [want], "{extra:?}: {}", r.stdout);
+        if let Some((f, _)) = both(&args) {
+            assert_eq!(
+                label(&f.stdout),
+                [want],
+                "fio 3.33, {extra:?}: {}",
+                f.stdout
+            );
         }
     }
 }

@@ -298,25 +298,16 @@ fn show_ddir(
     if b.samples > 0 {
         let kb = g.kb_base as f64;
         let (mut min, mut max, mut mean, mut dev) = (b.min as f64, b.max as f64, b.mean, b.stddev);
-        let mut label = if g.unit_base == 1 {
-            "Kibit"
-        } else if g.kb_base == 1000 {
-            "kB"
-        } else {
-            "KiB"
-        };
+        // fio's label: KiB (kB under kb_base=1000), MiB above kb_base² whatever the base,
+        // and never bits (its unit_base there holds a unit code, never 1: unit_base=1 is
+        // not seen and the figures stay bytes).
+        let mut label = if g.kb_base == 1000 { "kB" } else { "KiB" };
         if mean > kb * kb {
             min /= kb;
             max /= kb;
             mean /= kb;
             dev /= kb;
-            label = if g.unit_base == 1 {
-                "Mibit"
-            } else if g.kb_base == 1000 {
-                "MB"
-            } else {
-                "MiB"
-            };
+            label = "MiB";
         }
         let _ = writeln!(
             out,
