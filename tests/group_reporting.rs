@@ -82,7 +82,8 @@ fn lat_percentiles_must_agree_within_a_reported_group() {
             .stderr
             .contains("lat_percentiles in job: j1 differs from group"));
     }
-    // Without group_reporting on the joining job, or with the same setting, it runs.
+    // Without group_reporting on the joining job, with the same setting, or where the
+    // other job's disable_lat turns its lat_percentiles off (fio's option check), it runs.
     for ok in [
         vec![
             "--ioengine=null",
@@ -99,9 +100,21 @@ fn lat_percentiles_must_agree_within_a_reported_group() {
             "--name=b",
             "--group_reporting",
         ],
+        vec![
+            "--ioengine=null",
+            "--size=64k",
+            "--name=a",
+            "--lat_percentiles=1",
+            "--disable_lat=1",
+            "--name=b",
+            "--group_reporting",
+        ],
     ] {
         let r = flexio_oracle(&ok, d.path());
         assert_eq!(r.code, 0, "{ok:?}: {}", r.stderr);
+        if let Some((f, _)) = both(&ok) {
+            assert_eq!(f.code, 0, "fio 3.33, {ok:?}: {}", f.stderr);
+        }
     }
 }
 

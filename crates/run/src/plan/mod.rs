@@ -278,10 +278,12 @@ pub fn plan_with(
         }
         if o.group_reporting && o.stats {
             // fio's verify_per_group_options: a reported group pools its jobs' latency
-            // histograms, so a job that joins a group must agree on lat_percentiles.
+            // histograms, so a job that joins a group must agree on lat_percentiles (as its
+            // option check leaves it: off under disable_lat).
+            let lat_pct = |o: &JobOptions| o.lat_percentiles && !o.disable_lat;
             let other = set.jobs[..ji]
                 .iter()
-                .find(|j| j.groupid == def.groupid && j.opts.lat_percentiles != o.lat_percentiles);
+                .find(|j| j.groupid == def.groupid && lat_pct(&j.opts) != lat_pct(o));
             if let Some(j) = other {
                 return Err(err(
                     def,
@@ -289,8 +291,8 @@ pub fn plan_with(
                         "lat_percentiles in job: {} differs from group (job '{}' has lat_percentiles={}, this one {}); fio refuses it too",
                         o.name,
                         j.opts.name,
-                        u8::from(j.opts.lat_percentiles),
-                        u8::from(o.lat_percentiles)
+                        u8::from(lat_pct(&j.opts)),
+                        u8::from(lat_pct(o))
                     ),
                 ));
             }
