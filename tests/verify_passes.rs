@@ -2,7 +2,8 @@
 //! queued, so on an engine that queues (libaio, io_uring, null deeper than 1) the job
 //! alternates a pass of writes and its read-back until its time is up; on an engine that
 //! completes each request in the call (psync) nothing is counted as queued and the writes
-//! take the whole runtime. fio prints its "read phase will never start" note for both.
+//! take the whole runtime. fio prints its "read phase will never start" note for both. A
+//! read-back stops when the runtime is up.
 
 use crate::common;
 use common::*;
@@ -66,5 +67,19 @@ fn time_based_verify_alternates_passes_on_an_engine_that_queues() {
             check(&format!("fio 3.33 {what}"), &f, queues);
             check(&format!("flexio --compat=3.33 {what}"), &x, queues);
         }
+    }
+}
+
+/// A rate-limited time-based write job on an engine that completes in the call: fio's pass
+/// can end on the rate's wait, but its read-back stops at once when the runtime is up, so
+/// nothing is read back (flexio read back every block logged).
+#[test]
+fn a_read_back_stops_when_the_runtime_is_up() {
+    let a = job(&["--ioengine=psync", "--rate=1m"], "--rw=write");
+    let d = tempfile::tempdir().unwrap();
+    check("flexio", &flexio(&a, d.path()), false);
+    if let Some((f, x)) = both(&a) {
+        check("fio 3.33", &f, false);
+        check("flexio --compat=3.33", &x, false);
     }
 }

@@ -53,7 +53,8 @@ impl<E: Engine> Worker<'_, E> {
     pub(super) fn verify_blocks(&mut self, max: u64) {
         let mut left = max;
         let mut now = self.clock.now();
-        while left > 0 && !self.stop && !self.terminated() {
+        // fio's do_verify stops once the job's runtime is up, as its I/O loop does.
+        while left > 0 && !self.stop && !self.terminated() && now < self.runtime_end_ns {
             let Some(vs) = self.ver.as_mut() else { break };
             let piece = match vs.next_check() {
                 CheckNext::Block(e) => e,
