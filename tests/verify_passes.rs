@@ -83,3 +83,41 @@ fn a_read_back_stops_when_the_runtime_is_up() {
         check("flexio --compat=3.33", &x, false);
     }
 }
+
+/// The reads of logged blocks (verify_backlog's here, the read-back's too) are not in fio's
+/// bw/IOPS samples: its sample counts leave them out. A rate-limited write job that reads
+/// back every 16 blocks has write samples and no read ones (flexio sampled the reads).
+#[test]
+fn reads_of_logged_blocks_are_not_sampled() {
+    let a = [
+        "--name=j",
+        "--ioengine=psync",
+        "--filename=f",
+        "--rw=write",
+        "--bs=4k",
+        "--size=1280k",
+        "--rate=,1m",
+        "--verify=crc32c",
+        "--verify_backlog=16",
+        "--output-format=json",
+    ];
+    let samples = |what: &str, r: &Run| {
+        assert_eq!(r.code, 0, "{what}: {}", r.stderr);
+        let j = &json_of(&r.stdout)["jobs"][0];
+        let n = |d: &str, k: &str| j[d][k].as_u64().unwrap();
+        assert_eq!(n("read", "io_kbytes"), 1280, "{what}: {}", r.stdout);
+        assert_eq!(
+            (n("read", "bw_samples"), n("read", "iops_samples")),
+            (0, 0),
+            "{what}: {}",
+            r.stdout
+        );
+        assert!(n("write", "bw_samples") >= 1, "{what}: {}", r.stdout);
+    };
+    let d = tempfile::tempdir().unwrap();
+    samples("flexio", &flexio(&a, d.path()));
+    if let Some((f, x)) = both(&a) {
+        samples("fio 3.33", &f);
+        samples("flexio --compat=3.33", &x);
+    }
+}

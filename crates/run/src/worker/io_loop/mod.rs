@@ -141,6 +141,9 @@ pub struct Worker<'a, E: Engine> {
     /// Completed bytes / I/Os per direction since accounting started.
     bytes: [u64; 3],
     ios: [u64; 3],
+    /// Of those, the reads of logged blocks (the read-back, verify_backlog), which fio's
+    /// bw/IOPS samples and averaged logs leave out (its this_io_bytes does not count them).
+    listed: ([u64; 3], [u64; 3]),
     /// Set when ramp ends inside a loop: that loop's runtime counts from here.
     loop_reset_start: Option<u64>,
     /// Start of the current loop.
@@ -309,6 +312,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             elapsed_us: [0; 3],
             bytes: [0; 3],
             ios: [0; 3],
+            listed: ([0; 3], [0; 3]),
             loop_reset_start: None,
             loop_start_ns: 0,
             // Engines without a disk skip syncs, except those whose target has its own
@@ -690,11 +694,10 @@ impl<'a, E: Engine> Worker<'a, E> {
         if self.accounting && !self.plan.compat.is_fio333() {
             // The newest fio (3.37) samples finishing jobs too: a bw/IOPS sample (and log
             // window) that has come due since the last I/O is still taken.
+            let (b, i) = self.sampled();
+            self.meter.sample(now, &mut self.stats, &b, &i);
             self.meter
-                .sample(now, &mut self.stats, &self.bytes, &self.ios);
-            let totals = (&self.bytes, &self.ios);
-            self.meter
-                .logs_tick(now, self.epoch_ns, &self.stats, totals);
+                .logs_tick(now, self.epoch_ns, &self.stats, (&b, &i));
         }
         self.fold_lat();
         self.stats.total_run_time_ms = (now.saturating_sub(self.epoch_ns)) / 1_000_000;
@@ -705,7 +708,8 @@ impl<'a, E: Engine> Worker<'a, E> {
         self.take_usage();
         self.progress.set_state(RunState::Finishing);
         let ms = now.saturating_sub(self.epoch_ns) / 1_000_000;
-        for e in self.meter.finish(ms, &self.stats, (&self.bytes, &self.ios)) {
+        let (b, i) = self.sampled();
+        for e in self.meter.finish(ms, &self.stats, (&b, &i)) {
             self.ctx.notes.err(&format!("flexio: {e}"));
         }
         if let Err(e) = self.engine.wrap_up() {
@@ -763,6 +767,7 @@ impl<'a, E: Engine> Worker<'a, E> {
         self.stats = fresh_stats(self.plan);
         self.bytes = [0; 3];
         self.ios = [0; 3];
+        self.listed = ([0; 3], [0; 3]);
         self.elapsed_us = [0; 3];
         self.issued_total = 0;
         self.accounting = true;

@@ -172,8 +172,9 @@ impl<E: Engine> Worker<'_, E> {
         if !self.accounting {
             return;
         }
+        let (b, i) = self.sampled();
         self.meter
-            .logs_tick(now, self.epoch_ns, &self.stats, (&self.bytes, &self.ios));
+            .logs_tick(now, self.epoch_ns, &self.stats, (&b, &i));
         if !self.meter.check_due(now) {
             return;
         }
@@ -190,9 +191,18 @@ impl<E: Engine> Worker<'_, E> {
         // A job whose runtime is up is no longer running when fio's helper thread looks:
         // no sample at the very end (the newest fio's finishing sample comes at the end).
         if now < self.runtime_end_ns {
-            self.meter
-                .sample(now, &mut self.stats, &self.bytes, &self.ios);
+            self.meter.sample(now, &mut self.stats, &b, &i);
         }
+    }
+
+    /// The bytes and I/Os the periodic samples and averaged logs see: the reads of logged
+    /// blocks left out, as fio's samples leave them.
+    pub(super) fn sampled(&self) -> ([u64; 3], [u64; 3]) {
+        let (lb, li) = self.listed;
+        (
+            std::array::from_fn(|d| self.bytes[d] - lb[d]),
+            std::array::from_fn(|d| self.ios[d] - li[d]),
+        )
     }
 
     #[inline]

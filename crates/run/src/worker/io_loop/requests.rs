@@ -590,6 +590,10 @@ impl<E: Engine> Worker<'_, E> {
         self.bytes[d] += len;
         self.ios[d] += 1;
         self.stats.dirs[d].io_bytes += len;
+        if !LEAN && s.vflags & VF_PHASE != 0 {
+            self.listed.0[d] += len;
+            self.listed.1[d] += 1;
+        }
         let clat = t.saturating_sub(s.issue_ns);
         let lat = t.saturating_sub(s.start_ns);
         if self.timing.clat && !self.caps.file_op {
