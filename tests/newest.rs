@@ -535,3 +535,71 @@ fn sprandom_writes_the_physical_capacity() {
     assert!((4660..=4710).contains(&ios), "{ios} writes");
     assert_eq!(std::fs::metadata(&f).unwrap().len(), 16 << 20);
 }
+
+/// fio 3.33 turns latency_target and max_latency into ns a second time in each clone (fixed
+/// in 3.36): `--compat=3.33` reports a clone's target 1000 times the job's and checks its
+/// ceiling so, as the installed fio; the newest fio keeps the job's in every clone.
+#[test]
+fn clones_latency_targets_as_fio_3_33_multiplies_them() {
+    let targets = |r: &Run| -> Vec<u64> {
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        json_of(&r.stdout)["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j["latency_target"].as_u64().unwrap())
+            .collect()
+    };
+    let a = [
+        "--name=j0",
+        "--ioengine=null",
+        "--rw=write",
+        "--bs=4k",
+        "--size=1m",
+        "--latency_target=10ms",
+        "--numjobs=2",
+        "--output-format=json",
+    ];
+    let d = tempfile::tempdir().unwrap();
+    assert_eq!(targets(&flexio(&a, d.path())), [10_000_000, 10_000_000]);
+    let old = run_in_env(&flexio_bin(), &a, d.path(), ORACLE_COMPAT);
+    assert_eq!(targets(&old), [10_000_000, 10_000_000_000]);
+    if let Some((f, _)) = both(&a) {
+        assert_eq!(targets(&f), [10_000_000, 10_000_000_000], "fio 3.33");
+    }
+    // max_latency=1us: a psync write (one per thread) is over it; the clone's ceiling is
+    // 1 ms under fio 3.33, so only the job fails (exit status 1, one job in error).
+    let m = [
+        "--name=m",
+        "--ioengine=psync",
+        "--filename=f",
+        "--rw=write",
+        "--bs=4k",
+        "--size=4k",
+        "--max_latency=1us",
+        "--numjobs=2",
+        "--output-format=json",
+    ];
+    let errors = |r: &Run| -> Vec<u64> {
+        json_of(&r.stdout)["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j["error"].as_u64().unwrap())
+            .collect()
+    };
+    let new = flexio(&m, d.path());
+    assert_eq!(
+        (new.code, errors(&new)),
+        (2, vec![110, 110]),
+        "{}",
+        new.stderr
+    );
+    let old = run_in_env(&flexio_bin(), &m, d.path(), ORACLE_COMPAT);
+    assert_eq!(
+        (old.code, errors(&old)),
+        (1, vec![110, 0]),
+        "{}",
+        old.stderr
+    );
+}

@@ -679,6 +679,18 @@ fn plan_thread(
     }
     let (layout_on_open, capture) = iolog_sections(o, replayed.as_ref(), &mut io);
     let stats_cfg = stats_config(o);
+    let mut report = report_params(o, &caps);
+    let mut latency = latency_plan(o);
+    if compat.is_fio333() && sub > 0 {
+        // fio 3.33 turns latency_target and max_latency into ns again in each clone (fixed
+        // in 3.36): a clone's target and ceilings are 1000 times the job's, in its search,
+        // its checks and its report (`target=10000000000` for 10ms).
+        report.latency_target_ns = report.latency_target_ns.saturating_mul(1000);
+        if let Some(t) = latency.target.as_mut() {
+            t.target_ns = t.target_ns.saturating_mul(1000);
+        }
+        latency.max_ns = latency.max_ns.map(|ns| ns.saturating_mul(1000));
+    }
     Ok(ThreadPlan {
         name: o.name.clone(),
         description: o.description.clone(),
@@ -733,7 +745,7 @@ fn plan_thread(
         pace,
         meter,
         verify,
-        latency: latency_plan(o),
+        latency,
         prio: prio_plan(o, &seeds),
         placement: numa_placement(def, o, placement(o, thread_number))?,
         errors: error_policy(o),
@@ -743,7 +755,7 @@ fn plan_thread(
             ..timing(o, &caps, &stats_cfg)
         },
         stats_cfg,
-        report: report_params(o, &caps),
+        report,
         stats_enabled: o.stats,
         control: control(o),
         files,
