@@ -121,3 +121,31 @@ fn reads_of_logged_blocks_are_not_sampled() {
         samples("flexio --compat=3.33", &x);
     }
 }
+
+/// A latency_target search that finds its depth ends the job's writes (fio's td->done), but
+/// not its read-back, which fio runs before the job ends (flexio stopped the job at once).
+#[test]
+fn a_finished_latency_search_still_reads_back() {
+    let a = job(
+        &[
+            "--ioengine=psync",
+            "--latency_target=10ms",
+            "--latency_window=100ms",
+        ],
+        "--rw=write",
+    );
+    let d = tempfile::tempdir().unwrap();
+    let check = |what: &str, r: &Run| {
+        assert_eq!(r.code, 0, "{what}: {}", r.stderr);
+        let (rk, wk, _, wt) = figures(&r.stdout);
+        // The search at depth 1 ends after its first window, well before the runtime.
+        assert!(wk > 0 && wt < 300, "{what}: write {wk} KiB in {wt} ms");
+        // Each block once, as last written.
+        assert_eq!(rk, 256, "{what}: read-back: {}", r.stdout);
+    };
+    check("flexio", &flexio(&a, d.path()));
+    if let Some((f, x)) = both(&a) {
+        check("fio 3.33", &f);
+        check("flexio --compat=3.33", &x);
+    }
+}

@@ -179,6 +179,9 @@ pub struct Worker<'a, E: Engine> {
     end_synced: bool,
     /// Another loop follows this one.
     more_loops: bool,
+    /// The latency_target search found its depth (fio's td->done): the loop's I/O stops,
+    /// its read-back still runs, and no loop follows.
+    searched: bool,
     /// Passes ended so far ([`crate::plan::PassEnd`]), and whether the last one ended the
     /// job.
     passes_done: u64,
@@ -345,6 +348,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             closed_buf: Vec::new(),
             end_synced: false,
             more_loops: false,
+            searched: false,
             passes_done: 0,
             passes_over: false,
             loop_budget: p.io.budget,
@@ -603,6 +607,10 @@ impl<'a, E: Engine> Worker<'a, E> {
                 self.ios_cap = self.ios_cap.saturating_mul(2);
             }
             let end = self.do_io();
+            let searched = std::mem::take(&mut self.searched);
+            if searched {
+                self.stop = false;
+            }
             if shared {
                 left = left.saturating_sub(self.last_issued);
             }
@@ -610,7 +618,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             cap_left = cap_left.saturating_sub(self.last_issued);
             self.end_of_loop(loop_start);
             // fio: a time-based job whose time is up ends without the read-back.
-            let time_up = end == End::Stop && self.plan.io.time_based;
+            let time_up = end == End::Stop && self.plan.io.time_based && !searched;
             if self.ver.is_some() && !self.stop && !self.terminated() && !time_up {
                 // fio: the read-back's time is the job's read runtime. fio closes the
                 // files first (its clear_io_state), so the reads open them again (their
@@ -619,6 +627,9 @@ impl<'a, E: Engine> Worker<'a, E> {
                 self.close_files();
                 self.verify_phase();
                 self.add_runtime(0, t0);
+            }
+            if searched {
+                self.stop = true;
             }
             // A loop after the shared budget is spent still runs, empty, as fio's does: its
             // end syncs (end_fsync, opening the files for it). A loop that moved nothing
@@ -917,7 +928,10 @@ impl<'a, E: Engine> Worker<'a, E> {
         match step {
             LatStep::Continue => {}
             LatStep::Quiesce => self.lat_quiesce = true,
-            LatStep::Done => self.stop = true,
+            LatStep::Done => {
+                self.stop = true;
+                self.searched = true;
+            }
             LatStep::Fatal => {
                 let target = self.plan.latency.target.map_or(0, |t| t.target_ns);
                 self.lat_fatal(lat, target, slot);
