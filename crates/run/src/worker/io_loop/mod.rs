@@ -607,7 +607,10 @@ impl<'a, E: Engine> Worker<'a, E> {
                 self.ios_cap = self.ios_cap.saturating_mul(2);
             }
             let end = self.do_io();
-            let searched = std::mem::take(&mut self.searched);
+            // The search's end stopped the loop; a failure after it (an error that is not
+            // tolerated) still stops the job, read-back and all.
+            let searched = std::mem::take(&mut self.searched)
+                && (self.stats.error == 0 || self.stats.error_soft);
             if searched {
                 self.stop = false;
             }
