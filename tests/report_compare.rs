@@ -697,15 +697,11 @@ fn report_draws_compressed_logs() {
         html.contains(">Latency over time<"),
         "the latency log is still drawn"
     );
-    // fio 3.33's compressed logs. fio itself can hang on this job (its job process waiting
-    // on a futex, seen once in CI): a second try, then the reason.
+    // fio 3.33's compressed logs (fio can hang on this job: fio_compressing_logs).
     let Some(fio) = fio_bin() else { return };
     let a = args("fo");
     let a: Vec<&str> = a.iter().map(String::as_str).collect();
-    let Some(r) =
-        run_fio_bounded(&fio, &a, d.path(), 60).or_else(|| run_fio_bounded(&fio, &a, d.path(), 60))
-    else {
-        eprintln!("skipped fio 3.33's compressed logs: fio hung twice on the job (killed)");
+    let Some(r) = fio_compressing_logs(&fio, &a, d.path()) else {
         return;
     };
     assert_eq!(r.code, 0, "{}", r.stderr);
