@@ -514,13 +514,9 @@ fn check(what: &str, args: &[&str]) {
     let dir = d.path().display().to_string();
     let args: Vec<String> = args.iter().map(|a| a.replace("@D@", &dir)).collect();
     let run = |fmt: &str| {
-        let out = std::process::Command::new(&fio)
-            .args(&args)
-            .arg(fmt)
-            .current_dir(d.path())
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        let mut a: Vec<&str> = args.iter().map(String::as_str).collect();
+        a.push(fmt);
+        run_in(&fio, &a, d.path()).stdout
     };
     // One run gives the JSON+ and the normal text of the same numbers.
     let both = run("--output-format=json+,normal,terse");
