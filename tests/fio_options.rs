@@ -658,3 +658,67 @@ fn unique_filename_on_a_server() {
         }
     }
 }
+
+/// The mmap engine refuses, at its init as fio does, a job that syncs every N blocks
+/// (`fsync`, `fdatasync`) with blocks that are not whole pages: fio's two lines, the job
+/// failed with error 1 and no error text, and the other job of the run still runs (a
+/// job the tool found in fio 3.33, exit 1, that flexio ran). Whole pages, or no syncs,
+/// run.
+#[test]
+fn mmap_syncs_need_whole_page_blocks_as_fio() {
+    let job = |bs: &str, sync: &str| {
+        vec![
+            "--name=a".to_string(),
+            "--ioengine=null".into(),
+            "--size=64k".into(),
+            "--name=b".into(),
+            "--ioengine=mmap".into(),
+            "--rw=write".into(),
+            format!("--bs={bs}"),
+            "--size=256k".into(),
+            sync.to_string(),
+            "--output-format=json".into(),
+        ]
+    };
+    let mut tools = vec![(flexio_bin(), ORACLE_COMPAT), (flexio_bin(), &[][..])];
+    if let Some(f) = fio_bin() {
+        tools.push((f, &[]));
+    }
+    for (bin, env) in &tools {
+        let what = format!("{} {env:?}", bin.display());
+        let d = tempfile::tempdir().unwrap();
+        let a = job("512", "--fdatasync=4");
+        let r = run(
+            bin,
+            &a.iter().map(String::as_str).collect::<Vec<_>>(),
+            d.path(),
+            env,
+        );
+        assert_eq!(r.code, 1, "{what}: {}", r.stderr);
+        assert!(
+            r.stderr.contains(
+                "fio: mmap options dictate a minimum block size of 4096 bytes\n\
+                 fio: io engine mmap init failed.\n"
+            ),
+            "{what}: {}",
+            r.stderr
+        );
+        let j = json_of(&r.stdout);
+        assert_eq!(j["jobs"][0]["error"], 0, "{what}");
+        assert_eq!(j["jobs"][0]["read"]["io_bytes"], 65536, "{what}");
+        assert_eq!(j["jobs"][1]["error"], 1, "{what}");
+        assert_eq!(j["jobs"][1]["write"]["io_bytes"], 0, "{what}");
+        for (bs, sync) in [("4k", "--fsync=4"), ("512", "--fsync_on_close=1")] {
+            let d = tempfile::tempdir().unwrap();
+            let a = job(bs, sync);
+            let r = run(
+                bin,
+                &a.iter().map(String::as_str).collect::<Vec<_>>(),
+                d.path(),
+                env,
+            );
+            assert_eq!(r.code, 0, "{what} {bs} {sync}: {}", r.stderr);
+            assert_eq!(json_of(&r.stdout)["jobs"][1]["write"]["io_bytes"], 262144);
+        }
+    }
+}

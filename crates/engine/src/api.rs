@@ -236,7 +236,25 @@ pub struct EngineConfig {
     /// files): what a diskless engine that holds the data itself allocates (page_fault).
     /// 0 until the thread's files are planned (while options are checked).
     pub size: u64,
+    /// The job's smallest block size over all directions (fio's `rw_min_bs`).
+    pub min_bs: u64,
+    /// The job syncs every N blocks (`fsync` or `fdatasync` set).
+    pub sync_blocks: bool,
 }
+
+/// An engine's refusal at init that fio words itself: the line it prints, then fio's
+/// "io engine NAME init failed." and the job fails with error 1 and no error text, as
+/// fio's init functions that return 1 do.
+#[derive(Debug)]
+pub struct InitRefused(pub String);
+
+impl std::fmt::Display for InitRefused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for InitRefused {}
 
 /// The engine interface.
 pub trait Engine {

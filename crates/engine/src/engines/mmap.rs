@@ -26,6 +26,9 @@ pub struct Mmap {
     maps: Vec<Option<Mapping>>,
     advise: bool,
     thp: bool,
+    /// fio's init check: blocks smaller than a page (or not a multiple of one) cannot be
+    /// synced on their own through the mapping when the job syncs every N blocks.
+    refused: Option<String>,
 }
 
 // SAFETY: the mappings are private to the job thread that owns the engine.
@@ -38,6 +41,12 @@ impl EngineDef for Mmap {
     fn build(cfg: &EngineConfig) -> Self {
         let mut m = Mmap::new(cfg.advise);
         m.thp = MmapOpts::from_values(&cfg.values).thp != 0;
+        let page = crate::os::param::page_size() as u64;
+        if cfg.sync_blocks && cfg.min_bs % page != 0 {
+            m.refused = Some(format!(
+                "fio: mmap options dictate a minimum block size of {page} bytes"
+            ));
+        }
         m
     }
 }
@@ -49,6 +58,7 @@ impl Mmap {
             maps: Vec::new(),
             advise,
             thp: false,
+            refused: None,
         }
     }
 
@@ -69,6 +79,12 @@ impl Drop for Mmap {
 }
 
 impl Engine for Mmap {
+    fn init(&mut self) -> io::Result<()> {
+        match &self.refused {
+            Some(why) => Err(io::Error::other(crate::api::InitRefused(why.clone()))),
+            None => Ok(()),
+        }
+    }
     fn caps(&self) -> Caps {
         Caps {
             syncio: true,

@@ -573,6 +573,8 @@ pub fn engine_config(o: &JobOptions, depth: u32, nfiles: u32, seeds: &[u64]) -> 
         },
         // Set per thread by the planner, from the thread's files.
         size: 0,
+        min_bs: o.min_bs(),
+        sync_blocks: o.fsync > 0 || o.fdatasync > 0,
     }
 }
 

@@ -473,6 +473,20 @@ impl<'a, E: Engine> Worker<'a, E> {
                 .and_then(|_| self.engine.post_init(&self.bufs));
         }
         if let Err(e) = ready {
+            if let Some(why) = e
+                .get_ref()
+                .and_then(|r| r.downcast_ref::<flexio_engine::InitRefused>())
+            {
+                // fio's words, and its error 1 without a text.
+                self.ctx.notes.err(&why.0);
+                self.ctx.notes.err(&format!(
+                    "fio: io engine {} init failed.",
+                    self.plan.engine.name
+                ));
+                self.stats.set_error(1, String::new());
+                self.stop = true;
+                return false;
+            }
             let errno = e.raw_os_error().unwrap_or(libc::EIO);
             let extra = if self.plan.io.depth > 1 && errno == libc::ENOMEM {
                 " Perhaps try reducing io depth?"
