@@ -20,7 +20,7 @@ group_reporting job after one without it) are not drawn. A differing job is kept
 output directory (`N/fio.out`, `N/flexio.out`, `N/args`, the arguments shell-quoted) and
 listed at the end; `--one ARGS...` runs one command line in both tools and prints the diff.
 
-    tools/fio-diff/fio_diff.py [--seed S] [--jobs N] [--flexio PATH] [--fio PATH] [--out DIR]
+    tools/fio-diff/fio_diff.py [--seed S] [--jobs N] [--wide] [--flexio PATH] [--fio PATH] [--out DIR]
     tools/fio-diff/fio_diff.py --one --name=j0 --ioengine=null --size=1m ...
 
 Needs fio 3.33 on PATH (or --fio). Writes only under a temporary directory and --out.
@@ -41,7 +41,7 @@ FORMATS = ["normal", "json", "json+", "terse", "normal,json", "json,terse", "nor
            "normal,json+"]
 
 
-def draw_job(rng, idx, rw_hint=None):
+def draw_job(rng, idx, rw_hint=None, wide=False):
     """One job section's options as `--key=value` strings (the first is --name)."""
     engine = rng.choice(["null", "null", "psync", "sync", "libaio", "io_uring", "posixaio",
                          "mmap", "pvsync2", "vsync"])
@@ -122,16 +122,63 @@ def draw_job(rng, idx, rw_hint=None):
         o.append(f"--number_ios={rng.choice([5, 50])}")
     if r() < 0.15:
         o.append("--thread")
+    if wide:
+        o += draw_wide(rng, engine, rw)
     return o
 
 
-def draw(rng):
+def draw_wide(rng, engine, rw):
+    """--wide: workload options beyond the reporting ones (offsets, distributions, zones,
+    sizes), each drawn rarely so that a job holds a few of them."""
+    r = rng.random
+    o = []
+    rand = rw.startswith("rand")
+    if r() < 0.1:
+        o.append(f"--rw={rw}:{rng.choice([2, 8])}k")  # holes; this later --rw wins
+    if r() < 0.1:
+        o.append("--io_size=" + rng.choice(["512k", "8m"]))
+    if r() < 0.08:
+        o.append("--bsrange=" + rng.choice(["512-8k", "4k-64k"]))
+    if r() < 0.06:
+        o.append("--blockalign=" + rng.choice(["4k", "8k"]))
+    if rand and r() < 0.15:
+        o.append("--random_distribution=" + rng.choice(
+            ["zipf:1.2", "pareto:0.9", "normal:20", "random:50:random:50"]))
+    if rand and r() < 0.1:
+        o.append("--norandommap")
+    if rand and r() < 0.08:
+        o.append(f"--percentage_random={rng.choice([10, 50, 90])}")
+    if r() < 0.06:
+        o.append("--random_generator=" + rng.choice(["lfsr", "tausworthe64"]))
+    if r() < 0.08:
+        o.append("--file_service_type=" + rng.choice(["random", "sequential", "roundrobin:2"]))
+        o.append("--nrfiles=3")
+    if r() < 0.06:
+        o += ["--zonemode=strided", "--zonesize=64k", "--zoneskip=64k"]
+    if r() < 0.06:
+        o.append(f"--loops={rng.choice([2, 3])}")
+    if r() < 0.05 and engine in ("libaio", "io_uring"):
+        o.append("--io_submit_mode=offload")
+    if r() < 0.06 and engine in ("libaio", "io_uring", "posixaio"):
+        o += [f"--iodepth_batch_submit={rng.choice([1, 2])}",
+              f"--iodepth_batch_complete_min={rng.choice([0, 1])}"]
+    if r() < 0.05:
+        o.append("--create_on_open=1")
+    if r() < 0.05 and engine != "null":
+        o.append("--fsync_on_close=1")
+    if r() < 0.05:
+        o.append(f"--rate_process={rng.choice(['linear', 'poisson'])}")
+        o += ["--rate_iops=500", "--time_based", "--runtime=1"]
+    return o
+
+
+def draw(rng, wide=False):
     args = ["--output-format=" + rng.choice(FORMATS)]
     if "terse" in args[0]:
         args.append(f"--terse-version={rng.choice([2, 3, 4, 5])}")
-    j0 = draw_job(rng, 0)
+    j0 = draw_job(rng, 0, wide=wide)
     if rng.random() < 0.5:
-        j1 = draw_job(rng, 1)
+        j1 = draw_job(rng, 1, wide=wide)
         # fio 3.33 prints an empty phantom unit where a group_reporting job follows one
         # without it in the same group (README); such pairs are not drawn.
         if ("--group_reporting" in j1 and "--group_reporting" not in j0
@@ -284,6 +331,8 @@ def main():
     ap.add_argument("--out", default=None, help="where differing jobs are kept")
     ap.add_argument("--timeout", type=int, default=60)
     ap.add_argument("--one", action="store_true", help="run the remaining arguments once")
+    ap.add_argument("--wide", action="store_true",
+                    help="draw workload options too (offsets, distributions, zones, sizes)")
     opts, rest = ap.parse_known_args()
     if not shutil.which(opts.fio) and not os.path.exists(opts.fio):
         sys.exit("fio_diff: fio not found (--fio)")
@@ -297,7 +346,7 @@ def main():
         rng = random.Random(opts.seed)
         bad = []
         for n in range(opts.jobs):
-            args = draw(rng)
+            args = draw(rng, opts.wide)
             diffs, a, b = compare(opts.fio, opts.flexio, args, work, opts.timeout)
             if diffs:
                 d = os.path.join(out, str(n))
